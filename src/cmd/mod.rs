@@ -1,0 +1,1 @@
+//! Subcommands: argument structs, translation to engine calls, output rendering.

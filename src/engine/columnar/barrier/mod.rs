@@ -1,0 +1,1 @@
+//! `__barrier_state` cut manifests, barrier markers and the cut reader fold.

@@ -1,0 +1,6 @@
+//! Columnar processing: batches, metadata columns, state snapshots and barrier cuts.
+//! Must not depend on Avro or Protobuf.
+
+pub mod barrier;
+pub mod headers;
+pub mod snapshot;

@@ -1,0 +1,1 @@
+//! Epoch-keyed state snapshots: the shared container, file naming and known payloads.

@@ -1,0 +1,3 @@
+//! Schema registry wire format, cache, prewarm and serdes. Must not depend on Arrow.
+
+pub mod framing;

@@ -1,0 +1,1 @@
+//! Adapters: Kafka (rdkafka), the registry over HTTP, files, property files.

@@ -1,0 +1,10 @@
+//! Golden vectors from `../shared/vectors/*.json`, read at test time.
+
+mod support;
+
+mod barrier;
+mod coordination;
+mod framing;
+mod headers;
+mod murmur2;
+mod snapshot;
