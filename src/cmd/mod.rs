@@ -1,1 +1,130 @@
 //! Subcommands: argument structs, translation to engine calls, output rendering.
+//!
+//! Every subcommand shares [`global::GlobalArgs`]; [`dispatch`] runs one parsed
+//! command and returns a [`exit::CliError`] that the binary maps to its exit code.
+
+pub mod assets;
+pub mod completions;
+pub mod dev_cluster;
+pub mod exit;
+pub mod global;
+pub mod logging;
+pub mod output;
+
+use std::ffi::OsString;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, parser::ValueSource};
+
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::{GlobalArgs, OutputMode};
+
+/// Streams over a Kafka-compatible broker: schemas, Arrow tails, topologies,
+/// barrier cuts, state snapshots and leader elections.
+///
+/// Also runs as `krabka streams …` when installed on PATH next to the krabka CLI.
+#[derive(Debug, Parser)]
+#[command(
+    name = "krabka-streams",
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 check failed, 4 broker/registry unreachable or outcome unknown, 130 cancelled."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve an embedded single-process Kafka-protocol cluster until Ctrl-C.
+    DevCluster(dev_cluster::DevClusterArgs),
+    /// Print a shell completion script.
+    Completions(completions::CompletionsArgs),
+    /// Regenerate the committed completions and man pages (used by `cargo xtask`).
+    #[command(hide = true, name = "generate-assets")]
+    GenerateAssets(assets::GenerateAssetsArgs),
+}
+
+impl Command {
+    /// The subcommand's name as it appears in error lines.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::DevCluster(_) => "dev-cluster",
+            Command::Completions(_) => "completions",
+            Command::GenerateAssets(_) => "generate-assets",
+        }
+    }
+}
+
+/// Parses the command line. On failure returns the clap error and whether JSON errors were asked for.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, (clap::Error, OutputMode)> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let matches = Cli::command()
+        .try_get_matches_from(&args)
+        .map_err(|e| (e, json_requested(&args)))?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| (e, json_requested(&args)))?;
+    cli.global.connection.bootstrap_from_env =
+        matches.value_source("bootstrap_server") == Some(ValueSource::EnvVariable);
+    Ok(cli)
+}
+
+/// Whether the (unparsable) command line or the environment asked for JSON output.
+fn json_requested(args: &[OsString]) -> OutputMode {
+    let mut json = std::env::var(global::ENV_OUTPUT).is_ok_and(|v| v == "json");
+    let mut it = args.iter().filter_map(|a| a.to_str());
+    while let Some(a) = it.next() {
+        if a == "--output=json" || (a == "--output" && it.next() == Some("json")) {
+            json = true;
+        } else if a == "--output=human" {
+            json = false;
+        }
+    }
+    if json {
+        OutputMode::Json
+    } else {
+        OutputMode::Human
+    }
+}
+
+/// Runs one parsed command.
+pub fn dispatch(cli: Cli) -> CliResult<()> {
+    logging::init(&cli.global.output);
+    match cli.command {
+        Command::DevCluster(args) => dev_cluster::run(&cli.global, args),
+        Command::Completions(args) => completions::run(args),
+        Command::GenerateAssets(args) => assets::run(args),
+    }
+}
+
+/// Maps a clap error to the exit-code table: help and version are success, the rest usage.
+pub fn clap_error_code(e: &clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+        _ => exit::ExitCode::Usage.code(),
+    }
+}
+
+/// Prints a clap error in the requested mode and returns its exit code.
+pub fn report_clap_error(e: clap::Error, mode: OutputMode) -> i32 {
+    let code = clap_error_code(&e);
+    if code != 0 && mode == OutputMode::Json {
+        let text = e.render().to_string();
+        let message = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("error: ")
+            .to_string();
+        output::print_error(mode, "", &CliError::usage(message));
+    } else {
+        let _ = e.print();
+    }
+    code
+}

@@ -9,3 +9,4 @@ pub mod columnarschema;
 pub mod coordination;
 pub mod murmur2;
 pub mod schema;
+pub mod units;

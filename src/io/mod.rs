@@ -1,1 +1,5 @@
 //! Adapters: Kafka (rdkafka), the registry over HTTP, files, property files.
+
+pub mod kafka;
+pub mod properties;
+pub mod registry_client;

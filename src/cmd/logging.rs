@@ -1,0 +1,49 @@
+//! Log setup: stderr only, level from -v/-q, `RUST_LOG` overrides, text or JSON lines.
+
+use tracing_subscriber::EnvFilter;
+
+use crate::cmd::global::{LogFormat, OutputArgs};
+
+/// The default filter for a verbosity: info, -v debug, -vv trace, -q warn, -qq error, -qqq off.
+pub fn level_for(verbose: u8, quiet: u8) -> &'static str {
+    match (verbose, quiet) {
+        (0, 0) => "info",
+        (1, _) => "debug",
+        (v, _) if v >= 2 => "trace",
+        (_, 1) => "warn",
+        (_, 2) => "error",
+        _ => "off",
+    }
+}
+
+/// Installs the global subscriber once; later calls are no-ops.
+pub fn init(args: &OutputArgs) {
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|s| EnvFilter::try_new(s).ok())
+        .unwrap_or_else(|| EnvFilter::new(level_for(args.verbose, args.quiet)));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    let _ = match args.log_format {
+        LogFormat::Text => builder.without_time().try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbosity_maps_to_the_convention() {
+        assert_eq!(level_for(0, 0), "info");
+        assert_eq!(level_for(1, 0), "debug");
+        assert_eq!(level_for(2, 0), "trace");
+        assert_eq!(level_for(0, 1), "warn");
+        assert_eq!(level_for(0, 2), "error");
+        assert_eq!(level_for(0, 3), "off");
+    }
+}

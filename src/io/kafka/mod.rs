@@ -1,0 +1,4 @@
+//! Kafka adapters over rdkafka: client settings, the embedded mock cluster.
+
+pub mod mock_cluster;
+pub mod settings;

@@ -1,0 +1,377 @@
+//! The schema registry over HTTP (reqwest, blocking): the Confluent REST contract
+//! of behaviour §1 with a default timeout, basic auth, and retries with
+//! exponential backoff and jitter on 429, 5xx and transport failures.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use reqwest::blocking::{Client, RequestBuilder};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use serde_json::{Value, json};
+
+use crate::engine::schema::registry::{
+    RegisteredSchema, Registry, RegistryError, RegistryResult, SchemaReference, SchemaSpec,
+    SchemaType, escape_segment,
+};
+
+/// The registry media type, sent as `Accept` always and `Content-Type` with a body.
+pub const REGISTRY_MEDIA_TYPE: &str = "application/vnd.schemaregistry.v1+json";
+
+/// Connection options of [`HttpRegistry`].
+#[derive(Clone)]
+pub struct HttpRegistryOptions {
+    pub base_url: String,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    pub timeout: Duration,
+    /// Attempts after the first (default 2).
+    pub max_retries: u32,
+    /// First backoff; doubles per attempt, with up to 50 % jitter.
+    pub backoff: Duration,
+}
+
+impl std::fmt::Debug for HttpRegistryOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpRegistryOptions")
+            .field("base_url", &self.base_url)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "***"))
+            .field("timeout", &self.timeout)
+            .field("max_retries", &self.max_retries)
+            .finish()
+    }
+}
+
+impl HttpRegistryOptions {
+    pub fn new(base_url: impl Into<String>) -> Self {
+        HttpRegistryOptions {
+            base_url: base_url.into(),
+            user: None,
+            password: None,
+            timeout: Duration::from_secs(30),
+            max_retries: 2,
+            backoff: Duration::from_millis(100),
+        }
+    }
+}
+
+/// A Confluent-compatible registry reached over HTTP.
+pub struct HttpRegistry {
+    client: Client,
+    base: String,
+    auth: Option<String>,
+    max_retries: u32,
+    backoff: Duration,
+}
+
+impl HttpRegistry {
+    pub fn new(opts: HttpRegistryOptions) -> RegistryResult<Self> {
+        let base = opts.base_url.trim_end_matches('/').to_string();
+        let parsed = reqwest::Url::parse(&base).map_err(|_| {
+            RegistryError::new(-1, format!("registry base URL {base:?} has no scheme or host"))
+        })?;
+        if parsed.host_str().is_none() {
+            return Err(RegistryError::new(
+                -1,
+                format!("registry base URL {base:?} has no scheme or host"),
+            ));
+        }
+        let client = Client::builder()
+            .timeout(opts.timeout)
+            .build()
+            .map_err(|e| RegistryError::new(-1, format!("cannot build the HTTP client: {e}")))?;
+        let auth = opts.user.as_ref().map(|u| {
+            let pair = format!("{u}:{}", opts.password.as_deref().unwrap_or(""));
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair)
+            )
+        });
+        Ok(HttpRegistry {
+            client,
+            base,
+            auth,
+            max_retries: opts.max_retries,
+            backoff: opts.backoff,
+        })
+    }
+
+    fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> RegistryResult<Value> {
+        let url = format!("{}{path}", self.base);
+        let mut last = RegistryError::new(-1, "schema registry request failed");
+        for attempt in 0..=self.max_retries {
+            if attempt > 0 {
+                std::thread::sleep(backoff_delay(self.backoff, attempt));
+            }
+            let mut req: RequestBuilder = self
+                .client
+                .request(method.clone(), &url)
+                .header(ACCEPT, REGISTRY_MEDIA_TYPE);
+            if let Some(auth) = &self.auth {
+                req = req.header(AUTHORIZATION, auth);
+            }
+            if let Some(b) = body {
+                req = req
+                    .header(CONTENT_TYPE, REGISTRY_MEDIA_TYPE)
+                    .body(b.to_string());
+            }
+            match self.attempt(req) {
+                Ok(v) => return Ok(v),
+                Err(e) if e.is_retriable() => {
+                    tracing::debug!("registry {method} {path} attempt {} failed: {e}", attempt + 1);
+                    last = e;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last)
+    }
+
+    fn attempt(&self, req: RequestBuilder) -> RegistryResult<Value> {
+        let resp = req.send().map_err(|e| transport_error(&e))?;
+        let status = resp.status().as_u16() as i32;
+        let text = resp.text().map_err(|e| transport_error(&e))?;
+        if !(200..300).contains(&status) {
+            let error_code = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| v.get("error_code").and_then(Value::as_i64));
+            return Err(RegistryError {
+                status,
+                error_code,
+                message: format!("schema registry returned HTTP {status}: {text}"),
+            });
+        }
+        serde_json::from_str(&text)
+            .map_err(|_| RegistryError::new(-1, "cannot parse schema registry response"))
+    }
+}
+
+fn transport_error(e: &reqwest::Error) -> RegistryError {
+    // reqwest errors print the URL, never the Authorization header.
+    let mut message = format!("schema registry request failed: {e}");
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        message.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    RegistryError::new(-1, message)
+}
+
+/// Exponential backoff with up to 50 % jitter, from a cheap time-seeded value.
+fn backoff_delay(base: Duration, attempt: u32) -> Duration {
+    let exp = base.saturating_mul(1u32 << (attempt - 1).min(10));
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let jitter = exp.mul_f64(f64::from(nanos % 500) / 1000.0);
+    exp + jitter
+}
+
+fn spec_body(spec: &SchemaSpec) -> Value {
+    let mut body = json!({ "schema": spec.schema });
+    if let Some(t) = spec.schema_type.wire_name() {
+        body["schemaType"] = json!(t);
+    }
+    if let Some(m) = spec.message_type.as_deref().filter(|m| !m.is_empty()) {
+        body["messageType"] = json!(m);
+    }
+    if !spec.references.is_empty() {
+        body["references"] = Value::Array(
+            spec.references
+                .iter()
+                .map(|r| json!({"name": r.name, "subject": r.subject, "version": r.version}))
+                .collect(),
+        );
+    }
+    body
+}
+
+fn required_id(v: &Value) -> RegistryResult<i32> {
+    v.get("id")
+        .and_then(Value::as_i64)
+        .map(|id| id as i32)
+        .ok_or_else(|| RegistryError::new(-1, "schema registry response has no integer id"))
+}
+
+fn parse_references(v: &Value) -> RegistryResult<Vec<SchemaReference>> {
+    let Some(Value::Array(items)) = v.get("references") else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let name = item.get("name").and_then(Value::as_str).unwrap_or("");
+        let subject = item.get("subject").and_then(Value::as_str).unwrap_or("");
+        if name.is_empty() || subject.is_empty() {
+            return Err(RegistryError::new(
+                -1,
+                "schema registry response has no text name",
+            ));
+        }
+        out.push(SchemaReference {
+            name: name.to_string(),
+            subject: subject.to_string(),
+            version: item.get("version").and_then(Value::as_i64).unwrap_or(-1) as i32,
+        });
+    }
+    Ok(out)
+}
+
+fn parse_schema(v: &Value) -> RegistryResult<RegisteredSchema> {
+    let schema = v
+        .get("schema")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| RegistryError::new(-1, "schema registry response has no text schema"))?;
+    let schema_type = SchemaType::from_wire(v.get("schemaType").and_then(Value::as_str))
+        .map_err(|e| RegistryError::new(-1, e))?;
+    Ok(RegisteredSchema {
+        subject: v.get("subject").and_then(Value::as_str).map(str::to_string),
+        id: v.get("id").and_then(Value::as_i64).unwrap_or(0) as i32,
+        version: v.get("version").and_then(Value::as_i64).map(|x| x as i32),
+        spec: SchemaSpec {
+            schema: schema.to_string(),
+            schema_type,
+            message_type: v
+                .get("messageType")
+                .and_then(Value::as_str)
+                .filter(|m| !m.is_empty())
+                .map(str::to_string),
+            references: parse_references(v)?,
+        },
+    })
+}
+
+fn array_of<T>(v: Value, f: impl Fn(&Value) -> Option<T>) -> RegistryResult<Vec<T>> {
+    let Value::Array(items) = v else {
+        return Err(RegistryError::new(-1, "schema registry response is not an array"));
+    };
+    items
+        .iter()
+        .map(|i| f(i).ok_or_else(|| RegistryError::new(-1, "schema registry response is not an array")))
+        .collect()
+}
+
+impl Registry for HttpRegistry {
+    fn register(&self, subject: &str, spec: &SchemaSpec) -> RegistryResult<i32> {
+        let path = format!("/subjects/{}/versions", escape_segment(subject));
+        required_id(&self.send(reqwest::Method::POST, &path, Some(&spec_body(spec)))?)
+    }
+
+    fn lookup(&self, subject: &str, spec: &SchemaSpec) -> RegistryResult<RegisteredSchema> {
+        let path = format!("/subjects/{}", escape_segment(subject));
+        let v = self.send(reqwest::Method::POST, &path, Some(&spec_body(spec)))?;
+        let id = required_id(&v)?;
+        let mut out = parse_schema(&v).unwrap_or_else(|_| RegisteredSchema {
+            spec: spec.clone(),
+            ..Default::default()
+        });
+        out.id = id;
+        Ok(out)
+    }
+
+    fn latest(&self, subject: &str) -> RegistryResult<RegisteredSchema> {
+        let path = format!("/subjects/{}/versions/latest", escape_segment(subject));
+        let v = self.send(reqwest::Method::GET, &path, None)?;
+        required_id(&v)?;
+        parse_schema(&v)
+    }
+
+    fn version(&self, subject: &str, version: i32) -> RegistryResult<RegisteredSchema> {
+        let path = format!("/subjects/{}/versions/{version}", escape_segment(subject));
+        let v = self.send(reqwest::Method::GET, &path, None)?;
+        required_id(&v)?;
+        parse_schema(&v)
+    }
+
+    fn versions(&self, subject: &str) -> RegistryResult<Vec<i32>> {
+        let path = format!("/subjects/{}/versions", escape_segment(subject));
+        array_of(self.send(reqwest::Method::GET, &path, None)?, |x| {
+            x.as_i64().map(|n| n as i32)
+        })
+    }
+
+    fn subjects(&self) -> RegistryResult<Vec<String>> {
+        array_of(self.send(reqwest::Method::GET, "/subjects", None)?, |x| {
+            x.as_str().map(str::to_string)
+        })
+    }
+
+    fn schema_by_id(&self, id: i32) -> RegistryResult<RegisteredSchema> {
+        let path = format!("/schemas/ids/{}", id as u32);
+        let mut out = parse_schema(&self.send(reqwest::Method::GET, &path, None)?)?;
+        out.id = id;
+        Ok(out)
+    }
+
+    fn compatibility(&self, subject: Option<&str>) -> RegistryResult<String> {
+        let path = match subject {
+            Some(s) => format!("/config/{}", escape_segment(s)),
+            None => "/config".to_string(),
+        };
+        self.send(reqwest::Method::GET, &path, None)?
+            .get("compatibilityLevel")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                RegistryError::new(-1, "schema registry response has no text compatibilityLevel")
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_bodies_omit_avro_type_and_empty_fields() {
+        let avro = spec_body(&SchemaSpec {
+            schema: "\"string\"".into(),
+            ..Default::default()
+        });
+        assert_eq!(avro, json!({"schema": "\"string\""}));
+        let pb = spec_body(&SchemaSpec {
+            schema: "syntax = \"proto3\";".into(),
+            schema_type: SchemaType::Protobuf,
+            message_type: Some("demo.Order".into()),
+            references: vec![],
+        });
+        assert_eq!(pb["schemaType"], "PROTOBUF");
+        assert_eq!(pb["messageType"], "demo.Order");
+        assert!(pb.get("references").is_none());
+    }
+
+    #[test]
+    fn latest_responses_map_all_five_fields() {
+        let v: Value = serde_json::from_str(
+            r#"{"id":43,"version":2,"schema":"syntax = \"proto3\";","schemaType":"PROTOBUF","messageType":"demo.Order"}"#,
+        )
+        .unwrap();
+        let s = parse_schema(&v).unwrap();
+        assert_eq!(s.id, 43);
+        assert_eq!(s.version, Some(2));
+        assert_eq!(s.spec.schema, "syntax = \"proto3\";");
+        assert_eq!(s.spec.schema_type, SchemaType::Protobuf);
+        assert_eq!(s.spec.message_type.as_deref(), Some("demo.Order"));
+    }
+
+    #[test]
+    fn references_without_names_are_rejected() {
+        let v = json!({"schema": "x", "references": [{"name": "", "subject": "s", "version": 1}]});
+        assert_eq!(
+            parse_schema(&v).unwrap_err().message,
+            "schema registry response has no text name"
+        );
+    }
+
+    #[test]
+    fn base_urls_need_scheme_and_host() {
+        assert!(HttpRegistry::new(HttpRegistryOptions::new("localhost")).is_err());
+        assert!(HttpRegistry::new(HttpRegistryOptions::new("http://h:8081/registry/")).is_ok());
+    }
+}
