@@ -67,7 +67,7 @@ pub fn run(global: &GlobalArgs, args: DevClusterArgs) -> CliResult<()> {
 }
 
 /// Blocks until SIGINT or SIGTERM: stopping a dev cluster is its normal end, so exit 0.
-fn wait_for_stop_signal() -> CliResult<()> {
+pub fn wait_for_stop_signal() -> CliResult<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -5,6 +5,7 @@
 
 pub mod assets;
 pub mod completions;
+pub mod demo;
 pub mod dev_cluster;
 pub mod exit;
 pub mod global;
@@ -40,6 +41,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Walk through every subcommand on an embedded cluster and registry, no setup needed.
+    Demo(demo::DemoArgs),
     /// Serve an embedded single-process Kafka-protocol cluster until Ctrl-C.
     DevCluster(dev_cluster::DevClusterArgs),
     /// Print a shell completion script.
@@ -53,6 +56,7 @@ impl Command {
     /// The subcommand's name as it appears in error lines.
     pub fn name(&self) -> &'static str {
         match self {
+            Command::Demo(_) => "demo",
             Command::DevCluster(_) => "dev-cluster",
             Command::Completions(_) => "completions",
             Command::GenerateAssets(_) => "generate-assets",
@@ -94,6 +98,7 @@ fn json_requested(args: &[OsString]) -> OutputMode {
 pub fn dispatch(cli: Cli) -> CliResult<()> {
     logging::init(&cli.global.output);
     match cli.command {
+        Command::Demo(args) => demo::run(&cli.global, args),
         Command::DevCluster(args) => dev_cluster::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
