@@ -1,0 +1,533 @@
+//! The cut reader (behaviour §8): drives a consumer of its own over every partition of
+//! `__barrier_state` and folds what it reads into a [`CutLog`].
+//!
+//! Kafka is reached only through the small [`BarrierConsumer`] trait, so the reader is tested
+//! with an in-memory fake and never names a Kafka client type. It joins no consumer group.
+//!
+//! * First use: assign partitions `0..n`, seek each to offset 0 (once for the reader's lifetime).
+//! * Each read: capture the end offsets, then poll until every partition's position (the offset
+//!   after the last record fetched) reaches its captured end (Java's rule), so a read at the end
+//!   costs no poll and a read never waits for a trailing empty poll. The idle-poll rule
+//!   (krabka-streams-go) is the fallback that always ends a read: `idle_polls` empty polls in a
+//!   row stop it, which covers consumers that cannot report end offsets, offset gaps at the end
+//!   of a partition and an unreachable broker.
+//! * Later reads resume where the previous one stopped; cuts are kept for the reader's lifetime.
+//! * A malformed record fails the read and resets the reader, so the next read starts again at
+//!   offset 0 and fails the same way instead of silently skipping the record.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::cut_log::{BarrierCut, ConsumedRecord, CutLog, MalformedRecord};
+use super::record::{BARRIER_STATE_TOPIC, TopicPartition};
+
+/// Default timeout of one poll (Java uses 1 s).
+pub const DEFAULT_CUT_POLL_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// Default number of empty polls in a row that end a read.
+pub const DEFAULT_CUT_IDLE_POLLS: u32 = 1;
+
+/// Whatever a consumer implementation reports as failure.
+pub type ConsumerError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The consumer operations a [`CutReader`] needs. Give the reader a consumer of its own:
+/// `assign` replaces the consumer's assignment.
+pub trait BarrierConsumer {
+    /// Replaces the assignment with exactly these partitions.
+    fn assign(&mut self, partitions: &[TopicPartition]) -> Result<(), ConsumerError>;
+    /// Moves the position of one assigned partition.
+    fn seek(&mut self, partition: &TopicPartition, offset: i64) -> Result<(), ConsumerError>;
+    /// Current log end offsets (high watermarks). A partition left out is unknown; an empty
+    /// map means the consumer cannot report them and only the idle-poll rule ends a read.
+    fn end_offsets(
+        &mut self,
+        partitions: &[TopicPartition],
+    ) -> Result<BTreeMap<TopicPartition, i64>, ConsumerError>;
+    /// The next records of the assigned partitions, or none within `timeout`.
+    fn poll(&mut self, timeout: Duration) -> Result<Vec<ConsumedRecord>, ConsumerError>;
+}
+
+/// Options of a [`CutReader`]; the defaults are those of behaviour §8.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CutReaderOptions {
+    pub topic: String,
+    pub poll_timeout: Duration,
+    pub idle_polls: u32,
+}
+
+impl Default for CutReaderOptions {
+    fn default() -> Self {
+        CutReaderOptions {
+            topic: BARRIER_STATE_TOPIC.to_owned(),
+            poll_timeout: DEFAULT_CUT_POLL_TIMEOUT,
+            idle_polls: DEFAULT_CUT_IDLE_POLLS,
+        }
+    }
+}
+
+/// Why a [`CutReader`] could not be built. (`a cut reader needs a consumer` cannot happen
+/// here: the consumer is a required value, not a nullable reference.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CutReaderConfigError {
+    #[error("a cut reader needs at least one partition")]
+    NoPartitions,
+    #[error("a cut reader needs at least one idle poll")]
+    NoIdlePolls,
+    #[error("a cut reader needs a topic")]
+    NoTopic,
+}
+
+/// The consumer step that failed during a read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConsumerStep {
+    Assign,
+    Seek,
+    EndOffsets,
+    Poll,
+}
+
+impl std::fmt::Display for ConsumerStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ConsumerStep::Assign => "assign",
+            ConsumerStep::Seek => "seek",
+            ConsumerStep::EndOffsets => "end offsets",
+            ConsumerStep::Poll => "poll",
+        })
+    }
+}
+
+/// Why a read of the barrier state topic failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CutReadError {
+    /// A record's key or cut value is malformed; the whole read fails.
+    #[error(transparent)]
+    Malformed(#[from] MalformedRecord),
+    /// The consumer failed.
+    #[error("cut reader {step} on {topic} failed: {error}")]
+    Consumer {
+        step: ConsumerStep,
+        topic: String,
+        error: ConsumerError,
+    },
+}
+
+/// Reads the cuts of a barrier state topic through its own consumer.
+#[derive(Debug)]
+pub struct CutReader<C> {
+    consumer: C,
+    partitions: Vec<TopicPartition>,
+    poll_timeout: Duration,
+    idle_polls: u32,
+    positioned: bool,
+    /// partition → next offset to read, as learned from fetched records.
+    next: BTreeMap<i32, i64>,
+    log: CutLog,
+}
+
+impl<C: BarrierConsumer> CutReader<C> {
+    /// A reader over partitions `0..partitions` of the options' topic; `partitions` is the
+    /// topic's partition count from metadata.
+    pub fn new(
+        consumer: C,
+        partitions: i32,
+        options: CutReaderOptions,
+    ) -> Result<Self, CutReaderConfigError> {
+        if partitions < 1 {
+            return Err(CutReaderConfigError::NoPartitions);
+        }
+        if options.idle_polls < 1 {
+            return Err(CutReaderConfigError::NoIdlePolls);
+        }
+        if options.topic.is_empty() {
+            return Err(CutReaderConfigError::NoTopic);
+        }
+        let partitions = (0..partitions)
+            .map(|p| TopicPartition::new(options.topic.clone(), p))
+            .collect();
+        Ok(CutReader {
+            consumer,
+            partitions,
+            poll_timeout: options.poll_timeout,
+            idle_polls: options.idle_polls,
+            positioned: false,
+            next: BTreeMap::new(),
+            log: CutLog::new(),
+        })
+    }
+
+    /// The partitions the reader assigns.
+    pub fn partitions(&self) -> &[TopicPartition] {
+        &self.partitions
+    }
+
+    /// What was read so far, without reading more.
+    pub fn log(&self) -> &CutLog {
+        &self.log
+    }
+
+    pub fn consumer(&self) -> &C {
+        &self.consumer
+    }
+
+    pub fn consumer_mut(&mut self) -> &mut C {
+        &mut self.consumer
+    }
+
+    pub fn into_consumer(self) -> C {
+        self.consumer
+    }
+
+    /// Reads up to the end of every partition (see the module documentation).
+    pub fn read(&mut self) -> Result<&CutLog, CutReadError> {
+        if !self.positioned {
+            self.consumer
+                .assign(&self.partitions)
+                .map_err(|e| self.consumer_error(ConsumerStep::Assign, e))?;
+            for tp in &self.partitions {
+                self.consumer
+                    .seek(tp, 0)
+                    .map_err(|e| consumer_error(&self.partitions, ConsumerStep::Seek, e))?;
+            }
+            self.next = self.partitions.iter().map(|tp| (tp.partition, 0)).collect();
+            self.positioned = true;
+        }
+        let ends = self
+            .consumer
+            .end_offsets(&self.partitions)
+            .map_err(|e| self.consumer_error(ConsumerStep::EndOffsets, e))?;
+        let mut idle = 0;
+        while !self.reached(&ends) {
+            let records = self
+                .consumer
+                .poll(self.poll_timeout)
+                .map_err(|e| self.consumer_error(ConsumerStep::Poll, e))?;
+            if records.is_empty() {
+                idle += 1;
+                if idle >= self.idle_polls {
+                    break;
+                }
+                continue;
+            }
+            idle = 0;
+            for record in &records {
+                if let Err(error) = self.log.apply(record) {
+                    self.reset();
+                    return Err(error.into());
+                }
+                let next = self.next.entry(record.partition).or_insert(0);
+                *next = (*next).max(record.offset.saturating_add(1));
+            }
+        }
+        Ok(&self.log)
+    }
+
+    /// Reads, then returns the complete cut of the group with the highest epoch, if any.
+    pub fn latest_complete_cut(&mut self, group: &str) -> Result<Option<BarrierCut>, CutReadError> {
+        Ok(self.read()?.latest_complete_cut(group))
+    }
+
+    /// Reads, then returns the group's complete cuts with an epoch above `after`, oldest first
+    /// (`after` = [`super::NO_EPOCH`] for all). Partial cuts are never returned.
+    pub fn complete_cuts_after(
+        &mut self,
+        group: &str,
+        after: i64,
+    ) -> Result<Vec<BarrierCut>, CutReadError> {
+        Ok(self.read()?.complete_cuts_after(group, after))
+    }
+
+    /// Reads, then returns the group's complete cut of exactly `epoch`, if any.
+    pub fn complete_cut_at(
+        &mut self,
+        group: &str,
+        epoch: i64,
+    ) -> Result<Option<BarrierCut>, CutReadError> {
+        Ok(self.read()?.complete_cut_at(group, epoch))
+    }
+
+    /// Reads, then returns every cut of every group, partial ones included.
+    pub fn all_cuts(&mut self) -> Result<Vec<BarrierCut>, CutReadError> {
+        Ok(self.read()?.all_cuts())
+    }
+
+    /// Whether every partition's position has reached a known end offset.
+    fn reached(&self, ends: &BTreeMap<TopicPartition, i64>) -> bool {
+        self.partitions.iter().all(|tp| match ends.get(tp) {
+            Some(end) => self.next.get(&tp.partition).copied().unwrap_or(0) >= *end,
+            None => false,
+        })
+    }
+
+    /// Forgets everything, so the next read assigns, seeks to 0 and reads from scratch.
+    fn reset(&mut self) {
+        self.positioned = false;
+        self.next.clear();
+        self.log = CutLog::new();
+    }
+
+    fn consumer_error(&self, step: ConsumerStep, error: ConsumerError) -> CutReadError {
+        consumer_error(&self.partitions, step, error)
+    }
+}
+
+fn consumer_error(
+    partitions: &[TopicPartition],
+    step: ConsumerStep,
+    error: ConsumerError,
+) -> CutReadError {
+    CutReadError::Consumer {
+        step,
+        topic: partitions
+            .first()
+            .map(|tp| tp.topic.clone())
+            .unwrap_or_default(),
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::columnar::barrier::NO_EPOCH;
+    use crate::engine::columnar::barrier::record::{
+        BarrierStateKey, Cut, CutOffset, CutStatus, CutTopic,
+    };
+
+    /// An in-memory consumer: one log per partition, at most `batch` records per partition
+    /// per poll, end offsets reported only when `report_ends` is set.
+    #[derive(Debug, Default)]
+    struct FakeConsumer {
+        logs: BTreeMap<i32, Vec<ConsumedRecord>>,
+        positions: BTreeMap<i32, i64>,
+        assigned: Vec<TopicPartition>,
+        seeks: Vec<(TopicPartition, i64)>,
+        polls: usize,
+        batch: usize,
+        report_ends: bool,
+        fail_poll: bool,
+    }
+
+    impl FakeConsumer {
+        fn new(report_ends: bool) -> Self {
+            FakeConsumer {
+                batch: 1,
+                report_ends,
+                ..FakeConsumer::default()
+            }
+        }
+
+        fn append(&mut self, partition: i32, key: Vec<u8>, value: Option<Vec<u8>>) {
+            let log = self.logs.entry(partition).or_default();
+            let offset = log.len() as i64;
+            log.push(ConsumedRecord {
+                partition,
+                offset,
+                key: Some(key),
+                value,
+            });
+        }
+
+        fn append_cut(&mut self, partition: i32, group: &str, epoch: i64) {
+            let cut = Cut {
+                triggered_at: 10 * epoch,
+                completed_at: 10 * epoch + 1,
+                status: CutStatus::Complete,
+                topics: vec![CutTopic {
+                    topic: "in".into(),
+                    partitions: vec![CutOffset {
+                        partition: 0,
+                        offset: epoch,
+                    }],
+                }],
+                missing: vec![],
+            };
+            let key = BarrierStateKey::cut(group, epoch).encode().unwrap();
+            self.append(partition, key, Some(cut.encode().unwrap()));
+        }
+    }
+
+    impl BarrierConsumer for FakeConsumer {
+        fn assign(&mut self, partitions: &[TopicPartition]) -> Result<(), ConsumerError> {
+            self.assigned = partitions.to_vec();
+            Ok(())
+        }
+
+        fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), ConsumerError> {
+            self.seeks.push((tp.clone(), offset));
+            self.positions.insert(tp.partition, offset);
+            Ok(())
+        }
+
+        fn end_offsets(
+            &mut self,
+            partitions: &[TopicPartition],
+        ) -> Result<BTreeMap<TopicPartition, i64>, ConsumerError> {
+            if !self.report_ends {
+                return Ok(BTreeMap::new());
+            }
+            Ok(partitions
+                .iter()
+                .map(|tp| {
+                    let end = self.logs.get(&tp.partition).map_or(0, Vec::len);
+                    (tp.clone(), end as i64)
+                })
+                .collect())
+        }
+
+        fn poll(&mut self, _timeout: Duration) -> Result<Vec<ConsumedRecord>, ConsumerError> {
+            self.polls += 1;
+            if self.fail_poll {
+                return Err("broker gone".into());
+            }
+            let mut out = Vec::new();
+            for tp in &self.assigned {
+                let position = self.positions.entry(tp.partition).or_insert(0);
+                let log = self.logs.get(&tp.partition).map_or(&[][..], Vec::as_slice);
+                let fetched: Vec<_> = log
+                    .iter()
+                    .filter(|r| r.offset >= *position)
+                    .take(self.batch)
+                    .cloned()
+                    .collect();
+                if let Some(last) = fetched.last() {
+                    *position = last.offset + 1;
+                }
+                out.extend(fetched);
+            }
+            Ok(out)
+        }
+    }
+
+    fn reader(consumer: FakeConsumer, partitions: i32) -> CutReader<FakeConsumer> {
+        CutReader::new(consumer, partitions, CutReaderOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn constructor_rejects_no_partitions_no_idle_polls_and_no_topic() {
+        let err = |partitions, options| {
+            CutReader::new(FakeConsumer::new(true), partitions, options)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(0, CutReaderOptions::default()),
+            "a cut reader needs at least one partition"
+        );
+        let no_idle = CutReaderOptions {
+            idle_polls: 0,
+            ..CutReaderOptions::default()
+        };
+        assert_eq!(err(1, no_idle), "a cut reader needs at least one idle poll");
+        let no_topic = CutReaderOptions {
+            topic: String::new(),
+            ..CutReaderOptions::default()
+        };
+        assert_eq!(err(1, no_topic), "a cut reader needs a topic");
+    }
+
+    #[test]
+    fn first_read_assigns_every_partition_and_seeks_each_to_zero_once() {
+        let mut consumer = FakeConsumer::new(true);
+        consumer.append_cut(1, "audit", 1);
+        let mut reader = reader(consumer, 2);
+        reader.read().unwrap();
+        reader.read().unwrap();
+        let consumer = reader.consumer();
+        let expected = vec![
+            TopicPartition::new(BARRIER_STATE_TOPIC, 0),
+            TopicPartition::new(BARRIER_STATE_TOPIC, 1),
+        ];
+        assert_eq!(consumer.assigned, expected);
+        let seeks: Vec<_> = expected.into_iter().map(|tp| (tp, 0)).collect();
+        assert_eq!(consumer.seeks, seeks);
+    }
+
+    #[test]
+    fn read_stops_at_the_captured_end_offsets_without_a_trailing_idle_poll() {
+        let mut consumer = FakeConsumer::new(true);
+        for epoch in 1..=3 {
+            consumer.append_cut(1, "audit", epoch);
+        }
+        // One record per poll: three polls reach the end; no fourth, empty poll is needed.
+        let mut reader = reader(consumer, 2);
+        let cuts = reader.complete_cuts_after("audit", NO_EPOCH).unwrap();
+        assert_eq!(cuts.iter().map(|c| c.epoch).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(reader.consumer().polls, 3);
+    }
+
+    #[test]
+    fn read_at_the_end_offsets_does_not_poll() {
+        let mut reader = reader(FakeConsumer::new(true), 3);
+        reader.read().unwrap();
+        assert_eq!(reader.consumer().polls, 0);
+    }
+
+    #[test]
+    fn without_end_offsets_one_idle_poll_ends_the_read() {
+        let mut consumer = FakeConsumer::new(false);
+        consumer.append_cut(0, "audit", 1);
+        consumer.append_cut(0, "audit", 2);
+        let mut reader = reader(consumer, 1);
+        assert_eq!(
+            reader.latest_complete_cut("audit").unwrap().unwrap().epoch,
+            2
+        );
+        assert_eq!(reader.consumer().polls, 3);
+    }
+
+    #[test]
+    fn idle_polls_option_sets_how_many_empty_polls_end_a_read() {
+        let options = CutReaderOptions {
+            idle_polls: 3,
+            ..CutReaderOptions::default()
+        };
+        let mut reader = CutReader::new(FakeConsumer::new(false), 1, options).unwrap();
+        reader.read().unwrap();
+        assert_eq!(reader.consumer().polls, 3);
+    }
+
+    #[test]
+    fn later_reads_resume_and_pick_up_appended_cuts() {
+        let mut consumer = FakeConsumer::new(true);
+        consumer.append_cut(0, "audit", 1);
+        let mut reader = reader(consumer, 1);
+        assert_eq!(
+            reader.latest_complete_cut("audit").unwrap().unwrap().epoch,
+            1
+        );
+        reader.consumer_mut().append_cut(0, "audit", 2);
+        let cuts = reader.complete_cuts_after("audit", NO_EPOCH).unwrap();
+        assert_eq!(cuts.iter().map(|c| c.epoch).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(reader.consumer().seeks.len(), 1);
+    }
+
+    #[test]
+    fn malformed_record_fails_the_read_and_the_next_read_starts_over() {
+        let mut consumer = FakeConsumer::new(true);
+        consumer.append_cut(0, "audit", 1);
+        let key = BarrierStateKey::cut("audit", 2).encode().unwrap();
+        consumer.append(0, key, Some(vec![0, 0, 1]));
+        let mut reader = reader(consumer, 1);
+        let error = reader.read().unwrap_err();
+        assert!(matches!(error, CutReadError::Malformed(_)));
+        assert_eq!(
+            error.to_string(),
+            "malformed barrier state record at partition 0, offset 1: truncated barrier state cut value"
+        );
+        assert!(reader.log().all_cuts().is_empty());
+        assert!(reader.read().is_err());
+        assert_eq!(reader.consumer().seeks.len(), 2);
+    }
+
+    #[test]
+    fn consumer_failure_names_the_step_and_topic() {
+        let mut consumer = FakeConsumer::new(false);
+        consumer.fail_poll = true;
+        let error = reader(consumer, 1).read().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "cut reader poll on __barrier_state failed: broker gone"
+        );
+    }
+}
