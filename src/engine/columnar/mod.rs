@@ -3,4 +3,5 @@
 
 pub mod barrier;
 pub mod headers;
+pub mod ipc;
 pub mod snapshot;

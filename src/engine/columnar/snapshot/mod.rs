@@ -1,1 +1,15 @@
 //! Epoch-keyed state snapshots: the shared container, file naming and known payloads.
+//!
+//! `container` reads and writes the map of node/store name → bytes that one
+//! snapshot file holds; `naming` maps storage keys to file names and back; the
+//! payload modules (`tagged`, `groupby`, `join`, `byte_store`) decode what the
+//! libraries put inside an entry, and `payload` picks one for display. Restoring
+//! copies entry bytes verbatim: nothing here transcodes between languages.
+
+pub mod byte_store;
+pub mod container;
+pub mod groupby;
+pub mod join;
+pub mod naming;
+pub mod payload;
+pub mod tagged;
