@@ -1,6 +1,8 @@
-//! Adapters: Kafka (rdkafka), the registry over HTTP, files, property files.
+//! Adapters: Kafka (rdkafka), the registry over HTTP (client and in-repo test
+//! server), files, property files.
 
 pub mod atomic_file;
 pub mod kafka;
 pub mod properties;
 pub mod registry_client;
+pub mod registry_server;
