@@ -62,14 +62,17 @@ pub fn write_all(root: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(&d)?;
         for entry in std::fs::read_dir(&d)? {
             let path = entry?.path();
-            let rel = format!("{dir}/{}", path.file_name().unwrap_or_default().to_string_lossy());
+            let rel = format!(
+                "{dir}/{}",
+                path.file_name().unwrap_or_default().to_string_lossy()
+            );
             if !files.contains_key(&rel) {
                 std::fs::remove_file(&path)?;
             }
         }
     }
     for (rel, bytes) in files {
-        std::fs::write(root.join(rel), &bytes)?;
+        crate::io::atomic_file::write_atomically(&root.join(rel), &bytes)?;
     }
     Ok(())
 }

@@ -17,5 +17,8 @@ pub struct CompletionsArgs {
 pub fn run(args: CompletionsArgs) -> CliResult<()> {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "krabka-streams", &mut out);
-    finish_stdout(std::io::Write::write_all(&mut std::io::stdout().lock(), &out))
+    finish_stdout(std::io::Write::write_all(
+        &mut std::io::stdout().lock(),
+        &out,
+    ))
 }

@@ -22,11 +22,11 @@ pub struct DevClusterArgs {
 fn parse_topic(spec: &str) -> CliResult<(String, i32)> {
     let (name, parts) = match spec.rsplit_once(':') {
         Some((n, p)) => {
-            let parts: i32 = p
-                .parse()
-                .ok()
-                .filter(|p| *p >= 1)
-                .ok_or_else(|| CliError::usage(format!("--topic {spec}: partitions must be a positive integer")))?;
+            let parts: i32 = p.parse().ok().filter(|p| *p >= 1).ok_or_else(|| {
+                CliError::usage(format!(
+                    "--topic {spec}: partitions must be a positive integer"
+                ))
+            })?;
             (n, parts)
         }
         None => (spec, 1),

@@ -26,7 +26,8 @@ impl ExitCode {
 }
 
 /// Message for a cancelled command (Ctrl-C or a declined prompt).
-pub const CANCELLED_MESSAGE: &str = "cancelled; a request in flight may already have reached the broker";
+pub const CANCELLED_MESSAGE: &str =
+    "cancelled; a request in flight may already have reached the broker";
 
 /// An error that carries the exit code it maps to. The message never contains secrets.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -54,7 +54,12 @@ pub struct ConnectionArgs {
     pub client_id: Option<String>,
 
     /// Per-request timeout in milliseconds.
-    #[arg(long = "request-timeout-ms", global = true, default_value_t = 30_000, value_name = "MS")]
+    #[arg(
+        long = "request-timeout-ms",
+        global = true,
+        default_value_t = 30_000,
+        value_name = "MS"
+    )]
     pub request_timeout_ms: u64,
 
     /// Overall timeout of the command's broker and registry operations (e.g. 30s, 2m).
@@ -79,7 +84,11 @@ pub struct RegistryArgs {
     pub registry_user: Option<String>,
 
     /// File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD).
-    #[arg(long = "schema-registry-password-file", global = true, value_name = "FILE")]
+    #[arg(
+        long = "schema-registry-password-file",
+        global = true,
+        value_name = "FILE"
+    )]
     pub registry_password_file: Option<PathBuf>,
 }
 
@@ -263,7 +272,10 @@ mod tests {
             registry: Some("http://h:8081/registry/".into()),
             ..Default::default()
         };
-        assert_eq!(args.settings().unwrap().unwrap().url, "http://h:8081/registry");
+        assert_eq!(
+            args.settings().unwrap().unwrap().url,
+            "http://h:8081/registry"
+        );
         let bad = RegistryArgs {
             registry: Some("h:8081".into()),
             ..Default::default()
@@ -287,7 +299,10 @@ mod tests {
         let s = c.kafka_settings("tail").unwrap();
         assert_eq!(s.get("bootstrap.servers"), Some("x:1"));
         c.client_id = Some("flag-id".into());
-        assert_eq!(c.kafka_settings("tail").unwrap().get("client.id"), Some("flag-id"));
+        assert_eq!(
+            c.kafka_settings("tail").unwrap().get("client.id"),
+            Some("flag-id")
+        );
     }
 
     #[test]

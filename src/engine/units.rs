@@ -12,7 +12,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
     let bad = || {
-        format!("invalid duration {text:?}: expected an integer and a unit (ns, us, ms, s, m, h, d), e.g. 30s or 250ms")
+        format!(
+            "invalid duration {text:?}: expected an integer and a unit (ns, us, ms, s, m, h, d), e.g. 30s or 250ms"
+        )
     };
     if digits.is_empty() {
         return Err(bad());
@@ -48,7 +50,7 @@ pub fn format_duration(d: Duration) -> String {
         ("ms", 1_000_000),
         ("us", 1_000),
     ] {
-        if nanos % per == 0 {
+        if nanos.is_multiple_of(per) {
             return format!("{}{unit}", nanos / per);
         }
     }
@@ -68,7 +70,16 @@ mod tests {
         assert_eq!(parse_duration("2d").unwrap(), Duration::from_secs(172_800));
         assert_eq!(parse_duration("5us").unwrap(), Duration::from_micros(5));
         assert_eq!(parse_duration("7ns").unwrap(), Duration::from_nanos(7));
-        for bad in ["30", "s", "", "1.5s", "-1s", "10 sec", "1h30m", "99999999999999999999d"] {
+        for bad in [
+            "30",
+            "s",
+            "",
+            "1.5s",
+            "-1s",
+            "10 sec",
+            "1h30m",
+            "99999999999999999999d",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }

@@ -68,7 +68,10 @@ impl HttpRegistry {
     pub fn new(opts: HttpRegistryOptions) -> RegistryResult<Self> {
         let base = opts.base_url.trim_end_matches('/').to_string();
         let parsed = reqwest::Url::parse(&base).map_err(|_| {
-            RegistryError::new(-1, format!("registry base URL {base:?} has no scheme or host"))
+            RegistryError::new(
+                -1,
+                format!("registry base URL {base:?} has no scheme or host"),
+            )
         })?;
         if parsed.host_str().is_none() {
             return Err(RegistryError::new(
@@ -123,7 +126,10 @@ impl HttpRegistry {
             match self.attempt(req) {
                 Ok(v) => return Ok(v),
                 Err(e) if e.is_retriable() => {
-                    tracing::debug!("registry {method} {path} attempt {} failed: {e}", attempt + 1);
+                    tracing::debug!(
+                        "registry {method} {path} attempt {} failed: {e}",
+                        attempt + 1
+                    );
                     last = e;
                 }
                 Err(e) => return Err(e),
@@ -249,11 +255,16 @@ fn parse_schema(v: &Value) -> RegistryResult<RegisteredSchema> {
 
 fn array_of<T>(v: Value, f: impl Fn(&Value) -> Option<T>) -> RegistryResult<Vec<T>> {
     let Value::Array(items) = v else {
-        return Err(RegistryError::new(-1, "schema registry response is not an array"));
+        return Err(RegistryError::new(
+            -1,
+            "schema registry response is not an array",
+        ));
     };
     items
         .iter()
-        .map(|i| f(i).ok_or_else(|| RegistryError::new(-1, "schema registry response is not an array")))
+        .map(|i| {
+            f(i).ok_or_else(|| RegistryError::new(-1, "schema registry response is not an array"))
+        })
         .collect()
 }
 
@@ -319,7 +330,10 @@ impl Registry for HttpRegistry {
             .and_then(Value::as_str)
             .map(str::to_string)
             .ok_or_else(|| {
-                RegistryError::new(-1, "schema registry response has no text compatibilityLevel")
+                RegistryError::new(
+                    -1,
+                    "schema registry response has no text compatibilityLevel",
+                )
             })
     }
 }

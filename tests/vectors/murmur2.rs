@@ -8,8 +8,18 @@ fn every_murmur2_vector_matches_kafka() {
         let h = murmur2(text.as_bytes());
         let e = &v["expected"];
         assert_eq!(i64::from(h), i64_of(&e["murmur2"], "murmur2"), "{}", id(&v));
-        assert_eq!(i64::from(to_positive(h)), i64_of(&e["to_positive"], "to_positive"), "{}", id(&v));
-        assert_eq!(i64::from(kafka_abs(h)), i64_of(&e["abs"], "abs"), "{}", id(&v));
+        assert_eq!(
+            i64::from(to_positive(h)),
+            i64_of(&e["to_positive"], "to_positive"),
+            "{}",
+            id(&v)
+        );
+        assert_eq!(
+            i64::from(kafka_abs(h)),
+            i64_of(&e["abs"], "abs"),
+            "{}",
+            id(&v)
+        );
     }
 }
 

@@ -61,5 +61,8 @@ pub fn assert_all_covered(area: &str, covered: &std::collections::BTreeSet<Strin
         .map(|v| id(v).to_string())
         .filter(|i| !covered.contains(i))
         .collect();
-    assert!(missing.is_empty(), "{area}.json vectors not checked: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "{area}.json vectors not checked: {missing:?}"
+    );
 }

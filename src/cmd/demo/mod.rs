@@ -3,8 +3,6 @@
 
 mod orders;
 
-use std::io::Write;
-
 use clap::Args;
 use serde_json::{Value, json};
 
@@ -37,7 +35,10 @@ impl Walkthrough {
 
 pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
-    let mut w = Walkthrough { steps: Vec::new(), human: Vec::new() };
+    let mut w = Walkthrough {
+        steps: Vec::new(),
+        human: Vec::new(),
+    };
 
     let cluster = EmbeddedCluster::start(None)
         .map_err(|e| CliError::failure(format!("cannot start the embedded cluster: {e}")))?;
@@ -80,7 +81,14 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     );
 
     let back = orders::read_back(&bootstrap, &registry, data.len())?;
-    let mut t = table(&["partition", "offset", "key", "schema id", "value", "headers"]);
+    let mut t = table(&[
+        "partition",
+        "offset",
+        "key",
+        "schema id",
+        "value",
+        "headers",
+    ]);
     for r in &back {
         t.add_row(vec![
             r.partition.to_string(),
@@ -105,7 +113,10 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         for s in &w.human {
             writeln!(out, "{s}\n")?;
         }
-        writeln!(out, "demo complete: every step above ran against the embedded cluster and registry")
+        writeln!(
+            out,
+            "demo complete: every step above ran against the embedded cluster and registry"
+        )
     })?;
 
     if args.keep_running {

@@ -32,7 +32,12 @@ pub struct Order {
 
 /// A small realistic data set: users in a few countries, amounts around the 100 threshold.
 pub fn orders(base_ts: i64) -> Vec<Order> {
-    let users = [("alice", "NL"), ("bob", "BE"), ("carol", "DE"), ("dave", "NL")];
+    let users = [
+        ("alice", "NL"),
+        ("bob", "BE"),
+        ("carol", "DE"),
+        ("dave", "NL"),
+    ];
     let amounts = [120, 35, 260, 99, 101, 15, 480, 75, 150, 210, 5, 130];
     amounts
         .iter()
@@ -58,7 +63,9 @@ fn avro_body(schema: &Schema, o: &Order) -> CliResult<Vec<u8>> {
         ("amount".into(), AvroValue::Long(o.amount)),
         ("ts".into(), AvroValue::TimestampMillis(o.ts)),
     ]);
-    apache_avro::to_avro_datum(schema, value)
+    apache_avro::writer::datum::GenericDatumWriter::builder(schema)
+        .build()
+        .and_then(|w| w.write_value_to_vec(value))
         .map_err(|e| CliError::failure(format!("cannot encode demo order: {e}")))
 }
 
@@ -82,15 +89,21 @@ pub fn produce(bootstrap: &str, schema_id: i32, data: &[Order]) -> CliResult<()>
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("linger.ms", "0")
+        .set("partitioner", "murmur2_random")
         .create()
         .map_err(|e| CliError::failure(format!("create producer: {e}")))?;
     for (i, o) in data.iter().enumerate() {
-        let value = framing::encode_frame(schema_id, None, &avro_body(&schema, o)?)
-            .map_err(|e| CliError::failure(e.to_string()))?;
+        let value = framing::encode(schema_id as u32, &avro_body(&schema, o)?);
         let trace = format!("trace-{i:04}");
         let headers = OwnedHeaders::new()
-            .insert(Header { key: "trace-id", value: Some(trace.as_bytes()) })
-            .insert(Header { key: "source", value: Some("demo".as_bytes()) });
+            .insert(Header {
+                key: "trace-id",
+                value: Some(trace.as_bytes()),
+            })
+            .insert(Header {
+                key: "source",
+                value: Some("demo".as_bytes()),
+            });
         let record = BaseRecord::to(ORDERS_TOPIC)
             .key(o.user.as_bytes())
             .payload(&value)
@@ -118,7 +131,11 @@ pub struct ReadBack {
 }
 
 /// Reads `expected` records from every partition and decodes them with the writer schema from the registry.
-pub fn read_back(bootstrap: &str, registry: &dyn Registry, expected: usize) -> CliResult<Vec<ReadBack>> {
+pub fn read_back(
+    bootstrap: &str,
+    registry: &dyn Registry,
+    expected: usize,
+) -> CliResult<Vec<ReadBack>> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", "krabka-streams-demo-reader")
@@ -130,29 +147,51 @@ pub fn read_back(bootstrap: &str, registry: &dyn Registry, expected: usize) -> C
         tpl.add_partition_offset(ORDERS_TOPIC, p, Offset::Beginning)
             .map_err(|e| CliError::failure(e.to_string()))?;
     }
-    consumer.assign(&tpl).map_err(|e| CliError::failure(e.to_string()))?;
+    consumer
+        .assign(&tpl)
+        .map_err(|e| CliError::failure(e.to_string()))?;
     let mut out = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(20);
     while out.len() < expected && Instant::now() < deadline {
-        let Some(msg) = consumer.poll(Duration::from_millis(200)) else { continue };
+        let Some(msg) = consumer.poll(Duration::from_millis(200)) else {
+            continue;
+        };
         let msg = msg.map_err(|e| CliError::failure(format!("consume {ORDERS_TOPIC}: {e}")))?;
         let payload = msg.payload().unwrap_or_default();
-        let frame = framing::decode_frame(payload, false).map_err(|e| {
-            CliError::failure(format!("{ORDERS_TOPIC}/{} offset {}: {e}", msg.partition(), msg.offset()))
+        let frame = framing::decode(payload).map_err(|e| {
+            CliError::failure(format!(
+                "{ORDERS_TOPIC}/{} offset {}: {e}",
+                msg.partition(),
+                msg.offset()
+            ))
         })?;
         let writer = registry
             .schema_by_id(frame.schema_id)
             .map_err(|e| CliError::failure(format!("writer schema {}: {e}", frame.schema_id)))?;
-        let schema = Schema::parse_str(&writer.spec.schema)
-            .map_err(|e| CliError::failure(format!("invalid writer schema {}: {e}", frame.schema_id)))?;
+        let schema = Schema::parse_str(&writer.spec.schema).map_err(|e| {
+            CliError::failure(format!("invalid writer schema {}: {e}", frame.schema_id))
+        })?;
         let mut body = frame.body;
-        let value = apache_avro::from_avro_datum(&schema, &mut body, None)
-            .map_err(|e| CliError::failure(format!("{ORDERS_TOPIC}/{} offset {}: {e}", msg.partition(), msg.offset())))?;
+        let value = apache_avro::reader::datum::GenericDatumReader::builder(&schema)
+            .build()
+            .and_then(|r| r.read_value(&mut body))
+            .map_err(|e| {
+                CliError::failure(format!(
+                    "{ORDERS_TOPIC}/{} offset {}: {e}",
+                    msg.partition(),
+                    msg.offset()
+                ))
+            })?;
         let headers = msg
             .headers()
             .map(|hs| {
                 hs.iter()
-                    .map(|h| (h.key.to_string(), h.value.map(|v| String::from_utf8_lossy(v).into_owned())))
+                    .map(|h| {
+                        (
+                            h.key.to_string(),
+                            h.value.map(|v| String::from_utf8_lossy(v).into_owned()),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();

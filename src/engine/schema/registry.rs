@@ -159,7 +159,10 @@ mod tests {
     fn avro_is_never_sent_as_a_schema_type() {
         assert_eq!(SchemaType::Avro.wire_name(), None);
         assert_eq!(SchemaType::from_wire(None).unwrap(), SchemaType::Avro);
-        assert_eq!(SchemaType::from_wire(Some("PROTOBUF")).unwrap(), SchemaType::Protobuf);
+        assert_eq!(
+            SchemaType::from_wire(Some("PROTOBUF")).unwrap(),
+            SchemaType::Protobuf
+        );
         assert!(SchemaType::from_wire(Some("XML")).is_err());
     }
 

@@ -42,7 +42,9 @@ impl EmbeddedCluster {
         // SAFETY: the client outlives the mock cluster (destroyed first in Drop).
         let mock = unsafe { rdsys::rd_kafka_mock_cluster_new(client.client().native_ptr(), 1) };
         if mock.is_null() {
-            return Err(io::Error::other("librdkafka could not create a mock cluster"));
+            return Err(io::Error::other(
+                "librdkafka could not create a mock cluster",
+            ));
         }
         // SAFETY: `mock` is a live cluster; the returned string is owned by it.
         let ephemeral = unsafe { CStr::from_ptr(rdsys::rd_kafka_mock_cluster_bootstraps(mock)) }
@@ -66,7 +68,12 @@ impl EmbeddedCluster {
             let host = CString::new("127.0.0.1").expect("no NUL");
             // SAFETY: live cluster, NUL-terminated host.
             unsafe {
-                rdsys::rd_kafka_mock_broker_set_host_port(mock, BROKER_ID, host.as_ptr(), i32::from(bound));
+                rdsys::rd_kafka_mock_broker_set_host_port(
+                    mock,
+                    BROKER_ID,
+                    host.as_ptr(),
+                    i32::from(bound),
+                );
             }
             let stop = cluster.stop.clone();
             cluster.forwarder = Some(thread::spawn(move || forward(listener, target, stop)));
@@ -84,11 +91,14 @@ impl EmbeddedCluster {
     pub fn create_topic(&self, name: &str, partitions: i32) -> io::Result<()> {
         let topic = CString::new(name).map_err(|_| io::Error::other("topic name contains NUL"))?;
         // SAFETY: live cluster, NUL-terminated name.
-        let err = unsafe { rdsys::rd_kafka_mock_topic_create(self.mock, topic.as_ptr(), partitions, 1) };
+        let err =
+            unsafe { rdsys::rd_kafka_mock_topic_create(self.mock, topic.as_ptr(), partitions, 1) };
         if err == rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
             Ok(())
         } else {
-            Err(io::Error::other(format!("cannot create topic {name}: {err:?}")))
+            Err(io::Error::other(format!(
+                "cannot create topic {name}: {err:?}"
+            )))
         }
     }
 }
@@ -98,8 +108,16 @@ impl Drop for EmbeddedCluster {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(handle) = self.forwarder.take() {
             // Wake the accept loop so it sees the stop flag.
-            if let Some(port) = self.bootstrap.rsplit(':').next().and_then(|p| p.parse::<u16>().ok()) {
-                let _ = TcpStream::connect_timeout(&SocketAddr::from(([127, 0, 0, 1], port)), Duration::from_millis(200));
+            if let Some(port) = self
+                .bootstrap
+                .rsplit(':')
+                .next()
+                .and_then(|p| p.parse::<u16>().ok())
+            {
+                let _ = TcpStream::connect_timeout(
+                    &SocketAddr::from(([127, 0, 0, 1], port)),
+                    Duration::from_millis(200),
+                );
             }
             let _ = handle.join();
         }
@@ -121,7 +139,9 @@ fn forward(listener: TcpListener, target: SocketAddr, stop: Arc<AtomicBool>) {
         };
         let _ = client.set_nodelay(true);
         let _ = server.set_nodelay(true);
-        let (Ok(c2), Ok(s2)) = (client.try_clone(), server.try_clone()) else { continue };
+        let (Ok(c2), Ok(s2)) = (client.try_clone(), server.try_clone()) else {
+            continue;
+        };
         thread::spawn(move || pipe(client, server));
         thread::spawn(move || pipe(s2, c2));
     }

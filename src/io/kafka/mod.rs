@@ -1,4 +1,8 @@
-//! Kafka adapters over rdkafka: client settings, the embedded mock cluster.
+//! Kafka adapters over rdkafka: client settings, topic reading, consumer-group
+//! offsets, the embedded mock cluster.
 
+pub mod error;
+pub mod groups;
 pub mod mock_cluster;
 pub mod settings;
+pub mod topic_reader;

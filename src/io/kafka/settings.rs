@@ -11,9 +11,16 @@ use rdkafka::ClientConfig;
 /// Keys whose values are secrets: never printed, never logged.
 pub fn is_secret_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
-    ["password", "secret", "jaas", "token", "key.pem", "credentials"]
-        .iter()
-        .any(|s| k.contains(s))
+    [
+        "password",
+        "secret",
+        "jaas",
+        "token",
+        "key.pem",
+        "credentials",
+    ]
+    .iter()
+    .any(|s| k.contains(s))
 }
 
 /// librdkafka properties, ordered, with secrets hidden from `Debug`.
@@ -180,7 +187,9 @@ fn translate_one(key: &str, value: &str, out: &mut KafkaSettings) -> Result<(), 
             out.set("sasl.kerberos.service.name", value);
         }
         "sasl.kerberos.kdc" | "sasl.kerberos.service.host" => {
-            tracing::warn!("{key} is taken from the Kerberos configuration (krb5.conf) by the Kafka client and is ignored here");
+            tracing::warn!(
+                "{key} is taken from the Kerberos configuration (krb5.conf) by the Kafka client and is ignored here"
+            );
         }
         "sasl.oauthbearer.token.file" => {
             return Err(
@@ -207,7 +216,11 @@ fn parse_jaas_options(text: &str) -> Vec<(String, String)> {
     while i < chars.len() {
         if chars[i] == '=' {
             let mut start = i;
-            while start > 0 && (chars[start - 1].is_alphanumeric() || chars[start - 1] == '_' || chars[start - 1] == '.') {
+            while start > 0
+                && (chars[start - 1].is_alphanumeric()
+                    || chars[start - 1] == '_'
+                    || chars[start - 1] == '.')
+            {
                 start -= 1;
             }
             let name: String = chars[start..i].iter().collect();
@@ -244,7 +257,10 @@ mod tests {
     use super::*;
 
     fn java(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -276,7 +292,9 @@ mod tests {
     #[test]
     fn secrets_never_appear_in_debug_output() {
         let mut s = KafkaSettings::new();
-        s.set("sasl.password", "hunter2").set("ssl.key.password", "pw2").set("client.id", "c");
+        s.set("sasl.password", "hunter2")
+            .set("ssl.key.password", "pw2")
+            .set("client.id", "c");
         let text = format!("{s:?}");
         assert!(!text.contains("hunter2") && !text.contains("pw2"), "{text}");
         assert!(text.contains("client.id"));
@@ -284,16 +302,21 @@ mod tests {
 
     #[test]
     fn non_pem_stores_and_unknown_protocols_are_rejected() {
-        assert!(KafkaSettings::from_java_properties(&java(&[("ssl.truststore.type", "JKS")]))
-            .unwrap_err()
-            .contains("only PEM"));
-        assert!(KafkaSettings::from_java_properties(&java(&[("security.protocol", "TLS")])).is_err());
+        assert!(
+            KafkaSettings::from_java_properties(&java(&[("ssl.truststore.type", "JKS")]))
+                .unwrap_err()
+                .contains("only PEM")
+        );
+        assert!(
+            KafkaSettings::from_java_properties(&java(&[("security.protocol", "TLS")])).is_err()
+        );
         assert!(KafkaSettings::from_java_properties(&java(&[("sasl.mechanism", "MD5")])).is_err());
     }
 
     #[test]
     fn overrides_need_key_equals_value() {
-        let s = KafkaSettings::from_overrides(&["fetch.wait.max.ms=10".into(), "a=b=c".into()]).unwrap();
+        let s = KafkaSettings::from_overrides(&["fetch.wait.max.ms=10".into(), "a=b=c".into()])
+            .unwrap();
         assert_eq!(s.get("fetch.wait.max.ms"), Some("10"));
         assert_eq!(s.get("a"), Some("b=c"));
         assert!(KafkaSettings::from_overrides(&["novalue".into()]).is_err());

@@ -1,0 +1,226 @@
+//! Reading a whole topic: every partition (discovered through metadata, never a
+//! fixed count) from the start to the end offsets captured when the read starts,
+//! with partition-EOF events and an idle rule as fallbacks for log gaps left by
+//! control records (barrier markers, transaction markers).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::{Headers, Message};
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::io::kafka::error::KafkaIoError;
+use crate::io::kafka::settings::KafkaSettings;
+
+/// One record as fetched, owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawRecord {
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+    pub timestamp: Option<i64>,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+}
+
+impl RawRecord {
+    fn from_message<M: Message>(m: &M) -> Self {
+        RawRecord {
+            topic: m.topic().to_string(),
+            partition: m.partition(),
+            offset: m.offset(),
+            timestamp: m.timestamp().to_millis(),
+            key: m.key().map(<[u8]>::to_vec),
+            value: m.payload().map(<[u8]>::to_vec),
+            headers: m
+                .headers()
+                .map(|hs| {
+                    hs.iter()
+                        .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// Number of partitions of `topic`, or `None` when the topic does not exist.
+pub fn partition_count(
+    consumer: &BaseConsumer,
+    topic: &str,
+    timeout: Duration,
+) -> Result<Option<i32>, KafkaIoError> {
+    let md = consumer
+        .fetch_metadata(Some(topic), timeout)
+        .map_err(|e| KafkaIoError::from_kafka(format!("read metadata of {topic}"), &e))?;
+    let Some(t) = md.topics().iter().find(|t| t.name() == topic) else {
+        return Ok(None);
+    };
+    if let Some(err) = t.error() {
+        let code = RDKafkaErrorCode::from(err);
+        if code == RDKafkaErrorCode::UnknownTopicOrPartition
+            || code == RDKafkaErrorCode::UnknownTopic
+        {
+            return Ok(None);
+        }
+        return Err(KafkaIoError::failed(format!(
+            "read metadata of {topic}: {code}"
+        )));
+    }
+    if t.partitions().is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(t.partitions().len() as i32))
+}
+
+/// A consumer without a group, assigned to every partition of one topic.
+pub struct TopicReader {
+    consumer: BaseConsumer,
+    topic: String,
+    partitions: Vec<i32>,
+    timeout: Duration,
+}
+
+impl TopicReader {
+    /// Opens a reader, or `None` when the topic does not exist.
+    pub fn open(
+        settings: &KafkaSettings,
+        topic: &str,
+        timeout: Duration,
+    ) -> Result<Option<Self>, KafkaIoError> {
+        let mut config = settings.client_config();
+        config
+            .set("enable.auto.commit", "false")
+            .set("enable.partition.eof", "true")
+            .set("isolation.level", "read_uncommitted")
+            .set("auto.offset.reset", "earliest")
+            .set("group.id", "krabka-streams-reader-unused");
+        let consumer: BaseConsumer = config
+            .create()
+            .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
+        let Some(n) = partition_count(&consumer, topic, timeout)? else {
+            return Ok(None);
+        };
+        Ok(Some(TopicReader {
+            consumer,
+            topic: topic.to_string(),
+            partitions: (0..n).collect(),
+            timeout,
+        }))
+    }
+
+    pub fn partitions(&self) -> &[i32] {
+        &self.partitions
+    }
+
+    /// End offsets (high watermarks) of every partition, now.
+    pub fn end_offsets(&self) -> Result<BTreeMap<i32, i64>, KafkaIoError> {
+        let mut out = BTreeMap::new();
+        for &p in &self.partitions {
+            let (_, high) = self
+                .consumer
+                .fetch_watermarks(&self.topic, p, self.timeout)
+                .map_err(|e| {
+                    KafkaIoError::from_kafka(format!("read end offset of {}-{p}", self.topic), &e)
+                })?;
+            out.insert(p, high);
+        }
+        Ok(out)
+    }
+
+    /// Reads every partition from the start to the end offsets captured now, in
+    /// fetch order (offset order within a partition), handing each record to `f`.
+    pub fn read_to_end<E>(
+        &self,
+        mut f: impl FnMut(RawRecord) -> Result<(), E>,
+    ) -> Result<Result<(), E>, KafkaIoError> {
+        let ends = self.end_offsets()?;
+        let mut pending: BTreeSet<i32> = ends
+            .iter()
+            .filter(|(_, e)| **e > 0)
+            .map(|(p, _)| *p)
+            .collect();
+        if pending.is_empty() {
+            return Ok(Ok(()));
+        }
+        let mut tpl = TopicPartitionList::new();
+        for &p in &pending {
+            tpl.add_partition_offset(&self.topic, p, Offset::Beginning)
+                .map_err(|e| KafkaIoError::failed(e.to_string()))?;
+        }
+        self.consumer
+            .assign(&tpl)
+            .map_err(|e| KafkaIoError::failed(format!("assign {}: {e}", self.topic)))?;
+        let deadline = Instant::now() + self.timeout;
+        while !pending.is_empty() {
+            if Instant::now() >= deadline {
+                return Err(KafkaIoError::unreachable(format!(
+                    "timed out reading {} partitions {:?} to their end offsets",
+                    self.topic, pending
+                )));
+            }
+            match self.consumer.poll(Duration::from_millis(200)) {
+                None => {}
+                Some(Ok(m)) => {
+                    let rec = RawRecord::from_message(&m);
+                    let p = rec.partition;
+                    let next = rec.offset + 1;
+                    if let Err(e) = f(rec) {
+                        return Ok(Err(e));
+                    }
+                    if ends.get(&p).is_some_and(|end| next >= *end) {
+                        pending.remove(&p);
+                    }
+                }
+                Some(Err(KafkaError::PartitionEOF(p))) => {
+                    pending.remove(&p);
+                }
+                Some(Err(e)) => {
+                    return Err(KafkaIoError::from_kafka(format!("read {}", self.topic), &e));
+                }
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Follows the topic from the current end offsets, handing new records to `f`
+    /// until it returns `false` or `stop` is true.
+    pub fn follow(
+        &self,
+        from_start: bool,
+        stop: &dyn Fn() -> bool,
+        mut f: impl FnMut(RawRecord) -> bool,
+    ) -> Result<(), KafkaIoError> {
+        let mut tpl = TopicPartitionList::new();
+        for &p in &self.partitions {
+            let offset = if from_start {
+                Offset::Beginning
+            } else {
+                Offset::End
+            };
+            tpl.add_partition_offset(&self.topic, p, offset)
+                .map_err(|e| KafkaIoError::failed(e.to_string()))?;
+        }
+        self.consumer
+            .assign(&tpl)
+            .map_err(|e| KafkaIoError::failed(format!("assign {}: {e}", self.topic)))?;
+        while !stop() {
+            match self.consumer.poll(Duration::from_millis(200)) {
+                None | Some(Err(KafkaError::PartitionEOF(_))) => {}
+                Some(Ok(m)) => {
+                    if !f(RawRecord::from_message(&m)) {
+                        return Ok(());
+                    }
+                }
+                Some(Err(e)) => {
+                    return Err(KafkaIoError::from_kafka(format!("read {}", self.topic), &e));
+                }
+            }
+        }
+        Ok(())
+    }
+}
