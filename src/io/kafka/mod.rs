@@ -1,6 +1,7 @@
 //! Kafka adapters over rdkafka: client settings, topic reading, consumer-group
 //! offsets, the embedded mock cluster.
 
+pub mod barrier_state;
 pub mod error;
 pub mod groups;
 pub mod mock_cluster;
