@@ -109,9 +109,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
 pub fn clap_error_code(e: &clap::Error) -> i32 {
     use clap::error::ErrorKind;
     match e.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
         _ => exit::ExitCode::Usage.code(),
     }
 }
