@@ -4,4 +4,5 @@
 pub mod barrier;
 pub mod headers;
 pub mod ipc;
+pub mod metadata;
 pub mod snapshot;
