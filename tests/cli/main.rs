@@ -4,4 +4,5 @@
 
 mod support;
 
+mod barrier;
 mod broker;
