@@ -4,6 +4,7 @@
 
 mod fixture;
 
+mod consumer;
 mod decode;
 mod list;
 mod verify;

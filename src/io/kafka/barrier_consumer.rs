@@ -101,9 +101,10 @@ impl BarrierConsumer for KafkaBarrierConsumer {
     ) -> Result<BTreeMap<TopicPartition, i64>, ConsumerError> {
         let mut request = TopicPartitionList::new();
         for tp in partitions {
-            // librdkafka reads the offset field as the timestamp to look up: −1 = latest.
+            // librdkafka reads the offset field as the timestamp to look up; `End` is −1,
+            // which ListOffsets answers with the latest offset.
             request
-                .add_partition_offset(&tp.topic, tp.partition, Offset::Offset(-1))
+                .add_partition_offset(&tp.topic, tp.partition, Offset::End)
                 .map_err(|e| KafkaIoError::failed(format!("{tp}: {e}")))?;
         }
         let answer = self
