@@ -23,7 +23,10 @@ use crate::io::kafka::barrier_state::{BarrierState, BarrierStateReadError, read_
 
 pub use list::ListArgs;
 pub use show::ShowArgs;
-pub use verify::VerifyArgs;
+pub use verify::{
+    VerifyArgs, report_json as verify_report_json, verify_error,
+    write_report as write_verify_report,
+};
 pub use watch::WatchArgs;
 
 #[derive(Debug, Args)]
