@@ -44,10 +44,16 @@ mod tests {
     #[test]
     fn epoch_millis_print_as_rfc3339_utc_with_milliseconds() {
         assert_eq!(rfc3339_millis(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rfc3339_millis(1_724_500_000_042), "2024-08-24T11:46:40.042Z");
+        assert_eq!(
+            rfc3339_millis(1_724_500_000_042),
+            "2024-08-24T11:46:40.042Z"
+        );
         assert_eq!(rfc3339_millis(951_782_400_000), "2000-02-29T00:00:00.000Z");
         assert_eq!(rfc3339_millis(-1), "1969-12-31T23:59:59.999Z");
-        assert_eq!(rfc3339_millis(253_402_300_799_999), "9999-12-31T23:59:59.999Z");
+        assert_eq!(
+            rfc3339_millis(253_402_300_799_999),
+            "9999-12-31T23:59:59.999Z"
+        );
     }
 
     #[test]
@@ -56,7 +62,13 @@ mod tests {
             rfc3339_millis(253_402_300_800_000),
             "253402300800000 ms since epoch"
         );
-        assert_eq!(rfc3339_millis(i64::MIN), format!("{} ms since epoch", i64::MIN));
-        assert_eq!(rfc3339_millis(i64::MAX), format!("{} ms since epoch", i64::MAX));
+        assert_eq!(
+            rfc3339_millis(i64::MIN),
+            format!("{} ms since epoch", i64::MIN)
+        );
+        assert_eq!(
+            rfc3339_millis(i64::MAX),
+            format!("{} ms since epoch", i64::MAX)
+        );
     }
 }

@@ -271,9 +271,8 @@ fn list_names(dir: &Path) -> Result<Vec<String>, VerifyError> {
     })?;
     let mut names = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|e| {
-            VerifyError::Input(format!("cannot list {}: {e}", dir.display()))
-        })?;
+        let entry =
+            entry.map_err(|e| VerifyError::Input(format!("cannot list {}: {e}", dir.display())))?;
         // Names that are not UTF-8 are no snapshot names either writer produces.
         if let Ok(name) = entry.file_name().into_string() {
             names.push(name);
@@ -299,9 +298,9 @@ fn verify_input(
         ),
         None => {
             let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| VerifyError::Input(format!("cannot read the input from stdin: {e}")))?;
+            std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+                VerifyError::Input(format!("cannot read the input from stdin: {e}"))
+            })?;
             ("-".to_owned(), bytes)
         }
     };

@@ -124,7 +124,11 @@ mod tests {
     use crate::engine::columnar::ipc;
 
     fn batch() -> (SchemaRef, RecordBatch) {
-        let schema = Arc::new(Schema::new(vec![Field::new("offset", DataType::Int64, true)]));
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "offset",
+            DataType::Int64,
+            true,
+        )]));
         let batch = RecordBatch::try_new(
             schema.clone(),
             vec![Arc::new(Int64Array::from(vec![Some(1), None, Some(3)]))],

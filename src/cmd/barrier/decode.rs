@@ -66,11 +66,7 @@ pub fn run(global: &GlobalArgs, args: DecodeArgs) -> CliResult<()> {
 }
 
 /// Hex text or a file's bytes; `None` when neither is given.
-fn bytes(
-    flag: &str,
-    hex_text: Option<&str>,
-    file: Option<&PathBuf>,
-) -> CliResult<Option<Vec<u8>>> {
+fn bytes(flag: &str, hex_text: Option<&str>, file: Option<&PathBuf>) -> CliResult<Option<Vec<u8>>> {
     if let Some(text) = hex_text {
         let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         let digits = compact
@@ -168,16 +164,28 @@ fn write_value(
         BarrierStateValue::Group(d) => {
             writeln!(out, "value: group definition")?;
             writeln!(out, "  topics:        {}", d.topics.join(", "))?;
-            writeln!(out, "  interval:      {} ms (-1 = no periodic injection)", d.interval_ms)?;
+            writeln!(
+                out,
+                "  interval:      {} ms (-1 = no periodic injection)",
+                d.interval_ms
+            )?;
             writeln!(out, "  retained cuts: {}", d.retained_cuts)?;
             writeln!(out, "  last epoch:    {}", d.last_epoch)
         }
         BarrierStateValue::InjectionStart(i) => {
             writeln!(out, "value: injection start")?;
             writeln!(out, "  coordinator epoch: {}", i.coordinator_epoch)?;
-            writeln!(out, "  triggered:         {}", rfc3339_millis(i.triggered_at))?;
+            writeln!(
+                out,
+                "  triggered:         {}",
+                rfc3339_millis(i.triggered_at)
+            )?;
             for t in &i.targets {
-                writeln!(out, "  target:            {} ({} partitions)", t.topic, t.partition_count)?;
+                writeln!(
+                    out,
+                    "  target:            {} ({} partitions)",
+                    t.topic, t.partition_count
+                )?;
             }
             Ok(())
         }

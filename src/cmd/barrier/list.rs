@@ -166,8 +166,8 @@ fn write_rows(
     format: DataFormat,
     destination: &Destination,
 ) -> CliResult<()> {
-    let batch = cut_rows(cuts)
-        .map_err(|e| CliError::failure(format!("cannot build the cut rows: {e}")))?;
+    let batch =
+        cut_rows(cuts).map_err(|e| CliError::failure(format!("cannot build the cut rows: {e}")))?;
     let rows = batch.num_rows();
     let written = write_batches(
         destination,

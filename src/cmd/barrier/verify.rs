@@ -180,11 +180,7 @@ pub fn write_report(out: &mut dyn Write, report: &VerifyReport) -> std::io::Resu
     let cut = match &report.selection {
         CutSelection::Complete(cut) => cut,
         other => {
-            return writeln!(
-                out,
-                "NOT VERIFIED: {}",
-                other.problem().unwrap_or_default()
-            );
+            return writeln!(out, "NOT VERIFIED: {}", other.problem().unwrap_or_default());
         }
     };
     writeln!(

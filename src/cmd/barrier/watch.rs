@@ -12,15 +12,19 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
 use crate::engine::columnar::barrier::BARRIER_STATE_TOPIC;
-use crate::io::kafka::barrier_watch::{WatchEnd, WatchError, WatchEvent, WatchOptions, follow_cuts};
+use crate::io::kafka::barrier_watch::{
+    WatchEnd, WatchError, WatchEvent, WatchOptions, follow_cuts,
+};
 
 #[derive(Debug, Args)]
-#[command(after_help = "Cuts already in __barrier_state when the watch starts are not printed; \
+#[command(
+    after_help = "Cuts already in __barrier_state when the watch starts are not printed; \
 each cut published afterwards is printed as one line (with --output json: one JSON object per line, \
 the cut with all its offsets, not wrapped in {\"data\": …}).
 
 Exit codes: 0 after --count cuts, 130 on Ctrl-C, 1 a record of __barrier_state does not decode, \
-4 broker unreachable.")]
+4 broker unreachable."
+)]
 pub struct WatchArgs {
     /// Barrier group.
     #[arg(long, value_name = "GROUP")]

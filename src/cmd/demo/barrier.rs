@@ -60,13 +60,15 @@ pub fn publish_cuts(cluster: &EmbeddedCluster) -> CliResult<Published> {
     let records = vec![
         (
             BarrierStateKey::group(BARRIER_GROUP),
-            Some(encoded(GroupDefinition {
-                topics: vec![ORDERS_TOPIC.into()],
-                interval_ms: 60_000,
-                retained_cuts: 32,
-                last_epoch: 4,
-            }
-            .encode())?),
+            Some(encoded(
+                GroupDefinition {
+                    topics: vec![ORDERS_TOPIC.into()],
+                    interval_ms: 60_000,
+                    retained_cuts: 32,
+                    last_epoch: 4,
+                }
+                .encode(),
+            )?),
         ),
         cut_record(1, &half, &[])?,
         cut_record(2, &half[..2], &[ORDERS_PARTITIONS - 1])?,
@@ -162,7 +164,9 @@ fn end_offsets(bootstrap: &str) -> CliResult<BTreeMap<i32, i64>> {
             consumer
                 .fetch_watermarks(ORDERS_TOPIC, p, TIMEOUT)
                 .map(|(_, high)| (p, high))
-                .map_err(|e| CliError::unreachable(format!("read end offsets of {ORDERS_TOPIC}: {e}")))
+                .map_err(|e| {
+                    CliError::unreachable(format!("read end offsets of {ORDERS_TOPIC}: {e}"))
+                })
         })
         .collect()
 }
@@ -175,8 +179,7 @@ fn settings(bootstrap: &str) -> KafkaSettings {
 
 /// `barrier list`'s read: the whole topic folded.
 pub fn list(bootstrap: &str) -> CliResult<BarrierState> {
-    read_barrier_state(&settings(bootstrap), TIMEOUT)
-        .map_err(|e| CliError::failure(e.to_string()))
+    read_barrier_state(&settings(bootstrap), TIMEOUT).map_err(|e| CliError::failure(e.to_string()))
 }
 
 /// Commits the verified cut's offsets for the consumer group (as a runner that stopped at the

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::Consumer;
 use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
@@ -22,15 +22,16 @@ use crate::engine::columnar::barrier::cut_log::ConsumedRecord;
 use crate::engine::columnar::barrier::reader::{BarrierConsumer, ConsumerError};
 use crate::engine::columnar::barrier::record::TopicPartition;
 use crate::io::kafka::error::{KafkaIoError, is_unreachable_error};
+use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::topic_reader::partition_count;
 
 /// Most records one `poll` hands back; the rest stay queued for the next poll.
 const MAX_RECORDS_PER_POLL: usize = 10_000;
 
-/// A [`BarrierConsumer`] over an rdkafka [`BaseConsumer`].
+/// A [`BarrierConsumer`] over an rdkafka consumer.
 pub struct KafkaBarrierConsumer {
-    consumer: BaseConsumer,
+    consumer: ReaderConsumer,
     /// Timeout of metadata and end-offset requests.
     timeout: Duration,
     /// Next offset to read per assigned partition, as seeks and fetched records set it.
@@ -50,7 +51,7 @@ impl KafkaBarrierConsumer {
             // Required by librdkafka for a consumer handle; never joined (assign only).
             .set("group.id", "krabka-streams-cut-reader-unused");
         let consumer = config
-            .create()
+            .create_with_context(ReaderContext)
             .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
         Ok(KafkaBarrierConsumer {
             consumer,

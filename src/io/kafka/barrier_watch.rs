@@ -102,9 +102,8 @@ pub fn follow_cuts(
         idle_polls: u32::try_from(idle_polls).unwrap_or(u32::MAX),
         ..CutReaderOptions::default()
     };
-    let mut reader = CutReader::new(consumer, partitions, reader_options).map_err(|e| {
-        KafkaIoError::failed(format!("cannot follow {BARRIER_STATE_TOPIC}: {e}"))
-    })?;
+    let mut reader = CutReader::new(consumer, partitions, reader_options)
+        .map_err(|e| KafkaIoError::failed(format!("cannot follow {BARRIER_STATE_TOPIC}: {e}")))?;
     let mut last_epoch = reader
         .read()?
         .cuts(&options.group)

@@ -9,5 +9,6 @@ pub mod error;
 pub mod groups;
 pub mod mock_cluster;
 pub mod partition_log;
+pub mod reader_context;
 pub mod settings;
 pub mod topic_reader;

@@ -9,13 +9,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::Consumer;
 use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::engine::columnar::barrier::verify::PartitionLog;
 use crate::io::kafka::error::{KafkaIoError, is_unreachable_error};
+use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 
 /// The offsets `topic` holds in `[log start, limit)` for each `(partition, limit)`.
@@ -31,8 +32,8 @@ pub fn offsets_below(
         .set("enable.partition.eof", "true")
         .set("isolation.level", "read_committed")
         .set("group.id", "krabka-streams-reader-unused");
-    let consumer: BaseConsumer = config
-        .create()
+    let consumer: ReaderConsumer = config
+        .create_with_context(ReaderContext)
         .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
     let deadline = Instant::now() + timeout;
 
@@ -89,10 +90,8 @@ pub fn offsets_below(
                 if !pending.contains(&partition) {
                     continue;
                 }
-                if message.offset() < stop {
-                    if let Some(log) = logs.get_mut(&partition) {
-                        log.offsets.push(message.offset());
-                    }
+                if let Some(log) = logs.get_mut(&partition).filter(|_| message.offset() < stop) {
+                    log.offsets.push(message.offset());
                 }
                 if message.offset() + 1 >= stop {
                     pending.remove(&partition);

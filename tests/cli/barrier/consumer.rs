@@ -25,11 +25,20 @@ fn the_cut_reader_reads_every_partition_to_its_end_offsets_and_then_only_new_rec
     c.write_cut("audit", 2, &cut("orders", &[(0, 20)], &[1]));
     c.write_cut("ledger", 1, &cut("payments", &[(0, 5)], &[]));
     let consumer = consumer(&c);
-    let partitions = consumer.partition_count(BARRIER_STATE_TOPIC).unwrap().unwrap();
+    let partitions = consumer
+        .partition_count(BARRIER_STATE_TOPIC)
+        .unwrap()
+        .unwrap();
     assert_eq!(partitions, 7);
     let mut reader = CutReader::new(consumer, partitions, CutReaderOptions::default()).unwrap();
-    assert_eq!(reader.latest_complete_cut("audit").unwrap().unwrap().epoch, 1);
-    assert_eq!(reader.latest_complete_cut("ledger").unwrap().unwrap().epoch, 1);
+    assert_eq!(
+        reader.latest_complete_cut("audit").unwrap().unwrap().epoch,
+        1
+    );
+    assert_eq!(
+        reader.latest_complete_cut("ledger").unwrap().unwrap().epoch,
+        1
+    );
 
     c.write_cut("audit", 3, &cut("orders", &[(0, 30)], &[]));
     let after: Vec<i64> = reader
@@ -48,7 +57,9 @@ fn end_offsets_are_the_latest_offset_of_every_partition() {
     c.write_cut("audit", 1, &cut("orders", &[(0, 10)], &[]));
     c.write_cut("audit", 2, &cut("orders", &[(0, 20)], &[]));
     let mut consumer = consumer(&c);
-    let tps: Vec<TopicPartition> = (0..3).map(|p| TopicPartition::new(BARRIER_STATE_TOPIC, p)).collect();
+    let tps: Vec<TopicPartition> = (0..3)
+        .map(|p| TopicPartition::new(BARRIER_STATE_TOPIC, p))
+        .collect();
     let ends = consumer.end_offsets(&tps).unwrap();
     let audit = c.state_partition("audit");
     let expected: BTreeMap<TopicPartition, i64> = tps

@@ -73,7 +73,12 @@ impl Cluster {
                 &AdminOptions::new().operation_timeout(Some(TIMEOUT)),
             ))
             .expect("CreateTopics answered");
-        assert_eq!(created, vec![Ok(name.to_owned())], "{}", self.broker.log_text());
+        assert_eq!(
+            created,
+            vec![Ok(name.to_owned())],
+            "{}",
+            self.broker.log_text()
+        );
     }
 
     /// Creates `__barrier_state` with `partitions` partitions, as the broker would (compacted).
@@ -89,7 +94,13 @@ impl Cluster {
     }
 
     /// Produces one record (its own batch, flushed) and returns its offset.
-    pub fn send(&self, topic: &str, partition: i32, key: Option<&[u8]>, value: Option<&[u8]>) -> i64 {
+    pub fn send(
+        &self,
+        topic: &str,
+        partition: i32,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+    ) -> i64 {
         let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(topic).partition(partition);
         if let Some(key) = key {
             record = record.key(key);
@@ -107,7 +118,10 @@ impl Cluster {
     /// Writes a raw record to the group's `__barrier_state` partition; returns (partition, offset).
     pub fn write_raw(&self, group: &str, key: &[u8], value: Option<&[u8]>) -> (i32, i64) {
         let partition = self.state_partition(group);
-        (partition, self.send(BARRIER_STATE_TOPIC, partition, Some(key), value))
+        (
+            partition,
+            self.send(BARRIER_STATE_TOPIC, partition, Some(key), value),
+        )
     }
 
     pub fn write_cut(&self, group: &str, epoch: i64, cut: &Cut) {
@@ -157,7 +171,10 @@ impl Cluster {
         consumer.subscribe(&[topic]).expect("subscribe");
         let deadline = std::time::Instant::now() + TIMEOUT;
         while consumer.assignment().map(|a| a.count()).unwrap_or(0) == 0 {
-            assert!(std::time::Instant::now() < deadline, "no assignment for {group}");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no assignment for {group}"
+            );
             let _ = consumer.poll(Duration::from_millis(100));
         }
         let mut tpl = TopicPartitionList::new();

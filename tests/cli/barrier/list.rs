@@ -18,8 +18,16 @@ fn populated() -> Cluster {
     c.write_cut("audit", 4, &cut("orders", &[(0, 50), (1, 60)], &[]));
     c.write_cut_tombstone("audit", 4);
     c.write_injection("audit", 5, "orders", 2);
-    c.write_cut("ledger", 7, &cut("payments", &[(0, 5), (1, 6), (2, 7)], &[]));
-    c.write_cut("ledger", 8, &cut("payments", &[(0, 9), (1, 9), (2, 9)], &[]));
+    c.write_cut(
+        "ledger",
+        7,
+        &cut("payments", &[(0, 5), (1, 6), (2, 7)], &[]),
+    );
+    c.write_cut(
+        "ledger",
+        8,
+        &cut("payments", &[(0, 9), (1, 9), (2, 9)], &[]),
+    );
     c.write_cut("ledger", 8, &cut("payments", &[(0, 9)], &[1, 2]));
     c.write_cut("shadow", 1, &cut("orders", &[(0, 1)], &[]));
     c
@@ -44,7 +52,11 @@ fn list_reads_every_partition_and_shows_only_complete_cuts_by_default() {
     let data = json_data(&out);
     assert_eq!(data["partitions"], 7);
     assert_eq!(data["topic_exists"], true);
-    assert_eq!(epochs(&data, "audit"), [1, 3], "partial 2 hidden, 4 deleted");
+    assert_eq!(
+        epochs(&data, "audit"),
+        [1, 3],
+        "partial 2 hidden, 4 deleted"
+    );
     assert_eq!(epochs(&data, "ledger"), [7], "8 became partial");
     assert_eq!(epochs(&data, "shadow"), [1]);
     assert_eq!(data["groups"], Value::Array(vec![]));
@@ -56,18 +68,27 @@ fn list_reads_every_partition_and_shows_only_complete_cuts_by_default() {
     let human = c.run(&["barrier", "list"]);
     assert_code(&human, 0);
     let text = stdout(&human);
-    assert!(text.contains("__barrier_state: 7 partitions, 11 records read"), "{text}");
+    assert!(
+        text.contains("__barrier_state: 7 partitions, 11 records read"),
+        "{text}"
+    );
     assert!(text.contains("2024-08-24T11:46:40.042Z"), "{text}");
 }
 
 #[test]
 fn list_all_adds_partial_cuts_definitions_and_injections() {
     let c = populated();
-    let out = c.run(&["barrier", "list", "--all", "--group", "audit", "--output", "json"]);
+    let out = c.run(&[
+        "barrier", "list", "--all", "--group", "audit", "--output", "json",
+    ]);
     assert_code(&out, 0);
     let data = json_data(&out);
     assert_eq!(epochs(&data, "audit"), [1, 2, 3]);
-    assert_eq!(epochs(&data, "ledger"), Vec::<i64>::new(), "filtered by --group");
+    assert_eq!(
+        epochs(&data, "ledger"),
+        Vec::<i64>::new(),
+        "filtered by --group"
+    );
     assert_eq!(data["cuts"][1]["status"], "partial");
     assert_eq!(data["cuts"][1]["missing"], serde_json::json!(["orders/1"]));
     assert_eq!(data["groups"][0]["group"], "audit");
@@ -82,7 +103,12 @@ fn list_all_adds_partial_cuts_definitions_and_injections() {
     let human = c.run(&["barrier", "list", "--all"]);
     assert_code(&human, 0);
     let text = stdout(&human);
-    for needle in ["group definitions:", "injection records:", "partial", "orders ×2"] {
+    for needle in [
+        "group definitions:",
+        "injection records:",
+        "partial",
+        "orders ×2",
+    ] {
         assert!(text.contains(needle), "{needle} in:\n{text}");
     }
 }
@@ -102,15 +128,31 @@ fn list_writes_one_arrow_or_parquet_row_per_cut_partition_atomically() {
         arrows.to_str().unwrap(),
     ]);
     assert_code(&out, 0);
-    assert!(stdout(&out).contains("wrote 13 rows (6 cuts)"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("wrote 13 rows (6 cuts)"),
+        "{}",
+        stdout(&out)
+    );
     let (schema, batches) = ipc::read_batches(&std::fs::read(&arrows).unwrap()).unwrap();
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     assert_eq!(
         names,
-        ["group", "epoch", "status", "triggered_at", "completed_at", "topic", "partition", "offset"]
+        [
+            "group",
+            "epoch",
+            "status",
+            "triggered_at",
+            "completed_at",
+            "topic",
+            "partition",
+            "offset"
+        ]
     );
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-    assert_eq!(rows, 13, "2+2+2 audit, 3+3 ledger (8 partial: 1 offset + 2 missing), 1 shadow");
+    assert_eq!(
+        rows, 13,
+        "2+2+2 audit, 3+3 ledger (8 partial: 1 offset + 2 missing), 1 shadow"
+    );
 
     let parquet = dir.path().join("cuts.parquet");
     let out = c.run(&[
@@ -173,7 +215,11 @@ fn a_malformed_group_definition_is_listed_with_its_error_and_fails_the_command()
     assert_code(&plain, 0);
     let out = c.run(&["barrier", "list", "--all"]);
     assert_code(&out, 1);
-    assert!(stdout(&out).contains("malformed: truncated barrier state group value"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("malformed: truncated barrier state group value"),
+        "{}",
+        stdout(&out)
+    );
     assert!(
         stderr(&out).contains("group definition of audit: truncated barrier state group value"),
         "{}",
@@ -190,13 +236,19 @@ fn a_cluster_without_barrier_state_lists_nothing() {
     assert_eq!(data["topic_exists"], false);
     assert_eq!(data["cuts"], Value::Array(vec![]));
     let human = c.run(&["barrier", "list"]);
-    assert!(stdout(&human).contains("does not exist"), "{}", stdout(&human));
+    assert!(
+        stdout(&human).contains("does not exist"),
+        "{}",
+        stdout(&human)
+    );
 }
 
 #[test]
 fn show_prints_every_offset_of_one_cut_and_latest_is_the_highest_complete() {
     let c = populated();
-    let out = c.run(&["barrier", "show", "--group", "ledger", "--epoch", "latest", "--output", "json"]);
+    let out = c.run(&[
+        "barrier", "show", "--group", "ledger", "--epoch", "latest", "--output", "json",
+    ]);
     assert_code(&out, 0);
     let data = json_data(&out);
     assert_eq!(data["epoch"], 7);
@@ -206,7 +258,10 @@ fn show_prints_every_offset_of_one_cut_and_latest_is_the_highest_complete() {
     assert_code(&partial, 0);
     let text = stdout(&partial);
     assert!(text.contains("status:     partial"), "{text}");
-    assert!(text.contains("missing:    payments/1, payments/2"), "{text}");
+    assert!(
+        text.contains("missing:    payments/1, payments/2"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -215,13 +270,18 @@ fn show_of_an_unknown_group_or_epoch_exits_1_saying_what_exists() {
     let out = c.run(&["barrier", "show", "--group", "audit", "--epoch", "4"]);
     assert_code(&out, 1);
     assert!(
-        stderr(&out).contains("barrier group audit has no cut at epoch 4 (latest complete cut: epoch 3)"),
+        stderr(&out)
+            .contains("barrier group audit has no cut at epoch 4 (latest complete cut: epoch 3)"),
         "{}",
         stderr(&out)
     );
     let out = c.run(&["barrier", "show", "--group", "nobody", "--epoch", "latest"]);
     assert_code(&out, 1);
-    assert!(stderr(&out).contains("no record of this group"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no record of this group"),
+        "{}",
+        stderr(&out)
+    );
     let usage = c.run(&["barrier", "show", "--group", "audit", "--epoch", "0"]);
     assert_code(&usage, 2);
 }
@@ -236,5 +296,9 @@ fn an_unreachable_broker_exits_4_within_the_timeout() {
     let started = std::time::Instant::now();
     let out = run(&["-b", &closed, "--timeout", "2s", "barrier", "list"]);
     assert_code(&out, 4);
-    assert!(started.elapsed() < std::time::Duration::from_secs(15), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
 }

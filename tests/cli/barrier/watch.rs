@@ -19,7 +19,16 @@ struct Watch {
 impl Watch {
     fn start(c: &Cluster, extra: &[&str]) -> Watch {
         let mut child = Command::new(binary())
-            .args(["-b", &c.bootstrap(), "--timeout", "10s", "barrier", "watch", "--group", "audit"])
+            .args([
+                "-b",
+                &c.bootstrap(),
+                "--timeout",
+                "10s",
+                "barrier",
+                "watch",
+                "--group",
+                "audit",
+            ])
             .args(["--poll-interval", "100ms"])
             .args(extra)
             .stdout(Stdio::piped())
@@ -85,7 +94,9 @@ fn watch_prints_only_cuts_published_after_it_starts_and_exits_0_after_count() {
     c.create_barrier_state(7);
     c.write_cut("audit", 1, &cut("orders", &[(0, 10)], &[]));
     let mut watch = Watch::start(&c, &["--count", "2", "--output", "json"]);
-    watch.wait_for("following __barrier_state (7 partitions) for new cuts of group audit after epoch 1");
+    watch.wait_for(
+        "following __barrier_state (7 partitions) for new cuts of group audit after epoch 1",
+    );
     c.write_cut("other", 9, &cut("orders", &[(0, 90)], &[]));
     c.write_cut("audit", 2, &cut("orders", &[(0, 20)], &[]));
     c.write_cut("audit", 3, &cut("orders", &[(0, 25)], &[1]));
@@ -94,7 +105,11 @@ fn watch_prints_only_cuts_published_after_it_starts_and_exits_0_after_count() {
     assert_eq!(code, Some(0), "{out}");
     let epochs: Vec<i64> = out
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["epoch"].as_i64().unwrap())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["epoch"]
+                .as_i64()
+                .unwrap()
+        })
         .collect();
     assert_eq!(epochs, [2, 4], "partial 3 skipped without --all:\n{out}");
     let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
@@ -130,7 +145,9 @@ fn ctrl_c_ends_a_watch_with_exit_130() {
     assert_eq!(code, Some(130), "{out}");
     assert_eq!(
         err.last().map(String::as_str),
-        Some("krabka-streams barrier watch: cancelled; a request in flight may already have reached the broker"),
+        Some(
+            "krabka-streams barrier watch: cancelled; a request in flight may already have reached the broker"
+        ),
         "{err:?}"
     );
 }

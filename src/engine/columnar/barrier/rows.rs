@@ -112,7 +112,11 @@ mod tests {
     fn one_row_per_cut_partition_and_missing_partitions_have_null_offsets() {
         let cuts = [
             barrier_cut(1, CutStatus::Complete, vec![]),
-            barrier_cut(2, CutStatus::Partial, vec![TopicPartition::new("orders", 2)]),
+            barrier_cut(
+                2,
+                CutStatus::Partial,
+                vec![TopicPartition::new("orders", 2)],
+            ),
         ];
         let batch = cut_rows(&cuts).unwrap();
         assert_eq!(batch.num_rows(), 5);
@@ -134,7 +138,11 @@ mod tests {
             .unwrap();
         assert_eq!(status.value(4), "partial");
         assert_eq!(
-            batch.schema().field_with_name("triggered_at").unwrap().data_type(),
+            batch
+                .schema()
+                .field_with_name("triggered_at")
+                .unwrap()
+                .data_type(),
             &DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
         );
         assert_eq!(batch.column(3).null_count(), 0);

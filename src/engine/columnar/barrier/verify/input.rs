@@ -25,7 +25,9 @@ pub const OFFSET_COLUMN: &str = "__offset";
 /// Why an Arrow input cannot be checked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {
-    #[error("the input has no {0} column (expected the reserved columns of formats §4, as `tail` writes them)")]
+    #[error(
+        "the input has no {0} column (expected the reserved columns of formats §4, as `tail` writes them)"
+    )]
     MissingColumn(&'static str),
     #[error("the input's {column} column is {found}, expected {expected}")]
     WrongType {
@@ -344,7 +346,16 @@ mod tests {
     fn exactly_the_records_before_the_cut_verifies_even_across_marker_gaps() {
         // Offset 2 of partition 0 is a control marker: the topic never returns it.
         let topic = logs(&[(0, 0, &[0, 1, 3, 4]), (1, 0, &[0, 1, 2, 3])]);
-        let got = input(&[(0, 0), (0, 1), (0, 3), (0, 4), (1, 3), (1, 2), (1, 1), (1, 0)]);
+        let got = input(&[
+            (0, 0),
+            (0, 1),
+            (0, 3),
+            (0, 4),
+            (1, 3),
+            (1, 2),
+            (1, 1),
+            (1, 0),
+        ]);
         let report = check_input(&cut(), "orders", &got, &topic);
         assert!(report.ok(), "{report:?}");
         assert_eq!(report.partitions[0].matched, 4);
@@ -392,7 +403,10 @@ mod tests {
         let topic = logs(&[(0, 0, &[0, 1]), (1, 0, &[])]);
         let report = check_input(&cut(), "orders", &InputOffsets::default(), &topic);
         assert_eq!(report.partitions[0].missing.to_string(), "0-1");
-        assert!(report.partitions[1].ok(), "nothing before the cut, nothing read");
+        assert!(
+            report.partitions[1].ok(),
+            "nothing before the cut, nothing read"
+        );
 
         let stray = input(&[(0, 0), (0, 1), (7, 0), (7, 1)]);
         let report = check_input(&cut(), "orders", &stray, &topic);
@@ -403,11 +417,17 @@ mod tests {
     #[test]
     fn reserved_columns_must_exist_with_their_types_and_no_nulls() {
         let error = input_offsets(&[batch(&[(Some(0), None)])]).unwrap_err();
-        assert_eq!(error.to_string(), "the input's __offset column is null in row 0");
+        assert_eq!(
+            error.to_string(),
+            "the input's __offset column is null in row 0"
+        );
         let mut acc = InputOffsets::default();
         acc.add_batch(&batch(&[(Some(0), Some(1))])).unwrap();
         let error = acc.add_batch(&batch(&[(None, Some(1))])).unwrap_err();
-        assert_eq!(error.to_string(), "the input's __partition column is null in row 1");
+        assert_eq!(
+            error.to_string(),
+            "the input's __partition column is null in row 1"
+        );
 
         let wrong = RecordBatch::try_new(
             Arc::new(Schema::new(vec![
@@ -425,7 +445,11 @@ mod tests {
             "the input's __partition column is Int64, expected Int32"
         );
         let only_offset = RecordBatch::try_new(
-            Arc::new(Schema::new(vec![Field::new(OFFSET_COLUMN, DataType::Int64, true)])),
+            Arc::new(Schema::new(vec![Field::new(
+                OFFSET_COLUMN,
+                DataType::Int64,
+                true,
+            )])),
             vec![Arc::new(Int64Array::from(vec![0]))],
         )
         .unwrap();
@@ -439,7 +463,11 @@ mod tests {
     fn the_input_topic_defaults_to_the_cuts_only_topic() {
         let mut two = cut();
         assert_eq!(input_topic(&two, None).unwrap(), "orders");
-        assert!(input_topic(&two, Some("payments")).unwrap_err().contains("does not name"));
+        assert!(
+            input_topic(&two, Some("payments"))
+                .unwrap_err()
+                .contains("does not name")
+        );
         two.topics.push(CutTopic {
             topic: "payments".into(),
             partitions: vec![],

@@ -90,7 +90,10 @@ mod tests {
     #[test]
     fn extreme_offsets_do_not_overflow() {
         let r = OffsetRanges::from_sorted([i64::MIN, i64::MAX - 1, i64::MAX]);
-        assert_eq!(r.ranges(), &[(i64::MIN, i64::MIN), (i64::MAX - 1, i64::MAX)]);
+        assert_eq!(
+            r.ranges(),
+            &[(i64::MIN, i64::MIN), (i64::MAX - 1, i64::MAX)]
+        );
         assert_eq!(r.count(), 3);
     }
 }

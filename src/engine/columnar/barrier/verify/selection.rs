@@ -201,9 +201,18 @@ mod tests {
     fn epoch_selector_accepts_latest_or_a_positive_epoch_only() {
         assert_eq!("latest".parse(), Ok(EpochSelector::Latest));
         assert_eq!("7".parse(), Ok(EpochSelector::Exact(7)));
-        assert!("0".parse::<EpochSelector>().unwrap_err().contains("start at 1"));
+        assert!(
+            "0".parse::<EpochSelector>()
+                .unwrap_err()
+                .contains("start at 1")
+        );
         assert!("-1".parse::<EpochSelector>().is_err());
-        assert!("seven".parse::<EpochSelector>().unwrap_err().contains("latest"));
+        assert!(
+            "seven"
+                .parse::<EpochSelector>()
+                .unwrap_err()
+                .contains("latest")
+        );
     }
 
     #[test]
@@ -223,7 +232,10 @@ mod tests {
         let selection = select_cut(&log, "audit", EpochSelector::Exact(2));
         assert!(matches!(selection, CutSelection::Partial(_)));
         let problem = selection.problem().unwrap();
-        assert!(problem.contains("epoch 2 is a partial cut (missing: in/1)"), "{problem}");
+        assert!(
+            problem.contains("epoch 2 is a partial cut (missing: in/1)"),
+            "{problem}"
+        );
         assert!(problem.contains("not verified"), "{problem}");
     }
 

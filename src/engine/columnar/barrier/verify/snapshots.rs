@@ -206,15 +206,14 @@ mod tests {
     }
 
     fn files(list: &[(&str, Vec<u8>)]) -> (Vec<String>, BTreeMap<String, Vec<u8>>) {
-        let map: BTreeMap<String, Vec<u8>> =
-            list.iter().map(|(n, b)| (n.to_string(), b.clone())).collect();
+        let map: BTreeMap<String, Vec<u8>> = list
+            .iter()
+            .map(|(n, b)| (n.to_string(), b.clone()))
+            .collect();
         (map.keys().cloned().collect(), map)
     }
 
-    fn run(
-        naming: &SnapshotNaming,
-        list: &[(&str, Vec<u8>)],
-    ) -> Vec<SnapshotPartitionCheck> {
+    fn run(naming: &SnapshotNaming, list: &[(&str, Vec<u8>)]) -> Vec<SnapshotPartitionCheck> {
         let (names, map) = files(list);
         check_snapshots(&logical_partitions(&cut()), 5, naming, &names, |name| {
             map.get(name).cloned().ok_or_else(|| "gone".to_owned())
