@@ -25,25 +25,26 @@ use crate::io::barrier_verify::{
 #[command(
     group(ArgGroup::new("checks").required(true).multiple(true).args(["consumer_group", "snapshot_dir", "input"])),
     after_help = "Checks (one or more):
-  --consumer-group CG   CG's committed offset equals the cut offset on every partition the cut names
-                        (with --at-least: is at or past it).
-  --snapshot-dir DIR    a snapshot of the cut's epoch exists and decodes for every logical partition
-                        (partition number across the cut's topics). The layout is detected from the
-                        file names unless --layout is given: java-go `partition-<p>-epoch-<e>.snapshot`,
-                        rust `<group>-<task>-epoch-<e>.snapshot` with task `<task-prefix>-<p>` (without
-                        --task-prefix every numeric subtopology counts; the group is the barrier group
-                        unless --snapshot-group is given).
-  --input FILE|-        an Arrow IPC stream or file as `tail` writes it (reserved columns __partition
-                        Int32 and __offset Int64) holds, for each cut partition of one topic, exactly
-                        the records the topic holds below the cut offset (read from the broker with
-                        read_committed): none missing, none past the cut, none twice. The topic is the
-                        cut's only topic, or --topic when the cut names several.
+  --consumer-group CG  CG's committed offset equals the cut offset on every partition the
+                       cut names (with --at-least: is at or past it).
+  --snapshot-dir DIR   a snapshot of the cut's epoch exists and decodes for every logical
+                       partition (partition number across the cut's topics). The layout is
+                       detected from the file names unless --layout is given:
+                       java-go  partition-<p>-epoch-<e>.snapshot
+                       rust     <group>-<task>-epoch-<e>.snapshot, task <task-prefix>-<p>;
+                                without --task-prefix every numeric subtopology counts;
+                                the group is the barrier group unless --snapshot-group.
+  --input FILE|-       an Arrow IPC stream or file as `tail` writes it (reserved columns
+                       __partition Int32, __offset Int64) holds, for each cut partition of
+                       one topic, exactly the records the topic holds below the cut offset
+                       (read from the broker, read_committed): none missing, none past the
+                       cut, none twice. The topic is the cut's only topic, or --topic.
 
 A partial cut, or an epoch that does not exist, is reported and never verified.
 
-Exit codes: 0 verified, 3 not verified (a difference, a partial cut, or no such cut), 1 failure \
-(a snapshot directory or input that cannot be read, a record of __barrier_state that does not \
-decode), 2 usage, 4 broker unreachable."
+Exit codes: 0 verified, 3 not verified (a difference, a partial cut, or no such cut),
+1 failure (a snapshot directory or input that cannot be read, a record of __barrier_state
+that does not decode), 2 usage, 4 broker unreachable."
 )]
 pub struct VerifyArgs {
     /// Barrier group.
