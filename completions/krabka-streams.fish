@@ -45,6 +45,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s h -l help
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
+complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -89,6 +90,160 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluste
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -f -a "list" -d 'List barrier groups and their cuts (complete cuts only unless --all)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -f -a "show" -d 'Show one cut in full: every topic, partition and offset'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -f -a "watch" -d 'Print each new cut of a group as it is published, until Ctrl-C or --count'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -f -a "verify" -d 'Check a cut against committed offsets, snapshot files and/or an Arrow input'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -f -a "decode" -d 'Decode raw __barrier_state or barrier marker bytes offline'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l group -d 'Only this barrier group' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l format -d 'Write one row per (group, epoch, topic, partition, offset) as data instead of a report' -r -f -a "arrow\t'Arrow IPC stream (.arrows)'
+arrow-file\t'Arrow IPC file (.arrow)'
+parquet\t'Parquet, zstd-compressed'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l out -d 'Where --format writes: a file (replaced atomically) or - for stdout' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l all -d 'Also list partial cuts, injection records and group definitions'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l group -d 'Barrier group' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l epoch -d 'Epoch of the cut, or `latest` (the highest complete cut)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l group -d 'Barrier group' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l count -d 'Exit 0 after this many new cuts' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l poll-interval -d 'Pause between reads of __barrier_state (e.g. 500ms, 2s)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l all -d 'Also print partial cuts'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l group -d 'Barrier group' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l epoch -d 'Epoch of the cut, or `latest` (the highest complete cut)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l consumer-group -d 'Consumer group whose committed offsets must equal the cut offsets' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l snapshot-dir -d 'Directory of state snapshot files' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l layout -d 'Snapshot file naming [default: detected from the directory]' -r -f -a "java-go\t'partition-<p>-epoch-<e>.snapshot (Java 1.3+, Go)'
+rust\t'<group>-<task>-epoch-<e>.snapshot (krabka-streams-rs)'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l task-prefix -d 'Rust layout: the subtopology part of the task (`<task-prefix>-<partition>`)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l snapshot-group -d 'Rust layout: the group in file names [default: the barrier group]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l input -d 'Arrow IPC stream or file from `tail`; - reads stdin' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l topic -d 'The topic the input holds (needed when the cut names several topics)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l at-least -d 'Accept committed offsets past the cut'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l key -d 'Key bytes as hex' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l key-file -d 'File holding the raw key bytes' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l value -d 'Value bytes as hex (empty = tombstone)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l value-file -d 'File holding the raw value bytes' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l marker -d 'The bytes are a barrier marker (control key 000003e8 and marker value), not a __barrier_state record'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "list" -d 'List barrier groups and their cuts (complete cuts only unless --all)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one cut in full: every topic, partition and offset'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Print each new cut of a group as it is published, until Ctrl-C or --count'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a cut against committed offsets, snapshot files and/or an Arrow input'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "decode" -d 'Decode raw __barrier_state or barrier marker bytes offline'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
@@ -128,8 +283,14 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster completions generate-assets help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster completions generate-assets help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster completions generate-assets help" -f -a "completions" -d 'Print a shell completion script'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster completions generate-assets help" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster completions generate-assets help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "completions" -d 'Print a shell completion script'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "list" -d 'List barrier groups and their cuts (complete cuts only unless --all)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "show" -d 'Show one cut in full: every topic, partition and offset'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "watch" -d 'Print each new cut of a group as it is published, until Ctrl-C or --count'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "verify" -d 'Check a cut against committed offsets, snapshot files and/or an Arrow input'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "decode" -d 'Decode raw __barrier_state or barrier marker bytes offline'

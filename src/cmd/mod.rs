@@ -4,11 +4,13 @@
 //! command and returns a [`exit::CliError`] that the binary maps to its exit code.
 
 pub mod assets;
+pub mod barrier;
 pub mod completions;
 pub mod demo;
 pub mod dev_cluster;
 pub mod exit;
 pub mod global;
+pub mod interrupt;
 pub mod logging;
 pub mod output;
 
@@ -45,6 +47,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Serve an embedded single-process Kafka-protocol cluster until Ctrl-C.
     DevCluster(dev_cluster::DevClusterArgs),
+    /// Barrier cuts in __barrier_state: list, show, watch, verify, decode.
+    Barrier(barrier::BarrierArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Regenerate the committed completions and man pages (used by `cargo xtask`).
@@ -58,6 +62,7 @@ impl Command {
         match self {
             Command::Demo(_) => "demo",
             Command::DevCluster(_) => "dev-cluster",
+            Command::Barrier(args) => args.name(),
             Command::Completions(_) => "completions",
             Command::GenerateAssets(_) => "generate-assets",
         }
@@ -100,6 +105,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
     match cli.command {
         Command::Demo(args) => demo::run(&cli.global, args),
         Command::DevCluster(args) => dev_cluster::run(&cli.global, args),
+        Command::Barrier(args) => barrier::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
     }

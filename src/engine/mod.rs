@@ -9,4 +9,5 @@ pub mod columnarschema;
 pub mod coordination;
 pub mod murmur2;
 pub mod schema;
+pub mod time;
 pub mod units;

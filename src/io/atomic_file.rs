@@ -15,6 +15,15 @@ use std::path::Path;
 /// An error from the final directory fsync is reported, but the new content is
 /// already in place under `path` by then.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_with(path, |file| file.write_all(bytes))
+}
+
+/// Like [`write_atomically`], but `write` streams the content into the temp file, so large
+/// outputs never need to be held in memory. A `write` error leaves the target untouched.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
+) -> io::Result<()> {
     let file_name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -32,7 +41,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .suffix(".tmp")
         .tempfile_in(dir)?;
     // On any early return `temp` is dropped, which deletes the temp file.
-    temp.write_all(bytes)?;
+    write(temp.as_file_mut())?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
     sync_dir(dir)
@@ -92,6 +101,21 @@ mod tests {
         let target = dir.path().join("missing").join("x.snapshot");
         assert!(write_atomically(&target, b"new").is_err());
         assert!(names(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_failing_streamed_write_leaves_the_old_target_and_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("cuts.parquet");
+        write_atomically(&target, b"old").unwrap();
+        let err = write_atomically_with(&target, |file| {
+            file.write_all(b"half")?;
+            Err(io::Error::other("encoder failed"))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "encoder failed");
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
+        assert_eq!(names(dir.path()), ["cuts.parquet"]);
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! Adapters: Kafka (rdkafka), the registry over HTTP (client and in-repo test
-//! server), files, property files.
+//! server), files (atomic writes, Arrow/Parquet data output), property files, and
+//! `barrier verify`'s gathering of facts from the broker and the file system.
 
 pub mod atomic_file;
+pub mod barrier_verify;
+pub mod batch_file;
 pub mod kafka;
 pub mod properties;
 pub mod registry_client;

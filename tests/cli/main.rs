@@ -4,5 +4,6 @@
 
 mod support;
 
+mod barrier;
 mod broker;
 mod frame;

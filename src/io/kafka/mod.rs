@@ -1,9 +1,14 @@
 //! Kafka adapters over rdkafka: client settings, topic reading, consumer-group
-//! offsets, the embedded mock cluster.
+//! offsets, `__barrier_state` reads and the engine's barrier consumer, the offsets a
+//! partition holds, the embedded mock cluster.
 
+pub mod barrier_consumer;
 pub mod barrier_state;
+pub mod barrier_watch;
 pub mod error;
 pub mod groups;
 pub mod mock_cluster;
+pub mod partition_log;
+pub mod reader_context;
 pub mod settings;
 pub mod topic_reader;

@@ -6,13 +6,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Headers, Message};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::io::kafka::error::KafkaIoError;
+use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 
 /// One record as fetched, owned.
@@ -49,8 +50,8 @@ impl RawRecord {
 }
 
 /// Number of partitions of `topic`, or `None` when the topic does not exist.
-pub fn partition_count(
-    consumer: &BaseConsumer,
+pub fn partition_count<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
     topic: &str,
     timeout: Duration,
 ) -> Result<Option<i32>, KafkaIoError> {
@@ -79,7 +80,7 @@ pub fn partition_count(
 
 /// A consumer without a group, assigned to every partition of one topic.
 pub struct TopicReader {
-    consumer: BaseConsumer,
+    consumer: ReaderConsumer,
     topic: String,
     partitions: Vec<i32>,
     timeout: Duration,
@@ -99,8 +100,8 @@ impl TopicReader {
             .set("isolation.level", "read_uncommitted")
             .set("auto.offset.reset", "earliest")
             .set("group.id", "krabka-streams-reader-unused");
-        let consumer: BaseConsumer = config
-            .create()
+        let consumer: ReaderConsumer = config
+            .create_with_context(ReaderContext)
             .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
         let Some(n) = partition_count(&consumer, topic, timeout)? else {
             return Ok(None);

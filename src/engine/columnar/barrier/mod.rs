@@ -6,6 +6,8 @@
 //! * [`cut_log`]: the pure fold of records into cuts and its queries.
 //! * [`reader`]: the [`CutReader`] that drives a [`BarrierConsumer`] over the topic.
 //! * [`error`]: the codec error type with the frozen message strings.
+//! * [`verify`]: pure comparisons of offsets, snapshot files and Arrow inputs with one cut.
+//! * [`rows`]: cuts as Arrow rows, one per (group, epoch, topic, partition, offset).
 //!
 //! Engine code: no CLI, no Kafka client, no HTTP, no Avro. Kafka is reached only through
 //! [`BarrierConsumer`].
@@ -15,6 +17,8 @@ pub mod error;
 pub mod marker;
 pub mod reader;
 pub mod record;
+pub mod rows;
+pub mod verify;
 mod wire;
 
 pub use cut_log::{BarrierCut, ConsumedRecord, CutLog, MalformedRecord};

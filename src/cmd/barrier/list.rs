@@ -1,0 +1,359 @@
+//! `barrier list`: groups and cuts of `__barrier_state` as a table, JSON, or data rows.
+
+use std::io::Write;
+use std::num::NonZeroU32;
+
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+
+use crate::cmd::barrier::read_state;
+use crate::cmd::barrier::render::{CUT_HEADERS, cut_row, cut_summary_json};
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::GlobalArgs;
+use crate::cmd::output::{Ui, finish_stdout, refuse_binary_on_tty, table};
+use crate::engine::columnar::barrier::rows::cut_rows;
+use crate::engine::columnar::barrier::{
+    BARRIER_STATE_TOPIC, BarrierCut, CutLog, GroupDefinition, InjectionStart, group_partition,
+};
+use crate::engine::time::rfc3339_millis;
+use crate::io::batch_file::{BatchFormat, Destination, write_batches};
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  krabka-streams -b localhost:9092 barrier list
+  krabka-streams -b localhost:9092 barrier list --group orders-cut --all --output json
+  krabka-streams -b localhost:9092 barrier list --format parquet --out cuts.parquet
+
+Data rows (--format) have the columns group, epoch, status, triggered_at, completed_at (timestamps in \
+milliseconds, UTC), topic, partition, offset; with --all a partial cut's missing partitions are rows \
+with a null offset.
+
+Exit codes: 0 listed, 1 a record of __barrier_state does not decode (the message names its partition \
+and offset), 2 usage (e.g. binary data to a terminal), 4 broker unreachable.")]
+pub struct ListArgs {
+    /// Only this barrier group.
+    #[arg(long, value_name = "GROUP")]
+    pub group: Option<String>,
+
+    /// Also list partial cuts, injection records and group definitions.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Write one row per (group, epoch, topic, partition, offset) as data instead of a report.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<DataFormat>,
+
+    /// Where --format writes: a file (replaced atomically) or - for stdout.
+    #[arg(long, value_name = "PATH", requires = "format", default_value = "-")]
+    pub out: String,
+}
+
+/// Data formats of `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DataFormat {
+    /// Arrow IPC stream (.arrows).
+    Arrow,
+    /// Arrow IPC file (.arrow).
+    ArrowFile,
+    /// Parquet, zstd-compressed.
+    Parquet,
+}
+
+impl DataFormat {
+    fn batch_format(self) -> BatchFormat {
+        match self {
+            DataFormat::Arrow => BatchFormat::ArrowStream,
+            DataFormat::ArrowFile => BatchFormat::ArrowFile,
+            DataFormat::Parquet => BatchFormat::Parquet,
+        }
+    }
+}
+
+pub fn run(global: &GlobalArgs, command: &str, args: ListArgs) -> CliResult<()> {
+    let destination = Destination::parse(&args.out);
+    if args.format.is_some() && destination == Destination::Stdout {
+        refuse_binary_on_tty("Arrow/Parquet data")?;
+    }
+    let state = read_state(global, command)?;
+    let groups: Vec<String> = match &args.group {
+        Some(g) => vec![g.clone()],
+        None => state.log.groups(),
+    };
+    let cuts: Vec<BarrierCut> = groups
+        .iter()
+        .flat_map(|g| state.log.cuts(g))
+        .filter(|c| args.all || c.cut.is_complete())
+        .collect();
+    let ui = Ui::new(&global.output);
+
+    if let Some(format) = args.format {
+        return write_rows(&ui, &cuts, format, &destination);
+    }
+
+    let mut malformed = Vec::new();
+    let definitions = if args.all {
+        definition_rows(&state.log, &groups, state.partitions, &mut malformed)
+    } else {
+        Vec::new()
+    };
+    let injections = if args.all {
+        injection_rows(&state.log, &groups, &mut malformed)
+    } else {
+        Vec::new()
+    };
+
+    let data = json!({
+        "topic": BARRIER_STATE_TOPIC,
+        "topic_exists": state.topic_exists,
+        "partitions": state.partitions,
+        "records": state.records,
+        "groups": definitions.iter().map(|d| d.json.clone()).collect::<Vec<_>>(),
+        "cuts": cuts.iter().map(cut_summary_json).collect::<Vec<_>>(),
+        "injections": injections.iter().map(|i| i.json.clone()).collect::<Vec<_>>(),
+    });
+    ui.report(data, |out| {
+        if !state.topic_exists {
+            return writeln!(
+                out,
+                "{BARRIER_STATE_TOPIC} does not exist: no barrier group has been defined on this cluster"
+            );
+        }
+        writeln!(
+            out,
+            "{BARRIER_STATE_TOPIC}: {} partitions, {} records read",
+            state.partitions, state.records
+        )?;
+        if args.all {
+            write_table(out, "group definitions", &DEFINITION_HEADERS, &definitions)?;
+        }
+        let kind = if args.all { "cuts" } else { "complete cuts" };
+        if cuts.is_empty() {
+            writeln!(out, "no {kind}{}", for_group(&args.group))?;
+        } else {
+            let mut t = table(&CUT_HEADERS);
+            for c in &cuts {
+                t.add_row(cut_row(c));
+            }
+            writeln!(out, "{kind}{}:\n{t}", for_group(&args.group))?;
+        }
+        if args.all {
+            write_table(out, "injection records", &INJECTION_HEADERS, &injections)?;
+        }
+        Ok(())
+    })?;
+    if malformed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::failure(format!(
+            "{} record(s) of {BARRIER_STATE_TOPIC} do not decode: {}",
+            malformed.len(),
+            malformed.join("; ")
+        )))
+    }
+}
+
+fn for_group(group: &Option<String>) -> String {
+    group
+        .as_ref()
+        .map(|g| format!(" of group {g}"))
+        .unwrap_or_default()
+}
+
+/// Writes the rows as data; the summary goes to stdout only when the data does not.
+fn write_rows(
+    ui: &Ui,
+    cuts: &[BarrierCut],
+    format: DataFormat,
+    destination: &Destination,
+) -> CliResult<()> {
+    let batch =
+        cut_rows(cuts).map_err(|e| CliError::failure(format!("cannot build the cut rows: {e}")))?;
+    let rows = batch.num_rows();
+    let written = write_batches(
+        destination,
+        format.batch_format(),
+        &batch.schema(),
+        std::slice::from_ref(&batch),
+    );
+    let Destination::File(path) = destination else {
+        finish_stdout(written)?;
+        if ui.is_json() {
+            eprintln!(
+                "{}",
+                json!({"data": {"rows": rows, "cuts": cuts.len(), "format": format.batch_format().label(), "out": "-"}})
+            );
+        } else {
+            tracing::info!(
+                "wrote {rows} rows ({} cuts) to stdout as {}",
+                cuts.len(),
+                format.batch_format().label()
+            );
+        }
+        return Ok(());
+    };
+    written.map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+    ui.report(
+        json!({"rows": rows, "cuts": cuts.len(), "format": format.batch_format().label(), "out": path.display().to_string()}),
+        |out| {
+            writeln!(
+                out,
+                "wrote {rows} rows ({} cuts) to {} as {}",
+                cuts.len(),
+                path.display(),
+                format.batch_format().label()
+            )
+        },
+    )
+}
+
+/// A row of a secondary table with its JSON form.
+struct Row {
+    cells: Vec<String>,
+    json: Value,
+}
+
+const DEFINITION_HEADERS: [&str; 6] = [
+    "group",
+    "state partition",
+    "topics",
+    "injection interval",
+    "retained cuts",
+    "last epoch",
+];
+
+const INJECTION_HEADERS: [&str; 5] = [
+    "group",
+    "epoch",
+    "coordinator epoch",
+    "triggered",
+    "targets",
+];
+
+fn write_table(
+    out: &mut dyn Write,
+    title: &str,
+    headers: &[&str],
+    rows: &[Row],
+) -> std::io::Result<()> {
+    if rows.is_empty() {
+        return writeln!(out, "no {title}");
+    }
+    let mut t = table(headers);
+    for r in rows {
+        t.add_row(r.cells.clone());
+    }
+    writeln!(out, "{title}:\n{t}")
+}
+
+fn definition_rows(
+    log: &CutLog,
+    groups: &[String],
+    partitions: i32,
+    malformed: &mut Vec<String>,
+) -> Vec<Row> {
+    let state_partition = |group: &str| {
+        u32::try_from(partitions)
+            .ok()
+            .and_then(NonZeroU32::new)
+            .map(|n| group_partition(group, n))
+    };
+    groups
+        .iter()
+        .filter_map(|g| Some((g, log.group_definition(g)?)))
+        .map(|(g, definition)| match definition {
+            Ok(d) => definition_row(g, state_partition(g), &d),
+            Err(e) => {
+                malformed.push(format!("group definition of {g}: {e}"));
+                Row {
+                    cells: vec![
+                        g.clone(),
+                        opt(state_partition(g)),
+                        format!("malformed: {e}"),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                    ],
+                    json: json!({"group": g, "state_partition": state_partition(g), "error": e.to_string()}),
+                }
+            }
+        })
+        .collect()
+}
+
+fn definition_row(group: &str, state_partition: Option<u32>, d: &GroupDefinition) -> Row {
+    let interval = if d.interval_ms < 0 {
+        "none".to_owned()
+    } else {
+        format!("{} ms", d.interval_ms)
+    };
+    Row {
+        cells: vec![
+            group.to_owned(),
+            opt(state_partition),
+            d.topics.join(", "),
+            interval,
+            d.retained_cuts.to_string(),
+            d.last_epoch.to_string(),
+        ],
+        json: json!({
+            "group": group,
+            "state_partition": state_partition,
+            "topics": d.topics,
+            "interval_ms": d.interval_ms,
+            "retained_cuts": d.retained_cuts,
+            "last_epoch": d.last_epoch,
+        }),
+    }
+}
+
+fn injection_rows(log: &CutLog, groups: &[String], malformed: &mut Vec<String>) -> Vec<Row> {
+    groups
+        .iter()
+        .flat_map(|g| log.injections(g).into_iter().map(move |i| (g, i)))
+        .map(|(g, (epoch, injection))| match injection {
+            Ok(i) => injection_row(g, epoch, &i),
+            Err(e) => {
+                malformed.push(format!("injection record of {g} epoch {epoch}: {e}"));
+                Row {
+                    cells: vec![
+                        g.clone(),
+                        epoch.to_string(),
+                        format!("malformed: {e}"),
+                        String::new(),
+                        String::new(),
+                    ],
+                    json: json!({"group": g, "epoch": epoch, "error": e.to_string()}),
+                }
+            }
+        })
+        .collect()
+}
+
+fn injection_row(group: &str, epoch: i64, i: &InjectionStart) -> Row {
+    let targets: Vec<String> = i
+        .targets
+        .iter()
+        .map(|t| format!("{} ×{}", t.topic, t.partition_count))
+        .collect();
+    Row {
+        cells: vec![
+            group.to_owned(),
+            epoch.to_string(),
+            i.coordinator_epoch.to_string(),
+            rfc3339_millis(i.triggered_at),
+            targets.join(", "),
+        ],
+        json: json!({
+            "group": group,
+            "epoch": epoch,
+            "coordinator_epoch": i.coordinator_epoch,
+            "triggered_at": rfc3339_millis(i.triggered_at),
+            "triggered_at_ms": i.triggered_at,
+            "targets": i.targets.iter().map(|t| json!({"topic": t.topic, "partitions": t.partition_count})).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+fn opt(value: Option<u32>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}

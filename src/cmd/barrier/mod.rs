@@ -1,0 +1,96 @@
+//! `barrier`: read-only views of `__barrier_state` (list, show, watch), verification of a cut
+//! against consumer offsets, snapshot files and Arrow inputs, and offline decoding of raw
+//! records. Arguments and rendering only: reading and folding the topic is
+//! `io::kafka::barrier_state`, following it `io::kafka::barrier_watch`, verification
+//! `io::barrier_verify` over `engine::columnar::barrier::verify`.
+//!
+//! The barrier control plane (define, trigger) belongs to `krabka-barrier`; nothing here
+//! writes to the broker.
+
+mod decode;
+mod list;
+pub mod render;
+mod show;
+mod verify;
+mod watch;
+
+use clap::{Args, Subcommand};
+
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::GlobalArgs;
+use crate::engine::columnar::barrier::verify::EpochSelector;
+use crate::io::kafka::barrier_state::{BarrierState, BarrierStateReadError, read_barrier_state};
+
+pub use list::ListArgs;
+pub use show::ShowArgs;
+pub use verify::{
+    VerifyArgs, report_json as verify_report_json, verify_error,
+    write_report as write_verify_report,
+};
+pub use watch::WatchArgs;
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Cuts are read from __barrier_state (every partition, to the end offsets captured at start). \
+Defining and triggering barrier groups is krabka-barrier's job; these commands only read."
+)]
+pub struct BarrierArgs {
+    #[command(subcommand)]
+    pub command: BarrierCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BarrierCommand {
+    /// List barrier groups and their cuts (complete cuts only unless --all).
+    List(list::ListArgs),
+    /// Show one cut in full: every topic, partition and offset.
+    Show(show::ShowArgs),
+    /// Print each new cut of a group as it is published, until Ctrl-C or --count.
+    Watch(watch::WatchArgs),
+    /// Check a cut against committed offsets, snapshot files and/or an Arrow input.
+    Verify(verify::VerifyArgs),
+    /// Decode raw __barrier_state or barrier marker bytes offline.
+    Decode(decode::DecodeArgs),
+}
+
+impl BarrierArgs {
+    /// The name used in error lines.
+    pub fn name(&self) -> &'static str {
+        match self.command {
+            BarrierCommand::List(_) => "barrier list",
+            BarrierCommand::Show(_) => "barrier show",
+            BarrierCommand::Watch(_) => "barrier watch",
+            BarrierCommand::Verify(_) => "barrier verify",
+            BarrierCommand::Decode(_) => "barrier decode",
+        }
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: BarrierArgs) -> CliResult<()> {
+    let name = args.name();
+    match args.command {
+        BarrierCommand::List(a) => list::run(global, name, a),
+        BarrierCommand::Show(a) => show::run(global, name, a),
+        BarrierCommand::Watch(a) => watch::run(global, name, a),
+        BarrierCommand::Verify(a) => verify::run(global, name, a),
+        BarrierCommand::Decode(a) => decode::run(global, a),
+    }
+}
+
+/// Parses `--epoch`.
+fn parse_epoch(text: &str) -> Result<EpochSelector, String> {
+    text.parse()
+}
+
+/// Reads and folds the whole topic; unreachable → exit 4, a malformed record → exit 1.
+fn read_state(global: &GlobalArgs, command: &str) -> CliResult<BarrierState> {
+    let settings = global.connection.kafka_settings(command)?;
+    read_barrier_state(&settings, global.connection.timeout).map_err(state_error)
+}
+
+fn state_error(e: BarrierStateReadError) -> CliError {
+    match e {
+        BarrierStateReadError::Kafka(k) => k.into(),
+        malformed => CliError::failure(malformed.to_string()),
+    }
+}

@@ -1,0 +1,39 @@
+//! `barrier show`: one cut in full.
+
+use clap::Args;
+
+use crate::cmd::barrier::read_state;
+use crate::cmd::barrier::render::{cut_full_json, write_cut_detail};
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::GlobalArgs;
+use crate::cmd::output::Ui;
+use crate::engine::columnar::barrier::verify::{CutSelection, EpochSelector, select_cut};
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "`--epoch latest` is the highest-epoch complete cut; an exact epoch shows \
+its cut whether complete or partial.
+
+Exit codes: 0 shown, 1 no such cut (unknown group, an epoch never written or deleted by a \
+tombstone; the message says which epochs exist) or a record of __barrier_state does not decode, \
+4 broker unreachable. Use `barrier verify` for a check that exits 3."
+)]
+pub struct ShowArgs {
+    /// Barrier group.
+    #[arg(long, value_name = "GROUP")]
+    pub group: String,
+
+    /// Epoch of the cut, or `latest` (the highest complete cut).
+    #[arg(long, value_name = "EPOCH|latest", value_parser = super::parse_epoch)]
+    pub epoch: EpochSelector,
+}
+
+pub fn run(global: &GlobalArgs, command: &str, args: ShowArgs) -> CliResult<()> {
+    let state = read_state(global, command)?;
+    let selection = select_cut(&state.log, &args.group, args.epoch);
+    let cut = match selection {
+        CutSelection::Complete(cut) | CutSelection::Partial(cut) => cut,
+        CutSelection::Missing(missing) => return Err(CliError::failure(missing.to_string())),
+    };
+    Ui::new(&global.output).report(cut_full_json(&cut), |out| write_cut_detail(out, &cut))
+}

@@ -1,0 +1,11 @@
+//! `barrier` end to end against a real broker (Tansu): cuts written to `__barrier_state` in
+//! the frozen format by a test producer, committed offsets set by a real consumer group,
+//! snapshot directories in both layouts, Arrow inputs, and every bad input.
+
+mod fixture;
+
+mod consumer;
+mod decode;
+mod list;
+mod verify;
+mod watch;
