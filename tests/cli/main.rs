@@ -5,4 +5,5 @@
 mod support;
 
 mod broker;
+mod cross_impl;
 mod schema;

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::cmd::demo::orders::{ORDER_SCHEMA, ORDERS_TOPIC};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::output::table;
-use crate::cmd::demo::orders::{ORDER_SCHEMA, ORDERS_TOPIC};
 use crate::engine::columnarschema::describe_arrow;
 use crate::engine::schema::avro::registered_text;
 use crate::engine::schema::cache::SchemaCache;
@@ -32,14 +32,20 @@ pub fn prewarm_and_inspect(registry: Arc<dyn Registry>) -> CliResult<(String, Va
             },
         );
     }
-    let report = prewarm(&cache, PrewarmMode::AutoRegister)
-        .map_err(|e| CliError::failure(e.to_string()))?;
+    let report =
+        prewarm(&cache, PrewarmMode::AutoRegister).map_err(|e| CliError::failure(e.to_string()))?;
     if let Some(e) = report.joined_error() {
-        return Err(CliError::failure(format!("prewarm the orders subjects: {e}")));
+        return Err(CliError::failure(format!(
+            "prewarm the orders subjects: {e}"
+        )));
     }
     let mut t = table(&["subject", "id", "mode"]);
     for (subject, r) in &report.resolved {
-        t.add_row(vec![subject.clone(), (r.id as u32).to_string(), "auto-register".into()]);
+        t.add_row(vec![
+            subject.clone(),
+            (r.id as u32).to_string(),
+            "auto-register".into(),
+        ]);
     }
     let value_subject = subject_for(ORDERS_TOPIC, false);
     let latest = registry

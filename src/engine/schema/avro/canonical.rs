@@ -260,3 +260,33 @@ fn decimal_attributes(
         ",\"logicalType\":\"decimal\",\"precision\":{precision}{scale}"
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CORPUS: &str = include_str!("../../../../tests/data/avro-canonical-corpus.json");
+
+    #[test]
+    fn the_conformance_corpus_registers_the_go_form() {
+        let corpus: Value = serde_json::from_str(CORPUS).unwrap();
+        for e in corpus["entries"].as_array().unwrap() {
+            let id = e["id"].as_str().unwrap();
+            let schema = e["schema"].as_str().unwrap();
+            let go = e["go"].as_str().unwrap();
+            assert_eq!(canonical_text(schema).unwrap(), go, "{id}");
+            if !go.contains("logicalType") {
+                assert_eq!(
+                    go,
+                    e["java"].as_str().unwrap(),
+                    "{id}: without logical types Go equals Java"
+                );
+            }
+            // The registered text registers as itself, except where the canonical form
+            // loses a reset to the null namespace (a property of the canonical form itself).
+            if id != "empty-namespace-resets" {
+                assert_eq!(canonical_text(go).unwrap(), go, "{id}: idempotent");
+            }
+        }
+    }
+}

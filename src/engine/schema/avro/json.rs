@@ -30,9 +30,10 @@ pub fn avro_to_json(
         | AvroValue::LocalTimestampNanos(n) => json!(n),
         AvroValue::Float(f) => float(f64::from(*f)),
         AvroValue::Double(f) => float(*f),
-        AvroValue::Bytes(b) | AvroValue::Fixed(_, b) => {
-            json!(base64::engine::general_purpose::STANDARD.encode(b))
-        }
+        AvroValue::Bytes(b) | AvroValue::Fixed(_, b) => match schema {
+            Schema::Decimal(d) => json!(decimal_text(b, d.scale)),
+            _ => json!(base64::engine::general_purpose::STANDARD.encode(b)),
+        },
         AvroValue::String(s) | AvroValue::Enum(_, s) => json!(s),
         AvroValue::Uuid(u) => json!(u.to_string()),
         AvroValue::Union(i, inner) => {

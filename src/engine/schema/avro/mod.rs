@@ -83,6 +83,43 @@ impl AvroSchema {
     fn all(&self) -> Vec<&Schema> {
         self.references.iter().chain([&self.schema]).collect()
     }
+
+    /// The same schema with every decimal replaced by the bytes or fixed carrying it.
+    fn lowered(&self) -> AvroSchema {
+        AvroSchema {
+            schema: lower_decimals(&self.schema),
+            references: self.references.iter().map(lower_decimals).collect(),
+        }
+    }
+}
+
+fn lower_decimals(s: &Schema) -> Schema {
+    use apache_avro::schema::{ArraySchema, InnerDecimalSchema, MapSchema, UnionSchema};
+    match s {
+        Schema::Decimal(d) => match &d.inner {
+            InnerDecimalSchema::Bytes => Schema::Bytes,
+            InnerDecimalSchema::Fixed(f) => Schema::Fixed(f.clone()),
+        },
+        Schema::Array(a) => Schema::Array(ArraySchema {
+            items: Box::new(lower_decimals(&a.items)),
+            attributes: a.attributes.clone(),
+        }),
+        Schema::Map(m) => Schema::Map(MapSchema {
+            types: Box::new(lower_decimals(&m.types)),
+            attributes: m.attributes.clone(),
+        }),
+        Schema::Union(u) => UnionSchema::new(u.variants().iter().map(lower_decimals).collect())
+            .map(Schema::Union)
+            .unwrap_or_else(|_| s.clone()),
+        Schema::Record(r) => {
+            let mut r = r.clone();
+            for f in &mut r.fields {
+                f.schema = lower_decimals(&f.schema);
+            }
+            Schema::Record(r)
+        }
+        other => other.clone(),
+    }
 }
 
 /// The text a serde registers for an Avro schema: the Go-form canonical text (D1).
@@ -114,15 +151,21 @@ pub fn decode_body(
             writer_id as u32
         )));
     }
-    let writer_names = ResolvedSchema::new_with_schemata(writer.all()).map_err(deser)?;
-    let reader_names = reader
+    // apache-avro refuses bytes decimals shorter than their precision's capacity (valid
+    // Avro); decimals are therefore read as their raw bytes and printed by `avro_to_json`
+    // from the original schema.
+    let writer_low = writer.lowered();
+    let reader_low = reader.map(AvroSchema::lowered);
+    let writer_names = ResolvedSchema::new_with_schemata(writer_low.all()).map_err(deser)?;
+    let reader_names = reader_low
+        .as_ref()
         .map(|r| ResolvedSchema::new_with_schemata(r.all()))
         .transpose()
         .map_err(deser)?;
     let mut cursor = body;
-    let value = GenericDatumReader::builder(&writer.schema)
+    let value = GenericDatumReader::builder(&writer_low.schema)
         .resolved_writer_schemata(writer_names)
-        .maybe_reader_schema(reader.map(|r| &r.schema))
+        .maybe_reader_schema(reader_low.as_ref().map(|r| &r.schema))
         .maybe_resolved_reader_schemata(reader_names)
         .build()
         .map_err(deser)?
