@@ -51,7 +51,7 @@ pub struct CheckArgs {
 
 pub fn run(global: &GlobalArgs, token: Option<&Path>, args: CheckArgs) -> CliResult<()> {
     let (subject, version) = match args.against.rsplit_once(':') {
-        Some((s, v)) if v == "latest" => (s.to_string(), None),
+        Some((s, "latest")) => (s.to_string(), None),
         Some((s, v)) => (
             s.to_string(),
             Some(v.parse::<i32>().ok().filter(|v| *v > 0).ok_or_else(|| {

@@ -299,3 +299,178 @@ impl SchemaCache {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::schema::registry::{
+        RegisteredSchema, RegistryResult, SchemaReference, SubjectVersion,
+    };
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A registry whose `schema_by_id` is slow, counted, and fails while `fail` is set.
+    /// (A fake: the exact interleaving of concurrent callers cannot be forced over HTTP.)
+    #[derive(Default)]
+    struct Fake {
+        by_id_calls: AtomicUsize,
+        fail: std::sync::atomic::AtomicBool,
+        versions: Mutex<BTreeMap<(String, i32), RegisteredSchema>>,
+    }
+
+    fn schema(text: &str, refs: Vec<SchemaReference>) -> RegisteredSchema {
+        RegisteredSchema {
+            spec: SchemaSpec {
+                schema: text.into(),
+                references: refs,
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    fn unused<T>() -> RegistryResult<T> {
+        Err(RegistryError::protocol("not used by these tests"))
+    }
+
+    impl Registry for Fake {
+        fn register(&self, _: &str, _: &SchemaSpec) -> RegistryResult<i32> {
+            unused()
+        }
+        fn lookup(&self, _: &str, _: &SchemaSpec) -> RegistryResult<RegisteredSchema> {
+            unused()
+        }
+        fn latest(&self, _: &str) -> RegistryResult<RegisteredSchema> {
+            unused()
+        }
+        fn version(&self, subject: &str, version: i32) -> RegistryResult<RegisteredSchema> {
+            self.versions
+                .lock()
+                .unwrap()
+                .get(&(subject.to_string(), version))
+                .cloned()
+                .ok_or_else(|| RegistryError::new(404, "no such version"))
+        }
+        fn versions(&self, _: &str) -> RegistryResult<Vec<i32>> {
+            unused()
+        }
+        fn subjects(&self) -> RegistryResult<Vec<String>> {
+            unused()
+        }
+        fn schema_by_id(&self, id: i32) -> RegistryResult<RegisteredSchema> {
+            self.by_id_calls.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(100));
+            if self.fail.load(Ordering::SeqCst) {
+                return Err(RegistryError::new(503, "unavailable"));
+            }
+            let refs = if id == 1 {
+                vec![SchemaReference {
+                    name: "a".into(),
+                    subject: "a".into(),
+                    version: 1,
+                }]
+            } else {
+                vec![]
+            };
+            Ok(schema("\"string\"", refs))
+        }
+        fn compatibility(&self, _: Option<&str>) -> RegistryResult<String> {
+            unused()
+        }
+        fn set_compatibility(&self, _: Option<&str>, _: &str) -> RegistryResult<String> {
+            unused()
+        }
+        fn delete_subject(&self, _: &str, _: bool) -> RegistryResult<Vec<i32>> {
+            unused()
+        }
+        fn delete_version(&self, _: &str, _: i32, _: bool) -> RegistryResult<i32> {
+            unused()
+        }
+        fn id_versions(&self, _: i32) -> RegistryResult<Vec<SubjectVersion>> {
+            unused()
+        }
+    }
+
+    #[test]
+    fn concurrent_misses_share_exactly_one_background_fetch() {
+        let fake = Arc::new(Fake::default());
+        let cache = SchemaCache::new(fake.clone());
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                let cache = cache.clone();
+                s.spawn(move || {
+                    let e = cache.writer_schema(5).unwrap_err();
+                    assert!(matches!(
+                        e,
+                        SchemaError::FetchPending(FetchPendingError { id: 5 })
+                    ));
+                });
+            }
+        });
+        cache.writer_schema_wait(5, Duration::from_secs(5)).unwrap();
+        assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_failed_fetch_clears_the_marker_so_the_next_miss_fetches_again() {
+        let fake = Arc::new(Fake::default());
+        fake.fail.store(true, Ordering::SeqCst);
+        let cache = SchemaCache::new(fake.clone());
+        let e = cache
+            .writer_schema_wait(5, Duration::from_secs(5))
+            .unwrap_err();
+        assert!(
+            matches!(&e, SchemaError::Registry(r) if r.status == 503),
+            "{e:?}"
+        );
+        assert!(!cache.is_fetching(5));
+        assert_eq!(cache.last_fetch_failure(5).unwrap().status, 503);
+        fake.fail.store(false, Ordering::SeqCst);
+        assert!(cache.writer_schema(5).is_err(), "a miss is pending again");
+        cache.writer_schema_wait(5, Duration::from_secs(5)).unwrap();
+        assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn reference_cycles_are_resolved_once_dependencies_first() {
+        let fake = Arc::new(Fake::default());
+        {
+            let mut v = fake.versions.lock().unwrap();
+            let b_ref = SchemaReference {
+                name: "b".into(),
+                subject: "b".into(),
+                version: 1,
+            };
+            let a_ref = SchemaReference {
+                name: "a".into(),
+                subject: "a".into(),
+                version: 1,
+            };
+            v.insert(("a".into(), 1), schema("A", vec![b_ref]));
+            v.insert(("b".into(), 1), schema("B", vec![a_ref]));
+        }
+        let cache = SchemaCache::new(fake);
+        let w = cache.writer_schema_wait(1, Duration::from_secs(5)).unwrap();
+        let names: Vec<&str> = w.references.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, vec!["b", "a"]);
+    }
+
+    #[test]
+    fn the_first_schema_interned_for_a_subject_wins() {
+        let cache = SchemaCache::offline();
+        assert!(cache.intern(
+            "s",
+            SchemaSpec {
+                schema: "\"a\"".into(),
+                ..Default::default()
+            }
+        ));
+        assert!(!cache.intern(
+            "s",
+            SchemaSpec {
+                schema: "\"b\"".into(),
+                ..Default::default()
+            }
+        ));
+        assert_eq!(cache.interned_schema("s").unwrap().spec.schema, "\"a\"");
+    }
+}

@@ -188,7 +188,7 @@ impl<'s> Walker<'_, 's> {
                     let found = wr
                         .fields
                         .iter()
-                        .find(|wf| wf.name == rf.name || rf.aliases.iter().any(|a| *a == wf.name));
+                        .find(|wf| wf.name == rf.name || rf.aliases.contains(&wf.name));
                     let fpath = join(path, &rf.name);
                     match found {
                         Some(wf) => self.walk(&wf.schema, &rf.schema, &fpath),
