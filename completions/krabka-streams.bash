@@ -739,7 +739,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version prewarm inspect decode check help"
+            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version prewarm inspect decode check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -805,7 +805,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__check)
-            opts="-b -X -v -q -y -h -V --against --level --type --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --against --level --type --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -883,7 +883,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__decode)
-            opts="-b -X -v -q -y -h -V --file --hex-input --protobuf --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --file --hex-input --protobuf --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1121,7 +1121,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__inspect)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version subjects versions get id id-usage compatibility help"
+            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version subjects versions get id id-usage compatibility help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1187,7 +1187,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__compatibility)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1253,7 +1253,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__get)
-            opts="-b -X -v -q -y -h --version --arrow --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help"
+            opts="-b -X -v -q -y -h --version --arrow --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1435,7 +1435,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__id)
-            opts="-b -X -v -q -y -h -V --arrow --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --arrow --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1501,7 +1501,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__id__subcmd__usage)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1567,7 +1567,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__subjects)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1633,7 +1633,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__versions)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1699,7 +1699,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__prewarm)
-            opts="-b -X -v -q -y -h -V --subject --schema-file --type --message-type --reference --manifest --mode --write-cache --schema-registry-token-file --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --subject --schema-file --type --message-type --reference --manifest --mode --write-cache --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

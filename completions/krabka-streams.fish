@@ -104,6 +104,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
@@ -141,6 +142,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
@@ -161,6 +163,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
@@ -191,6 +194,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l hex-input -d 'Treat the input as hex text (for --file or stdin)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l protobuf -d 'Expect a Protobuf frame (message-index path after the id) even before the writer schema says so'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
@@ -218,6 +222,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'

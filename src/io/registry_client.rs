@@ -40,6 +40,9 @@ pub struct HttpRegistryOptions {
     pub backoff: Duration,
     /// No attempt starts after this instant and none runs past it (a command's `--timeout`).
     pub deadline: Option<std::time::Instant>,
+    /// Send `messageType` in register/lookup bodies (krabka extension, D5); off for strict
+    /// Confluent registries that reject unknown fields.
+    pub send_message_type: bool,
 }
 
 impl std::fmt::Debug for HttpRegistryOptions {
@@ -70,6 +73,7 @@ impl HttpRegistryOptions {
             max_retries: 2,
             backoff: Duration::from_millis(100),
             deadline: None,
+            send_message_type: true,
         }
     }
 }
@@ -83,6 +87,7 @@ pub struct HttpRegistry {
     backoff: Duration,
     timeout: Duration,
     deadline: Option<std::time::Instant>,
+    send_message_type: bool,
 }
 
 impl HttpRegistry {
@@ -140,6 +145,7 @@ impl HttpRegistry {
             backoff: opts.backoff,
             timeout: opts.timeout,
             deadline: opts.deadline,
+            send_message_type: opts.send_message_type,
         })
     }
 
@@ -238,12 +244,16 @@ fn backoff_delay(base: Duration, attempt: u32) -> Duration {
     exp + jitter
 }
 
-fn spec_body(spec: &SchemaSpec) -> Value {
+fn spec_body(spec: &SchemaSpec, send_message_type: bool) -> Value {
     let mut body = json!({ "schema": spec.schema });
     if let Some(t) = spec.schema_type.wire_name() {
         body["schemaType"] = json!(t);
     }
-    if let Some(m) = spec.message_type.as_deref().filter(|m| !m.is_empty()) {
+    if let Some(m) = spec
+        .message_type
+        .as_deref()
+        .filter(|m| send_message_type && !m.is_empty())
+    {
         body["messageType"] = json!(m);
     }
     if !spec.references.is_empty() {
@@ -328,12 +338,20 @@ fn array_of<T>(v: Value, f: impl Fn(&Value) -> Option<T>) -> RegistryResult<Vec<
 impl Registry for HttpRegistry {
     fn register(&self, subject: &str, spec: &SchemaSpec) -> RegistryResult<i32> {
         let path = format!("/subjects/{}/versions", escape_segment(subject));
-        required_id(&self.send(reqwest::Method::POST, &path, Some(&spec_body(spec)))?)
+        required_id(&self.send(
+            reqwest::Method::POST,
+            &path,
+            Some(&spec_body(spec, self.send_message_type)),
+        )?)
     }
 
     fn lookup(&self, subject: &str, spec: &SchemaSpec) -> RegistryResult<RegisteredSchema> {
         let path = format!("/subjects/{}", escape_segment(subject));
-        let v = self.send(reqwest::Method::POST, &path, Some(&spec_body(spec)))?;
+        let v = self.send(
+            reqwest::Method::POST,
+            &path,
+            Some(&spec_body(spec, self.send_message_type)),
+        )?;
         let id = required_id(&v)?;
         let mut out = parse_schema(&v).unwrap_or_else(|_| RegisteredSchema {
             spec: spec.clone(),
@@ -446,20 +464,26 @@ mod tests {
 
     #[test]
     fn register_bodies_omit_avro_type_and_empty_fields() {
-        let avro = spec_body(&SchemaSpec {
-            schema: "\"string\"".into(),
-            ..Default::default()
-        });
+        let avro = spec_body(
+            &SchemaSpec {
+                schema: "\"string\"".into(),
+                ..Default::default()
+            },
+            true,
+        );
         assert_eq!(avro, json!({"schema": "\"string\""}));
-        let pb = spec_body(&SchemaSpec {
+        let spec = SchemaSpec {
             schema: "syntax = \"proto3\";".into(),
             schema_type: SchemaType::Protobuf,
             message_type: Some("demo.Order".into()),
             references: vec![],
-        });
+        };
+        let pb = spec_body(&spec, true);
         assert_eq!(pb["schemaType"], "PROTOBUF");
         assert_eq!(pb["messageType"], "demo.Order");
         assert!(pb.get("references").is_none());
+        // D5: strict Confluent registries get no messageType.
+        assert!(spec_body(&spec, false).get("messageType").is_none());
     }
 
     #[test]
@@ -483,6 +507,19 @@ mod tests {
             parse_schema(&v).unwrap_err().message,
             "schema registry response has no text name"
         );
+    }
+
+    #[test]
+    fn tls_material_is_checked_when_the_client_is_built() {
+        let mut opts = HttpRegistryOptions::new("https://registry:8081");
+        opts.ca_pem = Some(b"not a certificate".to_vec());
+        let e = HttpRegistry::new(opts).err().unwrap();
+        assert!(!e.is_unreachable());
+        assert!(e.message.contains("CA bundle"), "{}", e.message);
+        let mut opts = HttpRegistryOptions::new("https://registry:8081");
+        opts.client_identity_pem = Some((b"x".to_vec(), b"y".to_vec()));
+        let e = HttpRegistry::new(opts).err().unwrap();
+        assert!(e.message.contains("client certificate"), "{}", e.message);
     }
 
     #[test]

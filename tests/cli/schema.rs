@@ -743,3 +743,55 @@ fn check_lists_every_incompatibility_and_exits_3() {
     );
     assert_eq!(r.code, 1);
 }
+
+#[test]
+fn omit_message_type_leaves_the_extension_out_for_strict_registries() {
+    let server = RegistryServer::start_default().unwrap();
+    let dir = tempdir();
+    let proto = write(dir.path(), "o.proto", PROTO);
+    let r = schema(
+        &server.url(),
+        &[
+            "--omit-message-type",
+            "prewarm",
+            "--subject",
+            "p-value",
+            "--schema-file",
+            proto.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let body = server.request_log()[0].body_json().unwrap();
+    assert_eq!(body["schemaType"], "PROTOBUF");
+    assert!(body.get("messageType").is_none(), "{body}");
+}
+
+#[test]
+fn dry_run_prewarm_only_looks_up_and_writes_no_cache() {
+    let server = RegistryServer::start_default().unwrap();
+    let dir = tempdir();
+    let avsc = write(dir.path(), "s.avsc", "\"string\"");
+    let cache = dir.path().join("c.json");
+    let r = schema(
+        &server.url(),
+        &[
+            "--dry-run",
+            "prewarm",
+            "--subject",
+            "s",
+            "--schema-file",
+            avsc.to_str().unwrap(),
+            "--write-cache",
+            cache.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 1, "not registered yet: {}", r.stdout);
+    assert_eq!(r.json()["dry_run"], true);
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|(m, p)| m == "POST" && p == "/subjects/s")
+    );
+    assert!(!cache.exists());
+}

@@ -2,7 +2,7 @@
 //! schema file against a registered version; exit 3 when incompatible, every
 //! incompatibility listed.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
-use crate::cmd::schema::connect::{connect, registry_error};
+use crate::cmd::schema::connect::{ConnectOptions, connect, registry_error};
 use crate::cmd::schema::source::{Kind, read_schema_file};
 use crate::engine::schema::compatibility::{self, Level, SchemaText};
 use crate::engine::schema::registry::{Registry, SchemaType};
@@ -49,7 +49,7 @@ pub struct CheckArgs {
     pub kind: Option<Kind>,
 }
 
-pub fn run(global: &GlobalArgs, token: Option<&Path>, args: CheckArgs) -> CliResult<()> {
+pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: CheckArgs) -> CliResult<()> {
     let (subject, version) = match args.against.rsplit_once(':') {
         Some((s, "latest")) => (s.to_string(), None),
         Some((s, v)) => (
@@ -64,7 +64,7 @@ pub fn run(global: &GlobalArgs, token: Option<&Path>, args: CheckArgs) -> CliRes
         None => (args.against.clone(), None),
     };
     let candidate_text = read_schema_file(&args.file)?;
-    let connected = connect(global, token)?;
+    let connected = connect(global, conn)?;
     let registry: &dyn Registry = connected.registry.as_ref();
     let what = format!("get {}", args.against);
     let previous = match version {

@@ -19,6 +19,13 @@ use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 /// Env var holding a bearer token for the registry (used when no basic-auth user is set).
 pub const ENV_REGISTRY_TOKEN: &str = "KRABKA_SCHEMA_REGISTRY_TOKEN";
 
+/// The `schema` flags that shape the client beyond the shared registry flags.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ConnectOptions<'a> {
+    pub token_file: Option<&'a Path>,
+    pub send_message_type: bool,
+}
+
 /// A connected registry client and the URL it talks to.
 pub struct Connected {
     pub registry: Arc<HttpRegistry>,
@@ -30,7 +37,7 @@ pub struct Connected {
 /// (`ssl.truststore.location` = CA bundle, `ssl.keystore.location` + `ssl.key.location`
 /// = client certificate and PKCS#8 key), per-request timeout `--request-timeout-ms`,
 /// and the whole command bounded by `--timeout`.
-pub fn connect(global: &GlobalArgs, token_file: Option<&Path>) -> CliResult<Connected> {
+pub fn connect(global: &GlobalArgs, conn: &ConnectOptions<'_>) -> CliResult<Connected> {
     let settings = global.registry.settings()?.ok_or_else(|| {
         CliError::usage(format!(
             "no schema registry given: pass --registry URL or set {ENV_REGISTRY_URL} (`krabka-streams demo --keep-running` starts a local one)"
@@ -41,7 +48,8 @@ pub fn connect(global: &GlobalArgs, token_file: Option<&Path>) -> CliResult<Conn
     opts.password = settings.password;
     opts.timeout = std::time::Duration::from_millis(global.connection.request_timeout_ms.max(1));
     opts.deadline = Some(Instant::now() + global.connection.timeout);
-    opts.bearer_token = match token_file {
+    opts.send_message_type = conn.send_message_type;
+    opts.bearer_token = match conn.token_file {
         Some(path) => Some(
             std::fs::read_to_string(path)
                 .map_err(|e| {

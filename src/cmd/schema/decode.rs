@@ -3,7 +3,7 @@
 //! id from the registry (references resolved).
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::json;
@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
-use crate::cmd::schema::connect::{connect, schema_error};
+use crate::cmd::schema::connect::{ConnectOptions, connect, schema_error};
 use crate::engine::schema::avro::{self, AvroSchema};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::framing::{self, FRAME_HEADER_LEN};
@@ -42,7 +42,7 @@ fn unhex(text: &str, origin: &str) -> CliResult<Vec<u8>> {
     hex::decode(cleaned).map_err(|e| CliError::usage(format!("{origin} is not hex: {e}")))
 }
 
-pub fn run(global: &GlobalArgs, token: Option<&Path>, args: DecodeArgs) -> CliResult<()> {
+pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: DecodeArgs) -> CliResult<()> {
     let data = match (&args.hex, &args.file) {
         (Some(h), _) => unhex(h, "the HEX argument")?,
         (None, Some(path)) => {
@@ -73,7 +73,7 @@ pub fn run(global: &GlobalArgs, token: Option<&Path>, args: DecodeArgs) -> CliRe
     };
     let header = framing::decode(&data).map_err(frame_error)?;
     let id = header.schema_id;
-    let connected = connect(global, token)?;
+    let connected = connect(global, conn)?;
     let cache = SchemaCache::new(connected.registry.clone());
     let writer = cache
         .writer_schema_wait(id, global.connection.timeout)

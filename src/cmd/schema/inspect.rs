@@ -1,14 +1,12 @@
 //! `schema inspect`: read-only views of the registry.
 
-use std::path::Path;
-
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
-use crate::cmd::schema::connect::{connect, registry_error};
+use crate::cmd::schema::connect::{ConnectOptions, connect, registry_error};
 use crate::engine::schema::registry::{RegisteredSchema, Registry};
 use crate::engine::schema::resolve::{ResolvedReference, resolved_schema_by_id};
 
@@ -49,8 +47,8 @@ pub enum InspectCommand {
     Compatibility { subject: Option<String> },
 }
 
-pub fn run(global: &GlobalArgs, token: Option<&Path>, args: InspectArgs) -> CliResult<()> {
-    let connected = connect(global, token)?;
+pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: InspectArgs) -> CliResult<()> {
+    let connected = connect(global, conn)?;
     let registry: &dyn Registry = connected.registry.as_ref();
     let ui = Ui::new(&global.output);
     match args.what {

@@ -28,6 +28,11 @@ pub struct SchemaArgs {
     )]
     pub token_file: Option<PathBuf>,
 
+    /// Leave the krabka `messageType` extension out of register and lookup bodies, for
+    /// strict Confluent registries.
+    #[arg(long = "omit-message-type", global = true)]
+    pub omit_message_type: bool,
+
     #[command(subcommand)]
     pub command: SchemaCommand,
 }
@@ -48,11 +53,14 @@ pub enum SchemaCommand {
 }
 
 pub fn run(global: &GlobalArgs, args: SchemaArgs) -> CliResult<()> {
-    let token = args.token_file.as_deref();
+    let conn = connect::ConnectOptions {
+        token_file: args.token_file.as_deref(),
+        send_message_type: !args.omit_message_type,
+    };
     match args.command {
-        SchemaCommand::Prewarm(a) => prewarm::run(global, token, a),
-        SchemaCommand::Inspect(a) => inspect::run(global, token, a),
-        SchemaCommand::Decode(a) => decode::run(global, token, a),
-        SchemaCommand::Check(a) => check::run(global, token, a),
+        SchemaCommand::Prewarm(a) => prewarm::run(global, &conn, a),
+        SchemaCommand::Inspect(a) => inspect::run(global, &conn, a),
+        SchemaCommand::Decode(a) => decode::run(global, &conn, a),
+        SchemaCommand::Check(a) => check::run(global, &conn, a),
     }
 }

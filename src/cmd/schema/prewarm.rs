@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
-use crate::cmd::schema::connect::{connect, registry_error};
+use crate::cmd::schema::connect::{ConnectOptions, connect, registry_error};
 use crate::cmd::schema::source::{
     Kind, SubjectSource, kind_for, local_spec, parse_reference, read_manifest, read_schema_file,
     reference_texts,
@@ -82,7 +82,7 @@ struct Row {
     unreachable: bool,
 }
 
-pub fn run(global: &GlobalArgs, token: Option<&Path>, args: PrewarmArgs) -> CliResult<()> {
+pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) -> CliResult<()> {
     let mut sources: Vec<SubjectSource> = Vec::new();
     if let (Some(subject), Some(file)) = (&args.subject, &args.schema_file) {
         sources.push(SubjectSource {
@@ -105,7 +105,7 @@ pub fn run(global: &GlobalArgs, token: Option<&Path>, args: PrewarmArgs) -> CliR
         .iter()
         .map(|s| read_schema_file(&s.file))
         .collect::<CliResult<_>>()?;
-    let connected = connect(global, token)?;
+    let connected = connect(global, conn)?;
     let registry: &dyn Registry = connected.registry.as_ref();
     let cache = SchemaCache::new(connected.registry.clone());
     let mut locals: Vec<(String, SchemaSpec)> = Vec::new();

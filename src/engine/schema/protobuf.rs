@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use prost::Message as _;
-use prost_reflect::{DescriptorPool, DynamicMessage, FileDescriptor, MessageDescriptor};
+use prost_reflect::{DescriptorPool, DynamicMessage, FileDescriptor, Kind, MessageDescriptor};
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 
 use crate::engine::schema::cache::{SchemaCache, WriterSchema};
@@ -156,11 +156,114 @@ pub fn to_json(dynamic: &DynamicMessage) -> SchemaResult<serde_json::Value> {
         .map_err(|e| SchemaError::Deserialize(e.to_string()))
 }
 
-/// Encodes a JSON value (protobuf JSON mapping) as a body of `msg`.
+/// Encodes a JSON value (protobuf JSON mapping) as a body of `msg`, map entries
+/// sorted by key at every depth (D2: the same value always gives the same bytes).
 pub fn encode_body(msg: &MessageDescriptor, value: &serde_json::Value) -> SchemaResult<Vec<u8>> {
     let dynamic = DynamicMessage::deserialize(msg.clone(), value.clone())
         .map_err(|e| SchemaError::Serialize(e.to_string()))?;
-    Ok(dynamic.encode_to_vec())
+    sort_map_entries(msg, &dynamic.encode_to_vec()).map_err(SchemaError::Serialize)
+}
+
+fn map_key(v: &prost_reflect::Value) -> Result<prost_reflect::MapKey, String> {
+    use prost_reflect::{MapKey, Value};
+    Ok(match v {
+        Value::Bool(b) => MapKey::Bool(*b),
+        Value::I32(n) => MapKey::I32(*n),
+        Value::I64(n) => MapKey::I64(*n),
+        Value::U32(n) => MapKey::U32(*n),
+        Value::U64(n) => MapKey::U64(*n),
+        Value::String(s) => MapKey::String(s.clone()),
+        other => return Err(format!("{other:?} is not a valid map key")),
+    })
+}
+
+fn read_varint(buf: &[u8], pos: &mut usize) -> Result<u64, String> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *buf.get(*pos).ok_or("truncated varint")?;
+        *pos += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err("varint is too long".into())
+}
+
+fn write_varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Re-emits an encoded message with each map field's entries sorted by key (entries of
+/// one map field are contiguous, as prost-reflect writes them) and nested messages
+/// rewritten the same way. Everything else is copied byte for byte.
+fn sort_map_entries(msg: &MessageDescriptor, buf: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(buf.len());
+    let mut pos = 0;
+    let mut pending: Option<(u64, Vec<(prost_reflect::MapKey, Vec<u8>)>)> = None;
+    let flush = |pending: &mut Option<(u64, Vec<(prost_reflect::MapKey, Vec<u8>)>)>,
+                 out: &mut Vec<u8>| {
+        if let Some((tag, mut entries)) = pending.take() {
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            for (_, entry) in entries {
+                write_varint(tag, out);
+                write_varint(entry.len() as u64, out);
+                out.extend_from_slice(&entry);
+            }
+        }
+    };
+    while pos < buf.len() {
+        let start = pos;
+        let tag = read_varint(buf, &mut pos)?;
+        let (number, wire) = ((tag >> 3) as u32, (tag & 7) as u8);
+        let field = msg.get_field(number);
+        if pending.as_ref().is_some_and(|(t, _)| *t != tag) {
+            flush(&mut pending, &mut out);
+        }
+        match wire {
+            0 => {
+                read_varint(buf, &mut pos)?;
+            }
+            1 => pos += 8,
+            5 => pos += 4,
+            2 => {
+                let len = read_varint(buf, &mut pos)? as usize;
+                let body = buf.get(pos..pos + len).ok_or("truncated field")?;
+                pos += len;
+                if let Some(f) = &field
+                    && let Kind::Message(inner) = f.kind()
+                {
+                    let body = sort_map_entries(&inner, body)?;
+                    if f.is_map() {
+                        let entry = DynamicMessage::decode(inner.clone(), body.as_slice())
+                            .map_err(|e| e.to_string())?;
+                        let key = map_key(entry.get_field(&inner.map_entry_key_field()).as_ref())?;
+                        pending
+                            .get_or_insert_with(|| (tag, Vec::new()))
+                            .1
+                            .push((key, body));
+                    } else {
+                        write_varint(tag, &mut out);
+                        write_varint(body.len() as u64, &mut out);
+                        out.extend_from_slice(&body);
+                    }
+                    continue;
+                }
+            }
+            3 | 4 => return Err("groups are not supported when sorting map entries".into()),
+            other => return Err(format!("invalid wire type {other}")),
+        }
+        if pos > buf.len() {
+            return Err("truncated field".into());
+        }
+        out.extend_from_slice(&buf[start..pos]);
+    }
+    flush(&mut pending, &mut out);
+    Ok(out)
 }
 
 /// A Protobuf serde over the schema cache (behaviour §2).
@@ -268,6 +371,36 @@ message Refund { string order_id = 1; }
         let v = serde_json::json!({"id": "o-1", "amount": "120", "lines": [{"sku": "a"}]});
         let body = encode_body(&order, &v).unwrap();
         assert_eq!(decode_body(&order, &body).unwrap(), v);
+    }
+
+    #[test]
+    fn map_entries_are_encoded_sorted_by_key_at_every_depth() {
+        let text = r#"syntax = "proto3";
+message M { map<string, int32> a = 1; map<int64, M> nested = 2; string tail = 3; }"#;
+        let s = ProtoSchema::parse(text, &[]).unwrap();
+        let m = s.message(Some("M")).unwrap();
+        let keys: Vec<String> = (0..40).map(|i| format!("k{i:02}")).collect();
+        let mut a = serde_json::Map::new();
+        for k in keys.iter().rev() {
+            a.insert(k.clone(), serde_json::json!(1));
+        }
+        let v = serde_json::json!({"a": a, "nested": {"5": {"a": {"z": 1, "b": 2}}, "-1": {}}, "tail": "t"});
+        let first = encode_body(&m, &v).unwrap();
+        for _ in 0..5 {
+            assert_eq!(encode_body(&m, &v).unwrap(), first);
+        }
+        // Decoding and comparing to the input proves nothing was lost.
+        let back = decode_body(&m, &first).unwrap();
+        assert_eq!(back["a"].as_object().unwrap().len(), 40);
+        assert_eq!(back["nested"]["5"]["a"]["b"], 2);
+        assert_eq!(back["tail"], "t");
+        // The keys are in sorted order on the wire.
+        let text_bytes = String::from_utf8_lossy(&first).into_owned();
+        let positions: Vec<usize> = keys
+            .iter()
+            .map(|k| text_bytes.find(k.as_str()).unwrap())
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
