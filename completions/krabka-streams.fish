@@ -46,6 +46,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s V -l vers
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
+complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "schema" -d 'Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -244,6 +245,150 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a cut against committed offsets, snapshot files and/or an Arrow input'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "decode" -d 'Decode raw __barrier_state or barrier marker bytes offline'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -f -a "prewarm" -d 'Resolve subjects to schema ids (register, look up or adopt the latest), concurrently, one registry call per subject; optionally write a cache file for `tail` and `run`'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -f -a "inspect" -d 'Show what the registry holds: subjects, versions, schemas by version or id, id usage, compatibility levels'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -f -a "decode" -d 'Decode Confluent-framed bytes (hex argument, --file, or stdin) with the writer schema fetched by id'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -f -a "check" -d 'Check a local schema file against a registered version (exit 3 when incompatible)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l subject -d 'Subject to resolve (with --schema-file); more subjects go in --manifest' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l schema-file -d 'Schema file of --subject (.avsc/.json Avro, .proto Protobuf, or set --type)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l type -d 'Schema kind of --schema-file [default: protobuf for .proto, else avro]' -r -f -a "avro\t''
+protobuf\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l message-type -d 'Full Protobuf message name [default: the file\'s first message]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l reference -d 'Schema reference of --subject, repeatable' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l manifest -d 'JSON manifest of subjects (see the `schema` docs: subject or topic+role, schema_file, kind, message_type, references)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l mode -d 'How each subject gets its id' -r -f -a "auto-register\t'Register the schema (idempotent): POST /subjects/{s}/versions'
+lookup-only\t'The exact schema must already be registered under the subject: POST /subjects/{s}'
+use-latest\t'Adopt the subject\'s latest version: GET /subjects/{s}/versions/latest'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l write-cache -d 'Write the resolved subjects and their writer schemas to this cache file (atomically), for `tail --schema-cache` and `run --schema-cache`' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "subjects" -d 'Every registered subject'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "versions" -d 'The versions of a subject'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "get" -d 'One version of a subject (default: latest)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "id" -d 'A schema by id, with the schemas it references'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "id-usage" -d 'The subjects and versions that use a schema id'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "compatibility" -d 'The global compatibility level, or a subject\'s'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l file -d 'Read the raw frame bytes from this file' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l hex-input -d 'Treat the input as hex text (for --file or stdin)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l protobuf -d 'Expect a Protobuf frame (message-index path after the id) even before the writer schema says so'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l against -d 'The registered schema to check against: SUBJECT or SUBJECT:VERSION (default latest)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l level -d 'Direction of the check [default: the subject\'s compatibility level, else backward]' -r -f -a "backward\t''
+forward\t''
+full\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l type -d 'Kind of FILE [default: the registered schema\'s kind]' -r -f -a "avro\t''
+protobuf\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "prewarm" -d 'Resolve subjects to schema ids (register, look up or adopt the latest), concurrently, one registry call per subject; optionally write a cache file for `tail` and `run`'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "inspect" -d 'Show what the registry holds: subjects, versions, schemas by version or id, id usage, compatibility levels'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "decode" -d 'Decode Confluent-framed bytes (hex argument, --file, or stdin) with the writer schema fetched by id'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check a local schema file against a registered version (exit 3 when incompatible)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
@@ -283,14 +428,19 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "completions" -d 'Print a shell completion script'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier completions generate-assets help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema completions generate-assets help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema completions generate-assets help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema completions generate-assets help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema completions generate-assets help" -f -a "schema" -d 'Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema completions generate-assets help" -f -a "completions" -d 'Print a shell completion script'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema completions generate-assets help" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema completions generate-assets help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "list" -d 'List barrier groups and their cuts (complete cuts only unless --all)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "show" -d 'Show one cut in full: every topic, partition and offset'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "watch" -d 'Print each new cut of a group as it is published, until Ctrl-C or --count'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "verify" -d 'Check a cut against committed offsets, snapshot files and/or an Arrow input'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "decode" -d 'Decode raw __barrier_state or barrier marker bytes offline'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "prewarm" -d 'Resolve subjects to schema ids (register, look up or adopt the latest), concurrently, one registry call per subject; optionally write a cache file for `tail` and `run`'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "inspect" -d 'Show what the registry holds: subjects, versions, schemas by version or id, id usage, compatibility levels'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "decode" -d 'Decode Confluent-framed bytes (hex argument, --file, or stdin) with the writer schema fetched by id'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "check" -d 'Check a local schema file against a registered version (exit 3 when incompatible)'

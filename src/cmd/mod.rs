@@ -13,6 +13,7 @@ pub mod global;
 pub mod interrupt;
 pub mod logging;
 pub mod output;
+pub mod schema;
 
 use std::ffi::OsString;
 
@@ -49,6 +50,8 @@ pub enum Command {
     DevCluster(dev_cluster::DevClusterArgs),
     /// Barrier cuts in __barrier_state: list, show, watch, verify, decode.
     Barrier(barrier::BarrierArgs),
+    /// Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility.
+    Schema(schema::SchemaArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Regenerate the committed completions and man pages (used by `cargo xtask`).
@@ -63,6 +66,7 @@ impl Command {
             Command::Demo(_) => "demo",
             Command::DevCluster(_) => "dev-cluster",
             Command::Barrier(args) => args.name(),
+            Command::Schema(_) => "schema",
             Command::Completions(_) => "completions",
             Command::GenerateAssets(_) => "generate-assets",
         }
@@ -106,6 +110,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
         Command::Demo(args) => demo::run(&cli.global, args),
         Command::DevCluster(args) => dev_cluster::run(&cli.global, args),
         Command::Barrier(args) => barrier::run(&cli.global, args),
+        Command::Schema(args) => schema::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
     }

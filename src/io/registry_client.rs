@@ -1,17 +1,20 @@
 //! The schema registry over HTTP (reqwest, blocking): the Confluent REST contract
-//! of behaviour §1 with a default timeout, basic auth, and retries with
-//! exponential backoff and jitter on 429, 5xx and transport failures.
+//! of behaviour §1 with a default timeout (D7), basic auth or a bearer token,
+//! HTTPS with a custom CA bundle and a client certificate, and `1 + max_retries`
+//! attempts with exponential backoff and jitter on 429, 5xx and transport failures
+//! (the Go client retries immediately; backoff only spaces the same attempts out).
 
 use std::time::Duration;
 
 use base64::Engine as _;
 use reqwest::blocking::{Client, RequestBuilder};
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::{Certificate, Identity};
 use serde_json::{Value, json};
 
 use crate::engine::schema::registry::{
     RegisteredSchema, Registry, RegistryError, RegistryResult, SchemaReference, SchemaSpec,
-    SchemaType, escape_segment,
+    SchemaType, SubjectVersion, escape_segment,
 };
 
 /// The registry media type, sent as `Accept` always and `Content-Type` with a body.
@@ -23,11 +26,23 @@ pub struct HttpRegistryOptions {
     pub base_url: String,
     pub user: Option<String>,
     pub password: Option<String>,
+    /// Sent as `Authorization: Bearer <token>` when no basic-auth user is set.
+    pub bearer_token: Option<String>,
+    /// PEM bundle of CA certificates trusted in addition to the system roots.
+    pub ca_pem: Option<Vec<u8>>,
+    /// Client certificate chain and PKCS#8 private key, both PEM.
+    pub client_identity_pem: Option<(Vec<u8>, Vec<u8>)>,
+    /// Per-request timeout (connect, send and read).
     pub timeout: Duration,
     /// Attempts after the first (default 2).
     pub max_retries: u32,
     /// First backoff; doubles per attempt, with up to 50 % jitter.
     pub backoff: Duration,
+    /// No attempt starts after this instant and none runs past it (a command's `--timeout`).
+    pub deadline: Option<std::time::Instant>,
+    /// Send `messageType` in register/lookup bodies (krabka extension, D5); off for strict
+    /// Confluent registries that reject unknown fields.
+    pub send_message_type: bool,
 }
 
 impl std::fmt::Debug for HttpRegistryOptions {
@@ -36,6 +51,9 @@ impl std::fmt::Debug for HttpRegistryOptions {
             .field("base_url", &self.base_url)
             .field("user", &self.user)
             .field("password", &self.password.as_ref().map(|_| "***"))
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "***"))
+            .field("ca_pem", &self.ca_pem.as_ref().map(Vec::len))
+            .field("client_identity", &self.client_identity_pem.is_some())
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
             .finish()
@@ -48,9 +66,14 @@ impl HttpRegistryOptions {
             base_url: base_url.into(),
             user: None,
             password: None,
+            bearer_token: None,
+            ca_pem: None,
+            client_identity_pem: None,
             timeout: Duration::from_secs(30),
             max_retries: 2,
             backoff: Duration::from_millis(100),
+            deadline: None,
+            send_message_type: true,
         }
     }
 }
@@ -62,40 +85,67 @@ pub struct HttpRegistry {
     auth: Option<String>,
     max_retries: u32,
     backoff: Duration,
+    timeout: Duration,
+    deadline: Option<std::time::Instant>,
+    send_message_type: bool,
 }
 
 impl HttpRegistry {
     pub fn new(opts: HttpRegistryOptions) -> RegistryResult<Self> {
         let base = opts.base_url.trim_end_matches('/').to_string();
         let parsed = reqwest::Url::parse(&base).map_err(|_| {
-            RegistryError::new(
-                -1,
-                format!("registry base URL {base:?} has no scheme or host"),
-            )
+            RegistryError::protocol(format!("registry base URL {base:?} has no scheme or host"))
         })?;
         if parsed.host_str().is_none() {
-            return Err(RegistryError::new(
-                -1,
-                format!("registry base URL {base:?} has no scheme or host"),
-            ));
+            return Err(RegistryError::protocol(format!(
+                "registry base URL {base:?} has no scheme or host"
+            )));
         }
-        let client = Client::builder()
-            .timeout(opts.timeout)
+        let mut builder = Client::builder().timeout(opts.timeout);
+        if let Some(pem) = &opts.ca_pem {
+            let certs = Certificate::from_pem_bundle(pem).map_err(|e| {
+                RegistryError::protocol(format!("cannot read the registry CA bundle: {e}"))
+            })?;
+            if certs.is_empty() {
+                return Err(RegistryError::protocol(
+                    "the registry CA bundle holds no PEM certificate",
+                ));
+            }
+            for cert in certs {
+                builder = builder.add_root_certificate(cert);
+            }
+        }
+        if let Some((cert, key)) = &opts.client_identity_pem {
+            let identity = Identity::from_pkcs8_pem(cert, key).map_err(|e| {
+                RegistryError::protocol(format!(
+                    "cannot read the registry client certificate and PKCS#8 key: {e}"
+                ))
+            })?;
+            builder = builder.identity(identity);
+        }
+        let client = builder
             .build()
-            .map_err(|e| RegistryError::new(-1, format!("cannot build the HTTP client: {e}")))?;
-        let auth = opts.user.as_ref().map(|u| {
-            let pair = format!("{u}:{}", opts.password.as_deref().unwrap_or(""));
-            format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD.encode(pair)
-            )
-        });
+            .map_err(|e| RegistryError::protocol(format!("cannot build the HTTP client: {e}")))?;
+        let auth = match (&opts.user, &opts.bearer_token) {
+            (Some(u), _) => {
+                let pair = format!("{u}:{}", opts.password.as_deref().unwrap_or(""));
+                Some(format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(pair)
+                ))
+            }
+            (None, Some(token)) => Some(format!("Bearer {}", token.trim())),
+            (None, None) => None,
+        };
         Ok(HttpRegistry {
             client,
             base,
             auth,
             max_retries: opts.max_retries,
             backoff: opts.backoff,
+            timeout: opts.timeout,
+            deadline: opts.deadline,
+            send_message_type: opts.send_message_type,
         })
     }
 
@@ -115,6 +165,19 @@ impl HttpRegistry {
                 .client
                 .request(method.clone(), &url)
                 .header(ACCEPT, REGISTRY_MEDIA_TYPE);
+            if let Some(deadline) = self.deadline {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    if attempt == 0 {
+                        last = RegistryError::new(
+                            -1,
+                            "schema registry request failed: the command timeout expired",
+                        );
+                    }
+                    break;
+                }
+                req = req.timeout(left.min(self.timeout));
+            }
             if let Some(auth) = &self.auth {
                 req = req.header(AUTHORIZATION, auth);
             }
@@ -147,13 +210,15 @@ impl HttpRegistry {
                 .ok()
                 .and_then(|v| v.get("error_code").and_then(Value::as_i64));
             return Err(RegistryError {
-                status,
                 error_code,
-                message: format!("schema registry returned HTTP {status}: {text}"),
+                ..RegistryError::new(
+                    status,
+                    format!("schema registry returned HTTP {status}: {text}"),
+                )
             });
         }
         serde_json::from_str(&text)
-            .map_err(|_| RegistryError::new(-1, "cannot parse schema registry response"))
+            .map_err(|_| RegistryError::protocol("cannot parse schema registry response"))
     }
 }
 
@@ -179,12 +244,16 @@ fn backoff_delay(base: Duration, attempt: u32) -> Duration {
     exp + jitter
 }
 
-fn spec_body(spec: &SchemaSpec) -> Value {
+fn spec_body(spec: &SchemaSpec, send_message_type: bool) -> Value {
     let mut body = json!({ "schema": spec.schema });
     if let Some(t) = spec.schema_type.wire_name() {
         body["schemaType"] = json!(t);
     }
-    if let Some(m) = spec.message_type.as_deref().filter(|m| !m.is_empty()) {
+    if let Some(m) = spec
+        .message_type
+        .as_deref()
+        .filter(|m| send_message_type && !m.is_empty())
+    {
         body["messageType"] = json!(m);
     }
     if !spec.references.is_empty() {
@@ -202,7 +271,7 @@ fn required_id(v: &Value) -> RegistryResult<i32> {
     v.get("id")
         .and_then(Value::as_i64)
         .map(|id| id as i32)
-        .ok_or_else(|| RegistryError::new(-1, "schema registry response has no integer id"))
+        .ok_or_else(|| RegistryError::protocol("schema registry response has no integer id"))
 }
 
 fn parse_references(v: &Value) -> RegistryResult<Vec<SchemaReference>> {
@@ -214,8 +283,7 @@ fn parse_references(v: &Value) -> RegistryResult<Vec<SchemaReference>> {
         let name = item.get("name").and_then(Value::as_str).unwrap_or("");
         let subject = item.get("subject").and_then(Value::as_str).unwrap_or("");
         if name.is_empty() || subject.is_empty() {
-            return Err(RegistryError::new(
-                -1,
+            return Err(RegistryError::protocol(
                 "schema registry response has no text name",
             ));
         }
@@ -233,9 +301,9 @@ fn parse_schema(v: &Value) -> RegistryResult<RegisteredSchema> {
         .get("schema")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
-        .ok_or_else(|| RegistryError::new(-1, "schema registry response has no text schema"))?;
+        .ok_or_else(|| RegistryError::protocol("schema registry response has no text schema"))?;
     let schema_type = SchemaType::from_wire(v.get("schemaType").and_then(Value::as_str))
-        .map_err(|e| RegistryError::new(-1, e))?;
+        .map_err(RegistryError::protocol)?;
     Ok(RegisteredSchema {
         subject: v.get("subject").and_then(Value::as_str).map(str::to_string),
         id: v.get("id").and_then(Value::as_i64).unwrap_or(0) as i32,
@@ -255,15 +323,14 @@ fn parse_schema(v: &Value) -> RegistryResult<RegisteredSchema> {
 
 fn array_of<T>(v: Value, f: impl Fn(&Value) -> Option<T>) -> RegistryResult<Vec<T>> {
     let Value::Array(items) = v else {
-        return Err(RegistryError::new(
-            -1,
+        return Err(RegistryError::protocol(
             "schema registry response is not an array",
         ));
     };
     items
         .iter()
         .map(|i| {
-            f(i).ok_or_else(|| RegistryError::new(-1, "schema registry response is not an array"))
+            f(i).ok_or_else(|| RegistryError::protocol("schema registry response is not an array"))
         })
         .collect()
 }
@@ -271,12 +338,20 @@ fn array_of<T>(v: Value, f: impl Fn(&Value) -> Option<T>) -> RegistryResult<Vec<
 impl Registry for HttpRegistry {
     fn register(&self, subject: &str, spec: &SchemaSpec) -> RegistryResult<i32> {
         let path = format!("/subjects/{}/versions", escape_segment(subject));
-        required_id(&self.send(reqwest::Method::POST, &path, Some(&spec_body(spec)))?)
+        required_id(&self.send(
+            reqwest::Method::POST,
+            &path,
+            Some(&spec_body(spec, self.send_message_type)),
+        )?)
     }
 
     fn lookup(&self, subject: &str, spec: &SchemaSpec) -> RegistryResult<RegisteredSchema> {
         let path = format!("/subjects/{}", escape_segment(subject));
-        let v = self.send(reqwest::Method::POST, &path, Some(&spec_body(spec)))?;
+        let v = self.send(
+            reqwest::Method::POST,
+            &path,
+            Some(&spec_body(spec, self.send_message_type)),
+        )?;
         let id = required_id(&v)?;
         let mut out = parse_schema(&v).unwrap_or_else(|_| RegisteredSchema {
             spec: spec.clone(),
@@ -330,11 +405,56 @@ impl Registry for HttpRegistry {
             .and_then(Value::as_str)
             .map(str::to_string)
             .ok_or_else(|| {
-                RegistryError::new(
-                    -1,
-                    "schema registry response has no text compatibilityLevel",
-                )
+                RegistryError::protocol("schema registry response has no text compatibilityLevel")
             })
+    }
+
+    fn set_compatibility(&self, subject: Option<&str>, level: &str) -> RegistryResult<String> {
+        let path = match subject {
+            Some(s) => format!("/config/{}", escape_segment(s)),
+            None => "/config".to_string(),
+        };
+        let body = json!({ "compatibility": level });
+        self.send(reqwest::Method::PUT, &path, Some(&body))?
+            .get("compatibility")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                RegistryError::protocol("schema registry response has no text compatibility")
+            })
+    }
+
+    fn delete_subject(&self, subject: &str, permanent: bool) -> RegistryResult<Vec<i32>> {
+        let mut path = format!("/subjects/{}", escape_segment(subject));
+        if permanent {
+            path.push_str("?permanent=true");
+        }
+        array_of(self.send(reqwest::Method::DELETE, &path, None)?, |x| {
+            x.as_i64().map(|n| n as i32)
+        })
+    }
+
+    fn delete_version(&self, subject: &str, version: i32, permanent: bool) -> RegistryResult<i32> {
+        let mut path = format!("/subjects/{}/versions/{version}", escape_segment(subject));
+        if permanent {
+            path.push_str("?permanent=true");
+        }
+        self.send(reqwest::Method::DELETE, &path, None)?
+            .as_i64()
+            .map(|n| n as i32)
+            .ok_or_else(|| {
+                RegistryError::protocol("schema registry response has no integer version")
+            })
+    }
+
+    fn id_versions(&self, id: i32) -> RegistryResult<Vec<SubjectVersion>> {
+        let path = format!("/schemas/ids/{}/versions", id as u32);
+        array_of(self.send(reqwest::Method::GET, &path, None)?, |x| {
+            Some(SubjectVersion {
+                subject: x.get("subject")?.as_str()?.to_string(),
+                version: x.get("version")?.as_i64()? as i32,
+            })
+        })
     }
 }
 
@@ -344,20 +464,26 @@ mod tests {
 
     #[test]
     fn register_bodies_omit_avro_type_and_empty_fields() {
-        let avro = spec_body(&SchemaSpec {
-            schema: "\"string\"".into(),
-            ..Default::default()
-        });
+        let avro = spec_body(
+            &SchemaSpec {
+                schema: "\"string\"".into(),
+                ..Default::default()
+            },
+            true,
+        );
         assert_eq!(avro, json!({"schema": "\"string\""}));
-        let pb = spec_body(&SchemaSpec {
+        let spec = SchemaSpec {
             schema: "syntax = \"proto3\";".into(),
             schema_type: SchemaType::Protobuf,
             message_type: Some("demo.Order".into()),
             references: vec![],
-        });
+        };
+        let pb = spec_body(&spec, true);
         assert_eq!(pb["schemaType"], "PROTOBUF");
         assert_eq!(pb["messageType"], "demo.Order");
         assert!(pb.get("references").is_none());
+        // D5: strict Confluent registries get no messageType.
+        assert!(spec_body(&spec, false).get("messageType").is_none());
     }
 
     #[test]
@@ -381,6 +507,19 @@ mod tests {
             parse_schema(&v).unwrap_err().message,
             "schema registry response has no text name"
         );
+    }
+
+    #[test]
+    fn tls_material_is_checked_when_the_client_is_built() {
+        let mut opts = HttpRegistryOptions::new("https://registry:8081");
+        opts.ca_pem = Some(b"not a certificate".to_vec());
+        let e = HttpRegistry::new(opts).err().unwrap();
+        assert!(!e.is_unreachable());
+        assert!(e.message.contains("CA bundle"), "{}", e.message);
+        let mut opts = HttpRegistryOptions::new("https://registry:8081");
+        opts.client_identity_pem = Some((b"x".to_vec(), b"y".to_vec()));
+        let e = HttpRegistry::new(opts).err().unwrap();
+        assert!(e.message.contains("client certificate"), "{}", e.message);
     }
 
     #[test]

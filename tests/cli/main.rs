@@ -7,3 +7,5 @@ mod support;
 mod barrier;
 mod broker;
 mod frame;
+mod cross_impl;
+mod schema;

@@ -7,4 +7,5 @@ mod coordination;
 mod framing;
 mod headers;
 mod murmur2;
+mod registry;
 mod snapshot;

@@ -3,6 +3,7 @@
 
 mod barrier;
 mod orders;
+mod schemas;
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -62,12 +63,16 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         json!({"bootstrap": bootstrap, "registry": registry_url}),
     );
 
-    let registry = HttpRegistry::new(HttpRegistryOptions::new(registry_url.clone()))
-        .map_err(|e| CliError::failure(e.to_string()))?;
-    let (subject, id) = orders::register(&registry)?;
+    let registry = std::sync::Arc::new(
+        HttpRegistry::new(HttpRegistryOptions::new(registry_url.clone()))
+            .map_err(|e| CliError::failure(e.to_string()))?,
+    );
+    let (text, data) = schemas::prewarm_and_inspect(registry.clone())?;
+    w.step("schema prewarm and inspect the orders subjects", text, data);
+    let (subject, id) = orders::register(registry.as_ref())?;
     w.step(
         "register the Avro schema",
-        format!("subject {subject} -> schema id {id}"),
+        format!("subject {subject} -> schema id {id} (already registered by prewarm: same id)"),
         json!({"subject": subject, "id": id}),
     );
 
@@ -83,7 +88,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         json!({"records": data.len()}),
     );
 
-    let back = orders::read_back(&bootstrap, &registry, data.len())?;
+    let back = orders::read_back(&bootstrap, registry.as_ref(), data.len())?;
     let mut t = table(&[
         "partition",
         "offset",

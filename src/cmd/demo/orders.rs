@@ -72,8 +72,11 @@ fn avro_body(schema: &Schema, o: &Order) -> CliResult<Vec<u8>> {
 /// Registers the value schema and returns (subject, id).
 pub fn register(registry: &dyn Registry) -> CliResult<(String, i32)> {
     let subject = subject_for(ORDERS_TOPIC, false);
+    // The registered text is the canonical form (D1), as every serde registers it.
+    let schema = crate::engine::schema::avro::registered_text(ORDER_SCHEMA)
+        .map_err(|e| CliError::failure(e.to_string()))?;
     let spec = SchemaSpec {
-        schema: ORDER_SCHEMA.to_string(),
+        schema,
         ..Default::default()
     };
     let id = registry

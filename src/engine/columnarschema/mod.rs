@@ -1,2 +1,91 @@
-//! Bridges between registry schemas (Avro, Protobuf, JSON Schema) and Arrow.
-//! Filled in with the `tail` capability.
+//! Bridges between registry schemas (Avro, Protobuf, JSON Schema) and Arrow: the type
+//! mappings of behaviour §3, as Arrow schemas built with `arrow-schema`. The batch
+//! codecs (values ↔ Arrow arrays) build on these.
+
+pub mod avro_arrow;
+pub mod json_arrow;
+pub mod proto_arrow;
+
+use std::collections::BTreeMap;
+
+use arrow_schema::Schema;
+
+use crate::engine::schema::avro::AvroSchema;
+use crate::engine::schema::protobuf::ProtoSchema;
+use crate::engine::schema::registry::SchemaType;
+
+/// The Arrow schema a registry schema maps to.
+pub fn arrow_schema_for(
+    schema_type: SchemaType,
+    text: &str,
+    message_type: Option<&str>,
+    references: &[(String, String)],
+) -> Result<Schema, String> {
+    match schema_type {
+        SchemaType::Avro => {
+            let avro = AvroSchema::parse_with_named_references(text, references)
+                .map_err(|e| e.to_string())?;
+            avro_arrow::avro_to_arrow(&avro)
+        }
+        SchemaType::Protobuf => {
+            let proto = ProtoSchema::parse(text, references).map_err(|e| e.to_string())?;
+            let msg = proto.message(message_type).map_err(|e| e.to_string())?;
+            proto_arrow::message_to_arrow(&msg)
+        }
+        SchemaType::Json => {
+            let value: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| format!("invalid JSON Schema: {e}"))?;
+            json_arrow::json_schema_to_arrow(&value)
+        }
+    }
+}
+
+/// The mapped Arrow schema as text, one field per line, nested fields indented,
+/// field metadata with keys sorted.
+pub fn describe_arrow(
+    schema_type: SchemaType,
+    text: &str,
+    message_type: Option<&str>,
+    references: &[(String, String)],
+) -> Result<String, String> {
+    let schema = arrow_schema_for(schema_type, text, message_type, references)?;
+    let mut out = String::new();
+    for f in schema.fields() {
+        describe_field(f, 0, &mut out);
+    }
+    Ok(out.trim_end().to_string())
+}
+
+fn describe_field(f: &arrow_schema::Field, depth: usize, out: &mut String) {
+    use arrow_schema::DataType;
+    let indent = "  ".repeat(depth);
+    let meta: BTreeMap<&String, &String> = f.metadata().iter().collect();
+    let meta = if meta.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " {{{}}}",
+            meta.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let null = if f.is_nullable() { "" } else { " not null" };
+    let (shown, children): (String, Vec<&arrow_schema::Field>) = match f.data_type() {
+        DataType::Struct(children) => (
+            "Struct".into(),
+            children.iter().map(|c| c.as_ref()).collect(),
+        ),
+        DataType::List(item) => ("List".into(), vec![item.as_ref()]),
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(kv) => ("Map".into(), kv.iter().map(|c| c.as_ref()).collect()),
+            _ => ("Map".into(), vec![]),
+        },
+        other => (other.to_string(), vec![]),
+    };
+    out.push_str(&format!("{indent}{}: {shown}{null}{meta}\n", f.name()));
+    for c in children {
+        describe_field(c, depth + 1, out);
+    }
+}

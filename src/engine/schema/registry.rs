@@ -66,32 +66,58 @@ pub struct RegisteredSchema {
     pub spec: SchemaSpec,
 }
 
-/// A failed registry call. `status` is the HTTP status, or −1 when no HTTP answer came.
+/// A failed registry call. `status` is the HTTP status, or −1 when no usable HTTP answer came.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegistryError {
     pub status: i32,
     /// The registry's `error_code` (40401, 40403, 409, 42201, …) when the body had one.
     pub error_code: Option<i64>,
     pub message: String,
+    /// No HTTP answer at all (connect, send, timeout or body read failed).
+    pub transport: bool,
 }
 
+/// Registry `error_code`s callers branch on (behaviour §1).
+pub const SUBJECT_NOT_FOUND: i64 = 40401;
+pub const VERSION_NOT_FOUND: i64 = 40402;
+pub const SCHEMA_NOT_FOUND: i64 = 40403;
+pub const INCOMPATIBLE_SCHEMA: i64 = 409;
+pub const INVALID_SCHEMA: i64 = 42201;
+pub const INVALID_VERSION: i64 = 42202;
+
 impl RegistryError {
+    /// An error with that status; −1 counts as a transport failure.
     pub fn new(status: i32, message: impl Into<String>) -> Self {
         RegistryError {
             status,
             error_code: None,
             message: message.into(),
+            transport: status == -1,
+        }
+    }
+
+    /// An answer that came but cannot be used (not JSON, missing field): status −1, never retried.
+    pub fn protocol(message: impl Into<String>) -> Self {
+        RegistryError {
+            transport: false,
+            ..RegistryError::new(-1, message)
         }
     }
 
     /// 429, 5xx and transport failures are worth another attempt.
     pub fn is_retriable(&self) -> bool {
-        self.status == -1 || self.status == 429 || self.status >= 500
+        self.transport || self.status == 429 || self.status >= 500
     }
 
     /// No HTTP answer at all: the registry is unreachable or timed out.
     pub fn is_unreachable(&self) -> bool {
-        self.status == -1
+        self.transport
+    }
+
+    /// The registry's `error_code`, or the HTTP status when the body had none.
+    pub fn code(&self) -> Option<i64> {
+        self.error_code
+            .or((self.status > 0).then_some(i64::from(self.status)))
     }
 }
 
@@ -123,6 +149,21 @@ pub trait Registry: Send + Sync {
     fn schema_by_id(&self, id: i32) -> RegistryResult<RegisteredSchema>;
     /// `GET /config[/{s}]` → `compatibilityLevel`.
     fn compatibility(&self, subject: Option<&str>) -> RegistryResult<String>;
+    /// `PUT /config[/{s}]` with `{"compatibility": level}` → the stored `compatibility`.
+    fn set_compatibility(&self, subject: Option<&str>, level: &str) -> RegistryResult<String>;
+    /// `DELETE /subjects/{s}[?permanent=true]` → the versions it had.
+    fn delete_subject(&self, subject: &str, permanent: bool) -> RegistryResult<Vec<i32>>;
+    /// `DELETE /subjects/{s}/versions/{v}[?permanent=true]` → the deleted version.
+    fn delete_version(&self, subject: &str, version: i32, permanent: bool) -> RegistryResult<i32>;
+    /// `GET /schemas/ids/{id}/versions` → every (subject, version) using the id.
+    fn id_versions(&self, id: i32) -> RegistryResult<Vec<SubjectVersion>>;
+}
+
+/// One (subject, version) pair, as `GET /schemas/ids/{id}/versions` lists them.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SubjectVersion {
+    pub subject: String,
+    pub version: i32,
 }
 
 /// Percent-encodes one path segment: every byte outside RFC 3986 unreserved (decision D8).
@@ -168,6 +209,7 @@ mod tests {
 
     #[test]
     fn only_429_5xx_and_transport_errors_are_retriable() {
+        assert!(!RegistryError::protocol("cannot parse schema registry response").is_retriable());
         assert!(RegistryError::new(500, "x").is_retriable());
         assert!(RegistryError::new(429, "x").is_retriable());
         assert!(RegistryError::new(-1, "x").is_retriable());

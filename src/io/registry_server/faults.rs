@@ -1,11 +1,12 @@
 //! Fault injection for retry tests: a delay before every answer, the next N requests
 //! answered with an error status, the next N connections dropped without an answer.
-//! Each faulted request consumes one count; drops are taken before failures.
+//! Each faulted request consumes one count; drops are taken before raw answers,
+//! raw answers before failures.
 
 use std::time::Duration;
 
 /// What to do with one request instead of (or before) routing it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FaultAction {
     /// Route the request normally.
     Serve,
@@ -13,6 +14,8 @@ pub enum FaultAction {
     Fail(u16),
     /// Close the client's connection without writing a byte.
     Drop,
+    /// Answer this status with exactly this body (e.g. not JSON), change nothing.
+    Raw(u16, String),
 }
 
 /// Pending faults, shared by the request workers under one lock.
@@ -22,6 +25,8 @@ pub struct Faults {
     fail_status: u16,
     drop_left: u32,
     delay: Duration,
+    raw_left: u32,
+    raw: (u16, String),
 }
 
 impl Faults {
@@ -29,6 +34,12 @@ impl Faults {
     pub fn fail_next(&mut self, n: u32, status: u16) {
         self.fail_left = n;
         self.fail_status = status;
+    }
+
+    /// The next `n` requests are answered `status` with the raw `body`.
+    pub fn respond_next(&mut self, n: u32, status: u16, body: &str) {
+        self.raw_left = n;
+        self.raw = (status, body.to_string());
     }
 
     /// The next `n` requests lose their connection.
@@ -55,6 +66,9 @@ impl Faults {
         if self.drop_left > 0 {
             self.drop_left -= 1;
             FaultAction::Drop
+        } else if self.raw_left > 0 {
+            self.raw_left -= 1;
+            FaultAction::Raw(self.raw.0, self.raw.1.clone())
         } else if self.fail_left > 0 {
             self.fail_left -= 1;
             FaultAction::Fail(self.fail_status)

@@ -140,6 +140,13 @@ fn serve(mut rq: Request, shared: &Shared, relay: &Relay) {
             drop(rq.into_writer());
             return;
         }
+        FaultAction::Raw(status, text) => {
+            let response = Response::from_data(text.into_bytes())
+                .with_status_code(status)
+                .with_header(header("Content-Type", CONTENT_TYPE));
+            let _ = rq.respond(response);
+            return;
+        }
         FaultAction::Fail(status) => Reply {
             status,
             body: routes::error_body(injected_error_code(status), "injected failure"),

@@ -177,6 +177,12 @@ impl RegistryServer {
         lock(&self.shared.faults).fail_next(n, status);
     }
 
+    /// The next `n` requests are answered `status` with exactly `body` (which need not be
+    /// JSON) and change nothing: error bodies of other registries, malformed 2xx answers.
+    pub fn respond_next(&self, n: u32, status: u16, body: &str) {
+        lock(&self.shared.faults).respond_next(n, status, body);
+    }
+
     /// The connections of the next `n` requests are closed without an answer.
     pub fn drop_next(&self, n: u32) {
         lock(&self.shared.faults).drop_next(n);

@@ -1,0 +1,304 @@
+//! `schema prewarm`: intern subjects from flags and/or a manifest, resolve them all in
+//! one mode, print one row per subject, exit 1 when any failed (4 when the registry
+//! could not be reached at all), and optionally write the cache file atomically.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::GlobalArgs;
+use crate::cmd::output::{Ui, table};
+use crate::cmd::schema::connect::{ConnectOptions, connect, registry_error};
+use crate::cmd::schema::source::{
+    Kind, SubjectSource, kind_for, local_spec, parse_reference, read_manifest, read_schema_file,
+    reference_texts,
+};
+use crate::engine::schema::avro::canonical::canonical_text;
+use crate::engine::schema::cache::SchemaCache;
+use crate::engine::schema::cache_file::{CacheFile, SubjectEntry};
+use crate::engine::schema::prewarm::{PrewarmMode, prewarm};
+use crate::engine::schema::registry::{Registry, SchemaSpec, SchemaType};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ModeArg {
+    /// Register the schema (idempotent): POST /subjects/{s}/versions.
+    #[default]
+    AutoRegister,
+    /// The exact schema must already be registered under the subject: POST /subjects/{s}.
+    LookupOnly,
+    /// Adopt the subject's latest version: GET /subjects/{s}/versions/latest.
+    UseLatest,
+}
+
+impl From<ModeArg> for PrewarmMode {
+    fn from(m: ModeArg) -> Self {
+        match m {
+            ModeArg::AutoRegister => PrewarmMode::AutoRegister,
+            ModeArg::LookupOnly => PrewarmMode::LookupOnly,
+            ModeArg::UseLatest => PrewarmMode::UseLatest,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct PrewarmArgs {
+    /// Subject to resolve (with --schema-file); more subjects go in --manifest.
+    #[arg(long, value_name = "SUBJECT", requires = "schema_file")]
+    pub subject: Option<String>,
+    /// Schema file of --subject (.avsc/.json Avro, .proto Protobuf, or set --type).
+    #[arg(long = "schema-file", value_name = "FILE", requires = "subject")]
+    pub schema_file: Option<PathBuf>,
+    /// Schema kind of --schema-file [default: protobuf for .proto, else avro].
+    #[arg(long = "type", value_enum, value_name = "KIND")]
+    pub kind: Option<Kind>,
+    /// Full Protobuf message name [default: the file's first message].
+    #[arg(long = "message-type", value_name = "NAME")]
+    pub message_type: Option<String>,
+    /// Schema reference of --subject, repeatable.
+    #[arg(long = "reference", value_name = "NAME=SUBJECT:VERSION", value_parser = parse_reference)]
+    pub references: Vec<crate::engine::schema::registry::SchemaReference>,
+    /// JSON manifest of subjects (see the `schema` docs: subject or topic+role, schema_file,
+    /// kind, message_type, references).
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// How each subject gets its id.
+    #[arg(long, value_enum, default_value_t = ModeArg::AutoRegister)]
+    pub mode: ModeArg,
+    /// Write the resolved subjects and their writer schemas to this cache file (atomically),
+    /// for `tail --schema-cache` and `run --schema-cache`.
+    #[arg(long = "write-cache", value_name = "FILE")]
+    pub write_cache: Option<PathBuf>,
+}
+
+/// One report row.
+struct Row {
+    subject: String,
+    id: Option<u32>,
+    version: Option<i32>,
+    texts_differ: Option<bool>,
+    error: Option<String>,
+    unreachable: bool,
+}
+
+pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) -> CliResult<()> {
+    let mut sources: Vec<SubjectSource> = Vec::new();
+    if let (Some(subject), Some(file)) = (&args.subject, &args.schema_file) {
+        sources.push(SubjectSource {
+            subject: subject.clone(),
+            kind: args.kind.unwrap_or_else(|| kind_for(file)),
+            file: file.clone(),
+            message_type: args.message_type.clone(),
+            references: args.references.clone(),
+        });
+    }
+    if let Some(manifest) = &args.manifest {
+        sources.extend(read_manifest(manifest)?);
+    }
+    if sources.is_empty() {
+        return Err(CliError::usage(
+            "nothing to prewarm: pass --subject S --schema-file FILE and/or --manifest FILE",
+        ));
+    }
+    let texts: Vec<String> = sources
+        .iter()
+        .map(|s| read_schema_file(&s.file))
+        .collect::<CliResult<_>>()?;
+    let connected = connect(global, conn)?;
+    let registry: &dyn Registry = connected.registry.as_ref();
+    let cache = SchemaCache::new(connected.registry.clone());
+    let mut locals: Vec<(String, SchemaSpec)> = Vec::new();
+    for (s, text) in sources.iter().zip(&texts) {
+        let refs = reference_texts(Some(registry), &s.references)?;
+        let spec = local_spec(
+            s.kind,
+            text,
+            &s.file,
+            s.message_type.as_deref(),
+            &s.references,
+            &refs,
+        )?;
+        if !cache.intern(&s.subject, spec.clone()) {
+            return Err(CliError::usage(format!(
+                "subject {} is listed twice; the first schema interned for a subject wins, so list it once",
+                s.subject
+            )));
+        }
+        locals.push((s.subject.clone(), spec));
+    }
+    let mut mode: PrewarmMode = args.mode.into();
+    if global.output.dry_run && mode == PrewarmMode::AutoRegister {
+        // Registering is a change: a dry run only looks the schemas up.
+        mode = PrewarmMode::LookupOnly;
+    }
+    let report = prewarm(&cache, mode).map_err(|e| CliError::failure(e.to_string()))?;
+
+    let mut rows = Vec::new();
+    for (subject, local) in &locals {
+        if let Some(e) = report.failures.get(subject) {
+            rows.push(Row {
+                subject: subject.clone(),
+                id: None,
+                version: None,
+                texts_differ: None,
+                error: Some(registry_error(e, subject).message),
+                unreachable: e.is_unreachable(),
+            });
+            continue;
+        }
+        let Some(res) = report.resolved.get(subject) else {
+            continue;
+        };
+        let mut version = res.version;
+        if version.is_none() && !global.output.dry_run {
+            // register answers only the id; one lookup per subject fills the report's version.
+            version = registry.lookup(subject, local).ok().and_then(|f| f.version);
+        }
+        rows.push(Row {
+            subject: subject.clone(),
+            id: Some(res.id as u32),
+            version,
+            texts_differ: res
+                .registry_text
+                .as_deref()
+                .map(|remote| texts_differ(local, remote)),
+            error: None,
+            unreachable: false,
+        });
+    }
+
+    if let Some(path) = &args.write_cache
+        && report.failures.is_empty()
+        && !global.output.dry_run
+    {
+        write_cache(
+            path,
+            &connected.url,
+            &connected.registry,
+            &report,
+            &locals,
+            mode,
+            &rows,
+        )?;
+    }
+
+    let ui = Ui::new(&global.output);
+    let data = json!({
+        "mode": mode.name(),
+        "subjects": rows.iter().map(|r| json!({
+            "subject": r.subject,
+            "id": r.id,
+            "version": r.version,
+            "mode": mode.name(),
+            "texts_differ": r.texts_differ,
+            "error": r.error.as_ref().map(|m| json!({"message": m})),
+        })).collect::<Vec<Value>>(),
+        "cache_file": args.write_cache.as_ref().filter(|_| report.failures.is_empty()).map(|p| p.display().to_string()),
+    });
+    ui.report(data, |out| {
+        let mut t = table(&["subject", "id", "version", "mode", "texts differ", "error"]);
+        for r in &rows {
+            t.add_row(vec![
+                r.subject.clone(),
+                r.id.map_or("-".into(), |i| i.to_string()),
+                r.version.map_or("-".into(), |v| v.to_string()),
+                mode.name().to_string(),
+                match r.texts_differ {
+                    Some(true) => "yes".into(),
+                    Some(false) => "no".into(),
+                    None => "-".into(),
+                },
+                r.error.clone().unwrap_or_default(),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+        if let Some(p) = &args.write_cache {
+            if report.failures.is_empty() {
+                writeln!(out, "wrote schema cache {}", p.display())?;
+            } else {
+                writeln!(
+                    out,
+                    "schema cache {} not written: some subjects failed",
+                    p.display()
+                )?;
+            }
+        }
+        Ok(())
+    })?;
+    let failed: Vec<&Row> = rows.iter().filter(|r| r.error.is_some()).collect();
+    if failed.is_empty() {
+        return Ok(());
+    }
+    let summary = format!(
+        "{} of {} subjects failed to resolve",
+        failed.len(),
+        rows.len()
+    );
+    if report.resolved.is_empty() && failed.iter().all(|r| r.unreachable) {
+        Err(CliError::unreachable(format!(
+            "{summary}: the schema registry at {} is unreachable",
+            connected.url
+        )))
+    } else {
+        Err(CliError::failure(summary))
+    }
+}
+
+/// Whether the registry's text differs from ours (Avro compared in canonical form).
+fn texts_differ(local: &SchemaSpec, remote: &str) -> bool {
+    if local.schema == remote {
+        return false;
+    }
+    match local.schema_type {
+        SchemaType::Avro => canonical_text(remote).map_or(true, |c| c != local.schema),
+        _ => true,
+    }
+}
+
+fn write_cache(
+    path: &Path,
+    url: &str,
+    registry: &std::sync::Arc<crate::io::registry_client::HttpRegistry>,
+    report: &crate::engine::schema::prewarm::PrewarmReport,
+    locals: &[(String, SchemaSpec)],
+    mode: PrewarmMode,
+    rows: &[Row],
+) -> CliResult<()> {
+    let mut file = CacheFile::new(Some(url.to_string()));
+    // Writer schemas come from the registry by id (D6), references resolved.
+    let fetcher = SchemaCache::new(registry.clone());
+    for (subject, local) in locals {
+        let Some(res) = report.resolved.get(subject) else {
+            continue;
+        };
+        file.subjects.insert(
+            subject.clone(),
+            SubjectEntry {
+                id: res.id as u32,
+                version: rows
+                    .iter()
+                    .find(|r| &r.subject == subject)
+                    .and_then(|r| r.version),
+                mode: Some(mode.name().to_string()),
+                schema_type: local.schema_type.to_string(),
+                schema: Some(local.schema.clone()),
+            },
+        );
+        if file.schemas.contains_key(&(res.id as u32).to_string()) {
+            continue;
+        }
+        let writer = fetcher
+            .writer_schema_wait(res.id, std::time::Duration::from_secs(60))
+            .map_err(|e| {
+                crate::cmd::schema::connect::schema_error(
+                    &e,
+                    &format!("fetch writer schema {}", res.id as u32),
+                )
+            })?;
+        file.add_writer(&writer);
+    }
+    crate::io::atomic_file::write_atomically(path, file.to_json().as_bytes()).map_err(|e| {
+        CliError::failure(format!("cannot write schema cache {}: {e}", path.display()))
+    })
+}
