@@ -2,6 +2,7 @@
 //! offsets, the embedded mock cluster.
 
 pub mod barrier_state;
+pub mod coordination;
 pub mod error;
 pub mod groups;
 pub mod mock_cluster;
