@@ -9,6 +9,7 @@ pub mod demo;
 pub mod dev_cluster;
 pub mod exit;
 pub mod global;
+pub mod leader;
 pub mod logging;
 pub mod output;
 
@@ -45,6 +46,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Serve an embedded single-process Kafka-protocol cluster until Ctrl-C.
     DevCluster(dev_cluster::DevClusterArgs),
+    /// Run or inspect leader elections fenced by the producer epoch.
+    Leader(leader::LeaderArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Regenerate the committed completions and man pages (used by `cargo xtask`).
@@ -58,6 +61,7 @@ impl Command {
         match self {
             Command::Demo(_) => "demo",
             Command::DevCluster(_) => "dev-cluster",
+            Command::Leader(_) => "leader",
             Command::Completions(_) => "completions",
             Command::GenerateAssets(_) => "generate-assets",
         }
@@ -100,6 +104,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
     match cli.command {
         Command::Demo(args) => demo::run(&cli.global, args),
         Command::DevCluster(args) => dev_cluster::run(&cli.global, args),
+        Command::Leader(args) => leader::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
     }
