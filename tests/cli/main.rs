@@ -5,4 +5,5 @@
 mod support;
 
 mod broker;
+mod leader;
 mod leader_transport;

@@ -88,3 +88,113 @@ fn an_unminted_token_is_refused() {
     assert_eq!(err.to_string(), "Kafka transport did not mint token 99:1");
     assert_eq!(err.kind, TransportErrorKind::Failed);
 }
+
+mod injected {
+    //! Fencing and retry paths the mock only shows through injected errors.
+
+    use rdkafka::bindings::rd_kafka_resp_err_t as Err;
+
+    use super::*;
+    use kafka_protocol::messages::ApiKey;
+
+    const FENCED: Err = Err::RD_KAFKA_RESP_ERR_PRODUCER_FENCED;
+    const OLD_EPOCH: Err = Err::RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
+    const CONCURRENT: Err = Err::RD_KAFKA_RESP_ERR_CONCURRENT_TRANSACTIONS;
+    const NO_COORDINATOR: Err = Err::RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE;
+
+    fn minted(
+        cluster: &EmbeddedCluster,
+    ) -> (KafkaTransport, crate::engine::coordination::FencingToken) {
+        let t = transport(cluster);
+        let token = t.acquire_epoch("role-x").unwrap();
+        (t, token)
+    }
+
+    fn write(
+        t: &KafkaTransport,
+        token: crate::engine::coordination::FencingToken,
+    ) -> Result<(), crate::engine::coordination::TransportError> {
+        t.write_lease(&TopicPartition::new(TOPIC, 2), token, b"lease", Some(b"v"))
+    }
+
+    #[test]
+    fn producer_fenced_on_add_partitions_to_txn_is_a_typed_fence() {
+        let cluster = cluster();
+        let (t, token) = minted(&cluster);
+        cluster.push_request_errors(ApiKey::AddPartitionsToTxn as i16, &[FENCED]);
+        let err = write(&t, token).unwrap_err();
+        assert_eq!(err.kind, TransportErrorKind::Fenced, "{err}");
+        assert!(err.to_string().contains("PRODUCER_FENCED (90)"), "{err}");
+    }
+
+    #[test]
+    fn invalid_producer_epoch_on_produce_is_a_typed_fence_and_nothing_is_committed() {
+        let cluster = cluster();
+        let (t, token) = minted(&cluster);
+        cluster.push_request_errors(ApiKey::Produce as i16, &[OLD_EPOCH]);
+        let err = write(&t, token).unwrap_err();
+        assert_eq!(err.kind, TransportErrorKind::Fenced, "{err}");
+        assert!(
+            err.to_string().contains("INVALID_PRODUCER_EPOCH (47)"),
+            "{err}"
+        );
+        assert!(
+            t.read_partition(&TopicPartition::new(TOPIC, 2))
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn producer_fenced_on_end_txn_is_a_typed_fence() {
+        let cluster = cluster();
+        let (t, token) = minted(&cluster);
+        cluster.push_request_errors(ApiKey::EndTxn as i16, &[FENCED]);
+        let err = write(&t, token).unwrap_err();
+        assert_eq!(err.kind, TransportErrorKind::Fenced, "{err}");
+    }
+
+    #[test]
+    fn concurrent_transactions_and_a_missing_coordinator_are_retried() {
+        let cluster = cluster();
+        cluster.push_request_errors(ApiKey::InitProducerId as i16, &[NO_COORDINATOR, CONCURRENT]);
+        let (t, token) = minted(&cluster);
+        cluster.push_request_errors(ApiKey::AddPartitionsToTxn as i16, &[CONCURRENT, CONCURRENT]);
+        cluster.push_request_errors(ApiKey::EndTxn as i16, &[CONCURRENT]);
+        write(&t, token).unwrap();
+        let values: Vec<_> = t
+            .read_partition(&TopicPartition::new(TOPIC, 2))
+            .unwrap()
+            .into_iter()
+            .map(|r| r.value)
+            .collect();
+        assert_eq!(values, vec![Some(b"v".to_vec())]);
+    }
+
+    #[test]
+    fn a_fenced_renewal_ends_the_leadership_and_a_lost_race_is_retried() {
+        let cluster = cluster();
+        let t = Arc::new(transport(&cluster));
+        let config = LeaseSettings {
+            lease_ms: 3_000,
+            renew_ms: 200,
+            stagger_ms: 1_000,
+            poll_ms: 100,
+            ..LeaseSettings::default()
+        }
+        .validate()
+        .unwrap();
+        let election = Election::new(t.clone(), Arc::new(SystemClock), config);
+        // The first challenge loses the race at its lease write; the loop tries again.
+        cluster.push_request_errors(ApiKey::AddPartitionsToTxn as i16, &[FENCED]);
+        let leadership = election
+            .acquire("controller", "node-1", &AcquireOptions::default())
+            .unwrap();
+        cluster.push_request_errors(ApiKey::Produce as i16, &[OLD_EPOCH]);
+        let end = leadership.spawn_renewals().join().unwrap();
+        assert_eq!(
+            end.to_string(),
+            "role controller: fenced: another member holds the role"
+        );
+    }
+}
