@@ -1,6 +1,7 @@
 //! `demo`: a walkthrough of every subcommand that exists, on an embedded cluster
 //! and an embedded registry, with no setup. Each capability adds its step here.
 
+mod leader;
 mod orders;
 
 use clap::Args;
@@ -107,6 +108,13 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         "read back and decode with the writer schema from the registry",
         t.to_string(),
         json!({"records": back.iter().map(|r| json!({"partition": r.partition, "offset": r.offset, "key": r.key, "value": r.value})).collect::<Vec<_>>()}),
+    );
+
+    let (text, data) = leader::failover(&cluster)?;
+    w.step(
+        "leader election: two members, the holder crashes, the standby takes over",
+        text,
+        data,
     );
 
     ui.report(json!({"steps": w.steps}), |out| {
