@@ -401,12 +401,10 @@ pub fn watch(global: &GlobalArgs, args: WatchArgs) -> CliResult<()> {
     let mut last: Option<Observed> = None;
     let mut seen = 0u64;
     loop {
-        if !exists {
-            if let Some(n) = transport.partition_count(topic).map_err(transport_error)? {
-                let config = args.timing.config(topic, n)?;
-                election = Election::new(transport.clone(), Arc::new(SystemClock), config);
-                exists = true;
-            }
+        if !exists && let Some(n) = transport.partition_count(topic).map_err(transport_error)? {
+            let config = args.timing.config(topic, n)?;
+            election = Election::new(transport.clone(), Arc::new(SystemClock), config);
+            exists = true;
         }
         let state = if exists {
             election.read_state(&args.role).map_err(leader_error)?

@@ -12,8 +12,8 @@ use super::{TimingArgs, TopicArgs, leader_error, missing_topic, transport, trans
 use crate::cmd::exit::{CliError, CliResult, ExitCode};
 use crate::cmd::global::GlobalArgs;
 use crate::engine::coordination::{
-    AcquireEvent, AcquireOptions, DEFAULT_PARTITIONS, Election, LeaderError, Leadership,
-    StopSignal, SystemClock, check_member, check_role,
+    AcquireEvent, AcquireObserver, AcquireOptions, DEFAULT_PARTITIONS, Election, LeaderError,
+    Leadership, StopSignal, SystemClock, check_member, check_role,
 };
 use crate::engine::units::parse_duration;
 use crate::io::kafka::coordination::KafkaTransport;
@@ -93,7 +93,7 @@ pub(super) fn stop_on_signals() -> CliResult<StopSignal> {
 }
 
 /// Logs acquire progress, each waiting position once.
-fn observer(role: String, member: String) -> Box<dyn Fn(&AcquireEvent) + Send + Sync> {
+fn observer(role: String, member: String) -> AcquireObserver {
     let last_wait = Mutex::new(None);
     Box::new(move |event| match event {
         AcquireEvent::Registered { registered_at } => tracing::info!(

@@ -46,6 +46,9 @@ pub enum AcquireEvent {
     LostRace { cause: TransportError },
 }
 
+/// Receives the acquire loop's progress.
+pub type AcquireObserver = Box<dyn Fn(&AcquireEvent) + Send + Sync>;
+
 /// How one acquisition is bounded and reported.
 #[derive(Default)]
 pub struct AcquireOptions {
@@ -58,7 +61,7 @@ pub struct AcquireOptions {
     /// shows it.
     pub fresh_registration: bool,
     /// Called for every step worth reporting.
-    pub observer: Option<Box<dyn Fn(&AcquireEvent) + Send + Sync>>,
+    pub observer: Option<AcquireObserver>,
 }
 
 impl AcquireOptions {

@@ -25,7 +25,7 @@ pub mod transport;
 mod tests;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use election::{AcquireEvent, AcquireOptions, Election};
+pub use election::{AcquireEvent, AcquireObserver, AcquireOptions, Election};
 pub use error::{LeaderError, NOT_HELD_SENTINEL, ReadError};
 pub use leadership::Leadership;
 pub use lease::{
