@@ -7,7 +7,7 @@
 
 use std::fs;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -291,6 +291,24 @@ fn kill_9_of_the_holder_hands_the_role_to_the_standby_within_lease_stagger_and_a
     e.wait_for_roster(&["node-a", "node-b"]);
     let a_command = a.command_pid();
 
+    let watch = Command::new(binary())
+        .args([
+            "-b",
+            &e.broker.bootstrap(),
+            "--output",
+            "json",
+            "leader",
+            "watch",
+        ])
+        .args([
+            "--role", &e.role, "--topic", &e.topic, "--poll", "200ms", "--for", "9s",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("watch");
+    std::thread::sleep(Duration::from_millis(500));
+
     let killed = Instant::now();
     signal(a.pid(), libc::SIGKILL);
     let (second, took_over) = e.wait_for_token("node-b", 1, &mut [&mut b]);
@@ -307,8 +325,56 @@ fn kill_9_of_the_holder_hands_the_role_to_the_standby_within_lease_stagger_and_a
     // The dead holder's command went with it (parent-death signal).
     wait_dead(a_command, Duration::from_secs(5));
 
-    // A restarted node-a re-registers behind node-b: no failback.
+    // `watch` saw node-a hold, then node-b with the newer token.
+    let watched = watch.wait_with_output().expect("watch output");
+    assert!(watched.status.success());
+    let events: Vec<Value> = String::from_utf8_lossy(&watched.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(events.first().unwrap()["holder"], "node-a", "{events:?}");
+    let last = events.last().unwrap();
+    assert_eq!(
+        (&last["holder"], &last["token"], &last["live"]),
+        (&"node-b".into(), &second.as_str().into(), &true.into()),
+        "{events:?}"
+    );
+
+    // `list` shows the role; the killed node-a is still registered until an operator removes it.
+    let list = e.leader(&["list", "--output", "json"]);
+    let list: Value = serde_json::from_slice(&list.stdout).expect("json");
+    let roles = list["data"]["roles"].as_array().unwrap();
+    assert_eq!(roles.len(), 1);
+    assert_eq!(roles[0]["holder"]["member"], "node-b");
+    assert_eq!(roles[0]["epoch"]["verified"], false);
     let _ = a.child.wait();
+    let dry = e.leader(&[
+        "deregister",
+        "--role",
+        &e.role,
+        "--member",
+        "node-a",
+        "--dry-run",
+    ]);
+    assert!(dry.status.success());
+    assert!(String::from_utf8_lossy(&dry.stdout).starts_with("DRY RUN: no change was made."));
+    assert_eq!(e.roster(), ["node-a", "node-b"]);
+    let out = e.leader(&[
+        "deregister",
+        "--role",
+        &e.role,
+        "--member",
+        "node-a",
+        "--yes",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    e.wait_for_roster(&["node-b"]);
+
+    // A restarted node-a registers behind node-b: no failback.
     let mut a2 = e.start("node-a");
     e.wait_for_roster(&["node-b", "node-a"]);
     let status = e.status();
@@ -443,5 +509,4 @@ fn a_missing_topic_means_no_registrations_and_an_unverifiable_token_exits_4() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("pass --create-topic"));
-    let _ = Path::new("");
 }

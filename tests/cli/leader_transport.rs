@@ -76,3 +76,27 @@ fn a_newer_init_producer_id_bumps_the_epoch_and_fences_the_older_writer() {
         .collect();
     assert_eq!(values, ["a", "from-a", "from-a-again", "from-b"]);
 }
+
+/// DescribeTransactions against a real Kafka cluster: Tansu and the librdkafka mock
+/// lack it, so this runs only when `KRABKA_INTEGRATION_BOOTSTRAP` names a broker.
+#[test]
+fn describe_transactions_reports_the_minted_epoch_on_a_real_kafka() {
+    let Ok(bootstrap) = std::env::var("KRABKA_INTEGRATION_BOOTSTRAP") else {
+        eprintln!(
+            "skipped: set KRABKA_INTEGRATION_BOOTSTRAP to a Kafka cluster with DescribeTransactions"
+        );
+        return;
+    };
+    let t = KafkaTransport::new(&KafkaTransportOptions {
+        bootstrap,
+        client_id: "krabka-streams test".into(),
+        request_timeout: Duration::from_secs(30),
+        transaction_timeout: Duration::from_secs(30),
+    })
+    .expect("transport");
+    assert!(t.supports_describe().unwrap());
+    let role = unique_name("role");
+    assert_eq!(t.describe_epoch(&role).unwrap(), None, "never taken");
+    let token = t.acquire_epoch(&role).unwrap();
+    assert_eq!(t.describe_epoch(&role).unwrap(), Some(token));
+}

@@ -470,3 +470,37 @@ fn print_change(ui: &Ui, role: &str, now: i64, state: &Succession) -> CliResult<
     };
     finish_stdout(result.and_then(|_| out.flush()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(id: i64, epoch: i16) -> FencingToken {
+        FencingToken::new(id, epoch).unwrap()
+    }
+
+    #[test]
+    fn the_lease_token_is_authoritative_only_when_the_broker_holds_it() {
+        let status = LeadershipStatus {
+            role: "r".into(),
+            token: token(5, 3),
+            held: true,
+        };
+        let checked = EpochCheck::Checked(status);
+        assert_eq!(
+            checked.human(Some(token(5, 3))),
+            "authoritative (role r: epoch 5:3)"
+        );
+        assert_eq!(checked.json(Some(token(5, 3)))["authoritative"], true);
+        assert_eq!(
+            checked.human(Some(token(5, 2))),
+            "NOT authoritative: role r: epoch 5:3"
+        );
+        assert_eq!(checked.json(Some(token(5, 2)))["authoritative"], false);
+        let never = EpochCheck::Checked(LeadershipStatus::never_taken("r"));
+        assert_eq!(never.json(None)["token"], Value::Null);
+        assert_eq!(never.human(None), "role r: no epoch");
+        assert!(EpochCheck::Unverified.human(None).starts_with("unverified"));
+        assert_eq!(EpochCheck::Unverified.json(None)["verified"], false);
+    }
+}
