@@ -510,3 +510,65 @@ fn a_missing_topic_means_no_registrations_and_an_unverifiable_token_exits_4() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("pass --create-topic"));
 }
+
+#[test]
+fn a_standby_takes_over_at_once_when_the_holder_resigns_and_ctrl_c_resigns_it() {
+    let e = Election::new();
+    let go = e.dir.path().join("go");
+    let script = format!(
+        "while [ ! -e {go} ]; do sleep 0.05; done; exit 0",
+        go = go.display()
+    );
+    let mut a = e.start_with("node-a", &["sh", "-c", &script], e.dir.path().join("a.pid"));
+    e.wait_for_roster(&["node-a"]);
+    let until = Instant::now() + WAIT;
+    while e.status()["holder"]["member"] != "node-a" {
+        assert!(Instant::now() < until, "{}", a.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut standby = Command::new(binary());
+    standby
+        .args(["-b", &e.broker.bootstrap(), "leader", "run", "--standby"])
+        .args(["--role", &e.role, "--member", "node-s", "--topic", &e.topic])
+        .args([
+            "--lease",
+            "3s",
+            "--renew",
+            "1s",
+            "--stagger",
+            "1s",
+            "--poll",
+            "200ms",
+        ])
+        .stdin(Stdio::null())
+        .stderr(fs::File::create(e.dir.path().join("standby.log")).unwrap())
+        .process_group(0);
+    let mut s = Member {
+        name: "node-s".into(),
+        child: standby.spawn().expect("standby"),
+        stderr: e.dir.path().join("standby.log"),
+        pidfile: e.dir.path().join("s.pid"),
+    };
+    e.wait_for_roster(&["node-a", "node-s"]);
+
+    // node-a's command finishes: it resigns and leaves; the standby needs no lease expiry.
+    fs::write(&go, b"").unwrap();
+    let resigned = Instant::now();
+    assert_eq!(a.wait_exit(WAIT).code(), Some(0), "{}", a.log());
+    while e.status()["holder"]["member"] != "node-s" {
+        assert!(
+            resigned.elapsed() < LEASE,
+            "standby waited for the lease:\n{}",
+            s.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    e.wait_for_roster(&["node-s"]);
+
+    // Ctrl-C: the standby resigns, leaves and exits 130.
+    signal(s.pid(), libc::SIGINT);
+    assert_eq!(s.wait_exit(WAIT).code(), Some(130), "{}", s.log());
+    let status = e.status();
+    assert!(status["holder"].is_null(), "{status}");
+    assert_eq!(status["roster"], serde_json::json!([]));
+}
