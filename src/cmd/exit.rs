@@ -6,22 +6,33 @@ use std::fmt;
 /// Process exit codes shared by every subcommand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
-    Ok = 0,
+    Ok,
     /// The operation ran and failed, or any row failed.
-    Failure = 1,
+    Failure,
     /// Fixable by changing the command line.
-    Usage = 2,
+    Usage,
     /// The command ran and the answer is "no".
-    CheckFailed = 3,
+    CheckFailed,
     /// Broker or registry unreachable, or the outcome is unknown.
-    Unreachable = 4,
+    Unreachable,
     /// Ctrl-C or a declined prompt.
-    Cancelled = 130,
+    Cancelled,
+    /// The exit code of a command run on our behalf (`leader run`), passed
+    /// through as is (128 + n when it died of signal n).
+    Passthrough(i32),
 }
 
 impl ExitCode {
     pub fn code(self) -> i32 {
-        self as i32
+        match self {
+            ExitCode::Ok => 0,
+            ExitCode::Failure => 1,
+            ExitCode::Usage => 2,
+            ExitCode::CheckFailed => 3,
+            ExitCode::Unreachable => 4,
+            ExitCode::Cancelled => 130,
+            ExitCode::Passthrough(code) => code,
+        }
     }
 }
 

@@ -11,6 +11,7 @@ pub mod dev_cluster;
 pub mod exit;
 pub mod global;
 pub mod interrupt;
+pub mod leader;
 pub mod logging;
 pub mod output;
 pub mod schema;
@@ -52,6 +53,8 @@ pub enum Command {
     Barrier(barrier::BarrierArgs),
     /// Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility.
     Schema(schema::SchemaArgs),
+    /// Run or inspect leader elections fenced by the producer epoch.
+    Leader(leader::LeaderArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Regenerate the committed completions and man pages (used by `cargo xtask`).
@@ -67,6 +70,7 @@ impl Command {
             Command::DevCluster(_) => "dev-cluster",
             Command::Barrier(args) => args.name(),
             Command::Schema(_) => "schema",
+            Command::Leader(_) => "leader",
             Command::Completions(_) => "completions",
             Command::GenerateAssets(_) => "generate-assets",
         }
@@ -111,6 +115,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
         Command::DevCluster(args) => dev_cluster::run(&cli.global, args),
         Command::Barrier(args) => barrier::run(&cli.global, args),
         Command::Schema(args) => schema::run(&cli.global, args),
+        Command::Leader(args) => leader::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
     }

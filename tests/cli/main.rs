@@ -6,6 +6,8 @@ mod support;
 
 mod barrier;
 mod broker;
-mod frame;
 mod cross_impl;
+mod frame;
+mod leader;
+mod leader_transport;
 mod schema;

@@ -6,14 +6,15 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::support::{assert_all_covered, i64_of, id, load, of_kind, str_of, unhex};
 use krabka_streams::engine::coordination::{
-    Action, CoordinationKey, FencingToken, LeadershipStatus, LeaseConfig, LeaseSettings, LeaseTerm,
-    LeaseValue, ManualClock, NO_EPOCH, RecordError, RegistrationValue, StateRecord, Succession,
-    is_tombstone, role_partition,
+    AcquireOptions, Action, CoordinationKey, Election, FencingToken, LeadershipStatus, LeaseConfig,
+    LeaseSettings, LeaseTerm, LeaseValue, ManualClock, MemoryTransport, NO_EPOCH, RecordError,
+    RegistrationValue, StateRecord, Succession, is_tombstone, role_partition,
 };
 use krabka_streams::engine::coordination::{Clock, RecordKind};
 
@@ -508,38 +509,34 @@ fn check_lease_saturation(v: &Value) {
     );
 }
 
-/// COORD-ACQUIRE-EMPTY-LOG without Kafka: the fold/evaluate/grant steps of the acquire
-/// loop against an in-memory log, a manual clock and a first minted token of 1:0.
+/// COORD-ACQUIRE-EMPTY-LOG: the real acquire loop over the in-memory transport (whose
+/// first minted token is 1:0) with a manual clock, then the log it left is folded.
 fn check_acquire_empty_log(v: &Value) {
     let (i, e) = (&v["inputs"], &v["expected"]);
     let config = config_of(&i["config"]);
     let member = str_of(&i["member"], "member");
-    let clock = ManualClock::new(i64_of(&i["clock"], "clock"));
-    let mut log: Vec<StateRecord> = Vec::new();
-
-    let state = Succession::fold(DEFAULT_ROLE, &log).unwrap();
+    let clock = Arc::new(ManualClock::new(i64_of(&i["clock"], "clock")));
+    let transport = Arc::new(MemoryTransport::new());
+    let election = Election::new(transport.clone(), clock.clone(), config.clone());
+    let leadership = election
+        .acquire(DEFAULT_ROLE, member, &AcquireOptions::default())
+        .unwrap_or_else(|err| panic!("{}: {err}", id(v)));
+    let token = leadership.token();
+    let partition = election.partition_of(DEFAULT_ROLE).unwrap();
+    let log = transport.log(&partition);
     assert_eq!(
-        state.evaluate(&config, member, clock.now_ms()),
-        Action::NotRegistered
+        clock.now_ms(),
+        i64_of(&i["clock"], "clock"),
+        "{}: no wait",
+        id(v)
     );
-    let key = CoordinationKey::registration(DEFAULT_ROLE, member).unwrap();
-    let registration = RegistrationValue::new(member, clock.now_ms()).unwrap();
-    log.push(StateRecord::new(
-        0,
-        key.encode(),
-        Some(registration.encode()),
-    ));
-
-    let state = Succession::fold(DEFAULT_ROLE, &log).unwrap();
-    assert_eq!(state.rank_of(member), Some(0), "{}", id(v));
     assert_eq!(
-        state.evaluate(&config, member, clock.now_ms()),
-        Action::Challenge
+        &leadership.lease(),
+        Succession::fold(DEFAULT_ROLE, &log)
+            .unwrap()
+            .lease()
+            .unwrap()
     );
-    let token = FencingToken::new(1, 0).unwrap(); // the fake cluster's first InitProducerId
-    let lease = LeaseValue::new(member, token, config.grant(clock.now_ms())).unwrap();
-    let key = CoordinationKey::lease(DEFAULT_ROLE).unwrap();
-    log.push(StateRecord::new(1, key.encode(), Some(lease.encode())));
 
     let state = Succession::fold(DEFAULT_ROLE, &log).unwrap();
     assert_eq!(token, token_of(&e["token"]), "{}", id(v));

@@ -2,6 +2,7 @@
 //! and an embedded registry, with no setup. Each capability adds its step here.
 
 mod barrier;
+mod leader;
 mod orders;
 mod schemas;
 
@@ -118,6 +119,12 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     );
 
     barrier_steps(&mut w, &cluster, &bootstrap)?;
+    let (text, data) = leader::failover(&cluster)?;
+    w.step(
+        "leader election: two members, the holder crashes, the standby takes over",
+        text,
+        data,
+    );
 
     ui.report(json!({"steps": w.steps}), |out| {
         for s in &w.human {

@@ -1,12 +1,25 @@
 //! Wall-clock time for leases, behind a trait so every timing rule can be tested
 //! with a [`ManualClock`]. Times are epoch milliseconds. Standard library only.
+//!
+//! Sleeping goes through the clock too: the system clock sleeps in real time
+//! (woken early by a [`StopSignal`]); a manual clock jumps forward instead, so
+//! the acquire and renewal loops run instantly and deterministically in tests.
 
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// A source of "now" in epoch milliseconds.
+use super::stop::StopSignal;
+
+/// A source of "now" in epoch milliseconds, and of sleeping.
 pub trait Clock: Send + Sync {
     fn now_ms(&self) -> i64;
+
+    /// Sleeps `ms` milliseconds (nothing for `ms ≤ 0`) unless `stop` is raised
+    /// first; returns false when it was.
+    fn sleep(&self, ms: i64, stop: &StopSignal) -> bool {
+        let ms = u64::try_from(ms).unwrap_or(0);
+        !stop.wait_timeout(Duration::from_millis(ms))
+    }
 }
 
 /// The system wall clock. Clock skew between members moves failover time only,
@@ -62,6 +75,17 @@ impl Clock for ManualClock {
     fn now_ms(&self) -> i64 {
         self.now.load(Ordering::SeqCst)
     }
+
+    /// Moves the clock forward by `ms` instead of sleeping.
+    fn sleep(&self, ms: i64, stop: &StopSignal) -> bool {
+        if stop.is_raised() {
+            return false;
+        }
+        if ms > 0 {
+            self.advance(ms);
+        }
+        true
+    }
 }
 
 #[cfg(test)]
@@ -76,6 +100,25 @@ mod tests {
         clock.set(i64::MAX - 1);
         assert_eq!(clock.advance(10), i64::MAX);
         assert_eq!(clock.now_ms(), i64::MAX);
+    }
+
+    #[test]
+    fn sleeping_on_a_manual_clock_jumps_it_forward_unless_stopped() {
+        let clock = ManualClock::new(0);
+        let stop = StopSignal::new();
+        assert!(clock.sleep(250, &stop));
+        assert!(clock.sleep(-5, &stop));
+        assert_eq!(clock.now_ms(), 250);
+        stop.raise();
+        assert!(!clock.sleep(100, &stop));
+        assert_eq!(clock.now_ms(), 250);
+    }
+
+    #[test]
+    fn system_clock_sleep_ends_early_when_stopped() {
+        let stop = StopSignal::new();
+        stop.raise();
+        assert!(!SystemClock.sleep(60_000, &stop));
     }
 
     #[test]

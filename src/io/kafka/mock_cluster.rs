@@ -103,6 +103,22 @@ impl EmbeddedCluster {
     }
 }
 
+impl EmbeddedCluster {
+    /// Fault injection: the next `errors.len()` requests of `api_key` fail, one
+    /// error each, in order (the mock's only way to show fencing and retries).
+    pub fn push_request_errors(&self, api_key: i16, errors: &[rdsys::rd_kafka_resp_err_t]) {
+        // SAFETY: live cluster; the array is read during the call only.
+        unsafe {
+            rdsys::rd_kafka_mock_push_request_errors_array(
+                self.mock,
+                api_key,
+                errors.len(),
+                errors.as_ptr(),
+            );
+        }
+    }
+}
+
 impl Drop for EmbeddedCluster {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);

@@ -5,6 +5,7 @@
 pub mod barrier_consumer;
 pub mod barrier_state;
 pub mod barrier_watch;
+pub mod coordination;
 pub mod error;
 pub mod groups;
 pub mod mock_cluster;

@@ -2,6 +2,7 @@
 
 pub mod tansu;
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -16,4 +17,12 @@ pub fn unique_name(prefix: &str) -> String {
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// The binary under test: `$KRABKA_STREAMS_BIN` when set (a copy that a concurrent
+/// build into a shared target directory cannot replace mid-run), else Cargo's.
+pub fn binary() -> PathBuf {
+    std::env::var_os("KRABKA_STREAMS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_krabka-streams")))
 }
