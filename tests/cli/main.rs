@@ -6,4 +6,5 @@ mod support;
 
 mod broker;
 mod cross_impl;
+mod registry_tls;
 mod schema;
