@@ -10,4 +10,5 @@ mod cross_impl;
 mod frame;
 mod leader;
 mod leader_transport;
+mod registry_tls;
 mod schema;

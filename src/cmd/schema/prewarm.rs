@@ -108,17 +108,39 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
     let connected = connect(global, conn)?;
     let registry: &dyn Registry = connected.registry.as_ref();
     let cache = SchemaCache::new(connected.registry.clone());
-    let mut locals: Vec<(String, SchemaSpec)> = Vec::new();
+    // Files without references are validated before any registry call, so a bad file
+    // never reaches the registry; referenced texts must be fetched first.
+    let mut specs: Vec<Option<SchemaSpec>> = Vec::with_capacity(sources.len());
     for (s, text) in sources.iter().zip(&texts) {
-        let refs = reference_texts(Some(registry), &s.references)?;
-        let spec = local_spec(
-            s.kind,
-            text,
-            &s.file,
-            s.message_type.as_deref(),
-            &s.references,
-            &refs,
-        )?;
+        specs.push(if s.references.is_empty() {
+            Some(local_spec(
+                s.kind,
+                text,
+                &s.file,
+                s.message_type.as_deref(),
+                &[],
+                &[],
+            )?)
+        } else {
+            None
+        });
+    }
+    let mut locals: Vec<(String, SchemaSpec)> = Vec::new();
+    for ((s, text), spec) in sources.iter().zip(&texts).zip(specs) {
+        let spec = match spec {
+            Some(spec) => spec,
+            None => {
+                let refs = reference_texts(Some(registry), &s.references)?;
+                local_spec(
+                    s.kind,
+                    text,
+                    &s.file,
+                    s.message_type.as_deref(),
+                    &s.references,
+                    &refs,
+                )?
+            }
+        };
         if !cache.intern(&s.subject, spec.clone()) {
             return Err(CliError::usage(format!(
                 "subject {} is listed twice; the first schema interned for a subject wins, so list it once",

@@ -248,7 +248,7 @@ pub fn local_spec(
             (text.to_string(), Some(msg.full_name().to_string()))
         }
         Kind::Json => {
-            JsonSchema::parse(text).map_err(bad)?;
+            JsonSchema::parse_with_references(text, reference_texts).map_err(bad)?;
             (text.to_string(), None)
         }
     };

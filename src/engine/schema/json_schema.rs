@@ -39,15 +39,42 @@ pub struct JsonSchema {
 impl JsonSchema {
     /// `invalid JSON Schema: …` for text that is not JSON or not a valid schema.
     pub fn parse(text: &str) -> SchemaResult<Self> {
-        let schema: Value = serde_json::from_str(text)
-            .map_err(|e| SchemaError::invalid(format!("invalid JSON Schema: {e}")))?;
+        Self::parse_with_references(text, &[])
+    }
+
+    /// Parses with schema references available to `$ref`: each reference's text is
+    /// served at its name (an absolute URI as is, anything else relative to the default
+    /// base `json-schema:///`). Nothing is ever fetched over the network.
+    pub fn parse_with_references(
+        text: &str,
+        references: &[(String, String)],
+    ) -> SchemaResult<Self> {
+        let invalid =
+            |e: &dyn std::fmt::Display| SchemaError::invalid(format!("invalid JSON Schema: {e}"));
+        let schema: Value = serde_json::from_str(text).map_err(|e| invalid(&e))?;
         if !(schema.is_object() || schema.is_boolean()) {
             return Err(SchemaError::invalid("invalid JSON Schema"));
         }
+        let mut builder = jsonschema::Registry::new();
+        for (name, ref_text) in references {
+            let value: Value = serde_json::from_str(ref_text).map_err(|e| {
+                SchemaError::invalid(format!("invalid JSON Schema reference {name}: {e}"))
+            })?;
+            let uri = if name.contains("://") || name.starts_with("urn:") {
+                name.clone()
+            } else {
+                format!("json-schema:///{}", name.trim_start_matches('/'))
+            };
+            builder = builder.add(uri, value).map_err(|e| {
+                SchemaError::invalid(format!("invalid JSON Schema reference {name}: {e}"))
+            })?;
+        }
+        let registry = builder.prepare().map_err(|e| invalid(&e))?;
         let validator = jsonschema::options()
             .with_draft(draft_of(&schema))
+            .with_registry(&registry)
             .build(&schema)
-            .map_err(|e| SchemaError::invalid(format!("invalid JSON Schema: {e}")))?;
+            .map_err(|e| invalid(&e))?;
         Ok(JsonSchema { schema, validator })
     }
 
@@ -166,6 +193,19 @@ mod tests {
         let e = s.validate(&json!({"id": 5})).unwrap_err().to_string();
         assert!(e.starts_with("JSON Schema validation failed: "), "{e}");
         assert!(e.contains("/id"), "{e}");
+    }
+
+    #[test]
+    fn references_resolve_by_name_without_network_access() {
+        let common =
+            r#"{"type":"object","required":["iso"],"properties":{"iso":{"type":"string"}}}"#;
+        let s = JsonSchema::parse_with_references(
+            r#"{"type":"object","properties":{"country":{"$ref":"common.json"}}}"#,
+            &[("common.json".into(), common.into())],
+        )
+        .unwrap();
+        s.validate(&json!({"country": {"iso": "NL"}})).unwrap();
+        assert!(s.validate(&json!({"country": {}})).is_err());
     }
 
     #[test]

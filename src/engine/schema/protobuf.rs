@@ -198,8 +198,8 @@ fn write_varint(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
-/// One map field's entries awaiting a sorted flush: (field tag, [(key, encoded entry)]).
-type PendingMapEntries = Option<(u64, Vec<(prost_reflect::MapKey, Vec<u8>)>)>;
+/// The entries of one map field being collected: (tag, [(key, encoded entry)]).
+type PendingMap = (u64, Vec<(prost_reflect::MapKey, Vec<u8>)>);
 
 /// Re-emits an encoded message with each map field's entries sorted by key (entries of
 /// one map field are contiguous, as prost-reflect writes them) and nested messages
@@ -207,8 +207,8 @@ type PendingMapEntries = Option<(u64, Vec<(prost_reflect::MapKey, Vec<u8>)>)>;
 fn sort_map_entries(msg: &MessageDescriptor, buf: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(buf.len());
     let mut pos = 0;
-    let mut pending: PendingMapEntries = None;
-    let flush = |pending: &mut PendingMapEntries, out: &mut Vec<u8>| {
+    let mut pending: Option<PendingMap> = None;
+    let flush = |pending: &mut Option<PendingMap>, out: &mut Vec<u8>| {
         if let Some((tag, mut entries)) = pending.take() {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             for (_, entry) in entries {

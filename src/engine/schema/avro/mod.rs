@@ -138,18 +138,16 @@ pub fn decode_body(
     body: &[u8],
 ) -> SchemaResult<serde_json::Value> {
     let deser = |e: apache_avro::Error| SchemaError::Deserialize(e.to_string());
-    if let Some(reader) = reader
-        && writer.references.is_empty()
-        && reader.references.is_empty()
-        && let Err(e) = apache_avro::schema_compatibility::SchemaCompatibility::can_read(
-            &writer.schema,
-            &reader.schema,
-        )
-    {
-        return Err(SchemaError::invalid(format!(
-            "cannot resolve writer schema {} against the reader schema: {e}",
-            writer_id as u32
-        )));
+    if let Some(reader) = reader {
+        // Our own walk (it honours aliases, which apache-avro's checker does not).
+        let problems = crate::engine::schema::compatibility::avro_reader_problems(writer, reader)?;
+        if !problems.is_empty() {
+            return Err(SchemaError::invalid(format!(
+                "cannot resolve writer schema {} against the reader schema: {}",
+                writer_id as u32,
+                problems.join("; ")
+            )));
+        }
     }
     // apache-avro refuses bytes decimals shorter than their precision's capacity (valid
     // Avro); decimals are therefore read as their raw bytes and printed by `avro_to_json`
@@ -257,5 +255,110 @@ pub(crate) fn wrap_deserialize(e: SchemaError) -> SchemaError {
     match e {
         SchemaError::FetchPending(_) | SchemaError::Frame(_) | SchemaError::Deserialize(_) => e,
         other => SchemaError::Deserialize(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::schema::resolve::ResolvedReference;
+    use serde_json::json;
+
+    const V1: &str = r#"{"type":"record","name":"Order","namespace":"demo","fields":[
+        {"name":"id","type":"string"},{"name":"qty","type":"int"},{"name":"gone","type":"string"}]}"#;
+    const V2: &str = r#"{"type":"record","name":"Purchase","namespace":"demo","aliases":["demo.Order"],"fields":[
+        {"name":"id","type":"string"},{"name":"qty","type":"long"},
+        {"name":"note","type":"string","default":"none"}]}"#;
+
+    fn writer(id: i32, text: &str, references: Vec<ResolvedReference>) -> WriterSchema {
+        WriterSchema {
+            id,
+            schema_type: SchemaType::Avro,
+            text: text.into(),
+            message_type: None,
+            references,
+        }
+    }
+
+    #[test]
+    fn readers_resolve_added_dropped_promoted_and_aliased_fields() {
+        let cache = SchemaCache::offline();
+        let w = AvroSchema::parse(V1).unwrap();
+        let body = encode_body(&w, &json!({"id": "o-1", "qty": 3, "gone": "x"})).unwrap();
+        cache.seed_writer(writer(1, V1, vec![]));
+        let serde = AvroSerde::new(&cache, "orders-value", V2).unwrap();
+        let got = serde.deserialize(Some(&framing::encode(1, &body))).unwrap();
+        assert_eq!(got, Some(json!({"id": "o-1", "qty": 3, "note": "none"})));
+        assert_eq!(serde.deserialize(None).unwrap(), None);
+    }
+
+    #[test]
+    fn decoding_failures_use_the_behaviour_messages() {
+        let cache = SchemaCache::offline();
+        let serde = AvroSerde::new(
+            &cache,
+            "s",
+            r#"{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}"#,
+        )
+        .unwrap();
+        cache.seed_writer(writer(
+            2,
+            r#"{"type":"record","name":"R","fields":[{"name":"a","type":"string"}]}"#,
+            vec![],
+        ));
+        let e = serde
+            .deserialize(Some(&framing::encode(2, &[0])))
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with("cannot deserialize schema value: cannot resolve writer schema 2 against the reader schema: "),
+            "{e}"
+        );
+        cache.seed_writer(writer(3, "{not json", vec![]));
+        let e = serde
+            .deserialize(Some(&framing::encode(3, &[0])))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot deserialize schema value: invalid writer schema 3: "),
+            "{e}"
+        );
+        let bad_ref = ResolvedReference {
+            name: "demo.Dep".into(),
+            subject: "dep".into(),
+            version: 1,
+            spec_text: "{".into(),
+        };
+        cache.seed_writer(writer(4, "\"int\"", vec![bad_ref]));
+        let e = serde
+            .deserialize(Some(&framing::encode(4, &[0])))
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "cannot deserialize schema value: invalid Avro reference schema demo.Dep: "
+            ),
+            "{e}"
+        );
+        // Zero-length non-null data is the frame error, not a body error.
+        assert_eq!(
+            serde.deserialize(Some(&[])).unwrap_err().to_string(),
+            "schema frame is shorter than 5 bytes"
+        );
+        assert!(
+            AvroSchema::parse("{")
+                .unwrap_err()
+                .to_string()
+                .starts_with("invalid Avro schema: ")
+        );
+    }
+
+    #[test]
+    fn an_uncached_writer_id_of_an_offline_cache_is_a_cache_error() {
+        let cache = SchemaCache::offline();
+        let serde = AvroSerde::new(&cache, "s", "\"int\"").unwrap();
+        // Offline: a miss cannot be fetched and says so.
+        let e = serde
+            .deserialize(Some(&framing::encode(9, &[0])))
+            .unwrap_err();
+        assert_eq!(e, SchemaError::NotCached(9));
     }
 }

@@ -27,6 +27,11 @@ pub fn check(
     } else {
         (&candidate_schema, &previous_schema)
     };
+    problems(w, r)
+}
+
+/// Every reason `r` cannot read what `w` wrote.
+pub fn problems(w: &AvroSchema, r: &AvroSchema) -> SchemaResult<Vec<String>> {
     let w_all: Vec<&Schema> = w.references.iter().chain([&w.schema]).collect();
     let r_all: Vec<&Schema> = r.references.iter().chain([&r.schema]).collect();
     let w_names = ResolvedSchema::new_with_schemata(w_all)

@@ -17,8 +17,11 @@ const ALL_TYPES: [&str; 7] = [
 fn parse(text: SchemaText<'_>, which: &str) -> SchemaResult<Value> {
     let v: Value = serde_json::from_str(text.text)
         .map_err(|e| SchemaError::invalid(format!("invalid {which} JSON Schema: {e}")))?;
-    crate::engine::schema::json_schema::JsonSchema::parse(text.text)
-        .map_err(|e| SchemaError::invalid(format!("invalid {which} JSON Schema: {e}")))?;
+    crate::engine::schema::json_schema::JsonSchema::parse_with_references(
+        text.text,
+        text.references,
+    )
+    .map_err(|e| SchemaError::invalid(format!("invalid {which} JSON Schema: {e}")))?;
     Ok(v)
 }
 
