@@ -1,8 +1,9 @@
 //! Adapters: Kafka (rdkafka), the registry over HTTP (client and in-repo test
-//! server), files, property files.
+//! server), files, property files, snapshot directories.
 
 pub mod atomic_file;
 pub mod kafka;
 pub mod properties;
 pub mod registry_client;
 pub mod registry_server;
+pub mod snapshot_dir;
