@@ -2,6 +2,7 @@
 //! and an embedded registry, with no setup. Each capability adds its step here.
 
 mod orders;
+mod snapshots;
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -108,6 +109,8 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         t.to_string(),
         json!({"records": back.iter().map(|r| json!({"partition": r.partition, "offset": r.offset, "key": r.key, "value": r.value})).collect::<Vec<_>>()}),
     );
+
+    snapshots::steps(&mut w, &data)?;
 
     ui.report(json!({"steps": w.steps}), |out| {
         for s in &w.human {

@@ -196,7 +196,6 @@ pub fn plan_epoch_copy(
     if to == NO_EPOCH && units.iter().any(|u| matches!(u, SnapshotUnit::Task { .. })) {
         return Err(PlanError::NoLiveStateInRust);
     }
-    let parsed: Vec<SnapshotFileName> = present.iter().filter_map(|n| parse_file_name(n)).collect();
     let mut steps = Vec::with_capacity(units.len());
     let mut missing = Vec::new();
     for unit in units {
@@ -216,38 +215,46 @@ pub fn plan_epoch_copy(
     if missing.is_empty() {
         return Ok(steps);
     }
-    let epochs_of = |unit: &SnapshotUnit| -> Vec<i64> {
-        let mut epochs: Vec<i64> = parsed
-            .iter()
-            .filter(|n| unit.owns(n) && n.epoch() != NO_EPOCH)
-            .map(SnapshotFileName::epoch)
-            .collect();
-        epochs.sort_unstable();
-        epochs
-    };
+    Err(not_retained(present, &missing, from))
+}
+
+/// The barrier epochs (not live state) stored for `unit`, ascending.
+pub fn available_epochs(present: &BTreeSet<String>, unit: &SnapshotUnit) -> Vec<i64> {
+    let mut epochs: Vec<i64> = present
+        .iter()
+        .filter_map(|n| parse_file_name(n))
+        .filter(|n| unit.owns(n) && n.epoch() != NO_EPOCH)
+        .map(|n| n.epoch())
+        .collect();
+    epochs.sort_unstable();
+    epochs
+}
+
+/// The D15 error for `epoch` missing from each of `units`, listing what they do have.
+pub fn not_retained(present: &BTreeSet<String>, units: &[&SnapshotUnit], epoch: i64) -> PlanError {
     let mut by_partition = BTreeMap::new();
     let mut by_task = BTreeMap::new();
-    for unit in missing {
+    for unit in units {
         match unit {
             SnapshotUnit::Partition(p) => {
-                by_partition.insert(*p, epochs_of(unit));
+                by_partition.insert(*p, available_epochs(present, unit));
             }
             SnapshotUnit::Task { group, task } => {
-                by_task.insert(format!("{group}/{task}"), epochs_of(unit));
+                by_task.insert(format!("{group}/{task}"), available_epochs(present, unit));
             }
         }
     }
     if by_task.is_empty() {
-        Err(EpochNotRetained {
-            epoch: from,
+        EpochNotRetained {
+            epoch,
             available: by_partition,
         }
-        .into())
+        .into()
     } else {
-        Err(PlanError::TaskEpochNotRetained {
-            epoch: from,
+        PlanError::TaskEpochNotRetained {
+            epoch,
             available: by_task,
-        })
+        }
     }
 }
 
