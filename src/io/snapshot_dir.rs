@@ -35,9 +35,13 @@ pub enum DirError {
     NotADirectory(String),
     #[error("cannot read snapshot directory {path}: {message}")]
     Unreadable { path: String, message: String },
-    #[error("{0:?} is not a snapshot file name (partition-<p>[-epoch-<e>].snapshot or <group>-<task>-epoch-<e>.snapshot)")]
+    #[error(
+        "{0:?} is not a snapshot file name (partition-<p>[-epoch-<e>].snapshot or <group>-<task>-epoch-<e>.snapshot)"
+    )]
     NotASnapshotName(String),
-    #[error("{0} is a symbolic link; snapshot files inside a directory are never followed through links")]
+    #[error(
+        "{0} is a symbolic link; snapshot files inside a directory are never followed through links"
+    )]
     Symlink(String),
     #[error("{0} is not a regular file")]
     NotRegular(String),
@@ -164,7 +168,7 @@ impl SnapshotDir {
                 modified: meta.modified().ok(),
             });
         }
-        listing.files.sort_by(|a, b| sort_key(&a.name).cmp(&sort_key(&b.name)));
+        listing.files.sort_by_key(|f| sort_key(&f.name));
         Ok(listing)
     }
 
@@ -245,7 +249,10 @@ impl SnapshotStore for SnapshotDir {
             .files
             .iter()
             .filter_map(|f| match f.name {
-                SnapshotFileName::JavaGo { partition: p, epoch } if p == partition => Some(epoch),
+                SnapshotFileName::JavaGo {
+                    partition: p,
+                    epoch,
+                } if p == partition => Some(epoch),
                 _ => None,
             })
             .filter(|e| *e != NO_EPOCH)
@@ -405,17 +412,22 @@ mod tests {
             ]
         );
         assert_eq!(listing.ignored, 2);
-        assert_eq!(listing.get("partition-10-epoch-2.snapshot").unwrap().size, 1);
+        assert_eq!(
+            listing.get("partition-10-epoch-2.snapshot").unwrap().size,
+            1
+        );
     }
 
     #[test]
     fn names_that_are_not_snapshot_names_never_become_paths() {
         let (_tmp, dir) = dir_with(&[]);
-        for name in ["../partition-1.snapshot", "/etc/passwd", "..", "a/b-0-1-epoch-1.snapshot"] {
-            assert!(matches!(
-                dir.read(name),
-                Err(DirError::NotASnapshotName(_))
-            ));
+        for name in [
+            "../partition-1.snapshot",
+            "/etc/passwd",
+            "..",
+            "a/b-0-1-epoch-1.snapshot",
+        ] {
+            assert!(matches!(dir.read(name), Err(DirError::NotASnapshotName(_))));
             assert!(matches!(
                 dir.write(name, b""),
                 Err(DirError::NotASnapshotName(_))
@@ -449,7 +461,10 @@ mod tests {
         assert!(secret.exists(), "removing the link keeps its target");
         // A file named directly by the user may be a link.
         symlink(&secret, tmp.path().join("named")).unwrap();
-        assert_eq!(read_named_file(&tmp.path().join("named")).unwrap(), b"outside");
+        assert_eq!(
+            read_named_file(&tmp.path().join("named")).unwrap(),
+            b"outside"
+        );
     }
 
     #[test]
@@ -485,8 +500,15 @@ mod tests {
             dir.load(3, 9).unwrap_err().to_string(),
             "snapshot epoch 9 is not retained; available epochs by partition: {3=[7]}"
         );
-        assert!(matches!(dir.save(-1, 1, b""), Err(StoreError::InvalidKey(_))));
-        assert_eq!(dir.list().unwrap().ignored, 0, "no temp file is left behind");
+        assert!(matches!(
+            dir.save(-1, 1, b""),
+            Err(StoreError::InvalidKey(_))
+        ));
+        assert_eq!(
+            dir.list().unwrap().ignored,
+            0,
+            "no temp file is left behind"
+        );
     }
 
     #[test]

@@ -77,7 +77,9 @@ fn producer(bootstrap: &str) -> BaseProducer {
 }
 
 fn send(p: &BaseProducer, topic: &str, partition: i32, key: &[u8], value: Option<&[u8]>) {
-    let mut record = BaseRecord::<[u8], [u8]>::to(topic).partition(partition).key(key);
+    let mut record = BaseRecord::<[u8], [u8]>::to(topic)
+        .partition(partition)
+        .key(key);
     if let Some(v) = value {
         record = record.payload(v);
     }
@@ -170,7 +172,10 @@ fn start_member(
     });
     let deadline = Instant::now() + TIMEOUT;
     while !joined.load(Ordering::Relaxed) {
-        assert!(Instant::now() < deadline, "the member never got an assignment");
+        assert!(
+            Instant::now() < deadline,
+            "the member never got an assignment"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     (stop, handle)
@@ -192,12 +197,37 @@ fn setup() -> Fixture {
     }
     // The group's history: two complete cuts, a partial one, one deleted by a tombstone,
     // and another group's cut with the same epoch.
-    publish_cut(&p, &group, 1, Some(&cut(&topic, CutStatus::Complete, &[(0, 1), (1, 1)])));
-    publish_cut(&p, &group, 2, Some(&cut(&topic, CutStatus::Complete, &[(0, 2), (1, 3)])));
-    publish_cut(&p, &group, 3, Some(&cut(&topic, CutStatus::Partial, &[(0, 3)])));
-    publish_cut(&p, &group, 5, Some(&cut(&topic, CutStatus::Complete, &[(0, 3), (1, 3)])));
+    publish_cut(
+        &p,
+        &group,
+        1,
+        Some(&cut(&topic, CutStatus::Complete, &[(0, 1), (1, 1)])),
+    );
+    publish_cut(
+        &p,
+        &group,
+        2,
+        Some(&cut(&topic, CutStatus::Complete, &[(0, 2), (1, 3)])),
+    );
+    publish_cut(
+        &p,
+        &group,
+        3,
+        Some(&cut(&topic, CutStatus::Partial, &[(0, 3)])),
+    );
+    publish_cut(
+        &p,
+        &group,
+        5,
+        Some(&cut(&topic, CutStatus::Complete, &[(0, 3), (1, 3)])),
+    );
     publish_cut(&p, &group, 5, None);
-    publish_cut(&p, "other-group", 2, Some(&cut(&topic, CutStatus::Complete, &[(0, 0), (1, 0)])));
+    publish_cut(
+        &p,
+        "other-group",
+        2,
+        Some(&cut(&topic, CutStatus::Complete, &[(0, 0), (1, 0)])),
+    );
 
     // The application's consumer group read everything and committed: then it stopped.
     let consumer: BaseConsumer = ClientConfig::new()
@@ -207,8 +237,10 @@ fn setup() -> Fixture {
         .create()
         .unwrap();
     let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(&topic, 0, Offset::Offset(3)).unwrap();
-    tpl.add_partition_offset(&topic, 1, Offset::Offset(3)).unwrap();
+    tpl.add_partition_offset(&topic, 0, Offset::Offset(3))
+        .unwrap();
+    tpl.add_partition_offset(&topic, 1, Offset::Offset(3))
+        .unwrap();
     consumer.commit(&tpl, CommitMode::Sync).expect("commit");
     drop(consumer);
 
@@ -296,7 +328,13 @@ fn restore_cut_previews_by_default_then_restores_state_and_offsets_with_yes() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|o| (o["partition"].as_i64().unwrap(), o["current"].clone(), o["new"].as_i64().unwrap()))
+        .map(|o| {
+            (
+                o["partition"].as_i64().unwrap(),
+                o["current"].clone(),
+                o["new"].as_i64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(offsets, [(0, 3.into(), 2), (1, 3.into(), 3)]);
 
@@ -306,8 +344,14 @@ fn restore_cut_previews_by_default_then_restores_state_and_offsets_with_yes() {
     assert_eq!(doc["data"]["executed"], true);
     assert!(doc.get("dry_run").is_none());
     let after = files(f.dir.path());
-    assert_eq!(after["partition-0.snapshot"], files_before["partition-0-epoch-2.snapshot"]);
-    assert_eq!(after["partition-1.snapshot"], files_before["partition-1-epoch-2.snapshot"]);
+    assert_eq!(
+        after["partition-0.snapshot"],
+        files_before["partition-0-epoch-2.snapshot"]
+    );
+    assert_eq!(
+        after["partition-1.snapshot"],
+        files_before["partition-1-epoch-2.snapshot"]
+    );
     assert_eq!(f.offsets(), BTreeMap::from([(0, Some(2)), (1, Some(3))]));
 }
 
@@ -346,7 +390,8 @@ fn restore_cut_refuses_partial_missing_and_unretained_cuts_and_active_groups() {
     let out = f.restore_cut("1", &["--yes"]);
     assert_eq!(code(&out), 1);
     assert!(
-        stderr(&out).contains("snapshot epoch 1 is not retained; available epochs by partition: {1=[2]}"),
+        stderr(&out)
+            .contains("snapshot epoch 1 is not retained; available epochs by partition: {1=[2]}"),
         "{}",
         stderr(&out)
     );
@@ -366,8 +411,24 @@ fn restore_cut_refuses_partial_missing_and_unretained_cuts_and_active_groups() {
     unchanged("active group");
 
     let out = bin()
-        .args(["-b", &f.broker.bootstrap(), "snapshot", "restore-cut", "--group", &f.group, "--epoch", "2"])
-        .args(["--snapshot-dir", f.dir.path().to_str().unwrap(), "--consumer-group", &f.consumer_group, "--layout", "rust"])
+        .args([
+            "-b",
+            &f.broker.bootstrap(),
+            "snapshot",
+            "restore-cut",
+            "--group",
+            &f.group,
+            "--epoch",
+            "2",
+        ])
+        .args([
+            "--snapshot-dir",
+            f.dir.path().to_str().unwrap(),
+            "--consumer-group",
+            &f.consumer_group,
+            "--layout",
+            "rust",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&out), 2);
@@ -377,13 +438,31 @@ fn restore_cut_refuses_partial_missing_and_unretained_cuts_and_active_groups() {
 #[test]
 fn restore_cut_without_a_broker_is_unreachable_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("partition-0-epoch-1.snapshot"), container_of(&[])).unwrap();
+    fs::write(
+        dir.path().join("partition-0-epoch-1.snapshot"),
+        container_of(&[]),
+    )
+    .unwrap();
     let before = files(dir.path());
     // A port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let out = bin()
         .args(["-b", &format!("127.0.0.1:{port}"), "--timeout", "3s"])
-        .args(["snapshot", "restore-cut", "--group", "g", "--epoch", "1", "--consumer-group", "cg", "--yes"])
+        .args([
+            "snapshot",
+            "restore-cut",
+            "--group",
+            "g",
+            "--epoch",
+            "1",
+            "--consumer-group",
+            "cg",
+            "--yes",
+        ])
         .args(["--snapshot-dir", dir.path().to_str().unwrap()])
         .output()
         .unwrap();

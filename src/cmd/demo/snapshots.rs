@@ -43,7 +43,10 @@ fn group_by_state(orders: &[&Order]) -> GroupByState {
             .map(|(user, sum, count)| GroupState {
                 parts: vec![TaggedValue::String(user)],
                 // Integer sums are stored as big integers, counts as ints (formats §8.5).
-                aggregates: vec![TaggedValue::BigInt(sum.to_string()), TaggedValue::Int(count)],
+                aggregates: vec![
+                    TaggedValue::BigInt(sum.to_string()),
+                    TaggedValue::Int(count),
+                ],
             })
             .collect(),
     }
@@ -105,11 +108,18 @@ pub(super) fn steps(w: &mut Walkthrough, orders: &[Order]) -> CliResult<()> {
         .read(&name)
         .map_err(|e| CliError::failure(e.to_string()))?
         .unwrap_or_default();
-    let dumped = crate::cmd::snapshot::dump_bytes(dir.path().join(&name).display().to_string(), Some(name), bytes)?;
+    let dumped = crate::cmd::snapshot::dump_bytes(
+        dir.path().join(&name).display().to_string(),
+        Some(name),
+        bytes,
+    )?;
     let mut text = Vec::new();
     dumped.human(&mut text)?;
     w.step(
-        &format!("snapshot dump {} --partition 0 --epoch 2", tmp.path().display()),
+        &format!(
+            "snapshot dump {} --partition 0 --epoch 2",
+            tmp.path().display()
+        ),
         String::from_utf8_lossy(&text).trim_end().to_owned(),
         dumped.json(),
     );
@@ -118,7 +128,9 @@ pub(super) fn steps(w: &mut Walkthrough, orders: &[Order]) -> CliResult<()> {
         yes: true,
         ..OutputArgs::default()
     });
-    let units: Vec<SnapshotUnit> = (0..ORDERS_PARTITIONS).map(SnapshotUnit::Partition).collect();
+    let units: Vec<SnapshotUnit> = (0..ORDERS_PARTITIONS)
+        .map(SnapshotUnit::Partition)
+        .collect();
     let report = copy_epoch(&ui, &dir, &units, 2, NO_EPOCH)?;
     let mut text = Vec::new();
     report.human(&mut text)?;

@@ -79,7 +79,9 @@ fn read_selected(args: &DumpArgs) -> CliResult<Dumped> {
         let bytes = read_named_file(&args.path).map_err(super::dir_error)?;
         return dump_bytes(
             args.path.display().to_string(),
-            args.path.file_name().map(|n| n.to_string_lossy().into_owned()),
+            args.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned()),
             bytes,
         );
     }
@@ -126,8 +128,8 @@ fn missing(dir: &SnapshotDir, unit: &SnapshotUnit, epoch: i64, name: &str) -> Cl
 
 /// Decodes container bytes read from `source` for dumping.
 pub fn dump_bytes(source: String, file_name: Option<String>, bytes: Vec<u8>) -> CliResult<Dumped> {
-    let snapshot = container::read(&bytes)
-        .map_err(|e| CliError::failure(format!("{source}: {e}")))?;
+    let snapshot =
+        container::read(&bytes).map_err(|e| CliError::failure(format!("{source}: {e}")))?;
     Ok(Dumped {
         source,
         file_name,
@@ -166,7 +168,10 @@ impl Dumped {
             "{}: {} bytes, container {}, {} entries",
             self.source,
             self.size,
-            self.snapshot.generation.label(),
+            match self.snapshot.generation {
+                Generation::B => "gen B",
+                other => other.label(),
+            },
             self.snapshot.entries.len()
         )?;
         if self.snapshot.generation == Generation::A {
@@ -225,7 +230,8 @@ pub fn run(global: &GlobalArgs, args: DumpArgs) -> CliResult<()> {
 
 /// Streams the document into a temp file next to `path`, then renames it into place.
 fn write_lossless_file(path: &Path, dumped: &Dumped) -> CliResult<()> {
-    let fail = |e: std::io::Error| CliError::failure(format!("cannot write {}: {e}", path.display()));
+    let fail =
+        |e: std::io::Error| CliError::failure(format!("cannot write {}: {e}", path.display()));
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -91,7 +91,8 @@ pub(crate) fn epoch_number(text: &str) -> Result<i64, String> {
 
 /// clap parser for `--layout java-go|rust`.
 pub(crate) fn layout_arg(text: &str) -> Result<SnapshotLayout, String> {
-    text.parse().map_err(|e: crate::engine::columnar::snapshot::naming::NamingError| e.to_string())
+    text.parse()
+        .map_err(|e: crate::engine::columnar::snapshot::naming::NamingError| e.to_string())
 }
 
 /// Opens a snapshot directory; a missing one or a non-directory is a failure naming the path.

@@ -72,8 +72,14 @@ pub fn run(global: &GlobalArgs, args: PruneArgs) -> CliResult<()> {
     if !ui.dry_run {
         for (i, file) in plan.delete.iter().enumerate() {
             if let Err(e) = dir.remove(&file.file_name) {
-                let rest: Vec<&str> = plan.delete[i..].iter().map(|f| f.file_name.as_str()).collect();
-                let done: Vec<&str> = plan.delete[..i].iter().map(|f| f.file_name.as_str()).collect();
+                let rest: Vec<&str> = plan.delete[i..]
+                    .iter()
+                    .map(|f| f.file_name.as_str())
+                    .collect();
+                let done: Vec<&str> = plan.delete[..i]
+                    .iter()
+                    .map(|f| f.file_name.as_str())
+                    .collect();
                 return Err(CliError::failure(format!(
                     "{e}; deleted before the failure: [{}]; not deleted: [{}]",
                     done.join(", "),

@@ -161,7 +161,9 @@ pub fn cell(array: &dyn Array, row: usize) -> Value {
         DataType::Float64 => float_json(array.as_primitive::<Float64Type>().value(row)),
         DataType::Timestamp(unit, _) => {
             let value = match unit {
-                arrow_schema::TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row),
+                arrow_schema::TimeUnit::Second => {
+                    array.as_primitive::<TimestampSecondType>().value(row)
+                }
                 arrow_schema::TimeUnit::Millisecond => {
                     array.as_primitive::<TimestampMillisecondType>().value(row)
                 }

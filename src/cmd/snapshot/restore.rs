@@ -23,9 +23,7 @@ use crate::cmd::output::{Ui, table};
 use crate::engine::columnar::snapshot::container::{self, Generation};
 use crate::engine::columnar::snapshot::lossless::read_lossless;
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
-use crate::engine::columnar::snapshot::plan::{
-    PartitionSet, SnapshotUnit, plan_epoch_copy,
-};
+use crate::engine::columnar::snapshot::plan::{PartitionSet, SnapshotUnit, plan_epoch_copy};
 use crate::io::atomic_file::write_atomically;
 use crate::io::snapshot_dir::{EntryKind, SnapshotDir};
 
@@ -162,9 +160,12 @@ pub fn prepare_epoch_copy(
         let bytes = dir
             .read(&step.source)
             .map_err(super::dir_error)?
-            .ok_or_else(|| CliError::failure(format!("{} disappeared while being read", step.source)))?;
-        let snapshot = container::read(&bytes)
-            .map_err(|e| CliError::failure(format!("{}: {e}", dir.path().join(&step.source).display())))?;
+            .ok_or_else(|| {
+                CliError::failure(format!("{} disappeared while being read", step.source))
+            })?;
+        let snapshot = container::read(&bytes).map_err(|e| {
+            CliError::failure(format!("{}: {e}", dir.path().join(&step.source).display()))
+        })?;
         if snapshot.generation == Generation::A {
             return Err(CliError::failure(format!(
                 "{} is a legacy gen A (Java ≤ 1.2) container and krabka-streams never writes gen A: \
@@ -319,11 +320,15 @@ fn units_of(args: &RestoreArgs, many: bool) -> CliResult<Vec<SnapshotUnit>> {
 }
 
 /// Validates a `--from-json` restore and returns its one write.
-fn prepare_from_json(args: &RestoreArgs, dump: &Path, to: &Path) -> CliResult<(String, PreparedWrite)> {
+fn prepare_from_json(
+    args: &RestoreArgs,
+    dump: &Path,
+    to: &Path,
+) -> CliResult<(String, PreparedWrite)> {
     let text = std::fs::read(dump)
         .map_err(|e| CliError::failure(format!("cannot read {}: {e}", dump.display())))?;
-    let parsed = read_lossless(&text)
-        .map_err(|e| CliError::failure(format!("{}: {e}", dump.display())))?;
+    let parsed =
+        read_lossless(&text).map_err(|e| CliError::failure(format!("{}: {e}", dump.display())))?;
     drop(text);
     let bytes = parsed
         .to_container(args.convert_legacy)
@@ -357,7 +362,11 @@ fn prepare_from_json(args: &RestoreArgs, dump: &Path, to: &Path) -> CliResult<(S
             },
         ));
     }
-    if args.partition.is_some() || args.epoch.is_some() || args.group.is_some() || !args.tasks.is_empty() {
+    if args.partition.is_some()
+        || args.epoch.is_some()
+        || args.group.is_some()
+        || !args.tasks.is_empty()
+    {
         return Err(CliError::usage(format!(
             "--partition, --epoch, --group and --task name a file inside a directory, but {} is not a directory",
             to.display()

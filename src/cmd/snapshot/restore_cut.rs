@@ -49,6 +49,12 @@ fn cut_selector(text: &str) -> Result<CutSelector, String> {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "A dry run by default: without --yes the plan (live state files written, \
+offsets committed, from and to) is printed under `DRY RUN: no change was made.` and the command exits 0. \
+With --yes it first checks everything (the cut is complete, every partition's snapshot at that epoch \
+exists and decodes, the consumer group has no members), then writes the live state files and then \
+commits the offsets. Exit codes: 0 done (or planned), 1 refused or failed (the message says what was \
+and was not changed), 2 usage, 4 broker unreachable or commit outcome unknown.")]
 pub struct RestoreCutArgs {
     /// The barrier group whose cut to restore to.
     #[arg(long, value_name = "G")]
@@ -110,7 +116,9 @@ pub fn select_cut(
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
-                None => format!("barrier group {group} has no complete cut at epoch {epoch}{context}"),
+                None => {
+                    format!("barrier group {group} has no complete cut at epoch {epoch}{context}")
+                }
             })
         }
     }
@@ -163,15 +171,28 @@ fn plan_json(args: &RestoreCutArgs, plan: &Plan, files_written: bool, committed:
     })
 }
 
-fn plan_human(out: &mut dyn Write, args: &RestoreCutArgs, plan: &Plan, executed: bool) -> std::io::Result<()> {
+fn plan_human(
+    out: &mut dyn Write,
+    args: &RestoreCutArgs,
+    plan: &Plan,
+    executed: bool,
+) -> std::io::Result<()> {
     writeln!(
         out,
         "restore barrier group {} to its cut at epoch {} (completed {})",
         args.group,
         plan.cut.epoch,
-        utc_text(std::time::UNIX_EPOCH + std::time::Duration::from_millis(plan.cut.cut.completed_at.max(0) as u64))
+        utc_text(
+            std::time::UNIX_EPOCH
+                + std::time::Duration::from_millis(plan.cut.cut.completed_at.max(0) as u64)
+        )
     )?;
-    writeln!(out, "\nstate: {} files in {} become live state", plan.writes.len(), args.snapshot_dir.display())?;
+    writeln!(
+        out,
+        "\nstate: {} files in {} become live state",
+        plan.writes.len(),
+        args.snapshot_dir.display()
+    )?;
     let mut t = table(&["live state file", "from", "bytes", "action"]);
     for w in &plan.writes {
         t.add_row(vec![
@@ -206,7 +227,10 @@ fn plan_human(out: &mut dyn Write, args: &RestoreCutArgs, plan: &Plan, executed:
             args.consumer_group
         )
     } else {
-        writeln!(out, "\nnothing changed; run again with --yes to perform this restore")
+        writeln!(
+            out,
+            "\nnothing changed; run again with --yes to perform this restore"
+        )
     }
 }
 
@@ -361,7 +385,12 @@ mod tests {
             (3, cut(CutStatus::Complete, &[(0, 10)])),
             (4, cut(CutStatus::Partial, &[(0, 12)])),
         ]);
-        assert_eq!(select_cut(&log, true, "app", CutSelector::Latest).unwrap().epoch, 3);
+        assert_eq!(
+            select_cut(&log, true, "app", CutSelector::Latest)
+                .unwrap()
+                .epoch,
+            3
+        );
         assert_eq!(
             select_cut(&log, true, "app", CutSelector::Epoch(4)).unwrap_err(),
             "barrier group app has no complete cut at epoch 4: that cut is partial (missing: orders/9)"
@@ -381,7 +410,10 @@ mod tests {
         let mut c = cut(CutStatus::Complete, &[(2, 10), (0, 4)]);
         c.topics.push(CutTopic {
             topic: "payments".into(),
-            partitions: vec![CutOffset { partition: 2, offset: 1 }],
+            partitions: vec![CutOffset {
+                partition: 2,
+                offset: 1,
+            }],
         });
         let log = log_of(&[(1, c)]);
         let selected = select_cut(&log, true, "app", CutSelector::Epoch(1)).unwrap();

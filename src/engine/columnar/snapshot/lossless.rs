@@ -165,8 +165,8 @@ pub fn read_lossless(bytes: &[u8]) -> Result<LosslessDump, LosslessError> {
     let mut entries = Vec::with_capacity(doc.entries.len());
     for (index, entry) in doc.entries.into_iter().enumerate() {
         let fail = |message: String| LosslessError::Entry { index, message };
-        let name_bytes = hex::decode(&entry.name_hex)
-            .map_err(|e| fail(format!("name_hex is not hex: {e}")))?;
+        let name_bytes =
+            hex::decode(&entry.name_hex).map_err(|e| fail(format!("name_hex is not hex: {e}")))?;
         let name = String::from_utf8(name_bytes)
             .map_err(|_| fail("name_hex is not UTF-8 (non-UTF-8 store name)".into()))?;
         if let Some(shown) = &entry.name

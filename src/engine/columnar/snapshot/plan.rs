@@ -27,7 +27,8 @@ impl PartitionSet {
     /// Parses `7`, `0-11`, `0-3,7,9-10`. Ranges are inclusive and ascending;
     /// partitions are decimal and ≥ 0.
     pub fn parse(text: &str) -> Result<PartitionSet, String> {
-        let bad = |why: &str| format!("invalid partition list {text:?}: {why} (e.g. 0-11 or 0-3,7)");
+        let bad =
+            |why: &str| format!("invalid partition list {text:?}: {why} (e.g. 0-11 or 0-3,7)");
         let mut set = BTreeSet::new();
         for item in text.split(',') {
             let item = item.trim();
@@ -296,7 +297,9 @@ pub fn plan_prune(files: &[DatedFile], rule: PruneRule, only: Option<&PartitionS
     let mut plan = PrunePlan::default();
     for file in files.iter().filter(selected) {
         let unit = match &file.name {
-            SnapshotFileName::JavaGo { epoch: NO_EPOCH, .. } => {
+            SnapshotFileName::JavaGo {
+                epoch: NO_EPOCH, ..
+            } => {
                 plan.keep.push(file.clone());
                 continue;
             }
@@ -459,7 +462,11 @@ mod tests {
                 "partition-0-epoch-2.snapshot"
             ]
         );
-        assert!(plan.keep.iter().any(|f| f.file_name == "partition-0.snapshot"));
+        assert!(
+            plan.keep
+                .iter()
+                .any(|f| f.file_name == "partition-0.snapshot")
+        );
         let plan = plan_prune(&files, PruneRule::KeepNewest(0), None);
         assert_eq!(plan.delete.len(), 6, "everything but live state");
     }
