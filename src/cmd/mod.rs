@@ -15,6 +15,7 @@ pub mod leader;
 pub mod logging;
 pub mod output;
 pub mod schema;
+pub mod snapshot;
 
 use std::ffi::OsString;
 
@@ -55,6 +56,8 @@ pub enum Command {
     Schema(schema::SchemaArgs),
     /// Run or inspect leader elections fenced by the producer epoch.
     Leader(leader::LeaderArgs),
+    /// State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut.
+    Snapshot(snapshot::SnapshotArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Regenerate the committed completions and man pages (used by `cargo xtask`).
@@ -71,6 +74,7 @@ impl Command {
             Command::Barrier(args) => args.name(),
             Command::Schema(_) => "schema",
             Command::Leader(_) => "leader",
+            Command::Snapshot(args) => args.command.name(),
             Command::Completions(_) => "completions",
             Command::GenerateAssets(_) => "generate-assets",
         }
@@ -116,6 +120,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
         Command::Barrier(args) => barrier::run(&cli.global, args),
         Command::Schema(args) => schema::run(&cli.global, args),
         Command::Leader(args) => leader::run(&cli.global, args),
+        Command::Snapshot(args) => snapshot::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
     }

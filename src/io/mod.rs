@@ -1,6 +1,6 @@
 //! Adapters: Kafka (rdkafka), the registry over HTTP (client and in-repo test
-//! server), files (atomic writes, Arrow/Parquet data output), property files, and
-//! `barrier verify`'s gathering of facts from the broker and the file system.
+//! server), files (atomic writes, Arrow/Parquet data output, snapshot directories),
+//! property files, and `barrier verify`'s gathering of facts from the broker and the file system.
 
 pub mod atomic_file;
 pub mod barrier_verify;
@@ -9,3 +9,4 @@ pub mod kafka;
 pub mod properties;
 pub mod registry_client;
 pub mod registry_server;
+pub mod snapshot_dir;

@@ -12,3 +12,5 @@ mod leader;
 mod leader_transport;
 mod registry_tls;
 mod schema;
+mod snapshot;
+mod snapshot_cut;

@@ -5,6 +5,7 @@ mod barrier;
 mod leader;
 mod orders;
 mod schemas;
+mod snapshots;
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -119,12 +120,13 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     );
 
     barrier_steps(&mut w, &cluster, &bootstrap)?;
-    let (text, data) = leader::failover(&cluster)?;
+    let (leader_text, leader_data) = leader::failover(&cluster)?;
     w.step(
         "leader election: two members, the holder crashes, the standby takes over",
-        text,
-        data,
+        leader_text,
+        leader_data,
     );
+    snapshots::steps(&mut w, &data)?;
 
     ui.report(json!({"steps": w.steps}), |out| {
         for s in &w.human {

@@ -3,13 +3,19 @@
 //! `container` reads and writes the map of node/store name → bytes that one
 //! snapshot file holds; `naming` maps storage keys to file names and back; the
 //! payload modules (`tagged`, `groupby`, `join`, `byte_store`) decode what the
-//! libraries put inside an entry, and `payload` picks one for display. Restoring
-//! copies entry bytes verbatim: nothing here transcodes between languages.
+//! libraries put inside an entry, and `payload` picks one for display; `store` is
+//! the load/save seam a runner uses, `plan` plans epoch copies and prunes before
+//! anything is touched, and `lossless` is the JSON dump that restores byte for
+//! byte. Restoring copies entry bytes verbatim: nothing here transcodes between
+//! languages.
 
 pub mod byte_store;
 pub mod container;
 pub mod groupby;
 pub mod join;
+pub mod lossless;
 pub mod naming;
 pub mod payload;
+pub mod plan;
+pub mod store;
 pub mod tagged;

@@ -1,0 +1,205 @@
+//! `snapshot`: list, dump, restore, verify and prune state snapshot files, and
+//! restore an application to a barrier cut (state files and consumer offsets).
+//!
+//! Each subcommand module turns its flags into engine/io calls and renders the
+//! answer; the engine's `snapshot::plan` decides what a restore or prune would
+//! touch before anything is touched, and `io::snapshot_dir` does the file I/O.
+
+mod dump;
+mod list;
+mod prune;
+pub mod render;
+mod restore;
+mod restore_cut;
+mod verify;
+
+pub use dump::{DumpArgs, Dumped, dump_bytes};
+pub use list::{ListArgs, ListReport};
+pub use prune::PruneArgs;
+pub use restore::{CopyReport, RestoreArgs, copy_epoch};
+pub use restore_cut::RestoreCutArgs;
+pub use verify::VerifyArgs;
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::{Args, Subcommand};
+
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::GlobalArgs;
+use crate::engine::columnar::snapshot::container::{self, ReadSnapshot};
+use crate::engine::columnar::snapshot::naming::{SnapshotFileName, SnapshotLayout};
+use crate::engine::columnar::snapshot::plan::{epoch_label, parse_epoch};
+use crate::io::snapshot_dir::{DirError, EntryKind, ListedFile, SnapshotDir};
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    #[command(subcommand)]
+    pub command: SnapshotCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SnapshotCommand {
+    /// List a directory's snapshot files: owner, epoch, size, entries, mtime, whether each decodes.
+    List(ListArgs),
+    /// Print one snapshot's entries with their payloads decoded where the format is known.
+    Dump(DumpArgs),
+    /// Write a snapshot from a lossless dump, or copy one epoch's files to another epoch or to live state.
+    Restore(RestoreArgs),
+    /// Decode every snapshot file of a directory; exit 3 when any is bad.
+    Verify(VerifyArgs),
+    /// Delete old barrier-epoch files, keeping the newest per partition (live state is never pruned).
+    Prune(PruneArgs),
+    /// Put an application back to a barrier cut: state snapshots become live state and the
+    /// consumer group's offsets are set to the cut (a dry run unless --yes).
+    RestoreCut(RestoreCutArgs),
+}
+
+impl SnapshotCommand {
+    /// The name used in error lines, e.g. `snapshot restore`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SnapshotCommand::List(_) => "snapshot list",
+            SnapshotCommand::Dump(_) => "snapshot dump",
+            SnapshotCommand::Restore(_) => "snapshot restore",
+            SnapshotCommand::Verify(_) => "snapshot verify",
+            SnapshotCommand::Prune(_) => "snapshot prune",
+            SnapshotCommand::RestoreCut(_) => "snapshot restore-cut",
+        }
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: SnapshotArgs) -> CliResult<()> {
+    match args.command {
+        SnapshotCommand::List(a) => list::run(global, a),
+        SnapshotCommand::Dump(a) => dump::run(global, a),
+        SnapshotCommand::Restore(a) => restore::run(global, a),
+        SnapshotCommand::Verify(a) => verify::run(global, a),
+        SnapshotCommand::Prune(a) => prune::run(global, a),
+        SnapshotCommand::RestoreCut(a) => restore_cut::run(global, a),
+    }
+}
+
+/// clap parser for `--epoch E|live`.
+pub(crate) fn epoch_or_live(text: &str) -> Result<i64, String> {
+    parse_epoch(text, true)
+}
+
+/// clap parser for an epoch number.
+pub(crate) fn epoch_number(text: &str) -> Result<i64, String> {
+    parse_epoch(text, false)
+}
+
+/// clap parser for `--layout java-go|rust`.
+pub(crate) fn layout_arg(text: &str) -> Result<SnapshotLayout, String> {
+    text.parse()
+        .map_err(|e: crate::engine::columnar::snapshot::naming::NamingError| e.to_string())
+}
+
+/// Opens a snapshot directory; a missing one or a non-directory is a failure naming the path.
+pub(crate) fn open_dir(path: &std::path::Path) -> CliResult<SnapshotDir> {
+    SnapshotDir::open(path).map_err(dir_error)
+}
+
+/// Directory and file errors are failures (exit 1): the path named is the thing to fix.
+pub(crate) fn dir_error(e: DirError) -> CliError {
+    CliError::failure(e.to_string())
+}
+
+/// Reads and decodes one listed file without following links; the error is the reason it is bad.
+pub(crate) fn decode_listed(dir: &SnapshotDir, file: &ListedFile) -> Result<ReadSnapshot, String> {
+    if file.kind != EntryKind::File {
+        return Err(format!("not read: {}", file.kind.label()));
+    }
+    let bytes = dir
+        .read(&file.file_name)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| "the file disappeared while being read".to_owned())?;
+    container::read(&bytes).map_err(|e| e.to_string())
+}
+
+/// Who a file belongs to: `partition 3`, or the Rust group and task when the name tells them.
+pub(crate) fn owner_label(name: &SnapshotFileName) -> String {
+    match name {
+        SnapshotFileName::JavaGo { partition, .. } => format!("partition {partition}"),
+        SnapshotFileName::Rust(rust) => match rust.group_and_task() {
+            Some((group, task)) => format!("group {group} task {task}"),
+            None => format!("{} (group-task)", rust.stem),
+        },
+    }
+}
+
+/// The owner as JSON fields.
+pub(crate) fn owner_json(name: &SnapshotFileName) -> serde_json::Value {
+    match name {
+        SnapshotFileName::JavaGo { partition, epoch } => serde_json::json!({
+            "layout": "java-go", "partition": partition, "epoch": epoch, "live": *epoch == crate::engine::columnar::snapshot::naming::NO_EPOCH,
+        }),
+        SnapshotFileName::Rust(rust) => {
+            let (group, task) = match rust.group_and_task() {
+                Some((g, t)) => (Some(g), Some(t)),
+                None => (None, None),
+            };
+            serde_json::json!({
+                "layout": "rust", "stem": rust.stem, "group": group, "task": task,
+                "epoch": rust.epoch, "live": false,
+            })
+        }
+    }
+}
+
+pub(crate) fn epoch_text(name: &SnapshotFileName) -> String {
+    epoch_label(name.epoch())
+}
+
+/// RFC 3339 in UTC with millisecond precision (`2024-11-29T09:00:00.000Z`).
+pub(crate) fn utc_text(time: SystemTime) -> String {
+    let (secs, millis) = match time.duration_since(UNIX_EPOCH) {
+        Ok(d) => (d.as_secs() as i64, d.subsec_millis()),
+        Err(e) => {
+            let d = e.duration();
+            let total = -(d.as_millis() as i64);
+            (total.div_euclid(1000), total.rem_euclid(1000) as u32)
+        }
+    };
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn utc_text_is_rfc3339() {
+        assert_eq!(utc_text(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            utc_text(UNIX_EPOCH + Duration::from_millis(1_732_870_800_123)),
+            "2024-11-29T09:00:00.123Z"
+        );
+        assert_eq!(
+            utc_text(UNIX_EPOCH + Duration::from_secs(951_782_400)),
+            "2000-02-29T00:00:00.000Z"
+        );
+        assert_eq!(
+            utc_text(UNIX_EPOCH - Duration::from_millis(1)),
+            "1969-12-31T23:59:59.999Z"
+        );
+    }
+}
