@@ -2,6 +2,7 @@
 //! Must not depend on Avro or Protobuf.
 
 pub mod barrier;
+pub mod expr;
 pub mod headers;
 pub mod ipc;
 pub mod metadata;
