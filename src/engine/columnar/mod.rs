@@ -3,7 +3,9 @@
 
 pub mod barrier;
 pub mod expr;
+pub mod ops;
 pub mod headers;
 pub mod ipc;
 pub mod metadata;
 pub mod snapshot;
+pub mod topology;

@@ -115,10 +115,6 @@ impl ParsedExpr {
         }
     }
 
-    pub(crate) fn ast(&self) -> &SqlExpr {
-        &self.ast
-    }
-
     /// Type-checks against `schema` and returns the evaluable expression.
     pub fn compile(&self, schema: &Schema) -> Result<Expression, ExprError> {
         let root = compile::compile(&self.ast, schema)?;
