@@ -4,5 +4,6 @@
 pub mod atomic_file;
 pub mod kafka;
 pub mod properties;
+pub mod topology_file;
 pub mod registry_client;
 pub mod registry_server;

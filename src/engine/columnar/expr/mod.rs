@@ -145,6 +145,71 @@ impl ParsedExpr {
     }
 }
 
+/// An aggregate call as a group-by writes it: `sum(amount) AS total`,
+/// `count(*) AS n`, `CAST(sum(amount) AS DOUBLE) AS total` (output type override).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggregateCall {
+    /// `count`, `sum`, `min` or `max`, lower-case.
+    pub function: String,
+    /// The input column; `None` for `count(*)`.
+    pub column: Option<String>,
+    pub output_type: Option<DataType>,
+    pub alias: Option<String>,
+}
+
+/// Parses one aggregate; errors are positioned inside `text`.
+pub fn parse_aggregate(text: &str) -> Result<AggregateCall, ExprError> {
+    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments, Spanned};
+    let parsed = ParsedExpr::parse(text, true)?;
+    let fail = |e: &SqlExpr, message: String| {
+        let start = e.span().start;
+        ExprError::at(message, start.line.max(1), start.column.max(1))
+    };
+    let (call, output_type) = match &parsed.ast {
+        SqlExpr::Cast { expr, data_type, .. } => {
+            let ty = compile::sql_type(data_type).map_err(|m| fail(&parsed.ast, m))?;
+            (expr.as_ref(), Some(ty))
+        }
+        other => (other, None),
+    };
+    let SqlExpr::Function(function) = call else {
+        return Err(fail(
+            call,
+            format!("expected an aggregate such as `sum(amount) AS total`, got `{call}`"),
+        ));
+    };
+    let name = function.name.to_string().to_ascii_lowercase();
+    if !matches!(name.as_str(), "count" | "sum" | "min" | "max") {
+        return Err(fail(
+            call,
+            format!("unknown aggregate `{name}`; expected count, sum, min or max"),
+        ));
+    }
+    let args = match &function.args {
+        FunctionArguments::List(list) if list.duplicate_treatment.is_none() => &list.args,
+        _ => return Err(fail(call, format!("{name} takes one column"))),
+    };
+    let column = match args.as_slice() {
+        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if name == "count" => None,
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(SqlExpr::Identifier(ident)))] => {
+            Some(ident.value.clone())
+        }
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => {
+            return Err(fail(
+                e,
+                format!("an aggregate input must be a column name, not `{e}`; derive it with with_columns first"),
+            ));
+        }
+        _ => return Err(fail(call, format!("{name} takes exactly one column"))),
+    };
+    Ok(AggregateCall {
+        function: name,
+        column,
+        output_type,
+        alias: parsed.alias,
+    })
+}
+
 /// Maps a sqlparser error to our message, pulling out the ` at Line: l, Column: c` suffix.
 /// Errors the parser reports without a position point at the end of the text
 /// when the input ran out, else at its start.
