@@ -4,6 +4,7 @@
 pub mod barrier;
 pub mod expr;
 pub mod ops;
+pub mod runner;
 pub mod headers;
 pub mod ipc;
 pub mod metadata;

@@ -156,7 +156,10 @@ impl Operator for GroupBy {
         let aggs: Vec<String> = self
             .aggregations
             .iter()
-            .map(|a| format!("{}({}) AS {}", a.func.name(), a.input, a.output))
+            .map(|a| match a.func {
+                AggFunc::Count => format!("count(*) AS {}", a.output),
+                f => format!("{}({}) AS {}", f.name(), a.input, a.output),
+            })
             .collect();
         match self.window {
             None => format!("group_by [{}] {}", self.keys.join(", "), aggs.join(", ")),

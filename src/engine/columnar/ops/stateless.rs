@@ -198,7 +198,10 @@ impl Operator for WithColumns {
         let items: Vec<String> = self
             .derived
             .iter()
-            .map(|(name, parsed)| format!("{} AS {name}", parsed.text().trim()))
+            .map(|(name, parsed)| match parsed.alias() {
+                Some(_) => parsed.text().trim().to_owned(),
+                None => format!("{} AS {name}", parsed.text().trim()),
+            })
             .collect();
         format!("with_columns {}", items.join(", "))
     }
