@@ -9,6 +9,8 @@
 pub mod group_by;
 pub mod join;
 pub mod stateless;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod values;
 
 use std::fmt;
