@@ -6,3 +6,4 @@ mod support;
 
 mod broker;
 mod frame;
+mod run;

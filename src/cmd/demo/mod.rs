@@ -2,6 +2,7 @@
 //! and an embedded registry, with no setup. Each capability adds its step here.
 
 mod orders;
+mod topology;
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -107,6 +108,19 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         "read back and decode with the writer schema from the registry",
         t.to_string(),
         json!({"records": back.iter().map(|r| json!({"partition": r.partition, "offset": r.offset, "key": r.key, "value": r.value})).collect::<Vec<_>>()}),
+    );
+
+    let totals = topology::run(&back)?;
+    let mut t = table(&["partition", "user", "total", "n"]);
+    for (partition, user, total, n) in &totals {
+        t.add_row(vec![partition.to_string(), user.clone(), total.to_string(), n.to_string()]);
+    }
+    w.step(
+        "run a topology offline (examples/topologies/large-orders-by-user.yaml)",
+        format!(
+            "orders with amount > 100, summed per user, state per partition:\n{t}\n(the same as `tail orders --format arrow --out - | krabka-streams run large-orders-by-user.yaml --input orders=- --sink large-orders-by-user=-`)"
+        ),
+        json!({"totals": totals.iter().map(|(p, u, total, n)| json!({"partition": p, "user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
     );
 
     ui.report(json!({"steps": w.steps}), |out| {
