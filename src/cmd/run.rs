@@ -17,7 +17,7 @@ use crate::cmd::output::{Ui, refuse_binary_on_tty};
 use crate::engine::columnar::expr::types::type_name;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::{
-    BatchReader, BatchWriter, OfflineInput, OfflineRun, Outcome, normalized_schema,
+    BatchReader, BatchWriter, OfflineInput, OfflineRun, Outcome, Progress, normalized_schema,
 };
 use crate::engine::columnar::topology::spec::{
     self, BuiltSpec, ErrorPolicy, NodeOp, OfflineCodecs, TopologySpec,
@@ -75,10 +75,13 @@ fn resolve_node(spec: &TopologySpec, name: &str, sources: bool, flag: &str) -> C
         .nodes
         .iter()
         .filter_map(|n| match (&n.op, sources) {
-            (NodeOp::Source { topics, .. }, true) => {
-                Some((n.name.value.as_str(), topics.iter().map(|t| t.value.as_str()).collect()))
+            (NodeOp::Source { topics, .. }, true) => Some((
+                n.name.value.as_str(),
+                topics.iter().map(|t| t.value.as_str()).collect(),
+            )),
+            (NodeOp::Sink { topic, .. }, false) => {
+                Some((n.name.value.as_str(), vec![topic.value.as_str()]))
             }
-            (NodeOp::Sink { topic, .. }, false) => Some((n.name.value.as_str(), vec![topic.value.as_str()])),
             _ => None,
         })
         .collect();
@@ -95,7 +98,11 @@ fn resolve_node(spec: &TopologySpec, name: &str, sources: bool, flag: &str) -> C
         [] => Err(CliError::usage(format!(
             "{flag} {name}: no {} node or topic of that name (known: {})",
             if sources { "source" } else { "sink" },
-            candidates.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            candidates
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
         several => Err(CliError::usage(format!(
             "{flag} {name}: topic {name} belongs to several nodes ({}); name the node",
@@ -112,7 +119,11 @@ fn load(args: &RunArgs) -> CliResult<TopologySpec> {
 }
 
 fn invalid(args: &RunArgs, file: &str, e: spec::SpecError) -> CliError {
-    let code = if args.check { ExitCode::CheckFailed } else { ExitCode::Failure };
+    let code = if args.check {
+        ExitCode::CheckFailed
+    } else {
+        ExitCode::Failure
+    };
     CliError::new(code, format!("{file}:{e}"))
 }
 
@@ -128,7 +139,9 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         let (name, path) = split_assignment("--input", assignment)?;
         let source = resolve_node(&spec, name, true, "--input")?;
         if input_schemas.contains_key(&source) {
-            return Err(CliError::usage(format!("--input: source `{source}` is given twice")));
+            return Err(CliError::usage(format!(
+                "--input: source `{source}` is given twice"
+            )));
         }
         if path == "-" && inputs.iter().any(|i| i.topic == "-") {
             return Err(CliError::usage("--input: only one input can read stdin"));
@@ -152,16 +165,18 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
             reader: Box::new(reader),
         });
     }
-    let built = spec::build(&spec, &OfflineCodecs, &input_schemas).map_err(|e| invalid(&args, &file, e))?;
+    let built =
+        spec::build(&spec, &OfflineCodecs, &input_schemas).map_err(|e| invalid(&args, &file, e))?;
 
     if args.explain {
         return explain(&ui, &built);
     }
     if args.check {
         let nodes = built.topology.describe().len();
-        return ui.report(json!({"file": file, "valid": true, "nodes": nodes}), |out| {
-            writeln!(out, "{file}: valid ({nodes} nodes)")
-        });
+        return ui.report(
+            json!({"file": file, "valid": true, "nodes": nodes}),
+            |out| writeln!(out, "{file}: valid ({nodes} nodes)"),
+        );
     }
     if inputs.is_empty() {
         return Err(CliError::failure(
@@ -234,7 +249,12 @@ fn run_offline(
     spec: &TopologySpec,
 ) -> CliResult<()> {
     if args.sinks.is_empty() {
-        let names: Vec<String> = built.topology.sinks().into_iter().map(|(n, _, _)| n).collect();
+        let names: Vec<String> = built
+            .topology
+            .sinks()
+            .into_iter()
+            .map(|(n, _, _)| n)
+            .collect();
         return Err(CliError::usage(format!(
             "an offline run needs at least one --sink NAME=PATH (sinks: {})",
             names.join(", ")
@@ -246,7 +266,9 @@ fn run_offline(
         let (name, path) = split_assignment("--sink", assignment)?;
         let sink = resolve_node(spec, name, false, "--sink")?;
         if outputs.contains_key(&sink) {
-            return Err(CliError::usage(format!("--sink: sink `{sink}` is given twice")));
+            return Err(CliError::usage(format!(
+                "--sink: sink `{sink}` is given twice"
+            )));
         }
         if path == "-" {
             if to_stdout {
@@ -255,19 +277,30 @@ fn run_offline(
             refuse_binary_on_tty("an Arrow IPC stream")?;
             to_stdout = true;
         }
-        outputs.insert(sink, (path.to_owned(), IpcOutput::create(path).map_err(CliError::usage)?));
+        outputs.insert(
+            sink,
+            (
+                path.to_owned(),
+                IpcOutput::create(path).map_err(CliError::usage)?,
+            ),
+        );
     }
     let dead_letter = match (&args.dead_letter, &built.settings.error_policy) {
         (None, _) => None,
         (Some(path), ErrorPolicy::DeadLetter { .. }) => {
             if path == "-" {
                 if to_stdout {
-                    return Err(CliError::usage("--dead-letter: only one output can write to stdout"));
+                    return Err(CliError::usage(
+                        "--dead-letter: only one output can write to stdout",
+                    ));
                 }
                 refuse_binary_on_tty("an Arrow IPC stream")?;
                 to_stdout = true;
             }
-            Some((path.clone(), IpcOutput::create(path).map_err(CliError::usage)?))
+            Some((
+                path.clone(),
+                IpcOutput::create(path).map_err(CliError::usage)?,
+            ))
         }
         (Some(_), _) => {
             return Err(CliError::usage(
@@ -278,7 +311,7 @@ fn run_offline(
 
     let quiet = global.output.quiet > 0;
     let json_mode = ui.is_json();
-    let progress: Option<(Duration, Box<dyn FnMut(&Metrics)>)> = args.metrics_interval.map(|interval| {
+    let progress: Option<Progress<'_>> = args.metrics_interval.map(|interval| {
         let report: Box<dyn FnMut(&Metrics)> = Box::new(move |m: &Metrics| {
             if json_mode {
                 eprintln!("{}", json!({"metrics": metrics_json(m)}));
@@ -297,8 +330,10 @@ fn run_offline(
         .enumerate()
         .map(|(i, (name, _, _, _))| (name.clone(), built.schemas[i].clone()))
         .collect();
-    let mut outputs: Vec<(String, String, IpcOutput)> =
-        outputs.into_iter().map(|(sink, (path, out))| (sink, path, out)).collect();
+    let mut outputs: Vec<(String, String, IpcOutput)> = outputs
+        .into_iter()
+        .map(|(sink, (path, out))| (sink, path, out))
+        .collect();
     let mut dead_letter = dead_letter;
     let (metrics, result) = {
         let mut sinks: BTreeMap<String, Box<dyn BatchWriter + '_>> = BTreeMap::new();
@@ -347,7 +382,10 @@ fn run_offline(
 }
 
 impl BatchWriter for &mut IpcOutput {
-    fn write(&mut self, batch: &arrow_array::RecordBatch) -> Result<(), crate::engine::columnar::runner::offline::WriteError> {
+    fn write(
+        &mut self,
+        batch: &arrow_array::RecordBatch,
+    ) -> Result<(), crate::engine::columnar::runner::offline::WriteError> {
         (**self).write(batch)
     }
 }

@@ -47,20 +47,25 @@ impl IpcInput {
         if path == "-" {
             let mut stdin = std::io::stdin();
             let mut head = [0u8; 8];
-            let n = read_up_to(&mut stdin, &mut head).map_err(|e| format!("cannot read stdin: {e}"))?;
+            let n =
+                read_up_to(&mut stdin, &mut head).map_err(|e| format!("cannot read stdin: {e}"))?;
             if head[..n].starts_with(&IPC_FILE_HEADER[..6.min(n)]) && n >= 6 {
                 // The file format needs seeking: read the whole pipe.
                 let mut all = head[..n].to_vec();
-                stdin.read_to_end(&mut all).map_err(|e| format!("cannot read stdin: {e}"))?;
+                stdin
+                    .read_to_end(&mut all)
+                    .map_err(|e| format!("cannot read stdin: {e}"))?;
                 return Self::file("stdin", Box::new(Cursor::new(all)));
             }
-            let chained: Box<dyn Read + Send> = Box::new(Cursor::new(head[..n].to_vec()).chain(stdin));
+            let chained: Box<dyn Read + Send> =
+                Box::new(Cursor::new(head[..n].to_vec()).chain(stdin));
             return Self::stream("stdin", chained, n);
         }
         let mut file = File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
         let mut head = [0u8; 8];
         let n = read_up_to(&mut file, &mut head).map_err(|e| format!("cannot read {path}: {e}"))?;
-        file.seek(SeekFrom::Start(0)).map_err(|e| format!("cannot read {path}: {e}"))?;
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
         if n >= 6 && head[..6] == IPC_FILE_HEADER[..6] {
             Self::file(path, Box::new(file))
         } else {
@@ -68,11 +73,17 @@ impl IpcInput {
         }
     }
 
-    fn stream(name: &str, reader: Box<dyn Read + Send>, available: usize) -> Result<IpcInput, String> {
+    fn stream(
+        name: &str,
+        reader: Box<dyn Read + Send>,
+        available: usize,
+    ) -> Result<IpcInput, String> {
         if available == 0 {
             return Err(format!("{name} is empty, not an Arrow IPC stream or file"));
         }
-        let reader = guarded(name, || StreamReader::try_new(BufReader::with_capacity(1 << 20, reader), None))?;
+        let reader = guarded(name, || {
+            StreamReader::try_new(BufReader::with_capacity(1 << 20, reader), None)
+        })?;
         Ok(IpcInput {
             name: name.to_owned(),
             inner: Inner::Stream(reader),
@@ -183,7 +194,10 @@ impl IpcOutput {
 
     fn open(&mut self, schema: &Schema) -> Result<(), WriteError> {
         let sink: Box<dyn Write> = match &self.temp {
-            Some(temp) => Box::new(temp.reopen().map_err(|e| WriteError::Failed(e.to_string()))?),
+            Some(temp) => Box::new(
+                temp.reopen()
+                    .map_err(|e| WriteError::Failed(e.to_string()))?,
+            ),
             None => Box::new(std::io::stdout()),
         };
         let buffered = BufWriter::with_capacity(1 << 20, sink);
@@ -202,7 +216,8 @@ impl IpcOutput {
     pub fn finish(mut self, schema: Option<&Schema>) -> Result<(), String> {
         if self.writer.is_none() {
             let empty = Schema::empty();
-            self.open(schema.unwrap_or(&empty)).map_err(|e| describe(&self.target, e))?;
+            self.open(schema.unwrap_or(&empty))
+                .map_err(|e| describe(&self.target, e))?;
         }
         let result = match self.writer.take().expect("opened") {
             Writer::Stream(mut w) => w.finish().and_then(|_| w.into_inner().map(|_| ())),
@@ -232,9 +247,13 @@ fn describe(target: &str, e: WriteError) -> String {
 
 fn arrow_write_error(e: ArrowError) -> WriteError {
     match e {
-        ArrowError::IoError(_, io) if io.kind() == std::io::ErrorKind::BrokenPipe => WriteError::Closed,
+        ArrowError::IoError(_, io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
+            WriteError::Closed
+        }
         ArrowError::IoError(m, _) if m.contains("Broken pipe") => WriteError::Closed,
-        ArrowError::ExternalError(ref inner) if inner.to_string().contains("Broken pipe") => WriteError::Closed,
+        ArrowError::ExternalError(ref inner) if inner.to_string().contains("Broken pipe") => {
+            WriteError::Closed
+        }
         other => WriteError::Failed(other.to_string()),
     }
 }

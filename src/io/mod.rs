@@ -5,6 +5,6 @@ pub mod arrow_files;
 pub mod atomic_file;
 pub mod kafka;
 pub mod properties;
-pub mod topology_file;
 pub mod registry_client;
 pub mod registry_server;
+pub mod topology_file;

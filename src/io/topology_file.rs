@@ -48,7 +48,12 @@ pub fn parse(source: &str) -> Result<TopologySpec, SpecError> {
     };
     let root = match docs.as_slice() {
         [root] => root,
-        [] => return Err(SpecError::at(Pos { line: 1, column: 1 }, "the topology file is empty")),
+        [] => {
+            return Err(SpecError::at(
+                Pos { line: 1, column: 1 },
+                "the topology file is empty",
+            ));
+        }
         [_, second, ..] => {
             return Err(SpecError::at(
                 reader.pos(second),
@@ -79,7 +84,10 @@ impl Reader {
         what: &str,
     ) -> Result<Entries<'a, 'b>, SpecError> {
         let YamlData::Mapping(map) = &node.data else {
-            return Err(SpecError::at(self.pos(node), format!("{what} must be a mapping")));
+            return Err(SpecError::at(
+                self.pos(node),
+                format!("{what} must be a mapping"),
+            ));
         };
         map.iter()
             .map(|(k, v)| {
@@ -117,7 +125,9 @@ impl Reader {
             // A block scalar (`|`, `>`, with chomping) starts on the line after its indicator.
             let before: String = self.chars[..start.min(self.chars.len())].iter().collect();
             let indicator = before.trim_end().trim_end_matches(['+', '-']);
-            if (indicator.ends_with('|') || indicator.ends_with('>')) && before.trim_end().len() < before.len() {
+            if (indicator.ends_with('|') || indicator.ends_with('>'))
+                && before.trim_end().len() < before.len()
+            {
                 block_indent = Some(pos.column - 1);
             }
         }
@@ -152,12 +162,19 @@ impl Reader {
                 "version" => {
                     let v = match &value.data {
                         YamlData::Value(Scalar::Integer(v)) => *v,
-                        _ => return Err(SpecError::at(self.pos(value), "version must be an integer")),
+                        _ => {
+                            return Err(SpecError::at(
+                                self.pos(value),
+                                "version must be an integer",
+                            ));
+                        }
                     };
                     if v != TOPOLOGY_FILE_VERSION {
                         return Err(SpecError::at(
                             self.pos(value),
-                            format!("unsupported topology file version {v}; this build reads version {TOPOLOGY_FILE_VERSION}"),
+                            format!(
+                                "unsupported topology file version {v}; this build reads version {TOPOLOGY_FILE_VERSION}"
+                            ),
                         ));
                     }
                     version = Some(v);
@@ -173,7 +190,10 @@ impl Reader {
             }
         }
         if version.is_none() {
-            return Err(SpecError::at(self.pos(root), format!("missing `version: {TOPOLOGY_FILE_VERSION}`")));
+            return Err(SpecError::at(
+                self.pos(root),
+                format!("missing `version: {TOPOLOGY_FILE_VERSION}`"),
+            ));
         }
         let Some((nodes_pos, nodes)) = nodes else {
             return Err(SpecError::at(self.pos(root), "missing `nodes`"));
@@ -181,7 +201,10 @@ impl Reader {
         let YamlData::Sequence(items) = &nodes.data else {
             return Err(SpecError::at(self.pos(nodes), "nodes must be a list"));
         };
-        let nodes = items.iter().map(|n| self.node(n)).collect::<Result<Vec<_>, _>>()?;
+        let nodes = items
+            .iter()
+            .map(|n| self.node(n))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(TopologySpec {
             settings,
             nodes,
@@ -201,7 +224,11 @@ impl Reader {
                 } else {
                     Err(SpecError::at(
                         text.pos,
-                        format!("{key} must be one of {}, got `{}`", options.join(", "), text.value),
+                        format!(
+                            "{key} must be one of {}, got `{}`",
+                            options.join(", "),
+                            text.value
+                        ),
                     ))
                 }
             };
@@ -233,18 +260,28 @@ impl Reader {
                 other => {
                     return Err(SpecError::at(
                         key_pos,
-                        format!("unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_dir, state_layout or barrier_group"),
+                        format!(
+                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_dir, state_layout or barrier_group"
+                        ),
                     ));
                 }
             }
         }
         settings.error_policy = match (policy, dead_letter_topic) {
-            (Some(p), Some(topic)) if p.value == "dead-letter" => ErrorPolicy::DeadLetter { topic: topic.value },
+            (Some(p), Some(topic)) if p.value == "dead-letter" => {
+                ErrorPolicy::DeadLetter { topic: topic.value }
+            }
             (Some(p), None) if p.value == "dead-letter" => {
-                return Err(SpecError::at(p.pos, "error_policy dead-letter needs a dead_letter_topic"));
+                return Err(SpecError::at(
+                    p.pos,
+                    "error_policy dead-letter needs a dead_letter_topic",
+                ));
             }
             (_, Some(topic)) => {
-                return Err(SpecError::at(topic.pos, "deadLetterTopic requires ActionDeadLetter: set error_policy: dead-letter"));
+                return Err(SpecError::at(
+                    topic.pos,
+                    "deadLetterTopic requires ActionDeadLetter: set error_policy: dead-letter",
+                ));
             }
             (Some(p), None) if p.value == "skip" => ErrorPolicy::Skip,
             _ => ErrorPolicy::Fail,
@@ -254,18 +291,26 @@ impl Reader {
 
     fn node(&self, node: &MarkedYaml<'_>) -> Result<NodeSpec, SpecError> {
         let entries = self.mapping(node, "a node")?;
-        let kinds: Vec<&(String, Pos, &MarkedYaml<'_>)> =
-            entries.iter().filter(|(k, _, _)| NODE_KINDS.contains(&k.as_str())).collect();
+        let kinds: Vec<&(String, Pos, &MarkedYaml<'_>)> = entries
+            .iter()
+            .filter(|(k, _, _)| NODE_KINDS.contains(&k.as_str()))
+            .collect();
         let (kind, name) = match kinds.as_slice() {
             [(kind, _, value)] => (kind.as_str(), self.text(value, "a node name")?),
             [] => {
                 return Err(SpecError::at(
                     self.pos(node),
-                    format!("a node starts with its kind and name, e.g. `- filter: large`; kinds: {}", NODE_KINDS.join(", ")),
+                    format!(
+                        "a node starts with its kind and name, e.g. `- filter: large`; kinds: {}",
+                        NODE_KINDS.join(", ")
+                    ),
                 ));
             }
             [_, (second, pos, _), ..] => {
-                return Err(SpecError::at(*pos, format!("a node has one kind, but `{second}` is a second one")));
+                return Err(SpecError::at(
+                    *pos,
+                    format!("a node has one kind, but `{second}` is a second one"),
+                ));
             }
         };
         if name.value.is_empty() {
@@ -278,7 +323,16 @@ impl Reader {
             "group_by" => &["parent", "keys", "aggregates"],
             "windowed_group_by" => &["parent", "keys", "aggregates", "window", "retention"],
             "merge" => &["parents"],
-            "join" => &["left", "right", "on", "left_key", "right_key", "window", "left_prefix", "right_prefix"],
+            "join" => &[
+                "left",
+                "right",
+                "on",
+                "left_key",
+                "right_key",
+                "window",
+                "left_prefix",
+                "right_prefix",
+            ],
             "sink" => &["parent", "topic", "key", "value"],
             _ => &["parent", "topic"],
         };
@@ -290,21 +344,31 @@ impl Reader {
             if !allowed.contains(&key.as_str()) {
                 return Err(SpecError::at(
                     *key_pos,
-                    format!("unknown key `{key}` for a {kind} node; expected {}", allowed.join(", ")),
+                    format!(
+                        "unknown key `{key}` for a {kind} node; expected {}",
+                        allowed.join(", ")
+                    ),
                 ));
             }
             fields.insert(key.as_str(), *value);
         }
         let required = |field: &str| {
             fields.get(field).copied().ok_or_else(|| {
-                SpecError::at(name.pos, format!("{kind} node `{}` needs `{field}`", name.value))
+                SpecError::at(
+                    name.pos,
+                    format!("{kind} node `{}` needs `{field}`", name.value),
+                )
             })
         };
-        let text = |field: &str| -> Result<Located<String>, SpecError> { self.text(required(field)?, field) };
+        let text = |field: &str| -> Result<Located<String>, SpecError> {
+            self.text(required(field)?, field)
+        };
         let optional_text = |field: &str| -> Result<Option<Located<String>>, SpecError> {
             fields.get(field).map(|v| self.text(v, field)).transpose()
         };
-        let list = |field: &str| -> Result<Vec<Located<String>>, SpecError> { self.list(required(field)?, field) };
+        let list = |field: &str| -> Result<Vec<Located<String>>, SpecError> {
+            self.list(required(field)?, field)
+        };
         let op = match kind {
             "source" => {
                 let topics = list("topics")?;
@@ -318,13 +382,21 @@ impl Reader {
                         let mut out = Vec::new();
                         for (column, column_pos, ty) in self.mapping(columns, "columns")? {
                             let ty_text = self.text(ty, "a column type")?;
-                            let parsed = parse_type(&ty_text.value).map_err(|m| SpecError::at(ty_text.pos, m))?;
-                            out.push((Located::new(column, column_pos), Located::new(parsed, ty_text.pos)));
+                            let parsed = parse_type(&ty_text.value)
+                                .map_err(|m| SpecError::at(ty_text.pos, m))?;
+                            out.push((
+                                Located::new(column, column_pos),
+                                Located::new(parsed, ty_text.pos),
+                            ));
                         }
                         Some(out)
                     }
                 };
-                NodeOp::Source { topics, codec, columns }
+                NodeOp::Source {
+                    topics,
+                    codec,
+                    columns,
+                }
             }
             "filter" => NodeOp::Filter {
                 parent: text("parent")?,
@@ -341,7 +413,10 @@ impl Reader {
             "group_by" | "windowed_group_by" => {
                 let window = if kind == "windowed_group_by" {
                     let size = self.duration(required("window")?, "window")?;
-                    let retention = fields.get("retention").map(|r| self.duration(r, "retention")).transpose()?;
+                    let retention = fields
+                        .get("retention")
+                        .map(|r| self.duration(r, "retention"))
+                        .transpose()?;
                     Some((size, retention))
                 } else {
                     None
@@ -353,7 +428,9 @@ impl Reader {
                     window,
                 }
             }
-            "merge" => NodeOp::Merge { parents: list("parents")? },
+            "merge" => NodeOp::Merge {
+                parents: list("parents")?,
+            },
             "join" => {
                 let on = optional_text("on")?;
                 let key = |field: &str| -> Result<Located<String>, SpecError> {
@@ -362,7 +439,10 @@ impl Reader {
                         (None, Some(on)) => Ok(on.clone()),
                         (None, None) => Err(SpecError::at(
                             name.pos,
-                            format!("join node `{}` needs `on` (a key column of both sides) or `{field}`", name.value),
+                            format!(
+                                "join node `{}` needs `on` (a key column of both sides) or `{field}`",
+                                name.value
+                            ),
                         )),
                     }
                 };
@@ -428,19 +508,38 @@ nodes:
         let spec = parse(EXAMPLE).unwrap();
         let kinds: Vec<&str> = spec.nodes.iter().map(|n| n.op.kind()).collect();
         assert_eq!(kinds, ["source", "filter", "group_by", "sink"]);
-        assert_eq!(spec.settings.consumer_group.as_deref(), Some("large-orders"));
-        let NodeOp::Filter { predicate, .. } = &spec.nodes[1].op else { panic!() };
+        assert_eq!(
+            spec.settings.consumer_group.as_deref(),
+            Some("large-orders")
+        );
+        let NodeOp::Filter { predicate, .. } = &spec.nodes[1].op else {
+            panic!()
+        };
         // Inside the quotes.
-        assert_eq!(predicate.pos, Pos { line: 13, column: 13 });
+        assert_eq!(
+            predicate.pos,
+            Pos {
+                line: 13,
+                column: 13
+            }
+        );
     }
 
     #[test]
     fn errors_name_the_line_and_column() {
         let err = parse("version: 1\nnodes:\n  - source: a\n    topics: [a]\n    value: avro\n    colour: red\n").unwrap_err();
         assert_eq!(err.pos, Pos { line: 6, column: 5 });
-        assert!(err.message.starts_with("unknown key `colour` for a source node"), "{}", err.message);
+        assert!(
+            err.message
+                .starts_with("unknown key `colour` for a source node"),
+            "{}",
+            err.message
+        );
         let err = parse("version: 2\nnodes: []\n").unwrap_err();
-        assert_eq!(err.to_string(), "1:10: unsupported topology file version 2; this build reads version 1");
+        assert_eq!(
+            err.to_string(),
+            "1:10: unsupported topology file version 2; this build reads version 1"
+        );
         let err = parse("nodes: [\n").unwrap_err();
         assert!(err.message.starts_with("invalid YAML"), "{}", err.message);
         let err = parse("version: 1\nnodes:\n  - filter: f\n    where: x > 1\n").unwrap_err();
@@ -448,13 +547,21 @@ nodes:
         let err = parse("version: 1\nversion: 1\nnodes: []\n").unwrap_err();
         assert!(err.message.contains("duplicated key"), "{}", err.message);
         let err = parse("version: 1\nnodes:\n  - source: s\n    topics: a\n    value: avro\n    columns: {a: int128}\n").unwrap_err();
-        assert_eq!(err.pos, Pos { line: 6, column: 18 });
+        assert_eq!(
+            err.pos,
+            Pos {
+                line: 6,
+                column: 18
+            }
+        );
     }
 
     #[test]
     fn block_scalars_map_expression_lines_back() {
         let spec = parse("version: 1\nnodes:\n  - filter: f\n    parent: s\n    where: |\n      amount > 1\n      AND x\n").unwrap();
-        let NodeOp::Filter { predicate, .. } = &spec.nodes[0].op else { panic!() };
+        let NodeOp::Filter { predicate, .. } = &spec.nodes[0].op else {
+            panic!()
+        };
         assert_eq!(predicate.pos, Pos { line: 6, column: 7 });
         assert_eq!(predicate.block_indent, Some(6));
     }

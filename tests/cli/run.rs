@@ -18,7 +18,9 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use crate::frame::bin;
 
 fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/topologies").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/topologies")
+        .join(name)
 }
 
 /// Orders as `tail` writes them: payload, then the five reserved columns.
@@ -28,7 +30,11 @@ fn orders(users: &[&str], amounts: &[i64], partitions: &[i32]) -> RecordBatch {
         Field::new("user", DataType::Utf8, true),
         Field::new("country", DataType::Utf8, true),
         Field::new("amount", DataType::Int64, true),
-        Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())), true),
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+            true,
+        ),
         Field::new("__key", DataType::Binary, true),
         Field::new("__timestamp", DataType::Int64, true),
         Field::new("__partition", DataType::Int32, true),
@@ -45,7 +51,9 @@ fn orders(users: &[&str], amounts: &[i64], partitions: &[i32]) -> RecordBatch {
         Arc::new(Int64Array::from(ts)),
         Arc::new(Int32Array::from(partitions.to_vec())),
         Arc::new(Int64Array::from_iter_values(0..n as i64)),
-        Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n([0u8; 4], n))),
+        Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(
+            [0u8; 4], n,
+        ))),
     ];
     RecordBatch::try_new(Arc::new(schema), columns).unwrap()
 }
@@ -88,8 +96,14 @@ fn text(bytes: &[u8]) -> String {
 
 fn totals(batch: &RecordBatch) -> Vec<(String, i64, i64)> {
     let users = batch.column_by_name("user").unwrap().as_string::<i32>();
-    let total = batch.column_by_name("total").unwrap().as_primitive::<Int64Type>();
-    let n = batch.column_by_name("n").unwrap().as_primitive::<Int64Type>();
+    let total = batch
+        .column_by_name("total")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    let n = batch
+        .column_by_name("n")
+        .unwrap()
+        .as_primitive::<Int64Type>();
     (0..batch.num_rows())
         .map(|i| (users.value(i).to_owned(), total.value(i), n.value(i)))
         .collect()
@@ -118,12 +132,21 @@ fn an_ipc_file_runs_through_filter_and_group_by_batch_by_batch() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("Processed a total of 5 records"), "{stderr}");
-    assert!(stderr.contains("batches 2, records in 5, records out 3"), "{stderr}");
+    assert!(
+        stderr.contains("Processed a total of 5 records"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("batches 2, records in 5, records out 3"),
+        "{stderr}"
+    );
     let written = read_stream(&std::fs::read(dir.path().join("totals.arrows")).unwrap());
     assert_eq!(written.len(), 2, "one cumulative batch per input batch");
     assert_eq!(totals(&written[0]), [("a".into(), 350, 2)]);
-    assert_eq!(totals(&written[1]), [("a".into(), 451, 3), ("b".into(), 300, 1)]);
+    assert_eq!(
+        totals(&written[1]),
+        [("a".into(), 451, 3), ("b".into(), 300, 1)]
+    );
 }
 
 #[test]
@@ -157,7 +180,11 @@ fn stdin_to_stdout_pipes_an_arrow_stream_and_keeps_partitions_apart() {
 #[test]
 fn check_and_explain_validate_before_any_data_flows() {
     let topology = example("large-orders-by-user.yaml");
-    let out = run_in(Path::new("."), &["--check", topology.to_str().unwrap()], None);
+    let out = run_in(
+        Path::new("."),
+        &["--check", topology.to_str().unwrap()],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("valid (4 nodes)"));
     let out = run_in(
@@ -179,7 +206,11 @@ fn check_and_explain_validate_before_any_data_flows() {
         .collect();
     assert_eq!(columns, ["user", "total", "n"]);
     for name in ["orders-per-minute.yaml", "orders-with-payments.yaml"] {
-        let out = run_in(Path::new("."), &["--check", example(name).to_str().unwrap()], None);
+        let out = run_in(
+            Path::new("."),
+            &["--check", example(name).to_str().unwrap()],
+            None,
+        );
         assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
     }
 }
@@ -208,31 +239,50 @@ fn invalid_files_and_expressions_name_the_line_and_column() {
         "{HEAD}  - filter: large\n    parent: orders\n    where: amount > 100 AND amont < 5\n  - sink: out\n    parent: large\n    topic: out\n    value: json\n"
     ));
     assert_eq!(code, Some(3), "{err}");
-    assert!(err.contains("t.yaml:11:29: Arrow column does not exist: amont"), "{err}");
+    assert!(
+        err.contains("t.yaml:11:29: Arrow column does not exist: amont"),
+        "{err}"
+    );
 
     let (code, err) = check_file(&format!(
         "{HEAD}  - filter: large\n    parent: orders\n    where: \"user > 5\"\n  - sink: out\n    parent: large\n    topic: out\n    value: json\n"
     ));
     assert_eq!(code, Some(3));
-    assert!(err.contains("t.yaml:11:13: cannot compare utf8 with int64"), "{err}");
+    assert!(
+        err.contains("t.yaml:11:13: cannot compare utf8 with int64"),
+        "{err}"
+    );
 
     let (_, err) = check_file(&format!(
         "{HEAD}  - group_by: g\n    parent: orders\n    keys: [user]\n    aggregates: [median(amount) AS m]\n  - sink: out\n    parent: g\n    topic: out\n    value: json\n"
     ));
-    assert!(err.contains("t.yaml:12:18: unknown aggregate `median`"), "{err}");
+    assert!(
+        err.contains("t.yaml:12:18: unknown aggregate `median`"),
+        "{err}"
+    );
 
     let (_, err) = check_file(&format!(
         "{HEAD}  - sink: out\n    parent: nowhere\n    topic: out\n    value: json\n"
     ));
-    assert!(err.contains("t.yaml:10:13: parent is not a node in this topology"), "{err}");
+    assert!(
+        err.contains("t.yaml:10:13: parent is not a node in this topology"),
+        "{err}"
+    );
 
-    let (_, err) = check_file(&format!("{HEAD}  - sink: orders\n    parent: orders\n    topic: out\n    value: json\n"));
-    assert!(err.contains("t.yaml:9:11: duplicate node name `orders`"), "{err}");
+    let (_, err) = check_file(&format!(
+        "{HEAD}  - sink: orders\n    parent: orders\n    topic: out\n    value: json\n"
+    ));
+    assert!(
+        err.contains("t.yaml:9:11: duplicate node name `orders`"),
+        "{err}"
+    );
 
     let (_, err) = check_file("version: 1\nnodes:\n  - source: s\n    topics: [a\n");
     assert!(err.contains("t.yaml:5:1: invalid YAML"), "{err}");
 
-    let (_, err) = check_file(&format!("{HEAD}  - sink: out\n    parent: orders\n    topic: out\n    value: xml\n"));
+    let (_, err) = check_file(&format!(
+        "{HEAD}  - sink: out\n    parent: orders\n    topic: out\n    value: xml\n"
+    ));
     assert!(err.contains("t.yaml:12:12: unknown codec `xml`"), "{err}");
 }
 
@@ -241,7 +291,10 @@ fn a_failing_batch_stops_the_run_and_writes_no_output() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("orders.arrows"),
-        ipc_stream(&[orders(&["a"], &[i64::MAX], &[0]), orders(&["a"], &[200], &[0])]),
+        ipc_stream(&[
+            orders(&["a"], &[i64::MAX], &[0]),
+            orders(&["a"], &[200], &[0]),
+        ]),
     )
     .unwrap();
     let topology = example("large-orders-by-user.yaml");
@@ -258,9 +311,18 @@ fn a_failing_batch_stops_the_run_and_writes_no_output() {
     );
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("node `by-user`: integer overflow: 9223372036854776007"), "{err}");
-    assert!(!dir.path().join("totals.arrows").exists(), "nothing half-written");
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(
+        err.contains("node `by-user`: integer overflow: 9223372036854776007"),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("totals.arrows").exists(),
+        "nothing half-written"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(leftovers.len(), 1, "{leftovers:?}");
 }
 
@@ -268,39 +330,89 @@ fn a_failing_batch_stops_the_run_and_writes_no_output() {
 fn an_input_that_contradicts_the_declared_columns_is_refused_at_the_declaration() {
     let dir = tempfile::tempdir().unwrap();
     let schema = Schema::new(vec![Field::new("amount", DataType::Int32, true)]);
-    let batch = RecordBatch::try_new(Arc::new(schema), vec![Arc::new(Int32Array::from(vec![1])) as ArrayRef]).unwrap();
+    let batch = RecordBatch::try_new(
+        Arc::new(schema),
+        vec![Arc::new(Int32Array::from(vec![1])) as ArrayRef],
+    )
+    .unwrap();
     std::fs::write(dir.path().join("in.arrows"), ipc_stream(&[batch])).unwrap();
     let topology = example("large-orders-by-user.yaml");
     let out = run_in(
         dir.path(),
-        &[topology.to_str().unwrap(), "--input", "orders=in.arrows", "--sink", "large-orders-by-user=o.arrows"],
+        &[
+            topology.to_str().unwrap(),
+            "--input",
+            "orders=in.arrows",
+            "--sink",
+            "large-orders-by-user=o.arrows",
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("large-orders-by-user.yaml:22:7: the input has no column `user`"), "{err}");
+    assert!(
+        err.contains("large-orders-by-user.yaml:22:7: the input has no column `user`"),
+        "{err}"
+    );
 }
 
 #[test]
 fn usage_errors_name_the_known_nodes() {
     let topology = example("large-orders-by-user.yaml");
-    let out = run_in(Path::new("."), &[topology.to_str().unwrap(), "--input", "nope=x.arrows"], None);
+    let out = run_in(
+        Path::new("."),
+        &[topology.to_str().unwrap(), "--input", "nope=x.arrows"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--input nope: no source node or topic of that name (known: orders)"));
+    assert!(
+        text(&out.stderr)
+            .contains("--input nope: no source node or topic of that name (known: orders)")
+    );
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("o.arrows"), ipc_stream(&[orders(&["a"], &[1], &[0])])).unwrap();
-    let out = run_in(dir.path(), &[topology.to_str().unwrap(), "--input", "orders=o.arrows"], None);
+    std::fs::write(
+        dir.path().join("o.arrows"),
+        ipc_stream(&[orders(&["a"], &[1], &[0])]),
+    )
+    .unwrap();
+    let out = run_in(
+        dir.path(),
+        &[topology.to_str().unwrap(), "--input", "orders=o.arrows"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("needs at least one --sink"), "{}", text(&out.stderr));
-    let out = run_in(dir.path(), &[topology.to_str().unwrap(), "--input", "orders=missing.arrows"], None);
+    assert!(
+        text(&out.stderr).contains("needs at least one --sink"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run_in(
+        dir.path(),
+        &[
+            topology.to_str().unwrap(),
+            "--input",
+            "orders=missing.arrows",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("cannot open missing.arrows"));
     std::fs::write(dir.path().join("junk.arrows"), b"not arrow at all").unwrap();
     let out = run_in(
         dir.path(),
-        &[topology.to_str().unwrap(), "--input", "orders=junk.arrows", "--sink", "large-orders-by-user=x.arrows"],
+        &[
+            topology.to_str().unwrap(),
+            "--input",
+            "orders=junk.arrows",
+            "--sink",
+            "large-orders-by-user=x.arrows",
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("cannot read junk.arrows"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("cannot read junk.arrows"),
+        "{}",
+        text(&out.stderr)
+    );
 }

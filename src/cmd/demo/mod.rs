@@ -113,7 +113,12 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     let totals = topology::run(&back)?;
     let mut t = table(&["partition", "user", "total", "n"]);
     for (partition, user, total, n) in &totals {
-        t.add_row(vec![partition.to_string(), user.clone(), total.to_string(), n.to_string()]);
+        t.add_row(vec![
+            partition.to_string(),
+            user.clone(),
+            total.to_string(),
+            n.to_string(),
+        ]);
     }
     w.step(
         "run a topology offline (examples/topologies/large-orders-by-user.yaml)",

@@ -51,7 +51,11 @@ fn batch_of(records: &[&ReadBack]) -> CliResult<RecordBatch> {
         Field::new("user", DataType::Utf8, true),
         Field::new("country", DataType::Utf8, true),
         Field::new("amount", DataType::Int64, true),
-        Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())), true),
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+            true,
+        ),
         Field::new("__key", DataType::Binary, true),
         Field::new("__timestamp", DataType::Int64, true),
         Field::new("__partition", DataType::Int32, true),
@@ -59,18 +63,34 @@ fn batch_of(records: &[&ReadBack]) -> CliResult<RecordBatch> {
         Field::new("__headers", DataType::Binary, true),
     ]);
     let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(records.iter().map(|r| text(r, "user")))),
-        Arc::new(StringArray::from_iter_values(records.iter().map(|r| text(r, "country")))),
-        Arc::new(Int64Array::from_iter_values(records.iter().map(|r| int(r, "amount")))),
+        Arc::new(StringArray::from_iter_values(
+            records.iter().map(|r| text(r, "user")),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            records.iter().map(|r| text(r, "country")),
+        )),
+        Arc::new(Int64Array::from_iter_values(
+            records.iter().map(|r| int(r, "amount")),
+        )),
         Arc::new(
             TimestampMillisecondArray::from_iter_values(records.iter().map(|r| int(r, "ts")))
                 .with_timezone("UTC"),
         ),
-        Arc::new(BinaryArray::from_iter_values(records.iter().map(|r| r.key.as_bytes()))),
-        Arc::new(Int64Array::from_iter_values(records.iter().map(|r| int(r, "ts")))),
-        Arc::new(Int32Array::from_iter_values(records.iter().map(|r| r.partition))),
-        Arc::new(Int64Array::from_iter_values(records.iter().map(|r| r.offset))),
-        Arc::new(BinaryArray::from_iter_values(records.iter().map(|_| [0u8; 4]))),
+        Arc::new(BinaryArray::from_iter_values(
+            records.iter().map(|r| r.key.as_bytes()),
+        )),
+        Arc::new(Int64Array::from_iter_values(
+            records.iter().map(|r| int(r, "ts")),
+        )),
+        Arc::new(Int32Array::from_iter_values(
+            records.iter().map(|r| r.partition),
+        )),
+        Arc::new(Int64Array::from_iter_values(
+            records.iter().map(|r| r.offset),
+        )),
+        Arc::new(BinaryArray::from_iter_values(
+            records.iter().map(|_| [0u8; 4]),
+        )),
     ];
     RecordBatch::try_new(Arc::new(schema), columns).map_err(|e| CliError::failure(e.to_string()))
 }
@@ -107,11 +127,25 @@ pub fn run(back: &[ReadBack]) -> CliResult<Vec<(i32, String, i64, i64)>> {
     let mut rows = Vec::new();
     let batches = last.0.lock().expect("lock");
     for (partition, batch) in partitions.iter().zip(batches.iter()) {
-        let users = batch.column_by_name("user").expect("user").as_string::<i32>();
-        let totals = batch.column_by_name("total").expect("total").as_primitive::<Int64Type>();
-        let counts = batch.column_by_name("n").expect("n").as_primitive::<Int64Type>();
+        let users = batch
+            .column_by_name("user")
+            .expect("user")
+            .as_string::<i32>();
+        let totals = batch
+            .column_by_name("total")
+            .expect("total")
+            .as_primitive::<Int64Type>();
+        let counts = batch
+            .column_by_name("n")
+            .expect("n")
+            .as_primitive::<Int64Type>();
         for i in 0..batch.num_rows() {
-            rows.push((*partition, users.value(i).to_owned(), totals.value(i), counts.value(i)));
+            rows.push((
+                *partition,
+                users.value(i).to_owned(),
+                totals.value(i),
+                counts.value(i),
+            ));
         }
     }
     Ok(rows)

@@ -3,10 +3,10 @@
 
 pub mod barrier;
 pub mod expr;
-pub mod ops;
-pub mod runner;
 pub mod headers;
 pub mod ipc;
 pub mod metadata;
+pub mod ops;
+pub mod runner;
 pub mod snapshot;
 pub mod topology;

@@ -13,7 +13,7 @@ use sqlparser::ast::{
 };
 
 use super::ExprError;
-use super::types::{comparable, common_numeric, is_numeric, is_string, parse_type, type_name};
+use super::types::{common_numeric, comparable, is_numeric, is_string, parse_type, type_name};
 
 /// Comparison operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,9 +42,15 @@ pub enum Func {
     Lower,
     Upper,
     Length,
-    Trim { leading: bool, trailing: bool },
+    Trim {
+        leading: bool,
+        trailing: bool,
+    },
     /// 1-based start; `None` length = to the end.
-    Substr { start: i64, length: Option<u64> },
+    Substr {
+        start: i64,
+        length: Option<u64>,
+    },
     Concat,
     Coalesce,
 }
@@ -52,19 +58,45 @@ pub enum Func {
 /// A typed expression node.
 #[derive(Debug, Clone)]
 pub enum Node {
-    Column { name: String, ty: DataType },
+    Column {
+        name: String,
+        ty: DataType,
+    },
     /// A one-element array.
     Literal(ArrayRef),
-    Compare { op: CmpOp, left: Box<Node>, right: Box<Node> },
-    Arith { op: ArithOp, left: Box<Node>, right: Box<Node> },
+    Compare {
+        op: CmpOp,
+        left: Box<Node>,
+        right: Box<Node>,
+    },
+    Arith {
+        op: ArithOp,
+        left: Box<Node>,
+        right: Box<Node>,
+    },
     Negate(Box<Node>),
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),
     Not(Box<Node>),
-    IsNull { expr: Box<Node>, negated: bool },
-    Like { expr: Box<Node>, pattern: ArrayRef, negated: bool, case_insensitive: bool },
-    Cast { expr: Box<Node>, to: DataType },
-    Call { func: Func, args: Vec<Node>, ty: DataType },
+    IsNull {
+        expr: Box<Node>,
+        negated: bool,
+    },
+    Like {
+        expr: Box<Node>,
+        pattern: ArrayRef,
+        negated: bool,
+        case_insensitive: bool,
+    },
+    Cast {
+        expr: Box<Node>,
+        to: DataType,
+    },
+    Call {
+        func: Func,
+        args: Vec<Node>,
+        ty: DataType,
+    },
 }
 
 impl Node {
@@ -117,7 +149,11 @@ impl Compiler<'_> {
                 expr,
                 format!(
                     "qualified column names are not supported: `{}`",
-                    parts.iter().map(|p| p.value.as_str()).collect::<Vec<_>>().join(".")
+                    parts
+                        .iter()
+                        .map(|p| p.value.as_str())
+                        .collect::<Vec<_>>()
+                        .join(".")
                 ),
             )),
             SqlExpr::Value(value) => literal(expr, &value.value),
@@ -153,7 +189,10 @@ impl Compiler<'_> {
                 // `x IS TRUE` never yields null: null → false (and null → true for IS NOT FALSE).
                 let value = Node::Call {
                     func: Func::Coalesce,
-                    args: vec![truth, Node::Literal(Arc::new(BooleanArray::from(vec![!is_true])))],
+                    args: vec![
+                        truth,
+                        Node::Literal(Arc::new(BooleanArray::from(vec![!is_true]))),
+                    ],
                     ty: DataType::Boolean,
                 };
                 Ok(value)
@@ -163,7 +202,10 @@ impl Compiler<'_> {
                 let is_false = matches!(expr, SqlExpr::IsFalse(_));
                 Ok(Node::Not(Box::new(Node::Call {
                     func: Func::Coalesce,
-                    args: vec![truth, Node::Literal(Arc::new(BooleanArray::from(vec![is_false])))],
+                    args: vec![
+                        truth,
+                        Node::Literal(Arc::new(BooleanArray::from(vec![is_false]))),
+                    ],
                     ty: DataType::Boolean,
                 })))
             }
@@ -188,7 +230,11 @@ impl Compiler<'_> {
                     });
                 }
                 let any = any.expect("non-empty list");
-                Ok(if *negated { Node::Not(Box::new(any)) } else { any })
+                Ok(if *negated {
+                    Node::Not(Box::new(any))
+                } else {
+                    any
+                })
             }
             SqlExpr::Between {
                 expr: inner,
@@ -199,7 +245,11 @@ impl Compiler<'_> {
                 let lower = self.compare(low, self.node(inner)?, self.node(low)?, CmpOp::GtEq)?;
                 let upper = self.compare(high, self.node(inner)?, self.node(high)?, CmpOp::LtEq)?;
                 let both = Node::And(Box::new(lower), Box::new(upper));
-                Ok(if *negated { Node::Not(Box::new(both)) } else { both })
+                Ok(if *negated {
+                    Node::Not(Box::new(both))
+                } else {
+                    both
+                })
             }
             SqlExpr::Like {
                 negated,
@@ -242,7 +292,10 @@ impl Compiler<'_> {
                     return Err(err_at(expr, "CAST … FORMAT is not supported"));
                 }
                 if !matches!(kind, CastKind::Cast | CastKind::DoubleColon) {
-                    return Err(err_at(expr, "only CAST(x AS type) and x::type are supported"));
+                    return Err(err_at(
+                        expr,
+                        "only CAST(x AS type) and x::type are supported",
+                    ));
                 }
                 let to = sql_type(data_type).map_err(|m| err_at(expr, m))?;
                 let node = self.node(inner)?;
@@ -280,7 +333,10 @@ impl Compiler<'_> {
                 trim_characters,
             } => {
                 if trim_what.is_some() || trim_characters.is_some() {
-                    return Err(err_at(expr, "trim takes no character list; it trims whitespace"));
+                    return Err(err_at(
+                        expr,
+                        "trim takes no character list; it trims whitespace",
+                    ));
                 }
                 let (leading, trailing) = match trim_where {
                     None | Some(TrimWhereField::Both) => (true, true),
@@ -291,10 +347,7 @@ impl Compiler<'_> {
                 Ok(string_call(Func::Trim { leading, trailing }, vec![arg]))
             }
             SqlExpr::Function(function) => self.function(expr, function),
-            other => Err(err_at(
-                other,
-                format!("unsupported expression `{other}`"),
-            )),
+            other => Err(err_at(other, format!("unsupported expression `{other}`"))),
         }
     }
 
@@ -415,13 +468,7 @@ impl Compiler<'_> {
         }
     }
 
-    fn compare(
-        &self,
-        at: &SqlExpr,
-        left: Node,
-        right: Node,
-        op: CmpOp,
-    ) -> Result<Node, ExprError> {
+    fn compare(&self, at: &SqlExpr, left: Node, right: Node, op: CmpOp) -> Result<Node, ExprError> {
         let (lt, rt) = (left.data_type(), right.data_type());
         let common = unify(&left, &right, comparable).ok_or_else(|| {
             err_at(
@@ -444,7 +491,10 @@ impl Compiler<'_> {
             return Ok(node);
         }
         if !arrow::compute::can_cast_types(&ty, &DataType::Utf8) {
-            return Err(err_at(expr, format!("cannot turn {} into text", type_name(&ty))));
+            return Err(err_at(
+                expr,
+                format!("cannot turn {} into text", type_name(&ty)),
+            ));
         }
         coerce(expr, node, &DataType::Utf8)
     }
@@ -455,10 +505,16 @@ impl Compiler<'_> {
         function: &'e sqlparser::ast::Function,
     ) -> Result<Vec<&'e SqlExpr>, ExprError> {
         let FunctionArguments::List(list) = &function.args else {
-            return Err(err_at(expr, format!("`{}` needs an argument list", function.name)));
+            return Err(err_at(
+                expr,
+                format!("`{}` needs an argument list", function.name),
+            ));
         };
         if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
-            return Err(err_at(expr, "DISTINCT and clauses inside calls are not supported"));
+            return Err(err_at(
+                expr,
+                "DISTINCT and clauses inside calls are not supported",
+            ));
         }
         list.args
             .iter()
@@ -490,7 +546,11 @@ impl Compiler<'_> {
             } else {
                 Err(err_at(
                     expr,
-                    format!("{name} takes {n} argument{}, got {}", if n == 1 { "" } else { "s" }, args.len()),
+                    format!(
+                        "{name} takes {n} argument{}, got {}",
+                        if n == 1 { "" } else { "s" },
+                        args.len()
+                    ),
                 ))
             }
         };
@@ -502,9 +562,18 @@ impl Compiler<'_> {
                 let func = match name.as_str() {
                     "lower" => Func::Lower,
                     "upper" => Func::Upper,
-                    "trim" => Func::Trim { leading: true, trailing: true },
-                    "ltrim" => Func::Trim { leading: true, trailing: false },
-                    "rtrim" => Func::Trim { leading: false, trailing: true },
+                    "trim" => Func::Trim {
+                        leading: true,
+                        trailing: true,
+                    },
+                    "ltrim" => Func::Trim {
+                        leading: true,
+                        trailing: false,
+                    },
+                    "rtrim" => Func::Trim {
+                        leading: false,
+                        trailing: true,
+                    },
                     _ => {
                         return Ok(Node::Call {
                             func: Func::Length,
@@ -583,7 +652,10 @@ impl Compiler<'_> {
         let length = match args.get(2) {
             Some(arg) => {
                 let n = integer_literal(arg)?;
-                Some(u64::try_from(n).map_err(|_| err_at(arg, "substr length must not be negative"))?)
+                Some(
+                    u64::try_from(n)
+                        .map_err(|_| err_at(arg, "substr length must not be negative"))?,
+                )
             }
             None => None,
         };
@@ -600,7 +672,13 @@ fn string_call(func: Func, args: Vec<Node>) -> Node {
 }
 
 fn integer_literal(expr: &SqlExpr) -> Result<i64, ExprError> {
-    let negative = matches!(expr, SqlExpr::UnaryOp { op: UnaryOperator::Minus, .. });
+    let negative = matches!(
+        expr,
+        SqlExpr::UnaryOp {
+            op: UnaryOperator::Minus,
+            ..
+        }
+    );
     let inner = match expr {
         SqlExpr::UnaryOp { expr, .. } => expr.as_ref(),
         other => other,
@@ -679,7 +757,9 @@ fn cast_to(node: Node, to: &DataType) -> Node {
 
 fn coerce(at: &SqlExpr, node: Node, to: &DataType) -> Result<Node, ExprError> {
     match &node {
-        Node::Literal(array) if array.data_type() != to => cast_literal(at, array, to).map(Node::Literal),
+        Node::Literal(array) if array.data_type() != to => {
+            cast_literal(at, array, to).map(Node::Literal)
+        }
         _ => Ok(cast_to(node, to)),
     }
 }
@@ -698,10 +778,30 @@ fn cast_scalar(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, arrow_schema
         let naive = cast_with_options(array, &DataType::Timestamp(*unit, None), &strict())?;
         let zone = zone.clone();
         return Ok(match unit {
-            TimeUnit::Second => Arc::new(naive.as_primitive::<TimestampSecondType>().clone().with_timezone(zone)),
-            TimeUnit::Millisecond => Arc::new(naive.as_primitive::<TimestampMillisecondType>().clone().with_timezone(zone)),
-            TimeUnit::Microsecond => Arc::new(naive.as_primitive::<TimestampMicrosecondType>().clone().with_timezone(zone)),
-            TimeUnit::Nanosecond => Arc::new(naive.as_primitive::<TimestampNanosecondType>().clone().with_timezone(zone)),
+            TimeUnit::Second => Arc::new(
+                naive
+                    .as_primitive::<TimestampSecondType>()
+                    .clone()
+                    .with_timezone(zone),
+            ),
+            TimeUnit::Millisecond => Arc::new(
+                naive
+                    .as_primitive::<TimestampMillisecondType>()
+                    .clone()
+                    .with_timezone(zone),
+            ),
+            TimeUnit::Microsecond => Arc::new(
+                naive
+                    .as_primitive::<TimestampMicrosecondType>()
+                    .clone()
+                    .with_timezone(zone),
+            ),
+            TimeUnit::Nanosecond => Arc::new(
+                naive
+                    .as_primitive::<TimestampNanosecondType>()
+                    .clone()
+                    .with_timezone(zone),
+            ),
         });
     }
     cast_with_options(array, to, &strict())
@@ -722,7 +822,10 @@ fn literal(expr: &SqlExpr, value: &Value) -> Result<Node, ExprError> {
             if let Ok(n) = text.parse::<i64>() {
                 Arc::new(Int64Array::from(vec![n]))
             } else if text.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(err_at(expr, format!("integer literal {text} does not fit int64")));
+                return Err(err_at(
+                    expr,
+                    format!("integer literal {text} does not fit int64"),
+                ));
             } else {
                 let f: f64 = text
                     .parse()
@@ -765,8 +868,13 @@ pub fn sql_type(ty: &SqlType) -> Result<DataType, String> {
         S::Double(_) | S::DoublePrecision | S::Float8 | S::Float64 | S::Float(_) => {
             DataType::Float64
         }
-        S::Varchar(_) | S::Text | S::String(_) | S::Char(_) | S::Character(_)
-        | S::CharacterVarying(_) | S::CharVarying(_) => DataType::Utf8,
+        S::Varchar(_)
+        | S::Text
+        | S::String(_)
+        | S::Char(_)
+        | S::Character(_)
+        | S::CharacterVarying(_)
+        | S::CharVarying(_) => DataType::Utf8,
         S::Bytea | S::Binary(_) | S::Varbinary(_) | S::Blob(_) => DataType::Binary,
         S::Date | S::Date32 => DataType::Date32,
         S::Timestamp(_, _) => DataType::Timestamp(arrow_schema::TimeUnit::Millisecond, None),

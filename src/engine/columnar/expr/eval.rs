@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use arrow::compute::kernels::{cmp, comparison, numeric, zip::zip};
-use arrow::compute::{CastOptions, and_kleene, cast_with_options, is_not_null, is_null, not, or_kleene};
+use arrow::compute::{
+    CastOptions, and_kleene, cast_with_options, is_not_null, is_null, not, or_kleene,
+};
 use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, Scalar, UInt32Array};
 use arrow_schema::{ArrowError, DataType};
 
@@ -65,7 +67,9 @@ fn binary(
     kernel: impl Fn(&dyn arrow_array::Datum, &dyn arrow_array::Datum) -> Result<ArrayRef, ArrowError>,
 ) -> Result<Val, EvalError> {
     let out = match (left, right) {
-        (Val::Scalar(l), Val::Scalar(r)) => kernel(&Scalar::new(l.clone()), &Scalar::new(r.clone())),
+        (Val::Scalar(l), Val::Scalar(r)) => {
+            kernel(&Scalar::new(l.clone()), &Scalar::new(r.clone()))
+        }
         (Val::Scalar(l), Val::Array(r)) => kernel(&Scalar::new(l.clone()), r),
         (Val::Array(l), Val::Scalar(r)) => kernel(l, &Scalar::new(r.clone())),
         (Val::Array(l), Val::Array(r)) => kernel(l, r),
@@ -87,7 +91,10 @@ fn boolean(value: &Val, len: usize) -> Result<BooleanArray, EvalError> {
             .expect("boolean")
             .clone()),
         DataType::Null => Ok(BooleanArray::new_null(len)),
-        other => Err(EvalError(format!("expected boolean, got {}", type_name(other)))),
+        other => Err(EvalError(format!(
+            "expected boolean, got {}",
+            type_name(other)
+        ))),
     }
 }
 
@@ -147,7 +154,11 @@ pub(super) fn eval(node: &Node, batch: &RecordBatch) -> Result<Val, EvalError> {
         }
         Node::And(l, r) | Node::Or(l, r) => {
             let (lv, rv) = (eval(l, batch)?, eval(r, batch)?);
-            let n = if lv.is_scalar() && rv.is_scalar() { 1 } else { len };
+            let n = if lv.is_scalar() && rv.is_scalar() {
+                1
+            } else {
+                len
+            };
             let (la, ra) = (boolean(&lv, n)?, boolean(&rv, n)?);
             let out = if matches!(node, Node::And(..)) {
                 and_kleene(&la, &ra)

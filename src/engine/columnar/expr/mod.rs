@@ -72,10 +72,15 @@ impl ParsedExpr {
             .try_with_sql(text)
             .map_err(|e| parser_error(&e, text))?;
         let (ast, alias) = if allow_alias {
-            let with_alias = parser.parse_expr_with_alias().map_err(|e| parser_error(&e, text))?;
+            let with_alias = parser
+                .parse_expr_with_alias()
+                .map_err(|e| parser_error(&e, text))?;
             (with_alias.expr, with_alias.alias.map(|a| a.value))
         } else {
-            (parser.parse_expr().map_err(|e| parser_error(&e, text))?, None)
+            (
+                parser.parse_expr().map_err(|e| parser_error(&e, text))?,
+                None,
+            )
         };
         let next = parser.peek_token();
         if next.token != Token::EOF {
@@ -166,7 +171,9 @@ pub fn parse_aggregate(text: &str) -> Result<AggregateCall, ExprError> {
         ExprError::at(message, start.line.max(1), start.column.max(1))
     };
     let (call, output_type) = match &parsed.ast {
-        SqlExpr::Cast { expr, data_type, .. } => {
+        SqlExpr::Cast {
+            expr, data_type, ..
+        } => {
             let ty = compile::sql_type(data_type).map_err(|m| fail(&parsed.ast, m))?;
             (expr.as_ref(), Some(ty))
         }
@@ -197,7 +204,9 @@ pub fn parse_aggregate(text: &str) -> Result<AggregateCall, ExprError> {
         [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => {
             return Err(fail(
                 e,
-                format!("an aggregate input must be a column name, not `{e}`; derive it with with_columns first"),
+                format!(
+                    "an aggregate input must be a column name, not `{e}`; derive it with with_columns first"
+                ),
             ));
         }
         _ => return Err(fail(call, format!("{name} takes exactly one column"))),

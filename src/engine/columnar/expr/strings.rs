@@ -24,8 +24,16 @@ fn utf8(array: &ArrayRef) -> Result<&StringArray, EvalError> {
 
 pub(super) fn call(func: &Func, args: &[ArrayRef]) -> Result<ArrayRef, EvalError> {
     match func {
-        Func::Lower => map_text(utf8(&args[0])?, |b| b.to_ascii_lowercase(), str::to_lowercase),
-        Func::Upper => map_text(utf8(&args[0])?, |b| b.to_ascii_uppercase(), str::to_uppercase),
+        Func::Lower => map_text(
+            utf8(&args[0])?,
+            |b| b.to_ascii_lowercase(),
+            str::to_lowercase,
+        ),
+        Func::Upper => map_text(
+            utf8(&args[0])?,
+            |b| b.to_ascii_uppercase(),
+            str::to_uppercase,
+        ),
         Func::Length => char_length(utf8(&args[0])?),
         Func::Trim { leading, trailing } => Ok(trim(utf8(&args[0])?, *leading, *trailing)),
         Func::Substr { start, length } => {
@@ -67,7 +75,9 @@ fn map_text(
         return Ok(Arc::new(out));
     }
     Ok(Arc::new(
-        text.iter().map(|v| v.map(&unicode)).collect::<StringArray>(),
+        text.iter()
+            .map(|v| v.map(&unicode))
+            .collect::<StringArray>(),
     ))
 }
 

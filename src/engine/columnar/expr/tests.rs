@@ -64,8 +64,14 @@ fn comparisons_and_boolean_logic_follow_sql_three_valued_logic() {
         [Some(true), Some(false), Some(true)]
     );
     assert_eq!(bools("NOT amount > 100"), [Some(false), Some(true), None]);
-    assert_eq!(bools("amount IS NULL"), [Some(false), Some(false), Some(true)]);
-    assert_eq!(bools("user IS NOT NULL"), [Some(true), Some(true), Some(false)]);
+    assert_eq!(
+        bools("amount IS NULL"),
+        [Some(false), Some(false), Some(true)]
+    );
+    assert_eq!(
+        bools("user IS NOT NULL"),
+        [Some(true), Some(true), Some(false)]
+    );
     assert_eq!(
         bools("amount BETWEEN 50 AND 100"),
         [Some(false), Some(true), None]
@@ -87,7 +93,10 @@ fn comparisons_and_boolean_logic_follow_sql_three_valued_logic() {
 fn arithmetic_widens_and_reports_overflow() {
     let doubled = eval("amount * 2 AS double_amount").unwrap();
     let doubled = doubled.as_any().downcast_ref::<Int64Array>().unwrap();
-    assert_eq!(doubled.iter().collect::<Vec<_>>(), [Some(300), Some(100), None]);
+    assert_eq!(
+        doubled.iter().collect::<Vec<_>>(),
+        [Some(300), Some(100), None]
+    );
     let mixed = eval("qty + amount").unwrap();
     assert_eq!(mixed.data_type(), &DataType::Int64);
     let err = eval("amount * 9223372036854775807").unwrap_err();
@@ -106,13 +115,19 @@ fn string_functions_and_casts_are_column_kernels() {
             .map(|v| v.map(str::to_owned))
             .collect()
     };
-    assert_eq!(strings("lower(country)"), [Some("nl".into()), Some("be".into()), Some("de".into())]);
+    assert_eq!(
+        strings("lower(country)"),
+        [Some("nl".into()), Some("be".into()), Some("de".into())]
+    );
     assert_eq!(strings("upper(trim(user))")[1], Some("BO".into()));
     assert_eq!(strings("substr(country, 2)")[0], Some("L".into()));
     assert_eq!(strings("substr(user, 1, 2)")[0], Some("An".into()));
     assert_eq!(strings("concat(country, '-', qty)")[0], Some("NL-1".into()));
     assert_eq!(strings("country || '!'")[2], Some("DE!".into()));
-    assert_eq!(strings("coalesce(user, 'nobody')")[2], Some("nobody".into()));
+    assert_eq!(
+        strings("coalesce(user, 'nobody')")[2],
+        Some("nobody".into())
+    );
     assert_eq!(strings("CAST(amount AS VARCHAR)")[0], Some("150".into()));
     let len = eval("length(user)").unwrap();
     let len = len.as_any().downcast_ref::<Int32Array>().unwrap();
@@ -130,18 +145,34 @@ fn type_errors_point_into_the_expression() {
             .unwrap_err()
     };
     let e = check("amount > 'x'");
-    assert!(e.message.contains("cannot convert literal") || e.message.contains("cannot compare"), "{}", e.message);
+    assert!(
+        e.message.contains("cannot convert literal") || e.message.contains("cannot compare"),
+        "{}",
+        e.message
+    );
     let e = check("amont > 100");
     assert_eq!((e.line, e.column), (1, 1));
-    assert!(e.message.starts_with("Arrow column does not exist: amont"), "{}", e.message);
+    assert!(
+        e.message.starts_with("Arrow column does not exist: amont"),
+        "{}",
+        e.message
+    );
     let e = check("amount > 1 AND\n  nope = 2");
     assert_eq!((e.line, e.column), (2, 3));
     let e = check("amount + 1");
     assert!(e.message.contains("must be boolean"), "{}", e.message);
     let e = check("country > 1");
-    assert!(e.message.contains("cannot compare utf8 with int64"), "{}", e.message);
+    assert!(
+        e.message.contains("cannot compare utf8 with int64"),
+        "{}",
+        e.message
+    );
     let e = check("frobnicate(country)");
-    assert!(e.message.starts_with("unknown function `frobnicate`"), "{}", e.message);
+    assert!(
+        e.message.starts_with("unknown function `frobnicate`"),
+        "{}",
+        e.message
+    );
     let e = ParsedExpr::parse("amount >", false).unwrap_err();
     eprintln!("{e:?}");
     assert!(e.message.starts_with("syntax error"), "{}", e.message);
@@ -157,4 +188,3 @@ fn aliases_and_bare_columns_are_recognised() {
     let p = ParsedExpr::parse("amount", true).unwrap();
     assert_eq!(p.column_name(), Some("amount"));
 }
-

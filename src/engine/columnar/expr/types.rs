@@ -234,7 +234,11 @@ mod tests {
             parse_type("timestamp").unwrap(),
             DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
         );
-        assert!(parse_type("int128").unwrap_err().contains("unknown type `int128`"));
+        assert!(
+            parse_type("int128")
+                .unwrap_err()
+                .contains("unknown type `int128`")
+        );
         assert!(parse_type("decimal(40,2)").is_err());
     }
 

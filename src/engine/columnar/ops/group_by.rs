@@ -66,7 +66,9 @@ impl Window {
         }
         let retention_ms = retention_ms.unwrap_or(size_ms);
         if retention_ms < size_ms {
-            return Err(OpError::new("retention must not be shorter than windowSize"));
+            return Err(OpError::new(
+                "retention must not be shorter than windowSize",
+            ));
         }
         Ok(Window {
             size_ms,
@@ -110,8 +112,16 @@ impl GroupBy {
             fields.push(Arc::new(field.clone()));
         }
         if self.window.is_some() {
-            fields.push(Arc::new(Field::new(WINDOW_START_COLUMN, DataType::Int64, false)));
-            fields.push(Arc::new(Field::new(WINDOW_END_COLUMN, DataType::Int64, false)));
+            fields.push(Arc::new(Field::new(
+                WINDOW_START_COLUMN,
+                DataType::Int64,
+                false,
+            )));
+            fields.push(Arc::new(Field::new(
+                WINDOW_END_COLUMN,
+                DataType::Int64,
+                false,
+            )));
         }
         for agg in &self.aggregations {
             let input_type = input
@@ -177,7 +187,11 @@ impl Operator for GroupBy {
 fn check_window_input(input: &Schema) -> Result<(), OpError> {
     match input.field_with_name(TIMESTAMP_COLUMN) {
         Ok(f) if f.data_type() == &DataType::Int64 => {}
-        _ => return Err(OpError::new(format!("Arrow column does not exist: {TIMESTAMP_COLUMN}"))),
+        _ => {
+            return Err(OpError::new(format!(
+                "Arrow column does not exist: {TIMESTAMP_COLUMN}"
+            )));
+        }
     }
     if input.index_of(WINDOW_START_COLUMN).is_ok() || input.index_of(WINDOW_END_COLUMN).is_ok() {
         return Err(OpError::new("window output column already exists"));
@@ -209,7 +223,12 @@ impl Slot {
     }
 
     fn from_value(func: AggFunc, value: TaggedValue) -> Result<Slot, OpError> {
-        let bad = || OpError::new(format!("cannot restore groupBy state: unexpected {} aggregate {value}", func.name()));
+        let bad = || {
+            OpError::new(format!(
+                "cannot restore groupBy state: unexpected {} aggregate {value}",
+                func.name()
+            ))
+        };
         Ok(match (func, &value) {
             (_, TaggedValue::Null) => Slot::Empty,
             (AggFunc::Count, TaggedValue::Int(n)) => Slot::Count(*n),
@@ -282,10 +301,13 @@ impl GroupByProcessor {
         key_columns: &[ArrayRef],
         cutoff: i64,
     ) -> Result<Vec<u32>, OpError> {
-        let timestamps = match self.op.window {
-            Some(_) => Some(batch.column_by_name(TIMESTAMP_COLUMN).expect("checked").as_primitive::<Int64Type>().clone()),
-            None => None,
-        };
+        let timestamps = self.op.window.map(|_| {
+            batch
+                .column_by_name(TIMESTAMP_COLUMN)
+                .expect("checked")
+                .as_primitive::<Int64Type>()
+                .clone()
+        });
         let mut ids = Vec::with_capacity(batch.num_rows());
         let mut buf = Vec::with_capacity(64);
         for row in 0..batch.num_rows() {
@@ -296,7 +318,9 @@ impl GroupByProcessor {
             let mut window_parts = None;
             if let (Some(window), Some(ts)) = (self.op.window, &timestamps) {
                 if ts.is_null(row) {
-                    return Err(OpError::new(format!("event timestamp is null at row {row}")));
+                    return Err(OpError::new(format!(
+                        "event timestamp is null at row {row}"
+                    )));
                 }
                 let start = ts.value(row).div_euclid(window.size_ms) * window.size_ms;
                 let end = start.wrapping_add(window.size_ms);
@@ -343,7 +367,10 @@ impl GroupByProcessor {
         let user_keys = self.op.keys.len();
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(fields.len());
         for (k, field) in fields.iter().take(user_keys).enumerate() {
-            columns.push(build_array(field.data_type(), self.parts.iter().map(|p| &p[k]))?);
+            columns.push(build_array(
+                field.data_type(),
+                self.parts.iter().map(|p| &p[k]),
+            )?);
         }
         if self.op.window.is_some() {
             for k in [user_keys, user_keys + 1] {
@@ -363,7 +390,10 @@ impl GroupByProcessor {
             let ty = fields[first_agg + a].data_type();
             columns.push(write_slots(slots, ty)?);
         }
-        Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?)
+        Ok(RecordBatch::try_new(
+            Arc::new(Schema::new(fields)),
+            columns,
+        )?)
     }
 }
 
@@ -377,7 +407,8 @@ fn write_slots(slots: &[Slot], ty: &DataType) -> Result<ArrayRef, OpError> {
                 Slot::Empty => None,
                 Slot::Count(n) => Some(*n),
                 Slot::Int(n) => Some(
-                    i64::try_from(*n).map_err(|_| OpError::new(format!("integer overflow: {n}")))?,
+                    i64::try_from(*n)
+                        .map_err(|_| OpError::new(format!("integer overflow: {n}")))?,
                 ),
                 _ => {
                     fast = false;
@@ -393,7 +424,11 @@ fn write_slots(slots: &[Slot], ty: &DataType) -> Result<ArrayRef, OpError> {
     build_array(ty, values.iter())
 }
 
-fn sum_primitive<T>(slots: &mut [Slot], ids: &[u32], values: &PrimitiveArray<T>) -> Result<(), OpError>
+fn sum_primitive<T>(
+    slots: &mut [Slot],
+    ids: &[u32],
+    values: &PrimitiveArray<T>,
+) -> Result<(), OpError>
 where
     T: ArrowPrimitiveType,
     T::Native: Into<i128>,
@@ -408,8 +443,16 @@ where
         let slot = &mut slots[id as usize];
         *slot = match slot {
             Slot::Empty => Slot::Int(v),
-            Slot::Int(s) => Slot::Int(s.checked_add(v).ok_or_else(|| OpError::new("integer overflow: sum exceeds 128 bits"))?),
-            other => return Err(OpError::new(format!("cannot add an integer to {}", other.to_value()))),
+            Slot::Int(s) => Slot::Int(
+                s.checked_add(v)
+                    .ok_or_else(|| OpError::new("integer overflow: sum exceeds 128 bits"))?,
+            ),
+            other => {
+                return Err(OpError::new(format!(
+                    "cannot add an integer to {}",
+                    other.to_value()
+                )));
+            }
         };
     }
     Ok(())
@@ -429,7 +472,12 @@ where
         *slot = match slot {
             Slot::Empty => Slot::Float(v),
             Slot::Float(s) => Slot::Float(*s + v),
-            other => return Err(OpError::new(format!("cannot add a float to {}", other.to_value()))),
+            other => {
+                return Err(OpError::new(format!(
+                    "cannot add a float to {}",
+                    other.to_value()
+                )));
+            }
         };
     }
     Ok(())
@@ -442,26 +490,41 @@ fn gcd(mut a: i128, mut b: i128) -> i128 {
     a.abs().max(1)
 }
 
-fn sum_decimal(slots: &mut [Slot], ids: &[u32], array: &dyn Array, scale: i8) -> Result<(), OpError> {
+fn sum_decimal(
+    slots: &mut [Slot],
+    ids: &[u32],
+    array: &dyn Array,
+    scale: i8,
+) -> Result<(), OpError> {
     let values = array.as_primitive::<Decimal128Type>();
     let overflow = || OpError::new("integer overflow: decimal sum exceeds 128 bits");
     for (row, &id) in ids.iter().enumerate() {
         if id == LATE || values.is_null(row) {
             continue;
         }
-        let Some((n, d)) = values::rational_parts(&values::decimal_rational(values.value(row), scale)?) else {
+        let Some((n, d)) =
+            values::rational_parts(&values::decimal_rational(values.value(row), scale)?)
+        else {
             return Err(overflow());
         };
         let slot = &mut slots[id as usize];
         *slot = match slot {
             Slot::Empty => Slot::Rational(n, d),
             Slot::Rational(sn, sd) => {
-                let num = sn.checked_mul(d).and_then(|a| n.checked_mul(*sd).and_then(|b| a.checked_add(b))).ok_or_else(overflow)?;
+                let num = sn
+                    .checked_mul(d)
+                    .and_then(|a| n.checked_mul(*sd).and_then(|b| a.checked_add(b)))
+                    .ok_or_else(overflow)?;
                 let den = sd.checked_mul(d).ok_or_else(overflow)?;
                 let g = gcd(num, den);
                 Slot::Rational(num / g, den / g)
             }
-            other => return Err(OpError::new(format!("cannot add a decimal to {}", other.to_value()))),
+            other => {
+                return Err(OpError::new(format!(
+                    "cannot add a decimal to {}",
+                    other.to_value()
+                )));
+            }
         };
     }
     Ok(())
@@ -479,7 +542,12 @@ fn update(func: AggFunc, slots: &mut [Slot], ids: &[u32], array: &ArrayRef) -> R
                     Slot::Empty => Slot::Count(1),
                     Slot::Count(i64::MAX) => return Err(OpError::new("count overflow")),
                     Slot::Count(n) => Slot::Count(*n + 1),
-                    other => return Err(OpError::new(format!("cannot count into {}", other.to_value()))),
+                    other => {
+                        return Err(OpError::new(format!(
+                            "cannot count into {}",
+                            other.to_value()
+                        )));
+                    }
                 };
             }
             Ok(())
@@ -511,7 +579,12 @@ fn update(func: AggFunc, slots: &mut [Slot], ids: &[u32], array: &ArrayRef) -> R
                     *slot = match slot {
                         Slot::Empty => Slot::Int(v),
                         Slot::Int(s) => Slot::Int(*s + v),
-                        other => return Err(OpError::new(format!("cannot add to {}", other.to_value()))),
+                        other => {
+                            return Err(OpError::new(format!(
+                                "cannot add to {}",
+                                other.to_value()
+                            )));
+                        }
                     };
                 }
                 Ok(())
@@ -520,7 +593,11 @@ fn update(func: AggFunc, slots: &mut [Slot], ids: &[u32], array: &ArrayRef) -> R
         },
         AggFunc::Min | AggFunc::Max => {
             if !values::supported(array.data_type()) {
-                return Err(OpError::new(format!("cannot take {} of {}", func.name(), type_name(array.data_type()))));
+                return Err(OpError::new(format!(
+                    "cannot take {} of {}",
+                    func.name(),
+                    type_name(array.data_type())
+                )));
             }
             for (row, &id) in ids.iter().enumerate() {
                 if id == LATE || array.is_null(row) {
@@ -533,9 +610,18 @@ fn update(func: AggFunc, slots: &mut [Slot], ids: &[u32], array: &ArrayRef) -> R
                     Slot::Value(current) => {
                         let ord = compare(current, &next)?;
                         // Ties keep the current value.
-                        if func == AggFunc::Min { ord.is_gt() } else { ord.is_lt() }
+                        if func == AggFunc::Min {
+                            ord.is_gt()
+                        } else {
+                            ord.is_lt()
+                        }
                     }
-                    other => return Err(OpError::new(format!("cannot compare with {}", other.to_value()))),
+                    other => {
+                        return Err(OpError::new(format!(
+                            "cannot compare with {}",
+                            other.to_value()
+                        )));
+                    }
                 };
                 if replace {
                     *slot = Slot::Value(next);
@@ -555,7 +641,9 @@ impl Processor for GroupByProcessor {
             let ts = batch
                 .column_by_name(TIMESTAMP_COLUMN)
                 .filter(|c| c.data_type() == &DataType::Int64)
-                .ok_or_else(|| OpError::new(format!("Arrow column does not exist: {TIMESTAMP_COLUMN}")))?;
+                .ok_or_else(|| {
+                    OpError::new(format!("Arrow column does not exist: {TIMESTAMP_COLUMN}"))
+                })?;
             if let Some(max) = arrow::compute::max(ts.as_primitive::<Int64Type>()) {
                 self.stream_time = self.stream_time.max(max);
             }
@@ -578,10 +666,9 @@ impl Processor for GroupByProcessor {
             .aggregations
             .iter()
             .map(|a| {
-                batch
-                    .column_by_name(&a.input)
-                    .cloned()
-                    .ok_or_else(|| OpError::new(format!("Arrow column does not exist: {}", a.input)))
+                batch.column_by_name(&a.input).cloned().ok_or_else(|| {
+                    OpError::new(format!("Arrow column does not exist: {}", a.input))
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let fields = self.op.output_fields(&batch.schema())?;
@@ -614,7 +701,9 @@ impl Processor for GroupByProcessor {
         let mut parts = Vec::with_capacity(state.groups.len());
         let mut slots = vec![Vec::with_capacity(state.groups.len()); self.op.aggregations.len()];
         for group in state.groups {
-            if group.parts.len() != parts_expected || group.aggregates.len() != self.op.aggregations.len() {
+            if group.parts.len() != parts_expected
+                || group.aggregates.len() != self.op.aggregations.len()
+            {
                 return Err(OpError::new(format!(
                     "cannot restore groupBy state: a group has {} key parts and {} aggregates, this operator expects {} and {}",
                     group.parts.len(),

@@ -54,8 +54,12 @@ impl JoinSpec {
             left_key: left_key.into(),
             right_key: right_key.into(),
             window_ms,
-            left_prefix: left_prefix.filter(|p| !p.is_empty()).unwrap_or_else(|| "left_".into()),
-            right_prefix: right_prefix.filter(|p| !p.is_empty()).unwrap_or_else(|| "right_".into()),
+            left_prefix: left_prefix
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| "left_".into()),
+            right_prefix: right_prefix
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| "right_".into()),
         })
     }
 
@@ -63,7 +67,9 @@ impl JoinSpec {
     pub fn output_schema(&self, left: &Schema, right: &Schema) -> Result<SchemaRef, OpError> {
         for (schema, key) in [(left, &self.left_key), (right, &self.right_key)] {
             if schema.index_of(key).is_err() {
-                return Err(OpError::new(format!("join key column does not exist: {key}")));
+                return Err(OpError::new(format!(
+                    "join key column does not exist: {key}"
+                )));
             }
             match schema.field_with_name(TIMESTAMP_COLUMN) {
                 Ok(f) if f.data_type() == &DataType::Int64 => {}
@@ -101,7 +107,10 @@ fn joined_schema(left: &Schema, right: &Schema, lp: &str, rp: &str) -> Result<Sc
     let mut seen = std::collections::HashSet::new();
     for f in &fields {
         if !seen.insert(f.name().clone()) {
-            return Err(OpError::new(format!("joined Arrow column name collides: {}", f.name())));
+            return Err(OpError::new(format!(
+                "joined Arrow column name collides: {}",
+                f.name()
+            )));
         }
     }
     Ok(Arc::new(Schema::new(fields)))
@@ -172,16 +181,25 @@ impl JoinProcessor {
         Ok(out)
     }
 
-    fn matches(&self, left: &RecordBatch, right: &RecordBatch, out: &mut Vec<RecordBatch>) -> Result<(), OpError> {
+    fn matches(
+        &self,
+        left: &RecordBatch,
+        right: &RecordBatch,
+        out: &mut Vec<RecordBatch>,
+    ) -> Result<(), OpError> {
         let key = |batch: &RecordBatch, name: &str| {
             batch
                 .column_by_name(name)
                 .cloned()
                 .ok_or_else(|| OpError::new(format!("join key column does not exist: {name}")))
         };
-        let (lk, rk) = (key(left, &self.spec.left_key)?, key(right, &self.spec.right_key)?);
+        let (lk, rk) = (
+            key(left, &self.spec.left_key)?,
+            key(right, &self.spec.right_key)?,
+        );
         let (lt, rt) = (timestamps(left)?, timestamps(right)?);
-        let mut by_key: HashMap<Vec<u8>, Vec<u32>, foldhash::fast::RandomState> = HashMap::default();
+        let mut by_key: HashMap<Vec<u8>, Vec<u32>, foldhash::fast::RandomState> =
+            HashMap::default();
         let mut buf = Vec::new();
         for row in 0..right.num_rows() {
             if rk.is_null(row) || rt.is_null(row) {
@@ -216,7 +234,12 @@ impl JoinProcessor {
         if li.is_empty() {
             return Ok(());
         }
-        let schema = joined_schema(&left.schema(), &right.schema(), &self.spec.left_prefix, &self.spec.right_prefix)?;
+        let schema = joined_schema(
+            &left.schema(),
+            &right.schema(),
+            &self.spec.left_prefix,
+            &self.spec.right_prefix,
+        )?;
         let (li, ri) = (UInt32Array::from(li), UInt32Array::from(ri));
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
         for (batch, indices) in [(left, &li), (right, &ri)] {
@@ -265,7 +288,9 @@ impl JoinProcessor {
                     let (_, mut decoded) = ipc::read_batches(&t.ipc)
                         .map_err(|e| OpError::new(format!("cannot restore join state: {e}")))?;
                     if decoded.len() != 1 {
-                        return Err(OpError::new("cannot restore join state: a stored batch must hold one Arrow batch"));
+                        return Err(OpError::new(
+                            "cannot restore join state: a stored batch must hold one Arrow batch",
+                        ));
                     }
                     Ok(Stored {
                         max_timestamp: t.max_timestamp,

@@ -81,6 +81,8 @@ pub(crate) fn restore_stateless(snapshot: &[u8]) -> Result<(), OpError> {
     if snapshot.is_empty() {
         Ok(())
     } else {
-        Err(OpError::new("cannot restore state into a stateless operator"))
+        Err(OpError::new(
+            "cannot restore state into a stateless operator",
+        ))
     }
 }

@@ -33,7 +33,8 @@ impl CompiledFor {
         } else {
             self.parsed.compile(schema)
         };
-        compiled.map_err(|e| OpError::new(format!("`{}`: {}", self.parsed.text().trim(), e.message)))
+        compiled
+            .map_err(|e| OpError::new(format!("`{}`: {}", self.parsed.text().trim(), e.message)))
     }
 
     fn get(&mut self, schema: &SchemaRef) -> Result<&Expression, OpError> {
@@ -63,7 +64,10 @@ impl Filter {
 
 impl Operator for Filter {
     fn instantiate(&self) -> Box<dyn Processor> {
-        Box::new(FilterProcessor(CompiledFor::new(self.predicate.clone(), true)))
+        Box::new(FilterProcessor(CompiledFor::new(
+            self.predicate.clone(),
+            true,
+        )))
     }
 
     fn output_schema(&self, input: &Schema) -> Result<SchemaRef, OpError> {
@@ -211,10 +215,12 @@ fn merged_schema(input: &Schema, derived: &[(String, Field)]) -> Schema {
     let mut fields: Vec<FieldRef> = input
         .fields()
         .iter()
-        .map(|f| match derived.iter().find(|(name, _)| name == f.name()) {
-            Some((_, replacement)) => Arc::new(replacement.clone()),
-            None => f.clone(),
-        })
+        .map(
+            |f| match derived.iter().find(|(name, _)| name == f.name()) {
+                Some((_, replacement)) => Arc::new(replacement.clone()),
+                None => f.clone(),
+            },
+        )
         .collect();
     for (name, field) in derived {
         if input.index_of(name).is_err() && !fields.iter().any(|f| f.name() == name) {
@@ -249,7 +255,10 @@ impl Processor for WithColumnsProcessor {
             .iter()
             .map(|f| match computed.iter().find(|(n, _, _)| n == f.name()) {
                 Some((_, _, values)) => values.clone(),
-                None => batch.column_by_name(f.name()).expect("input column").clone(),
+                None => batch
+                    .column_by_name(f.name())
+                    .expect("input column")
+                    .clone(),
             })
             .collect();
         Ok(vec![RecordBatch::try_new(out_schema, columns)?])

@@ -7,7 +7,12 @@ use arrow_schema::{DataType, Field, Schema};
 
 use crate::engine::columnar::metadata::reserved_fields;
 
-pub fn transactions(users: &[&str], amounts: &[i64], timestamps: &[i64], partition: i32) -> RecordBatch {
+pub fn transactions(
+    users: &[&str],
+    amounts: &[i64],
+    timestamps: &[i64],
+    partition: i32,
+) -> RecordBatch {
     let mut fields = vec![
         Arc::new(Field::new("user", DataType::Utf8, true)),
         Arc::new(Field::new("amount", DataType::Int64, true)),
@@ -21,7 +26,10 @@ pub fn transactions(users: &[&str], amounts: &[i64], timestamps: &[i64], partiti
         Arc::new(Int64Array::from(timestamps.to_vec())),
         Arc::new(Int32Array::from(vec![partition; n])),
         Arc::new(Int64Array::from_iter_values(0..n as i64)),
-        Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n([0u8, 0, 0, 0], n))),
+        Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(
+            [0u8, 0, 0, 0],
+            n,
+        ))),
     ];
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
 }

@@ -108,9 +108,12 @@ pub fn cell(array: &dyn Array, row: usize) -> Result<TaggedValue, OpError> {
         DataType::Time32(TimeUnit::Second) => {
             TaggedValue::Int(array.as_primitive::<Time32SecondType>().value(row).into())
         }
-        DataType::Time32(_) => {
-            TaggedValue::Int(array.as_primitive::<Time32MillisecondType>().value(row).into())
-        }
+        DataType::Time32(_) => TaggedValue::Int(
+            array
+                .as_primitive::<Time32MillisecondType>()
+                .value(row)
+                .into(),
+        ),
         DataType::Time64(TimeUnit::Microsecond) => {
             TaggedValue::Int(array.as_primitive::<Time64MicrosecondType>().value(row))
         }
@@ -183,10 +186,12 @@ pub fn compare(left: &TaggedValue, right: &TaggedValue) -> Result<Ordering, OpEr
         (T::Uint64(a), T::Uint64(b)) => a.cmp(b),
         (T::Rational { .. }, T::Rational { .. }) => {
             match (rational_parts(left), rational_parts(right)) {
-                (Some((an, ad)), Some((bn, bd))) => match (an.checked_mul(bd), bn.checked_mul(ad)) {
-                    (Some(x), Some(y)) => x.cmp(&y),
-                    _ => numeric_cmp(left, right)?,
-                },
+                (Some((an, ad)), Some((bn, bd))) => {
+                    match (an.checked_mul(bd), bn.checked_mul(ad)) {
+                        (Some(x), Some(y)) => x.cmp(&y),
+                        _ => numeric_cmp(left, right)?,
+                    }
+                }
                 _ => numeric_cmp(left, right)?,
             }
         }
@@ -250,7 +255,11 @@ fn int_in<T: TryFrom<i128>>(value: &TaggedValue, to: &DataType) -> Result<T, OpE
     T::try_from(n).map_err(|_| overflow(value))
 }
 
-fn unsigned_in<T: TryFrom<i128>>(value: &TaggedValue, to: &DataType, bits: u32) -> Result<T, OpError> {
+fn unsigned_in<T: TryFrom<i128>>(
+    value: &TaggedValue,
+    to: &DataType,
+    bits: u32,
+) -> Result<T, OpError> {
     let n = integer(value).ok_or_else(|| mismatch(value, to))?;
     T::try_from(n).map_err(|_| OpError::new(format!("unsigned {bits}-bit overflow: {n}")))
 }
@@ -325,16 +334,31 @@ pub fn build_array<'a>(
         DataType::Date64 => collect!(Date64Array, |v| int_in::<i64>(v, to)),
         DataType::Timestamp(unit, zone) => {
             let values = collect!(Int64Array, |v| int_in::<i64>(v, to));
-            let data = values.to_data().into_builder().data_type(DataType::Timestamp(*unit, zone.clone()));
+            let data = values
+                .to_data()
+                .into_builder()
+                .data_type(DataType::Timestamp(*unit, zone.clone()));
             arrow_array::make_array(data.build().map_err(OpError::from)?)
         }
         DataType::Time32(_) => {
             let values = collect!(Int32Array, |v| int_in::<i32>(v, to));
-            arrow_array::make_array(values.to_data().into_builder().data_type(to.clone()).build()?)
+            arrow_array::make_array(
+                values
+                    .to_data()
+                    .into_builder()
+                    .data_type(to.clone())
+                    .build()?,
+            )
         }
         DataType::Time64(_) => {
             let values = collect!(Int64Array, |v| int_in::<i64>(v, to));
-            arrow_array::make_array(values.to_data().into_builder().data_type(to.clone()).build()?)
+            arrow_array::make_array(
+                values
+                    .to_data()
+                    .into_builder()
+                    .data_type(to.clone())
+                    .build()?,
+            )
         }
         DataType::Decimal128(precision, scale) => {
             let factor = 10i128.pow((*scale).max(0) as u32);
@@ -345,7 +369,9 @@ pub fn build_array<'a>(
                 };
                 let scaled = n.checked_mul(factor).ok_or_else(|| overflow(v))?;
                 if scaled % d != 0 {
-                    return Err(OpError::new(format!("decimal value does not fit scale {scale}")));
+                    return Err(OpError::new(format!(
+                        "decimal value does not fit scale {scale}"
+                    )));
                 }
                 Ok(scaled / d)
             };
@@ -358,6 +384,11 @@ pub fn build_array<'a>(
                 .with_precision_and_scale(*precision, *scale)?;
             Arc::new(values)
         }
-        other => return Err(OpError::new(format!("cannot write values into a {} column", type_name(other)))),
+        other => {
+            return Err(OpError::new(format!(
+                "cannot write values into a {} column",
+                type_name(other)
+            )));
+        }
     })
 }

@@ -84,6 +84,9 @@ pub enum Outcome {
     OutputClosed,
 }
 
+/// A metrics callback and how often to call it.
+pub type Progress<'a> = (Duration, Box<dyn FnMut(&Metrics) + 'a>);
+
 /// Options of an offline run.
 pub struct OfflineRun<'a> {
     pub topology: &'a mut BuiltTopology,
@@ -94,7 +97,7 @@ pub struct OfflineRun<'a> {
     /// Where dead-lettered rows go (with the dead-letter policy).
     pub dead_letter: Option<Box<dyn BatchWriter + 'a>>,
     /// Called with the metrics so far every `interval`.
-    pub progress: Option<(Duration, Box<dyn FnMut(&Metrics) + 'a>)>,
+    pub progress: Option<Progress<'a>>,
 }
 
 /// The processing schema of an input: its columns with any missing reserved
@@ -118,7 +121,11 @@ pub fn normalized_schema(schema: &Schema) -> Result<SchemaRef, String> {
     Ok(Arc::new(Schema::new(fields)))
 }
 
-fn normalize(batch: &RecordBatch, target: &SchemaRef, next_offset: &mut i64) -> Result<RecordBatch, String> {
+fn normalize(
+    batch: &RecordBatch,
+    target: &SchemaRef,
+    next_offset: &mut i64,
+) -> Result<RecordBatch, String> {
     let rows = batch.num_rows();
     let first = *next_offset;
     *next_offset += rows as i64;
@@ -135,15 +142,17 @@ fn normalize(batch: &RecordBatch, target: &SchemaRef, next_offset: &mut i64) -> 
                 OFFSET_COLUMN => Arc::new(Int64Array::from_iter_values(first..first + rows as i64)),
                 HEADERS_COLUMN => {
                     let empty = encode_headers(&[]);
-                    Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(empty.as_slice(), rows)))
+                    Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(
+                        empty.as_slice(),
+                        rows,
+                    )))
                 }
                 _ => new_null_array(f.data_type(), rows),
             },
         })
         .collect();
-    RecordBatch::try_new(target.clone(), columns).map_err(|e| {
-        format!("the batch does not match the input's schema ({e})")
-    })
+    RecordBatch::try_new(target.clone(), columns)
+        .map_err(|e| format!("the batch does not match the input's schema ({e})"))
 }
 
 /// Splits a batch by `__partition` (null counts as 0), partitions ascending.
@@ -164,7 +173,10 @@ fn split_by_partition(batch: &RecordBatch) -> Result<Vec<(i32, RecordBatch)>, St
     } else {
         partitions.clone()
     };
-    let (min, max) = match (arrow::compute::min(&partitions), arrow::compute::max(&partitions)) {
+    let (min, max) = match (
+        arrow::compute::min(&partitions),
+        arrow::compute::max(&partitions),
+    ) {
         (Some(min), Some(max)) => (min, max),
         _ => return Ok(Vec::new()),
     };
@@ -177,14 +189,23 @@ fn split_by_partition(batch: &RecordBatch) -> Result<Vec<(i32, RecordBatch)>, St
     distinct
         .into_iter()
         .map(|p| {
-            let mask = eq(&partitions, &Scalar::new(Int32Array::from(vec![p]))).map_err(|e| e.to_string())?;
-            Ok((p, filter_record_batch(batch, &mask).map_err(|e| e.to_string())?))
+            let mask = eq(&partitions, &Scalar::new(Int32Array::from(vec![p])))
+                .map_err(|e| e.to_string())?;
+            Ok((
+                p,
+                filter_record_batch(batch, &mask).map_err(|e| e.to_string())?,
+            ))
         })
         .collect()
 }
 
 /// `batch` with the dead-letter headers appended to every row's header cell.
-fn dead_letter_rows(batch: &RecordBatch, topic: &str, partition: i32, error: &str) -> Result<RecordBatch, String> {
+fn dead_letter_rows(
+    batch: &RecordBatch,
+    topic: &str,
+    partition: i32,
+    error: &str,
+) -> Result<RecordBatch, String> {
     let schema = batch.schema();
     let headers_at = schema.index_of(HEADERS_COLUMN).map_err(|e| e.to_string())?;
     let cells = batch.column(headers_at).as_binary::<i32>();
@@ -198,7 +219,11 @@ fn dead_letter_rows(batch: &RecordBatch, topic: &str, partition: i32, error: &st
         } else {
             decode_headers(cells.value(row)).unwrap_or_default()
         };
-        let offset = offsets.as_ref().filter(|o| !o.is_null(row)).map(|o| o.value(row).to_string()).unwrap_or_default();
+        let offset = offsets
+            .as_ref()
+            .filter(|o| !o.is_null(row))
+            .map(|o| o.value(row).to_string())
+            .unwrap_or_default();
         for (key, value) in [
             ("krabka.error.class", PROCESSING_ERROR_CLASS.to_owned()),
             ("krabka.error.message", error.to_owned()),
@@ -238,9 +263,11 @@ impl OfflineRun<'_> {
     fn run_inner(&mut self, metrics: &mut Metrics) -> Result<Outcome, OfflineError> {
         let mut live = Vec::new();
         for input in std::mem::take(&mut self.inputs) {
-            let schema = normalized_schema(&input.reader.schema()).map_err(|message| OfflineError::Input {
-                input: input.source.clone(),
-                message,
+            let schema = normalized_schema(&input.reader.schema()).map_err(|message| {
+                OfflineError::Input {
+                    input: input.source.clone(),
+                    message,
+                }
             })?;
             live.push(LiveInput {
                 input,
@@ -267,12 +294,11 @@ impl OfflineRun<'_> {
                         });
                     }
                     Some(Ok(batch)) => {
-                        let batch = normalize(&batch, &entry.schema, &mut entry.next_offset).map_err(|message| {
-                            OfflineError::Input {
+                        let batch = normalize(&batch, &entry.schema, &mut entry.next_offset)
+                            .map_err(|message| OfflineError::Input {
                                 input: entry.input.source.clone(),
                                 message,
-                            }
-                        })?;
+                            })?;
                         metrics.batches += 1;
                         metrics.input_records += batch.num_rows() as u64;
                         round.push((index, batch));
@@ -291,15 +317,24 @@ impl OfflineRun<'_> {
                     message,
                 })?;
                 for (partition, part) in parts {
-                    by_partition.entry(partition).or_default().push((*input, part));
+                    by_partition
+                        .entry(partition)
+                        .or_default()
+                        .push((*input, part));
                 }
             }
             for (partition, parts) in by_partition {
                 let mut input = PartitionInput::default();
                 for (i, batch) in &parts {
-                    input.batches.entry(live[*i].input.source.clone()).or_default().push(batch.clone());
+                    input
+                        .batches
+                        .entry(live[*i].input.source.clone())
+                        .or_default()
+                        .push(batch.clone());
                 }
-                if self.process_partition(partition, &input, &parts, &live, metrics)? == Outcome::OutputClosed {
+                if self.process_partition(partition, &input, &parts, &live, metrics)?
+                    == Outcome::OutputClosed
+                {
                     return Ok(Outcome::OutputClosed);
                 }
             }
@@ -323,7 +358,11 @@ impl OfflineRun<'_> {
     ) -> Result<Outcome, OfflineError> {
         let rollback = match self.policy {
             ErrorPolicy::Fail => None,
-            _ => Some(self.topology.snapshot_partition(partition).map_err(OfflineError::Node)?),
+            _ => Some(
+                self.topology
+                    .snapshot_partition(partition)
+                    .map_err(OfflineError::Node)?,
+            ),
         };
         let started = Instant::now();
         let result = self.topology.run_partition_batches(partition, input);
@@ -336,14 +375,23 @@ impl OfflineRun<'_> {
                     return Err(OfflineError::Node(failure));
                 };
                 self.topology.release_partition(partition);
-                self.topology.restore_partition(partition, &state).map_err(OfflineError::Node)?;
-                if let (ErrorPolicy::DeadLetter { .. }, Some(writer)) = (&self.policy, &mut self.dead_letter) {
+                self.topology
+                    .restore_partition(partition, &state)
+                    .map_err(OfflineError::Node)?;
+                if let (ErrorPolicy::DeadLetter { .. }, Some(writer)) =
+                    (&self.policy, &mut self.dead_letter)
+                {
                     for (i, batch) in parts {
-                        let rows = dead_letter_rows(batch, &live[*i].input.topic, partition, &failure.to_string())
-                            .map_err(|message| OfflineError::Sink {
-                                sink: "dead-letter".into(),
-                                message,
-                            })?;
+                        let rows = dead_letter_rows(
+                            batch,
+                            &live[*i].input.topic,
+                            partition,
+                            &failure.to_string(),
+                        )
+                        .map_err(|message| OfflineError::Sink {
+                            sink: "dead-letter".into(),
+                            message,
+                        })?;
                         metrics.dead_letter_records += rows.num_rows() as u64;
                         match writer.write(&rows) {
                             Ok(()) => {}

@@ -60,9 +60,17 @@ impl std::error::Error for NodeFailure {}
 #[derive(Debug, Clone)]
 pub enum SinkOutput {
     /// A coded sink's batch (encoded by the caller or written as Arrow).
-    Batch { sink: String, topic: String, batch: RecordBatch },
+    Batch {
+        sink: String,
+        topic: String,
+        batch: RecordBatch,
+    },
     /// A pass-through sink's raw copies.
-    Raw { sink: String, topic: String, records: Vec<OutRecord> },
+    Raw {
+        sink: String,
+        topic: String,
+        records: Vec<OutRecord>,
+    },
 }
 
 /// One encoded record for a sink topic.
@@ -114,24 +122,36 @@ impl BuiltTopology {
         self.nodes
             .iter()
             .map(|n| {
-                let parents = n.parents.iter().map(|p| self.nodes[*p].name.clone()).collect();
+                let parents = n
+                    .parents
+                    .iter()
+                    .map(|p| self.nodes[*p].name.clone())
+                    .collect();
                 let (kind, detail) = match &n.kind {
-                    NodeKind::Source { topics, codec } => {
-                        ("source", format!("topics {} ({})", topics.join(", "), codec.name()))
-                    }
+                    NodeKind::Source { topics, codec } => (
+                        "source",
+                        format!("topics {} ({})", topics.join(", "), codec.name()),
+                    ),
                     NodeKind::Operator { op } => ("operator", op.describe()),
                     NodeKind::Merge => ("merge", String::new()),
                     NodeKind::Join { spec } => (
                         "join",
                         format!(
                             "{} = {} within {} ms, prefixes {} / {}",
-                            spec.left_key, spec.right_key, spec.window_ms, spec.left_prefix, spec.right_prefix
+                            spec.left_key,
+                            spec.right_key,
+                            spec.window_ms,
+                            spec.left_prefix,
+                            spec.right_prefix
                         ),
                     ),
-                    NodeKind::Sink { topic, codec: Some(codec) } => {
-                        ("sink", format!("topic {topic} ({})", codec.name()))
+                    NodeKind::Sink {
+                        topic,
+                        codec: Some(codec),
+                    } => ("sink", format!("topic {topic} ({})", codec.name())),
+                    NodeKind::Sink { topic, codec: None } => {
+                        ("sink", format!("topic {topic} (pass-through)"))
                     }
-                    NodeKind::Sink { topic, codec: None } => ("sink", format!("topic {topic} (pass-through)")),
                 };
                 (n.name.clone(), kind, parents, detail)
             })
@@ -154,7 +174,9 @@ impl BuiltTopology {
         self.nodes
             .iter()
             .filter_map(|n| match &n.kind {
-                NodeKind::Sink { topic, codec } => Some((n.name.clone(), topic.clone(), codec.is_none())),
+                NodeKind::Sink { topic, codec } => {
+                    Some((n.name.clone(), topic.clone(), codec.is_none()))
+                }
                 _ => None,
             })
             .collect()
@@ -186,32 +208,44 @@ impl BuiltTopology {
         let mut outputs = Vec::new();
         for (index, node) in nodes.iter().enumerate() {
             let produced = match (&node.kind, &mut instances[index]) {
-                (NodeKind::Source { .. }, _) => input.batches.get(&node.name).cloned().unwrap_or_default(),
+                (NodeKind::Source { .. }, _) => {
+                    input.batches.get(&node.name).cloned().unwrap_or_default()
+                }
                 (NodeKind::Operator { .. }, Instance::Operator(processor)) => {
                     let mut out = Vec::new();
                     for batch in &frames[node.parents[0]] {
-                        out.extend(processor.process(batch).map_err(|e| NodeFailure::at(&node.name, e))?);
+                        out.extend(
+                            processor
+                                .process(batch)
+                                .map_err(|e| NodeFailure::at(&node.name, e))?,
+                        );
                     }
                     out
                 }
                 (NodeKind::Merge, _) => {
-                    let parts: Vec<&RecordBatch> = node.parents.iter().flat_map(|p| &frames[*p]).collect();
+                    let parts: Vec<&RecordBatch> =
+                        node.parents.iter().flat_map(|p| &frames[*p]).collect();
                     match parts.first() {
                         None => Vec::new(),
                         Some(first) => {
                             let schema = first.schema();
                             if parts.iter().any(|b| b.schema() != schema) {
-                                return Err(NodeFailure::at(&node.name, OpError::new("Arrow batch schemas differ")));
+                                return Err(NodeFailure::at(
+                                    &node.name,
+                                    OpError::new("Arrow batch schemas differ"),
+                                ));
                             }
-                            let merged = arrow::compute::concat_batches(&schema, parts.iter().copied())
-                                .map_err(|e| NodeFailure::at(&node.name, e.into()))?;
+                            let merged =
+                                arrow::compute::concat_batches(&schema, parts.iter().copied())
+                                    .map_err(|e| NodeFailure::at(&node.name, e.into()))?;
                             vec![merged]
                         }
                     }
                 }
                 (NodeKind::Join { .. }, Instance::Join(join)) => {
                     let (left, right) = (&frames[node.parents[0]], &frames[node.parents[1]]);
-                    join.process_sides(left, right).map_err(|e| NodeFailure::at(&node.name, e))?
+                    join.process_sides(left, right)
+                        .map_err(|e| NodeFailure::at(&node.name, e))?
                 }
                 (NodeKind::Sink { topic, codec }, _) => {
                     let parent = &nodes[node.parents[0]];
@@ -240,12 +274,19 @@ impl BuiltTopology {
                     }
                     Vec::new()
                 }
-                _ => return Err(NodeFailure::internal(format!("unknown columnar node type {index}"))),
+                _ => {
+                    return Err(NodeFailure::internal(format!(
+                        "unknown columnar node type {index}"
+                    )));
+                }
             };
             frames[index] = produced;
             // A frame nobody later reads is dropped at once: one batch per node live.
             for parent in &node.parents {
-                if nodes[index + 1..].iter().all(|n| !n.parents.contains(parent)) {
+                if nodes[index + 1..]
+                    .iter()
+                    .all(|n| !n.parents.contains(parent))
+                {
                     frames[*parent] = Vec::new();
                 }
             }
@@ -257,13 +298,24 @@ impl BuiltTopology {
     /// per source (one decode per listed topic with records, topics sorted, only
     /// when a non-pass-through child consumes the source), evaluated, and encoded
     /// by the coded sinks; pass-through sinks copy the raw records.
-    pub fn run_records(&mut self, input: &BTreeMap<String, Vec<Record>>) -> Result<Vec<Produced>, NodeFailure> {
+    pub fn run_records(
+        &mut self,
+        input: &BTreeMap<String, Vec<Record>>,
+    ) -> Result<Vec<Produced>, NodeFailure> {
         let partitions: BTreeSet<i32> = input.values().flatten().map(|r| r.partition).collect();
         let mut produced = Vec::new();
         for partition in partitions {
             let per_topic: BTreeMap<String, Vec<Record>> = input
                 .iter()
-                .map(|(t, rs)| (t.clone(), rs.iter().filter(|r| r.partition == partition).cloned().collect()))
+                .map(|(t, rs)| {
+                    (
+                        t.clone(),
+                        rs.iter()
+                            .filter(|r| r.partition == partition)
+                            .cloned()
+                            .collect(),
+                    )
+                })
                 .collect();
             produced.extend(self.run_partition_records(partition, &per_topic)?);
         }
@@ -277,7 +329,9 @@ impl BuiltTopology {
         input: &BTreeMap<String, Vec<Record>>,
     ) -> Result<Vec<Produced>, NodeFailure> {
         if input.values().flatten().any(|r| r.partition != partition) {
-            return Err(NodeFailure::internal(format!("record does not belong to partition {partition}")));
+            return Err(NodeFailure::internal(format!(
+                "record does not belong to partition {partition}"
+            )));
         }
         let mut decoded = PartitionInput {
             raw: input.clone(),
@@ -321,7 +375,9 @@ impl BuiltTopology {
                         .nodes
                         .iter()
                         .find_map(|n| match &n.kind {
-                            NodeKind::Sink { codec: Some(c), .. } if n.name == sink => Some(c.clone()),
+                            NodeKind::Sink { codec: Some(c), .. } if n.name == sink => {
+                                Some(c.clone())
+                            }
                             _ => None,
                         })
                         .expect("coded sink");
@@ -342,7 +398,10 @@ impl BuiltTopology {
 
     /// Node name → state bytes of every operator and join instance of the
     /// partition (empty bytes for stateless ones); an untouched partition gives an empty map.
-    pub fn snapshot_partition(&self, partition: i32) -> Result<BTreeMap<String, Vec<u8>>, NodeFailure> {
+    pub fn snapshot_partition(
+        &self,
+        partition: i32,
+    ) -> Result<BTreeMap<String, Vec<u8>>, NodeFailure> {
         let mut out = BTreeMap::new();
         let Some(instances) = self.partitions.get(&partition) else {
             return Ok(out);

@@ -50,12 +50,22 @@ impl NodeId {
 
 #[derive(Debug, Clone)]
 pub(crate) enum NodeKind {
-    Source { topics: Vec<String>, codec: Arc<dyn BatchCodec> },
-    Operator { op: Arc<dyn Operator> },
+    Source {
+        topics: Vec<String>,
+        codec: Arc<dyn BatchCodec>,
+    },
+    Operator {
+        op: Arc<dyn Operator>,
+    },
     Merge,
-    Join { spec: JoinSpec },
+    Join {
+        spec: JoinSpec,
+    },
     /// `codec: None` is a pass-through sink.
-    Sink { topic: String, codec: Option<Arc<dyn BatchCodec>> },
+    Sink {
+        topic: String,
+        codec: Option<Arc<dyn BatchCodec>>,
+    },
 }
 
 #[derive(Debug, Clone)]

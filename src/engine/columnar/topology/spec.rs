@@ -83,7 +83,9 @@ pub enum ErrorPolicy {
     #[default]
     Fail,
     Skip,
-    DeadLetter { topic: String },
+    DeadLetter {
+        topic: String,
+    },
 }
 
 /// The processing guarantee of the group runner.
@@ -214,7 +216,15 @@ pub struct TopologySpec {
 }
 
 /// Codec names a topology file may use (optionally prefixed `gzip+`).
-pub const CODEC_NAMES: [&str; 7] = ["raw", "string", "json", "json-schema", "avro", "protobuf", "arrow"];
+pub const CODEC_NAMES: [&str; 7] = [
+    "raw",
+    "string",
+    "json",
+    "json-schema",
+    "avro",
+    "protobuf",
+    "arrow",
+];
 
 /// Checks a codec name; `gzip+<name>` wraps any codec.
 pub fn check_codec_name(name: &Located<String>) -> Result<(), SpecError> {
@@ -385,16 +395,27 @@ pub fn build(
         }
     }
     // 3. At least one source and one sink.
-    if !spec.nodes.iter().any(|n| matches!(n.op, NodeOp::Source { .. })) {
+    if !spec
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, NodeOp::Source { .. }))
+    {
         return Err(SpecError::at(spec.nodes_pos, "topology has no source"));
     }
-    if !spec.nodes.iter().any(|n| matches!(n.op, NodeOp::Sink { .. })) {
+    if !spec
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, NodeOp::Sink { .. }))
+    {
         return Err(SpecError::at(spec.nodes_pos, "topology has no sink"));
     }
     if let ErrorPolicy::DeadLetter { topic } = &spec.settings.error_policy
         && topic.is_empty()
     {
-        return Err(SpecError::at(spec.nodes_pos, "deadLetterTopic requires ActionDeadLetter"));
+        return Err(SpecError::at(
+            spec.nodes_pos,
+            "deadLetterTopic requires ActionDeadLetter",
+        ));
     }
 
     let mut topology = Topology::new();
@@ -467,8 +488,8 @@ pub fn build(
                 let input = parent_schema(parent);
                 let mut derived = Vec::new();
                 for column in columns {
-                    let parsed =
-                        ParsedExpr::parse(&column.value, true).map_err(|e| expr_error(column, e))?;
+                    let parsed = ParsedExpr::parse(&column.value, true)
+                        .map_err(|e| expr_error(column, e))?;
                     let out_name = match (parsed.alias(), parsed.column_name()) {
                         (Some(alias), _) => alias.to_owned(),
                         (None, Some(column_name)) => column_name.to_owned(),
@@ -498,7 +519,10 @@ pub fn build(
             } => {
                 let input = parent_schema(parent);
                 if keys.is_empty() {
-                    return Err(SpecError::at(at, "groupBy requires at least one key column"));
+                    return Err(SpecError::at(
+                        at,
+                        "groupBy requires at least one key column",
+                    ));
                 }
                 if let Some(input) = &input {
                     for key in keys {
@@ -754,7 +778,10 @@ mod tests {
                         },
                         columns: Some(vec![
                             (loc("user", 7, 7), Located::new(DataType::Utf8, at(7, 13))),
-                            (loc("amount", 8, 7), Located::new(DataType::Int64, at(8, 15))),
+                            (
+                                loc("amount", 8, 7),
+                                Located::new(DataType::Int64, at(8, 15)),
+                            ),
                         ]),
                     },
                 },
@@ -782,11 +809,23 @@ mod tests {
 
     #[test]
     fn expression_errors_point_at_the_file_position() {
-        let err = build(&orders_spec("amount > 1 AND colour = 'x'"), &OfflineCodecs, &HashMap::new())
-            .unwrap_err();
+        let err = build(
+            &orders_spec("amount > 1 AND colour = 'x'"),
+            &OfflineCodecs,
+            &HashMap::new(),
+        )
+        .unwrap_err();
         assert_eq!(err.pos, at(11, 27));
-        assert!(err.message.starts_with("Arrow column does not exist: colour"));
-        let built = build(&orders_spec("amount > 100"), &OfflineCodecs, &HashMap::new()).unwrap();
+        assert!(
+            err.message
+                .starts_with("Arrow column does not exist: colour")
+        );
+        let built = build(
+            &orders_spec("amount > 100"),
+            &OfflineCodecs,
+            &HashMap::new(),
+        )
+        .unwrap();
         assert_eq!(built.schemas.len(), 3);
         assert_eq!(built.schemas[1].as_ref().unwrap().fields().len(), 7);
     }
@@ -803,14 +842,22 @@ mod tests {
             *parent = loc("out", 10, 13);
         }
         let err = build(&spec, &OfflineCodecs, &HashMap::new()).unwrap_err();
-        assert!(err.message.starts_with("node `large` has an invalid parent"), "{err}");
+        assert!(
+            err.message
+                .starts_with("node `large` has an invalid parent"),
+            "{err}"
+        );
 
         let mut spec = orders_spec("amount > 1");
         if let NodeOp::Filter { parent, .. } = &mut spec.nodes[1].op {
             *parent = loc("nowhere", 10, 13);
         }
         let err = build(&spec, &OfflineCodecs, &HashMap::new()).unwrap_err();
-        assert!(err.message.starts_with("parent is not a node in this topology"), "{err}");
+        assert!(
+            err.message
+                .starts_with("parent is not a node in this topology"),
+            "{err}"
+        );
         assert_eq!(err.pos, at(10, 13));
 
         let mut spec = orders_spec("amount > 1");

@@ -31,9 +31,22 @@ fn run(p: &mut Box<dyn Processor>, batch: &RecordBatch) -> Result<RecordBatch, O
 #[test]
 fn groups_come_out_in_first_appearance_order_with_keys_then_aggregates() {
     let mut p = sum_and_count().instantiate();
-    let out = run(&mut p, &transactions(&["a", "a", "b"], &[5, 3, 9], &[1, 2, 3], 0)).unwrap();
-    let names: Vec<String> = out.schema().fields().iter().map(|f| f.name().clone()).collect();
-    assert_eq!(names, ["user", "total", "count"], "reserved columns are dropped");
+    let out = run(
+        &mut p,
+        &transactions(&["a", "a", "b"], &[5, 3, 9], &[1, 2, 3], 0),
+    )
+    .unwrap();
+    let names: Vec<String> = out
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(
+        names,
+        ["user", "total", "count"],
+        "reserved columns are dropped"
+    );
     assert_eq!(strings(&out, "user"), [Some("a".into()), Some("b".into())]);
     assert_eq!(int64s(&out, "total"), [Some(8), Some(9)]);
     assert_eq!(int64s(&out, "count"), [Some(2), Some(1)]);
@@ -46,7 +59,10 @@ fn sums_accumulate_across_batches_and_a_fresh_instance_starts_clean() {
     run(&mut p, &transactions(&["a"], &[5], &[1], 0)).unwrap();
     let second = transactions(&["a"], &[3], &[2], 0);
     assert_eq!(int64s(&run(&mut p, &second).unwrap(), "total"), [Some(8)]);
-    assert_eq!(int64s(&run(&mut op.instantiate(), &second).unwrap(), "total"), [Some(3)]);
+    assert_eq!(
+        int64s(&run(&mut op.instantiate(), &second).unwrap(), "total"),
+        [Some(3)]
+    );
 }
 
 #[test]
@@ -60,7 +76,11 @@ fn an_integer_sum_past_int64_fails_on_write_back() {
 #[test]
 fn the_snapshot_is_the_go_group_by_payload() {
     let mut p = sum_and_count().instantiate();
-    run(&mut p, &transactions(&["a", "b", "a"], &[5, 9, 3], &[1, 2, 3], 0)).unwrap();
+    run(
+        &mut p,
+        &transactions(&["a", "b", "a"], &[5, 9, 3], &[1, 2, 3], 0),
+    )
+    .unwrap();
     let bytes = p.snapshot().unwrap();
     let state = GroupByState::decode(&bytes).unwrap();
     assert_eq!(state.stream_time, i64::MIN);
@@ -75,7 +95,13 @@ fn the_snapshot_is_the_go_group_by_payload() {
     assert_eq!(restored.snapshot().unwrap(), bytes);
     let out = run(&mut restored, &transactions(&["b"], &[1], &[4], 0)).unwrap();
     assert_eq!(int64s(&out, "total"), [Some(8), Some(10)]);
-    assert!(restored.restore(&[2]).unwrap_err().message.contains("unsupported snapshot"));
+    assert!(
+        restored
+            .restore(&[2])
+            .unwrap_err()
+            .message
+            .contains("unsupported snapshot")
+    );
 }
 
 #[test]
@@ -128,7 +154,12 @@ fn windows_split_by_event_time_restore_and_prune() {
         let mut p = windowed(size).instantiate();
         let first = run(&mut p, &transactions(&["a", "a"], &[5, 3], &[1, 12], 0)).unwrap();
         assert_eq!(first.num_rows(), windows);
-        let names: Vec<String> = first.schema().fields().iter().map(|f| f.name().clone()).collect();
+        let names: Vec<String> = first
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
         assert_eq!(names, ["user", "__window_start", "__window_end", "total"]);
         let mut restored = windowed(size).instantiate();
         restored.restore(&p.snapshot().unwrap()).unwrap();
@@ -147,7 +178,11 @@ fn late_rows_are_dropped_and_window_rules_are_checked() {
     let mut p = windowed(10).instantiate();
     run(&mut p, &transactions(&["a"], &[1], &[100], 0)).unwrap();
     let out = run(&mut p, &transactions(&["a"], &[1], &[5], 0)).unwrap();
-    assert_eq!(int64s(&out, "__window_start"), [Some(100)], "the row at 5 is late");
+    assert_eq!(
+        int64s(&out, "__window_start"),
+        [Some(100)],
+        "the row at 5 is late"
+    );
     assert_eq!(
         Window::new(0, None).unwrap_err().message,
         "windowSize must be at least one millisecond"
@@ -156,13 +191,24 @@ fn late_rows_are_dropped_and_window_rules_are_checked() {
         Window::new(10, Some(5)).unwrap_err().message,
         "retention must not be shorter than windowSize"
     );
-    let negative = run(&mut windowed(10).instantiate(), &transactions(&["a"], &[1], &[-1], 0)).unwrap();
-    assert_eq!(int64s(&negative, "__window_start"), [Some(-10)], "floor division for negatives");
+    let negative = run(
+        &mut windowed(10).instantiate(),
+        &transactions(&["a"], &[1], &[-1], 0),
+    )
+    .unwrap();
+    assert_eq!(
+        int64s(&negative, "__window_start"),
+        [Some(-10)],
+        "floor division for negatives"
+    );
 }
 
 #[test]
 fn no_keys_is_an_error() {
     let op = GroupBy::new(Vec::new(), Vec::new(), None);
-    let err = op.instantiate().process(&transactions(&["a"], &[1], &[1], 0)).unwrap_err();
+    let err = op
+        .instantiate()
+        .process(&transactions(&["a"], &[1], &[1], 0))
+        .unwrap_err();
     assert_eq!(err.message, "groupBy requires at least one key column");
 }

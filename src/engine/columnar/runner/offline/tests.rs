@@ -47,7 +47,9 @@ fn topology(policy: ErrorPolicy) -> BuiltTopology {
         "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n    value: arrow\n  - group_by: totals\n    parent: orders\n    keys: [user]\n    aggregates: [sum(amount) AS total]\n  - sink: out\n    parent: totals\n    topic: out\n    value: arrow\n",
     );
     spec.settings.error_policy = policy;
-    spec::build(&spec, &OfflineCodecs, &Default::default()).unwrap().topology
+    spec::build(&spec, &OfflineCodecs, &Default::default())
+        .unwrap()
+        .topology
 }
 
 #[test]
@@ -61,7 +63,10 @@ fn partitions_run_in_ascending_order_with_their_own_state() {
     let (metrics, result) = OfflineRun {
         topology: &mut built,
         inputs: vec![input(vec![batch])],
-        sinks: BTreeMap::from([("out".to_owned(), Box::new(out.clone()) as Box<dyn BatchWriter>)]),
+        sinks: BTreeMap::from([(
+            "out".to_owned(),
+            Box::new(out.clone()) as Box<dyn BatchWriter>,
+        )]),
         policy: ErrorPolicy::Fail,
         dead_letter: None,
         progress: None,
@@ -79,7 +84,12 @@ fn partitions_run_in_ascending_order_with_their_own_state() {
 
 #[test]
 fn skip_rolls_the_partition_back_and_dead_letter_keeps_the_rows_with_headers() {
-    for policy in [ErrorPolicy::Skip, ErrorPolicy::DeadLetter { topic: "dlq".into() }] {
+    for policy in [
+        ErrorPolicy::Skip,
+        ErrorPolicy::DeadLetter {
+            topic: "dlq".into(),
+        },
+    ] {
         let mut built = topology(policy.clone());
         let batches = vec![
             transactions(&["a"], &[5], &[1], 0),
@@ -90,7 +100,10 @@ fn skip_rolls_the_partition_back_and_dead_letter_keeps_the_rows_with_headers() {
         let (metrics, result) = OfflineRun {
             topology: &mut built,
             inputs: vec![input(batches)],
-            sinks: BTreeMap::from([("out".to_owned(), Box::new(out.clone()) as Box<dyn BatchWriter>)]),
+            sinks: BTreeMap::from([(
+                "out".to_owned(),
+                Box::new(out.clone()) as Box<dyn BatchWriter>,
+            )]),
             policy: policy.clone(),
             dead_letter: Some(Box::new(dlq.clone())),
             progress: None,
@@ -100,7 +113,11 @@ fn skip_rolls_the_partition_back_and_dead_letter_keeps_the_rows_with_headers() {
         assert_eq!(metrics.failures, 1);
         let written = out.0.lock().unwrap();
         assert_eq!(written.len(), 2);
-        assert_eq!(int64s(&written[1], "total"), [Some(6)], "the failed batch left no trace in the state");
+        assert_eq!(
+            int64s(&written[1], "total"),
+            [Some(6)],
+            "the failed batch left no trace in the state"
+        );
         let dead = dlq.0.lock().unwrap();
         if matches!(policy, ErrorPolicy::Skip) {
             assert!(dead.is_empty());
@@ -108,31 +125,68 @@ fn skip_rolls_the_partition_back_and_dead_letter_keeps_the_rows_with_headers() {
             continue;
         }
         assert_eq!(metrics.dead_letter_records, 2);
-        let cell = dead[0].column_by_name(HEADERS_COLUMN).unwrap().as_binary::<i32>().value(1).to_vec();
+        let cell = dead[0]
+            .column_by_name(HEADERS_COLUMN)
+            .unwrap()
+            .as_binary::<i32>()
+            .value(1)
+            .to_vec();
         let headers = decode_headers(&cell).unwrap();
         let keys: Vec<&str> = headers.iter().map(|h| h.key.as_str()).collect();
         assert_eq!(
             keys,
-            ["krabka.error.class", "krabka.error.message", "krabka.source.topic", "krabka.source.partition", "krabka.source.offset"]
+            [
+                "krabka.error.class",
+                "krabka.error.message",
+                "krabka.source.topic",
+                "krabka.source.partition",
+                "krabka.source.offset"
+            ]
         );
-        assert_eq!(headers[0].value.as_deref(), Some(PROCESSING_ERROR_CLASS.as_bytes()));
-        assert!(String::from_utf8_lossy(headers[1].value.as_deref().unwrap()).contains("integer overflow"));
+        assert_eq!(
+            headers[0].value.as_deref(),
+            Some(PROCESSING_ERROR_CLASS.as_bytes())
+        );
+        assert!(
+            String::from_utf8_lossy(headers[1].value.as_deref().unwrap())
+                .contains("integer overflow")
+        );
         assert_eq!(headers[4].value.as_deref(), Some(&b"1"[..]));
-        assert_eq!(dead[0].column_by_name("amount").unwrap().as_primitive::<Int64Type>().value(0), i64::MAX);
+        assert_eq!(
+            dead[0]
+                .column_by_name("amount")
+                .unwrap()
+                .as_primitive::<Int64Type>()
+                .value(0),
+            i64::MAX
+        );
     }
 }
 
 #[test]
 fn missing_reserved_columns_are_added() {
-    let plain = transactions(&["a", "b"], &[1, 2], &[1, 2], 0).project(&[0, 1]).unwrap();
+    let plain = transactions(&["a", "b"], &[1, 2], &[1, 2], 0)
+        .project(&[0, 1])
+        .unwrap();
     let schema = normalized_schema(&plain.schema()).unwrap();
     assert!(has_reserved_columns(&schema));
     let mut next = 10;
     let batch = normalize(&plain, &schema, &mut next).unwrap();
     assert_eq!(int64s(&batch, OFFSET_COLUMN), [Some(10), Some(11)]);
     assert_eq!(next, 12);
-    assert_eq!(batch.column_by_name(HEADERS_COLUMN).unwrap().as_binary::<i32>().value(0), [0, 0, 0, 0]);
-    let wrong = Schema::new(vec![Field::new("__timestamp", arrow_schema::DataType::Utf8, true)]);
+    assert_eq!(
+        batch
+            .column_by_name(HEADERS_COLUMN)
+            .unwrap()
+            .as_binary::<i32>()
+            .value(0),
+        [0, 0, 0, 0]
+    );
+    let wrong = Schema::new(vec![Field::new(
+        "__timestamp",
+        arrow_schema::DataType::Utf8,
+        true,
+    )]);
     assert_eq!(
         normalized_schema(&wrong).unwrap_err(),
         "column `__timestamp` is utf8, but the reserved column must be int64"
