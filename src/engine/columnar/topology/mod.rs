@@ -258,4 +258,4 @@ impl Topology {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
