@@ -13,7 +13,7 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, Int64Array, PrimitiveArray, RecordBatch};
 use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
 
-use super::values::{self, build_array, cell, compare, encode_cell, rational_parts};
+use super::values::{self, KeyColumn, build_array, cell, compare, rational_parts};
 use super::{OpError, Operator, Processor};
 use crate::engine::columnar::expr::types::type_name;
 use crate::engine::columnar::metadata::{TIMESTAMP_COLUMN, WINDOW_END_COLUMN, WINDOW_START_COLUMN};
@@ -310,10 +310,14 @@ impl GroupByProcessor {
         });
         let mut ids = Vec::with_capacity(batch.num_rows());
         let mut buf = Vec::with_capacity(64);
+        let encoders: Vec<KeyColumn<'_>> = key_columns
+            .iter()
+            .map(|c| KeyColumn::new(c.as_ref()))
+            .collect();
         for row in 0..batch.num_rows() {
             buf.clear();
-            for column in key_columns {
-                encode_cell(column.as_ref(), row, &mut buf)?;
+            for encoder in &encoders {
+                encoder.encode(row, &mut buf)?;
             }
             let mut window_parts = None;
             if let (Some(window), Some(ts)) = (self.op.window, &timestamps) {

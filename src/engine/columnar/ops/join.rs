@@ -15,7 +15,7 @@ use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, UInt32Array, new_nul
 use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
 
 use super::OpError;
-use super::values::encode_cell;
+use super::values::KeyColumn;
 use crate::engine::columnar::ipc;
 use crate::engine::columnar::metadata::{
     RESERVED_COLUMNS, TIMESTAMP_COLUMN, is_reserved, reserved_fields, restore_payload_field,
@@ -201,12 +201,13 @@ impl JoinProcessor {
         let mut by_key: HashMap<Vec<u8>, Vec<u32>, foldhash::fast::RandomState> =
             HashMap::default();
         let mut buf = Vec::new();
+        let (lkeys, rkeys) = (KeyColumn::new(lk.as_ref()), KeyColumn::new(rk.as_ref()));
         for row in 0..right.num_rows() {
             if rk.is_null(row) || rt.is_null(row) {
                 continue;
             }
             buf.clear();
-            encode_cell(rk.as_ref(), row, &mut buf)?;
+            rkeys.encode(row, &mut buf)?;
             by_key.entry(buf.clone()).or_default().push(row as u32);
         }
         let (mut li, mut ri) = (Vec::new(), Vec::new());
@@ -215,7 +216,7 @@ impl JoinProcessor {
                 continue;
             }
             buf.clear();
-            encode_cell(lk.as_ref(), row, &mut buf)?;
+            lkeys.encode(row, &mut buf)?;
             let Some(candidates) = by_key.get(buf.as_slice()) else {
                 continue;
             };

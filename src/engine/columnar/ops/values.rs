@@ -77,6 +77,60 @@ pub fn encode_cell(array: &dyn Array, row: usize, out: &mut Vec<u8>) -> Result<(
     Ok(())
 }
 
+/// A key column downcast once per batch, so that encoding a row is one match.
+pub enum KeyColumn<'a> {
+    Utf8(&'a arrow_array::StringArray),
+    Int64(&'a arrow_array::Int64Array),
+    Int32(&'a arrow_array::Int32Array),
+    Other(&'a dyn Array),
+}
+
+impl<'a> KeyColumn<'a> {
+    pub fn new(array: &'a dyn Array) -> Self {
+        match array.data_type() {
+            DataType::Utf8 => KeyColumn::Utf8(array.as_string::<i32>()),
+            DataType::Int64 => KeyColumn::Int64(array.as_primitive::<Int64Type>()),
+            DataType::Int32 => KeyColumn::Int32(array.as_primitive::<Int32Type>()),
+            _ => KeyColumn::Other(array),
+        }
+    }
+
+    /// Appends the tagged encoding of row `row` (as [`encode_cell`]).
+    #[inline]
+    pub fn encode(&self, row: usize, out: &mut Vec<u8>) -> Result<(), OpError> {
+        match self {
+            KeyColumn::Utf8(a) => {
+                if a.is_null(row) {
+                    out.push(b'n');
+                } else {
+                    let v = a.value(row).as_bytes();
+                    out.push(b's');
+                    out.extend_from_slice(&(v.len() as u32).to_be_bytes());
+                    out.extend_from_slice(v);
+                }
+            }
+            KeyColumn::Int64(a) => {
+                if a.is_null(row) {
+                    out.push(b'n');
+                } else {
+                    out.push(b'i');
+                    out.extend_from_slice(&a.value(row).to_be_bytes());
+                }
+            }
+            KeyColumn::Int32(a) => {
+                if a.is_null(row) {
+                    out.push(b'n');
+                } else {
+                    out.push(b'i');
+                    out.extend_from_slice(&i64::from(a.value(row)).to_be_bytes());
+                }
+            }
+            KeyColumn::Other(a) => encode_cell(*a, row, out)?,
+        }
+        Ok(())
+    }
+}
+
 /// `array[row]` as a Go value: strings, bytes, integers (u64 apart), floats, bools,
 /// temporal types as their integer, decimals as exact rationals.
 pub fn cell(array: &dyn Array, row: usize) -> Result<TaggedValue, OpError> {
@@ -311,19 +365,40 @@ pub fn build_array<'a>(
         }
     };
     Ok(match to {
+        DataType::Utf8 => {
+            // Borrow the text instead of cloning it; other values fall back to their rendering.
+            let mut builder = arrow_array::builder::StringBuilder::with_capacity(len, len * 8);
+            for v in values {
+                match v {
+                    TaggedValue::Null => builder.append_null(),
+                    TaggedValue::String(s) => builder.append_value(s),
+                    other => builder.append_value(text(other)?),
+                }
+            }
+            Arc::new(builder.finish())
+        }
+        DataType::Int64 => {
+            let mut out = Vec::with_capacity(len);
+            for v in values {
+                out.push(match v {
+                    TaggedValue::Null => None,
+                    TaggedValue::Int(n) => Some(*n),
+                    other => Some(int_in::<i64>(other, to)?),
+                });
+            }
+            Arc::new(Int64Array::from(out))
+        }
         DataType::Null => arrow_array::new_null_array(to, len),
         DataType::Boolean => collect!(BooleanArray, |v: &TaggedValue| match v {
             TaggedValue::Bool(b) => Ok(*b),
             other => Err(mismatch(other, to)),
         }),
-        DataType::Utf8 => collect!(StringArray, text),
         DataType::LargeUtf8 => collect!(LargeStringArray, text),
         DataType::Binary => collect!(BinaryArray, bytes),
         DataType::LargeBinary => collect!(LargeBinaryArray, bytes),
         DataType::Int8 => collect!(Int8Array, |v| int_in::<i8>(v, to)),
         DataType::Int16 => collect!(Int16Array, |v| int_in::<i16>(v, to)),
         DataType::Int32 => collect!(Int32Array, |v| int_in::<i32>(v, to)),
-        DataType::Int64 => collect!(Int64Array, |v| int_in::<i64>(v, to)),
         DataType::UInt8 => collect!(UInt8Array, |v| unsigned_in::<u8>(v, to, 8)),
         DataType::UInt16 => collect!(UInt16Array, |v| unsigned_in::<u16>(v, to, 16)),
         DataType::UInt32 => collect!(UInt32Array, |v| unsigned_in::<u32>(v, to, 32)),
