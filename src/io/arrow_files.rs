@@ -228,6 +228,14 @@ impl IpcOutput {
             Err(e) => return Err(describe(&self.target, e)),
         }
         if let Some(temp) = self.temp.take() {
+            // Temporary files are private (0600); the result gets ordinary permissions.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = temp
+                    .as_file()
+                    .set_permissions(std::fs::Permissions::from_mode(0o644));
+            }
             temp.as_file()
                 .sync_all()
                 .map_err(|e| format!("cannot write {}: {e}", self.target))?;

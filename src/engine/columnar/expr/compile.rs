@@ -881,3 +881,62 @@ pub fn sql_type(ty: &SqlType) -> Result<DataType, String> {
         other => parse_type(&other.to_string())?,
     })
 }
+
+/// Collects the column names `expr` reads; false for constructs not understood
+/// (the caller then assumes every column is needed).
+pub fn referenced_columns(expr: &SqlExpr, out: &mut std::collections::BTreeSet<String>) -> bool {
+    let all = |exprs: &[&SqlExpr], out: &mut std::collections::BTreeSet<String>| {
+        exprs.iter().all(|e| referenced_columns(e, out))
+    };
+    match expr {
+        SqlExpr::Identifier(ident) => {
+            out.insert(ident.value.clone());
+            true
+        }
+        SqlExpr::Value(_) => true,
+        SqlExpr::Nested(e)
+        | SqlExpr::UnaryOp { expr: e, .. }
+        | SqlExpr::IsNull(e)
+        | SqlExpr::IsNotNull(e)
+        | SqlExpr::IsTrue(e)
+        | SqlExpr::IsFalse(e)
+        | SqlExpr::IsNotTrue(e)
+        | SqlExpr::IsNotFalse(e)
+        | SqlExpr::Cast { expr: e, .. } => referenced_columns(e, out),
+        SqlExpr::BinaryOp { left, right, .. } => all(&[left, right], out),
+        SqlExpr::Between {
+            expr, low, high, ..
+        } => all(&[expr, low, high], out),
+        SqlExpr::Like { expr, pattern, .. } | SqlExpr::ILike { expr, pattern, .. } => {
+            all(&[expr, pattern], out)
+        }
+        SqlExpr::In {
+            expr,
+            target: InTarget::List(list),
+            ..
+        } => referenced_columns(expr, out) && list.iter().all(|e| referenced_columns(e, out)),
+        SqlExpr::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            ..
+        } => {
+            referenced_columns(expr, out)
+                && substring_from.iter().all(|e| referenced_columns(e, out))
+                && substring_for.iter().all(|e| referenced_columns(e, out))
+        }
+        SqlExpr::Trim { expr, .. } => referenced_columns(expr, out),
+        SqlExpr::Function(f) => match &f.args {
+            FunctionArguments::None if f.name.0.len() == 1 => {
+                out.insert(f.name.to_string());
+                true
+            }
+            FunctionArguments::List(list) => list.args.iter().all(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => referenced_columns(e, out),
+                _ => false,
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
+}

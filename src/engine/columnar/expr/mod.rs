@@ -120,6 +120,12 @@ impl ParsedExpr {
         }
     }
 
+    /// Every column the expression reads, or `None` when that cannot be told.
+    pub fn columns(&self) -> Option<std::collections::BTreeSet<String>> {
+        let mut out = std::collections::BTreeSet::new();
+        compile::referenced_columns(&self.ast, &mut out).then_some(out)
+    }
+
     /// Type-checks against `schema` and returns the evaluable expression.
     pub fn compile(&self, schema: &Schema) -> Result<Expression, ExprError> {
         let root = compile::compile(&self.ast, schema)?;

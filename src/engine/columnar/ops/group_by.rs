@@ -14,7 +14,7 @@ use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, Int64Array, PrimitiveArra
 use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
 
 use super::values::{self, KeyColumn, build_array, cell, compare, rational_parts};
-use super::{OpError, Operator, Processor};
+use super::{ColumnSet, OpError, Operator, Processor};
 use crate::engine::columnar::expr::types::type_name;
 use crate::engine::columnar::metadata::{TIMESTAMP_COLUMN, WINDOW_END_COLUMN, WINDOW_START_COLUMN};
 use crate::engine::columnar::snapshot::groupby::{GroupByState, GroupState, NO_STREAM_TIME};
@@ -160,6 +160,15 @@ impl Operator for GroupBy {
             check_window_input(input)?;
         }
         Ok(Arc::new(Schema::new(self.output_fields(input)?)))
+    }
+
+    fn input_columns(&self, _output: Option<&ColumnSet>) -> Option<ColumnSet> {
+        let mut needed: ColumnSet = self.keys.iter().cloned().collect();
+        needed.extend(self.aggregations.iter().map(|a| a.input.clone()));
+        if self.window.is_some() {
+            needed.insert(TIMESTAMP_COLUMN.to_owned());
+        }
+        Some(needed)
     }
 
     fn describe(&self) -> String {

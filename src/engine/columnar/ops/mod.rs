@@ -74,7 +74,16 @@ pub trait Operator: Send + Sync + fmt::Debug {
     fn output_schema(&self, input: &Schema) -> Result<SchemaRef, OpError>;
     /// One line for `--explain`.
     fn describe(&self) -> String;
+    /// The input columns needed to produce `output` (`None` = every column);
+    /// lets a run drop columns nothing downstream reads. Default: everything.
+    fn input_columns(&self, output: Option<&ColumnSet>) -> Option<ColumnSet> {
+        let _ = output;
+        None
+    }
 }
+
+/// A set of column names.
+pub type ColumnSet = std::collections::BTreeSet<String>;
 
 /// Stateless operators share this: empty snapshot, refuse non-empty restore.
 pub(crate) fn restore_stateless(snapshot: &[u8]) -> Result<(), OpError> {

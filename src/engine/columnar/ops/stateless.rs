@@ -6,7 +6,7 @@ use arrow::compute::filter_record_batch;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, FieldRef, Schema, SchemaRef};
 
-use super::{OpError, Operator, Processor, restore_stateless};
+use super::{ColumnSet, OpError, Operator, Processor, restore_stateless};
 use crate::engine::columnar::expr::{Expression, ParsedExpr};
 use crate::engine::columnar::metadata::{RESERVED_COLUMNS, is_reserved};
 
@@ -78,6 +78,12 @@ impl Operator for Filter {
     fn describe(&self) -> String {
         format!("filter {}", self.predicate.text().trim())
     }
+
+    fn input_columns(&self, output: Option<&ColumnSet>) -> Option<ColumnSet> {
+        let mut needed = output?.clone();
+        needed.extend(self.predicate.columns()?);
+        Some(needed)
+    }
 }
 
 struct FilterProcessor(CompiledFor);
@@ -136,6 +142,12 @@ impl Operator for Select {
 
     fn describe(&self) -> String {
         format!("select {}", self.columns.join(", "))
+    }
+
+    fn input_columns(&self, _output: Option<&ColumnSet>) -> Option<ColumnSet> {
+        let mut needed: ColumnSet = self.columns.iter().cloned().collect();
+        needed.extend(RESERVED_COLUMNS.iter().map(|c| (*c).to_owned()));
+        Some(needed)
     }
 }
 
@@ -208,6 +220,17 @@ impl Operator for WithColumns {
             })
             .collect();
         format!("with_columns {}", items.join(", "))
+    }
+
+    fn input_columns(&self, output: Option<&ColumnSet>) -> Option<ColumnSet> {
+        let mut needed = output?.clone();
+        for (name, _) in &self.derived {
+            needed.remove(name);
+        }
+        for (_, parsed) in &self.derived {
+            needed.extend(parsed.columns()?);
+        }
+        Some(needed)
     }
 }
 

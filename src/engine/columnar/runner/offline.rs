@@ -246,6 +246,8 @@ fn dead_letter_rows(
 struct LiveInput {
     input: OfflineInput,
     schema: SchemaRef,
+    /// Columns kept for processing, when not all are read downstream.
+    projection: Option<Vec<usize>>,
     next_offset: i64,
 }
 
@@ -254,14 +256,17 @@ impl OfflineRun<'_> {
     pub fn run(mut self) -> (Metrics, Result<Outcome, OfflineError>) {
         let mut metrics = Metrics::default();
         let result = self.run_inner(&mut metrics);
-        if let Some((_, report)) = &mut self.progress {
-            report(&metrics);
-        }
         (metrics, result)
     }
 
     fn run_inner(&mut self, metrics: &mut Metrics) -> Result<Outcome, OfflineError> {
         let mut live = Vec::new();
+        // Columns nothing downstream reads are dropped as batches arrive (dead
+        // letters keep whole rows, so not with that policy).
+        let needed = match self.policy {
+            ErrorPolicy::DeadLetter { .. } => BTreeMap::new(),
+            _ => self.topology.needed_source_columns(),
+        };
         for input in std::mem::take(&mut self.inputs) {
             let schema = normalized_schema(&input.reader.schema()).map_err(|message| {
                 OfflineError::Input {
@@ -269,9 +274,18 @@ impl OfflineRun<'_> {
                     message,
                 }
             })?;
+            let projection = needed.get(&input.source).cloned().flatten().map(|columns| {
+                (0..schema.fields().len())
+                    .filter(|i| {
+                        let name = schema.field(*i).name();
+                        columns.contains(name) || name == PARTITION_COLUMN
+                    })
+                    .collect::<Vec<_>>()
+            });
             live.push(LiveInput {
                 input,
                 schema,
+                projection,
                 next_offset: 0,
             });
         }
@@ -299,6 +313,15 @@ impl OfflineRun<'_> {
                                 input: entry.input.source.clone(),
                                 message,
                             })?;
+                        let batch = match &entry.projection {
+                            Some(columns) => {
+                                batch.project(columns).map_err(|e| OfflineError::Input {
+                                    input: entry.input.source.clone(),
+                                    message: e.to_string(),
+                                })?
+                            }
+                            None => batch,
+                        };
                         metrics.batches += 1;
                         metrics.input_records += batch.num_rows() as u64;
                         round.push((index, batch));

@@ -16,7 +16,7 @@ use arrow_array::RecordBatch;
 use super::codec::{OutRecord, Record};
 use super::{NodeDef, NodeKind};
 use crate::engine::columnar::ops::join::JoinProcessor;
-use crate::engine::columnar::ops::{OpError, Processor};
+use crate::engine::columnar::ops::{ColumnSet, OpError, Processor};
 
 /// A failure while running a partition, naming the node that failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,6 +179,37 @@ impl BuiltTopology {
                 }
                 _ => None,
             })
+            .collect()
+    }
+
+    /// Per source node, the columns anything downstream reads (`None` = all of
+    /// them): sinks, joins and merges need everything, operators say what they need.
+    pub fn needed_source_columns(&self) -> BTreeMap<String, Option<ColumnSet>> {
+        let n = self.nodes.len();
+        // needed[i]: what node i's consumers need from its output; Some(empty) = nothing yet.
+        let mut needed: Vec<Option<ColumnSet>> = vec![Some(ColumnSet::new()); n];
+        for index in (0..n).rev() {
+            let node = &self.nodes[index];
+            let input_needs: Option<ColumnSet> = match &node.kind {
+                NodeKind::Source { .. } => continue,
+                NodeKind::Operator { op } => op.input_columns(needed[index].as_ref()),
+                NodeKind::Merge | NodeKind::Join { .. } | NodeKind::Sink { .. } => None,
+            };
+            for parent in &node.parents {
+                needed[*parent] = match (needed[*parent].take(), &input_needs) {
+                    (Some(mut have), Some(more)) => {
+                        have.extend(more.iter().cloned());
+                        Some(have)
+                    }
+                    _ => None,
+                };
+            }
+        }
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| matches!(n.kind, NodeKind::Source { .. }))
+            .map(|(i, n)| (n.name.clone(), needed[i].clone()))
             .collect()
     }
 

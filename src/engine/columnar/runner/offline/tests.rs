@@ -192,3 +192,27 @@ fn missing_reserved_columns_are_added() {
         "column `__timestamp` is utf8, but the reserved column must be int64"
     );
 }
+
+#[test]
+fn only_the_columns_read_downstream_reach_the_operators() {
+    let built = topology(ErrorPolicy::Fail);
+    let needed = built.needed_source_columns();
+    let columns: Vec<&str> = needed["orders"]
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(columns, ["amount", "user"]);
+    let spec = parse(
+        "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n    value: arrow\n  - filter: big\n    parent: orders\n    where: amount > 1\n  - sink: out\n    parent: big\n    topic: out\n    value: arrow\n",
+    );
+    let built = spec::build(&spec, &OfflineCodecs, &Default::default())
+        .unwrap()
+        .topology;
+    assert_eq!(
+        built.needed_source_columns()["orders"],
+        None,
+        "a sink after a filter sees every column"
+    );
+}
