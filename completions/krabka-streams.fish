@@ -43,6 +43,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -l dry-run -
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), or run it offline over Arrow IPC'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
@@ -52,6 +53,31 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "snaps
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l input -d 'Run offline: read an Arrow IPC stream or file (`-` = stdin) into a source, named by node or topic. Repeatable' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l sink -d 'Offline: write a sink\'s batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `-` stdout (stream). Repeatable' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l dead-letter -d 'Offline with `error_policy: dead-letter`: write the failed input rows (with the krabka.error.* headers) to PATH' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l metrics-interval -d 'Print the metrics so far on stderr at this interval (e.g. 5s)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l check -d 'Validate the file (names, parents, codecs, expressions against the declared or input schemas) and exit; 3 when invalid'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l explain -d 'Print the node graph with each node\'s columns and exit'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
@@ -784,15 +810,16 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "schema" -d 'Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "leader" -d 'Run or inspect leader elections fenced by the producer epoch'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "snapshot" -d 'State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "completions" -d 'Print a shell completion script'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), or run it offline over Arrow IPC'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "schema" -d 'Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "leader" -d 'Run or inspect leader elections fenced by the producer epoch'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "snapshot" -d 'State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "completions" -d 'Print a shell completion script'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot completions generate-assets help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "list" -d 'List barrier groups and their cuts (complete cuts only unless --all)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "show" -d 'Show one cut in full: every topic, partition and offset'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "watch" -d 'Print each new cut of a group as it is published, until Ctrl-C or --count'

@@ -14,6 +14,7 @@ pub mod interrupt;
 pub mod leader;
 pub mod logging;
 pub mod output;
+pub mod run;
 pub mod schema;
 pub mod snapshot;
 
@@ -46,6 +47,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run a topology file: validate it (--check), print its graph (--explain), or run it offline over Arrow IPC.
+    Run(run::RunArgs),
     /// Walk through every subcommand on an embedded cluster and registry, no setup needed.
     Demo(demo::DemoArgs),
     /// Serve an embedded single-process Kafka-protocol cluster until Ctrl-C.
@@ -69,6 +72,7 @@ impl Command {
     /// The subcommand's name as it appears in error lines.
     pub fn name(&self) -> &'static str {
         match self {
+            Command::Run(_) => "run",
             Command::Demo(_) => "demo",
             Command::DevCluster(_) => "dev-cluster",
             Command::Barrier(args) => args.name(),
@@ -115,6 +119,7 @@ fn json_requested(args: &[OsString]) -> OutputMode {
 pub fn dispatch(cli: Cli) -> CliResult<()> {
     logging::init(&cli.global.output);
     match cli.command {
+        Command::Run(args) => run::run(&cli.global, args),
         Command::Demo(args) => demo::run(&cli.global, args),
         Command::DevCluster(args) => dev_cluster::run(&cli.global, args),
         Command::Barrier(args) => barrier::run(&cli.global, args),

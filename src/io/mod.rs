@@ -2,6 +2,7 @@
 //! server), files (atomic writes, Arrow/Parquet data output, snapshot directories),
 //! property files, and `barrier verify`'s gathering of facts from the broker and the file system.
 
+pub mod arrow_files;
 pub mod atomic_file;
 pub mod barrier_verify;
 pub mod batch_file;
@@ -10,3 +11,4 @@ pub mod properties;
 pub mod registry_client;
 pub mod registry_server;
 pub mod snapshot_dir;
+pub mod topology_file;

@@ -11,6 +11,7 @@ mod frame;
 mod leader;
 mod leader_transport;
 mod registry_tls;
+mod run;
 mod schema;
 mod snapshot;
 mod snapshot_cut;

@@ -6,6 +6,7 @@ mod leader;
 mod orders;
 mod schemas;
 mod snapshots;
+mod topology;
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -127,6 +128,23 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         leader_data,
     );
     snapshots::steps(&mut w, &data)?;
+    let totals = topology::run(&back)?;
+    let mut t = table(&["partition", "user", "total", "n"]);
+    for (partition, user, total, n) in &totals {
+        t.add_row(vec![
+            partition.to_string(),
+            user.clone(),
+            total.to_string(),
+            n.to_string(),
+        ]);
+    }
+    w.step(
+        "run a topology offline (examples/topologies/large-orders-by-user.yaml)",
+        format!(
+            "orders with amount > 100, summed per user, state per partition:\n{t}\n(the same as `tail orders --format arrow --out - | krabka-streams run large-orders-by-user.yaml --input orders=- --sink large-orders-by-user=-`)"
+        ),
+        json!({"totals": totals.iter().map(|(p, u, total, n)| json!({"partition": p, "user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
+    );
 
     ui.report(json!({"steps": w.steps}), |out| {
         for s in &w.human {

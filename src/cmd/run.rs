@@ -1,0 +1,391 @@
+//! `run`: a topology file (docs/topology.md) checked, explained, or run offline
+//! over Arrow IPC inputs (`tail … | run … | …` with no broker). The flags are
+//! turned into one offline run of the engine; this file only maps names to
+//! nodes, opens the files and renders the report.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use arrow_schema::SchemaRef;
+use clap::Args;
+use serde_json::{Value, json};
+
+use crate::cmd::exit::{CliError, CliResult, ExitCode};
+use crate::cmd::global::{GlobalArgs, OutputMode};
+use crate::cmd::output::{Ui, refuse_binary_on_tty};
+use crate::engine::columnar::expr::types::type_name;
+use crate::engine::columnar::runner::Metrics;
+use crate::engine::columnar::runner::offline::{
+    BatchReader, BatchWriter, OfflineInput, OfflineRun, Outcome, Progress, normalized_schema,
+};
+use crate::engine::columnar::topology::spec::{
+    self, BuiltSpec, ErrorPolicy, NodeOp, OfflineCodecs, TopologySpec,
+};
+use crate::io::arrow_files::{IpcInput, IpcOutput};
+use crate::io::topology_file;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The topology file (YAML, `version: 1`; see docs/topology.md).
+    pub file: PathBuf,
+
+    /// Validate the file (names, parents, codecs, expressions against the declared or input schemas) and exit; 3 when invalid.
+    #[arg(long, conflicts_with = "explain")]
+    pub check: bool,
+
+    /// Print the node graph with each node's columns and exit.
+    #[arg(long)]
+    pub explain: bool,
+
+    /// Run offline: read an Arrow IPC stream or file (`-` = stdin) into a source, named by node or topic. Repeatable.
+    #[arg(long = "input", value_name = "NAME=PATH")]
+    pub inputs: Vec<String>,
+
+    /// Offline: write a sink's batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `-` stdout (stream). Repeatable.
+    #[arg(long = "sink", value_name = "NAME=PATH")]
+    pub sinks: Vec<String>,
+
+    /// Offline with `error_policy: dead-letter`: write the failed input rows (with the krabka.error.* headers) to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub dead_letter: Option<String>,
+
+    /// Print the metrics so far on stderr at this interval (e.g. 5s).
+    #[arg(long, value_parser = parse_interval, value_name = "DURATION")]
+    pub metrics_interval: Option<Duration>,
+}
+
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let d = crate::engine::units::parse_duration(text)?;
+    if d.is_zero() {
+        return Err("the metrics interval must be positive".into());
+    }
+    Ok(d)
+}
+
+fn split_assignment<'a>(flag: &str, text: &'a str) -> CliResult<(&'a str, &'a str)> {
+    text.split_once('=')
+        .filter(|(n, p)| !n.is_empty() && !p.is_empty())
+        .ok_or_else(|| CliError::usage(format!("{flag} {text}: expected NAME=PATH")))
+}
+
+/// Finds the node a NAME means: a node of the kind, else the one of that kind reading/writing topic NAME.
+fn resolve_node(spec: &TopologySpec, name: &str, sources: bool, flag: &str) -> CliResult<String> {
+    let candidates: Vec<(&str, Vec<&str>)> = spec
+        .nodes
+        .iter()
+        .filter_map(|n| match (&n.op, sources) {
+            (NodeOp::Source { topics, .. }, true) => Some((
+                n.name.value.as_str(),
+                topics.iter().map(|t| t.value.as_str()).collect(),
+            )),
+            (NodeOp::Sink { topic, .. }, false) => {
+                Some((n.name.value.as_str(), vec![topic.value.as_str()]))
+            }
+            _ => None,
+        })
+        .collect();
+    if let Some((node, _)) = candidates.iter().find(|(node, _)| *node == name) {
+        return Ok((*node).to_owned());
+    }
+    let by_topic: Vec<&str> = candidates
+        .iter()
+        .filter(|(_, topics)| topics.contains(&name))
+        .map(|(node, _)| *node)
+        .collect();
+    match by_topic.as_slice() {
+        [node] => Ok((*node).to_owned()),
+        [] => Err(CliError::usage(format!(
+            "{flag} {name}: no {} node or topic of that name (known: {})",
+            if sources { "source" } else { "sink" },
+            candidates
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        several => Err(CliError::usage(format!(
+            "{flag} {name}: topic {name} belongs to several nodes ({}); name the node",
+            several.join(", ")
+        ))),
+    }
+}
+
+fn load(args: &RunArgs) -> CliResult<TopologySpec> {
+    let file = args.file.display().to_string();
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| CliError::failure(format!("cannot read {file}: {e}")))?;
+    topology_file::parse(&text).map_err(|e| invalid(args, &file, e))
+}
+
+fn invalid(args: &RunArgs, file: &str, e: spec::SpecError) -> CliError {
+    let code = if args.check {
+        ExitCode::CheckFailed
+    } else {
+        ExitCode::Failure
+    };
+    CliError::new(code, format!("{file}:{e}"))
+}
+
+pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
+    let ui = Ui::new(&global.output);
+    let spec = load(&args)?;
+    let file = args.file.display().to_string();
+
+    // Inputs are opened first: their schemas take part in validation.
+    let mut inputs: Vec<OfflineInput> = Vec::new();
+    let mut input_schemas: HashMap<String, SchemaRef> = HashMap::new();
+    for assignment in &args.inputs {
+        let (name, path) = split_assignment("--input", assignment)?;
+        let source = resolve_node(&spec, name, true, "--input")?;
+        if input_schemas.contains_key(&source) {
+            return Err(CliError::usage(format!(
+                "--input: source `{source}` is given twice"
+            )));
+        }
+        if path == "-" && inputs.iter().any(|i| i.topic == "-") {
+            return Err(CliError::usage("--input: only one input can read stdin"));
+        }
+        let reader = IpcInput::open(path).map_err(CliError::failure)?;
+        let schema = normalized_schema(&reader.schema())
+            .map_err(|m| CliError::failure(format!("--input {assignment}: {m}")))?;
+        input_schemas.insert(source.clone(), schema);
+        let topic = spec
+            .nodes
+            .iter()
+            .find(|n| n.name.value == source)
+            .and_then(|n| match &n.op {
+                NodeOp::Source { topics, .. } => topics.first().map(|t| t.value.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        inputs.push(OfflineInput {
+            source,
+            topic,
+            reader: Box::new(reader),
+        });
+    }
+    let built =
+        spec::build(&spec, &OfflineCodecs, &input_schemas).map_err(|e| invalid(&args, &file, e))?;
+
+    if args.explain {
+        return explain(&ui, &built);
+    }
+    if args.check {
+        let nodes = built.topology.describe().len();
+        return ui.report(
+            json!({"file": file, "valid": true, "nodes": nodes}),
+            |out| writeln!(out, "{file}: valid ({nodes} nodes)"),
+        );
+    }
+    if inputs.is_empty() {
+        return Err(CliError::failure(
+            "the consumer-group runner is not available in this build yet; run offline with --input NAME=PATH and --sink NAME=PATH",
+        ));
+    }
+    run_offline(global, &ui, &args, built, inputs, &spec)
+}
+
+fn explain(ui: &Ui, built: &BuiltSpec) -> CliResult<()> {
+    let nodes = built.topology.describe();
+    let columns = |i: usize| -> Option<Vec<(String, String)>> {
+        built.schemas[i].as_ref().map(|s| {
+            s.fields()
+                .iter()
+                .map(|f| (f.name().clone(), type_name(f.data_type())))
+                .collect()
+        })
+    };
+    let data: Vec<Value> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (name, kind, parents, detail))| {
+            json!({
+                "name": name,
+                "kind": kind,
+                "parents": parents,
+                "detail": detail,
+                "columns": columns(i).map(|cs| cs.into_iter().map(|(n, t)| json!({"name": n, "type": t})).collect::<Vec<_>>()),
+            })
+        })
+        .collect();
+    ui.report(json!({"nodes": data}), |out| {
+        for (i, (name, kind, parents, detail)) in nodes.iter().enumerate() {
+            let from = if parents.is_empty() {
+                String::new()
+            } else {
+                format!(" <- {}", parents.join(", "))
+            };
+            writeln!(out, "{name} [{kind}]{from}")?;
+            if !detail.is_empty() {
+                writeln!(out, "    {detail}")?;
+            }
+            if let Some(cs) = columns(i) {
+                let text: Vec<String> = cs.iter().map(|(n, t)| format!("{n} {t}")).collect();
+                writeln!(out, "    columns: {}", text.join(", "))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+fn metrics_json(m: &Metrics) -> Value {
+    json!({
+        "batches": m.batches,
+        "input_records": m.input_records,
+        "output_records": m.output_records,
+        "failures": m.failures,
+        "dead_letter_records": m.dead_letter_records,
+        "processing_nanos": m.processing_nanos,
+    })
+}
+
+fn run_offline(
+    global: &GlobalArgs,
+    ui: &Ui,
+    args: &RunArgs,
+    mut built: BuiltSpec,
+    inputs: Vec<OfflineInput>,
+    spec: &TopologySpec,
+) -> CliResult<()> {
+    if args.sinks.is_empty() {
+        let names: Vec<String> = built
+            .topology
+            .sinks()
+            .into_iter()
+            .map(|(n, _, _)| n)
+            .collect();
+        return Err(CliError::usage(format!(
+            "an offline run needs at least one --sink NAME=PATH (sinks: {})",
+            names.join(", ")
+        )));
+    }
+    let mut to_stdout = false;
+    let mut outputs: BTreeMap<String, (String, IpcOutput)> = BTreeMap::new();
+    for assignment in &args.sinks {
+        let (name, path) = split_assignment("--sink", assignment)?;
+        let sink = resolve_node(spec, name, false, "--sink")?;
+        if outputs.contains_key(&sink) {
+            return Err(CliError::usage(format!(
+                "--sink: sink `{sink}` is given twice"
+            )));
+        }
+        if path == "-" {
+            if to_stdout {
+                return Err(CliError::usage("--sink: only one sink can write to stdout"));
+            }
+            refuse_binary_on_tty("an Arrow IPC stream")?;
+            to_stdout = true;
+        }
+        outputs.insert(
+            sink,
+            (
+                path.to_owned(),
+                IpcOutput::create(path).map_err(CliError::usage)?,
+            ),
+        );
+    }
+    let dead_letter = match (&args.dead_letter, &built.settings.error_policy) {
+        (None, _) => None,
+        (Some(path), ErrorPolicy::DeadLetter { .. }) => {
+            if path == "-" {
+                if to_stdout {
+                    return Err(CliError::usage(
+                        "--dead-letter: only one output can write to stdout",
+                    ));
+                }
+                refuse_binary_on_tty("an Arrow IPC stream")?;
+                to_stdout = true;
+            }
+            Some((
+                path.clone(),
+                IpcOutput::create(path).map_err(CliError::usage)?,
+            ))
+        }
+        (Some(_), _) => {
+            return Err(CliError::usage(
+                "--dead-letter needs `error_policy: dead-letter` in the topology settings",
+            ));
+        }
+    };
+
+    let quiet = global.output.quiet > 0;
+    let json_mode = ui.is_json();
+    let progress: Option<Progress<'_>> = args.metrics_interval.map(|interval| {
+        let report: Box<dyn FnMut(&Metrics)> = Box::new(move |m: &Metrics| {
+            if json_mode {
+                eprintln!("{}", json!({"metrics": metrics_json(m)}));
+            } else if !quiet {
+                eprintln!("metrics: {m}");
+            }
+        });
+        (interval, report)
+    });
+
+    // Writers are lent to the run and finished (or discarded) afterwards.
+    let sink_schemas: HashMap<String, Option<SchemaRef>> = built
+        .topology
+        .describe()
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, _, _))| (name.clone(), built.schemas[i].clone()))
+        .collect();
+    let mut outputs: Vec<(String, String, IpcOutput)> = outputs
+        .into_iter()
+        .map(|(sink, (path, out))| (sink, path, out))
+        .collect();
+    let mut dead_letter = dead_letter;
+    let (metrics, result) = {
+        let mut sinks: BTreeMap<String, Box<dyn BatchWriter + '_>> = BTreeMap::new();
+        for (sink, _, out) in &mut outputs {
+            sinks.insert(sink.clone(), Box::new(out));
+        }
+        let run = OfflineRun {
+            topology: &mut built.topology,
+            inputs,
+            sinks,
+            policy: built.settings.error_policy.clone(),
+            dead_letter: dead_letter
+                .as_mut()
+                .map(|(_, out)| Box::new(out) as Box<dyn BatchWriter + '_>),
+            progress,
+        };
+        run.run()
+    };
+    let outcome = result.map_err(|e| CliError::failure(e.to_string()))?;
+    for (sink, path, out) in outputs {
+        let schema = sink_schemas.get(&sink).cloned().flatten();
+        out.finish(schema.as_deref())
+            .map_err(|m| CliError::failure(format!("sink `{sink}` ({path}): {m}")))?;
+    }
+    if let Some((path, out)) = dead_letter {
+        out.finish(None)
+            .map_err(|m| CliError::failure(format!("dead letters ({path}): {m}")))?;
+    }
+
+    let data = json!({
+        "outcome": match outcome { Outcome::Completed => "completed", Outcome::OutputClosed => "output closed" },
+        "metrics": metrics_json(&metrics),
+    });
+    if !quiet && global.output.output == OutputMode::Human {
+        eprintln!("Processed a total of {} records", metrics.input_records);
+        eprintln!("{metrics}");
+    }
+    if json_mode {
+        if to_stdout {
+            eprintln!("{}", json!({"data": data}));
+            return Ok(());
+        }
+        return ui.report(data, |_| Ok(()));
+    }
+    Ok(())
+}
+
+impl BatchWriter for &mut IpcOutput {
+    fn write(
+        &mut self,
+        batch: &arrow_array::RecordBatch,
+    ) -> Result<(), crate::engine::columnar::runner::offline::WriteError> {
+        (**self).write(batch)
+    }
+}

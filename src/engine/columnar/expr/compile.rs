@@ -1,0 +1,942 @@
+//! From the sqlparser tree to a typed expression tree checked against a schema.
+
+use std::sync::Arc;
+
+use arrow::compute::{CastOptions, cast_with_options};
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, NullArray, StringArray,
+};
+use arrow_schema::{DataType, Schema};
+use sqlparser::ast::{
+    BinaryOperator, CastKind, DataType as SqlType, Expr as SqlExpr, FunctionArg, FunctionArgExpr,
+    FunctionArguments, InTarget, Spanned, TrimWhereField, UnaryOperator, Value,
+};
+
+use super::ExprError;
+use super::types::{common_numeric, comparable, is_numeric, is_string, parse_type, type_name};
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+}
+
+/// Arithmetic operators (integer overflow and division by zero are errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+/// Built-in scalar functions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Func {
+    Lower,
+    Upper,
+    Length,
+    Trim {
+        leading: bool,
+        trailing: bool,
+    },
+    /// 1-based start; `None` length = to the end.
+    Substr {
+        start: i64,
+        length: Option<u64>,
+    },
+    Concat,
+    Coalesce,
+}
+
+/// A typed expression node.
+#[derive(Debug, Clone)]
+pub enum Node {
+    Column {
+        name: String,
+        ty: DataType,
+    },
+    /// A one-element array.
+    Literal(ArrayRef),
+    Compare {
+        op: CmpOp,
+        left: Box<Node>,
+        right: Box<Node>,
+    },
+    Arith {
+        op: ArithOp,
+        left: Box<Node>,
+        right: Box<Node>,
+    },
+    Negate(Box<Node>),
+    And(Box<Node>, Box<Node>),
+    Or(Box<Node>, Box<Node>),
+    Not(Box<Node>),
+    IsNull {
+        expr: Box<Node>,
+        negated: bool,
+    },
+    Like {
+        expr: Box<Node>,
+        pattern: ArrayRef,
+        negated: bool,
+        case_insensitive: bool,
+    },
+    Cast {
+        expr: Box<Node>,
+        to: DataType,
+    },
+    Call {
+        func: Func,
+        args: Vec<Node>,
+        ty: DataType,
+    },
+}
+
+impl Node {
+    pub fn data_type(&self) -> DataType {
+        match self {
+            Node::Column { ty, .. } => ty.clone(),
+            Node::Literal(a) => a.data_type().clone(),
+            Node::Compare { .. }
+            | Node::And(..)
+            | Node::Or(..)
+            | Node::Not(_)
+            | Node::IsNull { .. }
+            | Node::Like { .. } => DataType::Boolean,
+            Node::Arith { left, .. } => left.data_type(),
+            Node::Negate(inner) => inner.data_type(),
+            Node::Cast { to, .. } => to.clone(),
+            Node::Call { ty, .. } => ty.clone(),
+        }
+    }
+
+    fn is_literal(&self) -> bool {
+        matches!(self, Node::Literal(_))
+    }
+}
+
+/// The start of an AST node inside the expression text (0, 0 when unknown).
+pub fn position(expr: &SqlExpr) -> (u64, u64) {
+    let start = expr.span().start;
+    (start.line, start.column)
+}
+
+fn err_at(expr: &SqlExpr, message: impl Into<String>) -> ExprError {
+    let (line, column) = position(expr);
+    ExprError::at(message, line, column)
+}
+
+pub fn compile(expr: &SqlExpr, schema: &Schema) -> Result<Node, ExprError> {
+    Compiler { schema }.node(expr)
+}
+
+struct Compiler<'a> {
+    schema: &'a Schema,
+}
+
+impl Compiler<'_> {
+    fn node(&self, expr: &SqlExpr) -> Result<Node, ExprError> {
+        match expr {
+            SqlExpr::Identifier(ident) => self.column(expr, &ident.value),
+            SqlExpr::CompoundIdentifier(parts) => Err(err_at(
+                expr,
+                format!(
+                    "qualified column names are not supported: `{}`",
+                    parts
+                        .iter()
+                        .map(|p| p.value.as_str())
+                        .collect::<Vec<_>>()
+                        .join(".")
+                ),
+            )),
+            SqlExpr::Value(value) => literal(expr, &value.value),
+            SqlExpr::Nested(inner) => self.node(inner),
+            SqlExpr::UnaryOp { op, expr: inner } => match op {
+                UnaryOperator::Not => Ok(Node::Not(Box::new(self.boolean(inner)?))),
+                UnaryOperator::Minus => {
+                    let node = self.node(inner)?;
+                    let ty = node.data_type();
+                    if !is_numeric(&ty) {
+                        return Err(err_at(expr, format!("cannot negate {}", type_name(&ty))));
+                    }
+                    if let Node::Literal(array) = &node {
+                        return fold_negate(expr, array);
+                    }
+                    Ok(Node::Negate(Box::new(node)))
+                }
+                UnaryOperator::Plus => self.node(inner),
+                other => Err(err_at(expr, format!("unsupported operator `{other}`"))),
+            },
+            SqlExpr::BinaryOp { left, op, right } => self.binary(expr, left, op, right),
+            SqlExpr::IsNull(inner) => Ok(Node::IsNull {
+                expr: Box::new(self.node(inner)?),
+                negated: false,
+            }),
+            SqlExpr::IsNotNull(inner) => Ok(Node::IsNull {
+                expr: Box::new(self.node(inner)?),
+                negated: true,
+            }),
+            SqlExpr::IsTrue(inner) | SqlExpr::IsNotFalse(inner) => {
+                let truth = self.boolean(inner)?;
+                let is_true = matches!(expr, SqlExpr::IsTrue(_));
+                // `x IS TRUE` never yields null: null → false (and null → true for IS NOT FALSE).
+                let value = Node::Call {
+                    func: Func::Coalesce,
+                    args: vec![
+                        truth,
+                        Node::Literal(Arc::new(BooleanArray::from(vec![!is_true]))),
+                    ],
+                    ty: DataType::Boolean,
+                };
+                Ok(value)
+            }
+            SqlExpr::IsFalse(inner) | SqlExpr::IsNotTrue(inner) => {
+                let truth = self.boolean(inner)?;
+                let is_false = matches!(expr, SqlExpr::IsFalse(_));
+                Ok(Node::Not(Box::new(Node::Call {
+                    func: Func::Coalesce,
+                    args: vec![
+                        truth,
+                        Node::Literal(Arc::new(BooleanArray::from(vec![is_false]))),
+                    ],
+                    ty: DataType::Boolean,
+                })))
+            }
+            SqlExpr::In {
+                expr: inner,
+                target,
+                negated,
+                ..
+            } => {
+                let InTarget::List(list) = target else {
+                    return Err(err_at(expr, "IN takes a list of values, not a subquery"));
+                };
+                if list.is_empty() {
+                    return Err(err_at(expr, "IN needs at least one value"));
+                }
+                let mut any: Option<Node> = None;
+                for item in list {
+                    let eq = self.compare(item, self.node(inner)?, self.node(item)?, CmpOp::Eq)?;
+                    any = Some(match any {
+                        None => eq,
+                        Some(previous) => Node::Or(Box::new(previous), Box::new(eq)),
+                    });
+                }
+                let any = any.expect("non-empty list");
+                Ok(if *negated {
+                    Node::Not(Box::new(any))
+                } else {
+                    any
+                })
+            }
+            SqlExpr::Between {
+                expr: inner,
+                negated,
+                low,
+                high,
+            } => {
+                let lower = self.compare(low, self.node(inner)?, self.node(low)?, CmpOp::GtEq)?;
+                let upper = self.compare(high, self.node(inner)?, self.node(high)?, CmpOp::LtEq)?;
+                let both = Node::And(Box::new(lower), Box::new(upper));
+                Ok(if *negated {
+                    Node::Not(Box::new(both))
+                } else {
+                    both
+                })
+            }
+            SqlExpr::Like {
+                negated,
+                any,
+                expr: inner,
+                pattern,
+                escape_char,
+            }
+            | SqlExpr::ILike {
+                negated,
+                any,
+                expr: inner,
+                pattern,
+                escape_char,
+            } => {
+                if *any || escape_char.is_some() {
+                    return Err(err_at(expr, "LIKE ANY and ESCAPE are not supported"));
+                }
+                let value = self.string(inner)?;
+                let SqlExpr::Value(v) = pattern.as_ref() else {
+                    return Err(err_at(pattern, "a LIKE pattern must be a string literal"));
+                };
+                let Value::SingleQuotedString(text) = &v.value else {
+                    return Err(err_at(pattern, "a LIKE pattern must be a string literal"));
+                };
+                Ok(Node::Like {
+                    expr: Box::new(cast_to(value, &DataType::Utf8)),
+                    pattern: Arc::new(StringArray::from(vec![text.clone()])),
+                    negated: *negated,
+                    case_insensitive: matches!(expr, SqlExpr::ILike { .. }),
+                })
+            }
+            SqlExpr::Cast {
+                kind,
+                expr: inner,
+                data_type,
+                format,
+            } => {
+                if format.is_some() {
+                    return Err(err_at(expr, "CAST … FORMAT is not supported"));
+                }
+                if !matches!(kind, CastKind::Cast | CastKind::DoubleColon) {
+                    return Err(err_at(
+                        expr,
+                        "only CAST(x AS type) and x::type are supported",
+                    ));
+                }
+                let to = sql_type(data_type).map_err(|m| err_at(expr, m))?;
+                let node = self.node(inner)?;
+                let from = node.data_type();
+                if !arrow::compute::can_cast_types(&from, &to) {
+                    return Err(err_at(
+                        expr,
+                        format!("cannot cast {} to {}", type_name(&from), type_name(&to)),
+                    ));
+                }
+                if let Node::Literal(array) = &node {
+                    return cast_literal(expr, array, &to).map(Node::Literal);
+                }
+                Ok(Node::Cast {
+                    expr: Box::new(node),
+                    to,
+                })
+            }
+            SqlExpr::Substring {
+                expr: inner,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let args: Vec<&SqlExpr> = std::iter::once(inner.as_ref())
+                    .chain(substring_from.as_deref())
+                    .chain(substring_for.as_deref())
+                    .collect();
+                self.substr(expr, &args)
+            }
+            SqlExpr::Trim {
+                expr: inner,
+                trim_where,
+                trim_what,
+                trim_characters,
+            } => {
+                if trim_what.is_some() || trim_characters.is_some() {
+                    return Err(err_at(
+                        expr,
+                        "trim takes no character list; it trims whitespace",
+                    ));
+                }
+                let (leading, trailing) = match trim_where {
+                    None | Some(TrimWhereField::Both) => (true, true),
+                    Some(TrimWhereField::Leading) => (true, false),
+                    Some(TrimWhereField::Trailing) => (false, true),
+                };
+                let arg = self.string(inner)?;
+                Ok(string_call(Func::Trim { leading, trailing }, vec![arg]))
+            }
+            SqlExpr::Function(function) => self.function(expr, function),
+            other => Err(err_at(other, format!("unsupported expression `{other}`"))),
+        }
+    }
+
+    fn column(&self, expr: &SqlExpr, name: &str) -> Result<Node, ExprError> {
+        match self.schema.field_with_name(name) {
+            Ok(field) => Ok(Node::Column {
+                name: name.to_owned(),
+                ty: field.data_type().clone(),
+            }),
+            Err(_) => {
+                let known: Vec<&str> = self
+                    .schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect();
+                Err(err_at(
+                    expr,
+                    format!(
+                        "Arrow column does not exist: {name} (columns: {})",
+                        known.join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn boolean(&self, expr: &SqlExpr) -> Result<Node, ExprError> {
+        let node = self.node(expr)?;
+        match node.data_type() {
+            DataType::Boolean => Ok(node),
+            DataType::Null => Ok(cast_to(node, &DataType::Boolean)),
+            other => Err(err_at(
+                expr,
+                format!("expected a boolean, but `{expr}` is {}", type_name(&other)),
+            )),
+        }
+    }
+
+    fn string(&self, expr: &SqlExpr) -> Result<Node, ExprError> {
+        let node = self.node(expr)?;
+        match node.data_type() {
+            DataType::Utf8 => Ok(node),
+            DataType::LargeUtf8 | DataType::Null => Ok(cast_to(node, &DataType::Utf8)),
+            other => Err(err_at(
+                expr,
+                format!("expected a string, but `{expr}` is {}", type_name(&other)),
+            )),
+        }
+    }
+
+    fn binary(
+        &self,
+        expr: &SqlExpr,
+        left: &SqlExpr,
+        op: &BinaryOperator,
+        right: &SqlExpr,
+    ) -> Result<Node, ExprError> {
+        let cmp = match op {
+            BinaryOperator::Eq => Some(CmpOp::Eq),
+            BinaryOperator::NotEq => Some(CmpOp::NotEq),
+            BinaryOperator::Lt => Some(CmpOp::Lt),
+            BinaryOperator::LtEq => Some(CmpOp::LtEq),
+            BinaryOperator::Gt => Some(CmpOp::Gt),
+            BinaryOperator::GtEq => Some(CmpOp::GtEq),
+            _ => None,
+        };
+        if let Some(cmp) = cmp {
+            return self.compare(expr, self.node(left)?, self.node(right)?, cmp);
+        }
+        let arith = match op {
+            BinaryOperator::Plus => Some(ArithOp::Add),
+            BinaryOperator::Minus => Some(ArithOp::Sub),
+            BinaryOperator::Multiply => Some(ArithOp::Mul),
+            BinaryOperator::Divide => Some(ArithOp::Div),
+            BinaryOperator::Modulo => Some(ArithOp::Rem),
+            _ => None,
+        };
+        if let Some(arith) = arith {
+            let (l, r) = (self.node(left)?, self.node(right)?);
+            let (lt, rt) = (l.data_type(), r.data_type());
+            let common = unify(&l, &r, common_numeric).ok_or_else(|| {
+                err_at(
+                    expr,
+                    format!(
+                        "cannot apply `{op}` to {} and {}",
+                        type_name(&lt),
+                        type_name(&rt)
+                    ),
+                )
+            })?;
+            if !is_numeric(&common) {
+                return Err(err_at(
+                    expr,
+                    format!("cannot apply `{op}` to {}", type_name(&common)),
+                ));
+            }
+            return Ok(Node::Arith {
+                op: arith,
+                left: Box::new(coerce(left, l, &common)?),
+                right: Box::new(coerce(right, r, &common)?),
+            });
+        }
+        match op {
+            BinaryOperator::And => Ok(Node::And(
+                Box::new(self.boolean(left)?),
+                Box::new(self.boolean(right)?),
+            )),
+            BinaryOperator::Or => Ok(Node::Or(
+                Box::new(self.boolean(left)?),
+                Box::new(self.boolean(right)?),
+            )),
+            BinaryOperator::StringConcat => Ok(string_call(
+                Func::Concat,
+                vec![self.as_text(left)?, self.as_text(right)?],
+            )),
+            other => Err(err_at(expr, format!("unsupported operator `{other}`"))),
+        }
+    }
+
+    fn compare(&self, at: &SqlExpr, left: Node, right: Node, op: CmpOp) -> Result<Node, ExprError> {
+        let (lt, rt) = (left.data_type(), right.data_type());
+        let common = unify(&left, &right, comparable).ok_or_else(|| {
+            err_at(
+                at,
+                format!("cannot compare {} with {}", type_name(&lt), type_name(&rt)),
+            )
+        })?;
+        Ok(Node::Compare {
+            op,
+            left: Box::new(coerce(at, left, &common)?),
+            right: Box::new(coerce(at, right, &common)?),
+        })
+    }
+
+    /// Any scalar as text (for `||` and concat).
+    fn as_text(&self, expr: &SqlExpr) -> Result<Node, ExprError> {
+        let node = self.node(expr)?;
+        let ty = node.data_type();
+        if ty == DataType::Utf8 {
+            return Ok(node);
+        }
+        if !arrow::compute::can_cast_types(&ty, &DataType::Utf8) {
+            return Err(err_at(
+                expr,
+                format!("cannot turn {} into text", type_name(&ty)),
+            ));
+        }
+        coerce(expr, node, &DataType::Utf8)
+    }
+
+    fn args<'e>(
+        &self,
+        expr: &SqlExpr,
+        function: &'e sqlparser::ast::Function,
+    ) -> Result<Vec<&'e SqlExpr>, ExprError> {
+        let FunctionArguments::List(list) = &function.args else {
+            return Err(err_at(
+                expr,
+                format!("`{}` needs an argument list", function.name),
+            ));
+        };
+        if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+            return Err(err_at(
+                expr,
+                "DISTINCT and clauses inside calls are not supported",
+            ));
+        }
+        list.args
+            .iter()
+            .map(|arg| match arg {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
+                _ => Err(err_at(expr, format!("unsupported argument in `{expr}`"))),
+            })
+            .collect()
+    }
+
+    fn function(
+        &self,
+        expr: &SqlExpr,
+        function: &sqlparser::ast::Function,
+    ) -> Result<Node, ExprError> {
+        if function.filter.is_some() || function.over.is_some() || !function.within_group.is_empty()
+        {
+            return Err(err_at(expr, "window and filtered calls are not supported"));
+        }
+        // `user`, `current_date`, … parse as keyword calls without parentheses.
+        if matches!(function.args, FunctionArguments::None) && function.name.0.len() == 1 {
+            return self.column(expr, &function.name.to_string());
+        }
+        let name = function.name.to_string().to_ascii_lowercase();
+        let args = self.args(expr, function)?;
+        let arity = |n: usize| -> Result<(), ExprError> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(err_at(
+                    expr,
+                    format!(
+                        "{name} takes {n} argument{}, got {}",
+                        if n == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                ))
+            }
+        };
+        match name.as_str() {
+            "lower" | "upper" | "length" | "char_length" | "character_length" | "trim"
+            | "ltrim" | "rtrim" => {
+                arity(1)?;
+                let arg = self.string(args[0])?;
+                let func = match name.as_str() {
+                    "lower" => Func::Lower,
+                    "upper" => Func::Upper,
+                    "trim" => Func::Trim {
+                        leading: true,
+                        trailing: true,
+                    },
+                    "ltrim" => Func::Trim {
+                        leading: true,
+                        trailing: false,
+                    },
+                    "rtrim" => Func::Trim {
+                        leading: false,
+                        trailing: true,
+                    },
+                    _ => {
+                        return Ok(Node::Call {
+                            func: Func::Length,
+                            args: vec![arg],
+                            ty: DataType::Int32,
+                        });
+                    }
+                };
+                Ok(string_call(func, vec![arg]))
+            }
+            "substr" | "substring" => self.substr(expr, &args),
+            "concat" => {
+                if args.is_empty() {
+                    return Err(err_at(expr, "concat needs at least one argument"));
+                }
+                let parts = args
+                    .iter()
+                    .map(|a| self.as_text(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(string_call(Func::Concat, parts))
+            }
+            "coalesce" => {
+                if args.is_empty() {
+                    return Err(err_at(expr, "coalesce needs at least one argument"));
+                }
+                let nodes = args
+                    .iter()
+                    .map(|a| self.node(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut common = DataType::Null;
+                for (node, arg) in nodes.iter().zip(&args) {
+                    let ty = node.data_type();
+                    common = if common == DataType::Null {
+                        ty
+                    } else if ty == DataType::Null || ty == common {
+                        common
+                    } else {
+                        comparable(&common, &ty).ok_or_else(|| {
+                            err_at(
+                                arg,
+                                format!(
+                                    "coalesce arguments must share a type: {} and {}",
+                                    type_name(&common),
+                                    type_name(&ty)
+                                ),
+                            )
+                        })?
+                    };
+                }
+                let coerced = nodes
+                    .into_iter()
+                    .zip(&args)
+                    .map(|(n, a)| coerce(a, n, &common))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Node::Call {
+                    func: Func::Coalesce,
+                    args: coerced,
+                    ty: common,
+                })
+            }
+            _ => Err(err_at(
+                expr,
+                format!(
+                    "unknown function `{name}`; expected lower, upper, length, trim, ltrim, rtrim, substr, concat or coalesce"
+                ),
+            )),
+        }
+    }
+
+    fn substr(&self, expr: &SqlExpr, args: &[&SqlExpr]) -> Result<Node, ExprError> {
+        if !(2..=3).contains(&args.len()) {
+            return Err(err_at(expr, "substr takes (text, start[, length])"));
+        }
+        let text = self.string(args[0])?;
+        let start = integer_literal(args[1])?;
+        let length = match args.get(2) {
+            Some(arg) => {
+                let n = integer_literal(arg)?;
+                Some(
+                    u64::try_from(n)
+                        .map_err(|_| err_at(arg, "substr length must not be negative"))?,
+                )
+            }
+            None => None,
+        };
+        Ok(string_call(Func::Substr { start, length }, vec![text]))
+    }
+}
+
+fn string_call(func: Func, args: Vec<Node>) -> Node {
+    Node::Call {
+        func,
+        args,
+        ty: DataType::Utf8,
+    }
+}
+
+fn integer_literal(expr: &SqlExpr) -> Result<i64, ExprError> {
+    let negative = matches!(
+        expr,
+        SqlExpr::UnaryOp {
+            op: UnaryOperator::Minus,
+            ..
+        }
+    );
+    let inner = match expr {
+        SqlExpr::UnaryOp { expr, .. } => expr.as_ref(),
+        other => other,
+    };
+    if let SqlExpr::Value(v) = inner
+        && let Value::Number(text, _) = &v.value
+        && let Ok(n) = text.parse::<i64>()
+    {
+        return Ok(if negative { -n } else { n });
+    }
+    Err(err_at(expr, "substr positions must be integer literals"))
+}
+
+/// The common type of two operands; a literal adapts to the other side's type
+/// when it converts exactly, so `amount > 100` never casts the column.
+fn unify(
+    left: &Node,
+    right: &Node,
+    rule: fn(&DataType, &DataType) -> Option<DataType>,
+) -> Option<DataType> {
+    let (lt, rt) = (left.data_type(), right.data_type());
+    if lt == DataType::Null {
+        return Some(rt);
+    }
+    if rt == DataType::Null {
+        return Some(lt);
+    }
+    for (lit, other, other_ty) in [(right, left, &lt), (left, right, &rt)] {
+        if let (Node::Literal(array), false) = (lit, other.is_literal())
+            && literal_fits(array, other_ty)
+        {
+            return Some(other_ty.clone());
+        }
+    }
+    rule(&lt, &rt)
+}
+
+fn literal_fits(array: &ArrayRef, to: &DataType) -> bool {
+    let from = array.data_type();
+    let sensible = (is_numeric(from) && is_numeric(to))
+        || (is_string(from) && matches!(to, DataType::Timestamp(..) | DataType::Date32))
+        || (is_string(from) && is_string(to));
+    sensible
+        && cast_scalar(array, to)
+            .map(|cast| cast.null_count() == array.null_count() && round_trips(array, &cast))
+            .unwrap_or(false)
+}
+
+/// An integer literal into a float column is fine; 2.5 into an int column is not.
+fn round_trips(original: &ArrayRef, cast: &ArrayRef) -> bool {
+    if !(original.data_type().is_floating() && cast.data_type().is_integer()) {
+        return true;
+    }
+    cast_with_options(cast, original.data_type(), &strict())
+        .map(|back| back.as_ref() == original.as_ref())
+        .unwrap_or(false)
+}
+
+fn strict() -> CastOptions<'static> {
+    CastOptions {
+        safe: false,
+        ..Default::default()
+    }
+}
+
+fn cast_to(node: Node, to: &DataType) -> Node {
+    if &node.data_type() == to {
+        node
+    } else {
+        Node::Cast {
+            expr: Box::new(node),
+            to: to.clone(),
+        }
+    }
+}
+
+fn coerce(at: &SqlExpr, node: Node, to: &DataType) -> Result<Node, ExprError> {
+    match &node {
+        Node::Literal(array) if array.data_type() != to => {
+            cast_literal(at, array, to).map(Node::Literal)
+        }
+        _ => Ok(cast_to(node, to)),
+    }
+}
+
+/// A strict cast of a literal. Text into a zoned timestamp is parsed as an
+/// instant (an offset or `Z`, else UTC) and then labelled with the zone: Arrow
+/// cannot resolve zone names without chrono-tz, and the stored value is UTC anyway.
+fn cast_scalar(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, arrow_schema::ArrowError> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{
+        TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+        TimestampSecondType,
+    };
+    use arrow_schema::TimeUnit;
+    if let (true, DataType::Timestamp(unit, Some(zone))) = (is_string(array.data_type()), to) {
+        let naive = cast_with_options(array, &DataType::Timestamp(*unit, None), &strict())?;
+        let zone = zone.clone();
+        return Ok(match unit {
+            TimeUnit::Second => Arc::new(
+                naive
+                    .as_primitive::<TimestampSecondType>()
+                    .clone()
+                    .with_timezone(zone),
+            ),
+            TimeUnit::Millisecond => Arc::new(
+                naive
+                    .as_primitive::<TimestampMillisecondType>()
+                    .clone()
+                    .with_timezone(zone),
+            ),
+            TimeUnit::Microsecond => Arc::new(
+                naive
+                    .as_primitive::<TimestampMicrosecondType>()
+                    .clone()
+                    .with_timezone(zone),
+            ),
+            TimeUnit::Nanosecond => Arc::new(
+                naive
+                    .as_primitive::<TimestampNanosecondType>()
+                    .clone()
+                    .with_timezone(zone),
+            ),
+        });
+    }
+    cast_with_options(array, to, &strict())
+}
+
+fn cast_literal(at: &SqlExpr, array: &ArrayRef, to: &DataType) -> Result<ArrayRef, ExprError> {
+    cast_scalar(array, to).map_err(|e| {
+        err_at(
+            at,
+            format!("cannot convert literal to {}: {e}", type_name(to)),
+        )
+    })
+}
+
+fn literal(expr: &SqlExpr, value: &Value) -> Result<Node, ExprError> {
+    let array: ArrayRef = match value {
+        Value::Number(text, _) => {
+            if let Ok(n) = text.parse::<i64>() {
+                Arc::new(Int64Array::from(vec![n]))
+            } else if text.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(err_at(
+                    expr,
+                    format!("integer literal {text} does not fit int64"),
+                ));
+            } else {
+                let f: f64 = text
+                    .parse()
+                    .map_err(|_| err_at(expr, format!("invalid number {text}")))?;
+                Arc::new(Float64Array::from(vec![f]))
+            }
+        }
+        Value::SingleQuotedString(s) | Value::EscapedStringLiteral(s) => {
+            Arc::new(StringArray::from(vec![s.clone()]))
+        }
+        Value::Boolean(b) => Arc::new(BooleanArray::from(vec![*b])),
+        Value::Null => Arc::new(NullArray::new(1)),
+        other => return Err(err_at(expr, format!("unsupported literal {other}"))),
+    };
+    Ok(Node::Literal(array))
+}
+
+fn fold_negate(expr: &SqlExpr, array: &ArrayRef) -> Result<Node, ExprError> {
+    arrow::compute::kernels::numeric::neg(array.as_ref())
+        .map(Node::Literal)
+        .map_err(|e| err_at(expr, format!("cannot negate literal: {e}")))
+}
+
+/// The Arrow type a SQL type name means in CAST. SQL spellings follow
+/// PostgreSQL/DuckDB (`INT` = int32, `BIGINT` and `INT8` = int64, `REAL` = float32);
+/// our own names (`utf8`, `int64`, `timestamp[us, UTC]`) work too.
+pub fn sql_type(ty: &SqlType) -> Result<DataType, String> {
+    use SqlType as S;
+    Ok(match ty {
+        S::Boolean | S::Bool => DataType::Boolean,
+        S::TinyInt(_) => DataType::Int8,
+        S::SmallInt(_) | S::Int2(_) | S::Int16 => DataType::Int16,
+        S::Int(_) | S::Integer(_) | S::Int4(_) | S::Int32 => DataType::Int32,
+        S::BigInt(_) | S::Int8(_) | S::Int64 => DataType::Int64,
+        S::UInt8 => DataType::UInt8,
+        S::UInt16 => DataType::UInt16,
+        S::UInt32 => DataType::UInt32,
+        S::UInt64 => DataType::UInt64,
+        S::Real | S::Float4 | S::Float32 => DataType::Float32,
+        S::Double(_) | S::DoublePrecision | S::Float8 | S::Float64 | S::Float(_) => {
+            DataType::Float64
+        }
+        S::Varchar(_)
+        | S::Text
+        | S::String(_)
+        | S::Char(_)
+        | S::Character(_)
+        | S::CharacterVarying(_)
+        | S::CharVarying(_) => DataType::Utf8,
+        S::Bytea | S::Binary(_) | S::Varbinary(_) | S::Blob(_) => DataType::Binary,
+        S::Date | S::Date32 => DataType::Date32,
+        S::Timestamp(_, _) => DataType::Timestamp(arrow_schema::TimeUnit::Millisecond, None),
+        other => parse_type(&other.to_string())?,
+    })
+}
+
+/// Collects the column names `expr` reads; false for constructs not understood
+/// (the caller then assumes every column is needed).
+pub fn referenced_columns(expr: &SqlExpr, out: &mut std::collections::BTreeSet<String>) -> bool {
+    let all = |exprs: &[&SqlExpr], out: &mut std::collections::BTreeSet<String>| {
+        exprs.iter().all(|e| referenced_columns(e, out))
+    };
+    match expr {
+        SqlExpr::Identifier(ident) => {
+            out.insert(ident.value.clone());
+            true
+        }
+        SqlExpr::Value(_) => true,
+        SqlExpr::Nested(e)
+        | SqlExpr::UnaryOp { expr: e, .. }
+        | SqlExpr::IsNull(e)
+        | SqlExpr::IsNotNull(e)
+        | SqlExpr::IsTrue(e)
+        | SqlExpr::IsFalse(e)
+        | SqlExpr::IsNotTrue(e)
+        | SqlExpr::IsNotFalse(e)
+        | SqlExpr::Cast { expr: e, .. } => referenced_columns(e, out),
+        SqlExpr::BinaryOp { left, right, .. } => all(&[left, right], out),
+        SqlExpr::Between {
+            expr, low, high, ..
+        } => all(&[expr, low, high], out),
+        SqlExpr::Like { expr, pattern, .. } | SqlExpr::ILike { expr, pattern, .. } => {
+            all(&[expr, pattern], out)
+        }
+        SqlExpr::In {
+            expr,
+            target: InTarget::List(list),
+            ..
+        } => referenced_columns(expr, out) && list.iter().all(|e| referenced_columns(e, out)),
+        SqlExpr::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            ..
+        } => {
+            referenced_columns(expr, out)
+                && substring_from.iter().all(|e| referenced_columns(e, out))
+                && substring_for.iter().all(|e| referenced_columns(e, out))
+        }
+        SqlExpr::Trim { expr, .. } => referenced_columns(expr, out),
+        SqlExpr::Function(f) => match &f.args {
+            FunctionArguments::None if f.name.0.len() == 1 => {
+                out.insert(f.name.to_string());
+                true
+            }
+            FunctionArguments::List(list) => list.args.iter().all(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => referenced_columns(e, out),
+                _ => false,
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
+}

@@ -1,0 +1,295 @@
+//! SQL expressions over Arrow batches: filter predicates and derived columns.
+//!
+//! Text is parsed once with `sqlparser` ([`ParsedExpr`], syntax only, no schema),
+//! then compiled against an Arrow schema into a typed tree ([`Expression`]):
+//! column references resolved, operand types coerced, functions checked, with
+//! errors that carry the position inside the expression text. Evaluation runs
+//! Arrow compute kernels over whole columns (comparisons, checked arithmetic,
+//! Kleene AND/OR, LIKE, casts, string kernels) — never a value at a time
+//! through an interpreter loop. Knows nothing of topologies or files.
+
+mod compile;
+mod eval;
+mod strings;
+pub mod types;
+
+use std::fmt;
+
+use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch};
+use arrow_schema::{DataType, Schema};
+use sqlparser::ast::Expr as SqlExpr;
+use sqlparser::dialect::GenericDialect;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::Token;
+
+pub(crate) use compile::Node;
+
+/// A parse or type error, positioned inside the expression text (1-based line and
+/// column; 0 when the parser gave no position).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExprError {
+    pub message: String,
+    pub line: u64,
+    pub column: u64,
+}
+
+impl ExprError {
+    pub(crate) fn at(message: impl Into<String>, line: u64, column: u64) -> Self {
+        ExprError {
+            message: message.into(),
+            line,
+            column,
+        }
+    }
+}
+
+impl fmt::Display for ExprError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExprError {}
+
+/// A failure while evaluating a compiled expression over a batch.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EvalError(pub String);
+
+/// An expression whose syntax is valid; not yet checked against a schema.
+#[derive(Debug, Clone)]
+pub struct ParsedExpr {
+    text: String,
+    ast: SqlExpr,
+    alias: Option<String>,
+}
+
+impl ParsedExpr {
+    /// Parses `expr`, or `expr AS name` when `allow_alias`.
+    pub fn parse(text: &str, allow_alias: bool) -> Result<ParsedExpr, ExprError> {
+        let dialect = GenericDialect {};
+        let mut parser = Parser::new(&dialect)
+            .try_with_sql(text)
+            .map_err(|e| parser_error(&e, text))?;
+        let (ast, alias) = if allow_alias {
+            let with_alias = parser
+                .parse_expr_with_alias()
+                .map_err(|e| parser_error(&e, text))?;
+            (with_alias.expr, with_alias.alias.map(|a| a.value))
+        } else {
+            (
+                parser.parse_expr().map_err(|e| parser_error(&e, text))?,
+                None,
+            )
+        };
+        let next = parser.peek_token();
+        if next.token != Token::EOF {
+            let at = next.span.start;
+            let hint = if !allow_alias && next.token.to_string().eq_ignore_ascii_case("AS") {
+                " (a filter predicate takes no `AS name`)"
+            } else {
+                ""
+            };
+            return Err(ExprError::at(
+                format!("unexpected `{}` after the expression{hint}", next.token),
+                at.line,
+                at.column,
+            ));
+        }
+        Ok(ParsedExpr {
+            text: text.to_owned(),
+            ast,
+            alias,
+        })
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The `AS name` given, if any.
+    pub fn alias(&self) -> Option<&str> {
+        self.alias.as_deref()
+    }
+
+    /// The bare column name when the expression is just a column reference.
+    pub fn column_name(&self) -> Option<&str> {
+        match &self.ast {
+            SqlExpr::Identifier(ident) => Some(&ident.value),
+            _ => None,
+        }
+    }
+
+    /// Every column the expression reads, or `None` when that cannot be told.
+    pub fn columns(&self) -> Option<std::collections::BTreeSet<String>> {
+        let mut out = std::collections::BTreeSet::new();
+        compile::referenced_columns(&self.ast, &mut out).then_some(out)
+    }
+
+    /// Type-checks against `schema` and returns the evaluable expression.
+    pub fn compile(&self, schema: &Schema) -> Result<Expression, ExprError> {
+        let root = compile::compile(&self.ast, schema)?;
+        Ok(Expression {
+            text: self.text.clone(),
+            root,
+        })
+    }
+
+    /// Compiles and requires a boolean result (a filter predicate).
+    pub fn compile_predicate(&self, schema: &Schema) -> Result<Expression, ExprError> {
+        let expression = self.compile(schema)?;
+        match expression.data_type() {
+            DataType::Boolean | DataType::Null => Ok(expression),
+            other => {
+                let (line, column) = compile::position(&self.ast);
+                Err(ExprError::at(
+                    format!(
+                        "a filter predicate must be boolean, but `{}` is {}",
+                        self.text.trim(),
+                        types::type_name(&other)
+                    ),
+                    line,
+                    column,
+                ))
+            }
+        }
+    }
+}
+
+/// An aggregate call as a group-by writes it: `sum(amount) AS total`,
+/// `count(*) AS n`, `CAST(sum(amount) AS DOUBLE) AS total` (output type override).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggregateCall {
+    /// `count`, `sum`, `min` or `max`, lower-case.
+    pub function: String,
+    /// The input column; `None` for `count(*)`.
+    pub column: Option<String>,
+    pub output_type: Option<DataType>,
+    pub alias: Option<String>,
+}
+
+/// Parses one aggregate; errors are positioned inside `text`.
+pub fn parse_aggregate(text: &str) -> Result<AggregateCall, ExprError> {
+    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments, Spanned};
+    let parsed = ParsedExpr::parse(text, true)?;
+    let fail = |e: &SqlExpr, message: String| {
+        let start = e.span().start;
+        ExprError::at(message, start.line.max(1), start.column.max(1))
+    };
+    let (call, output_type) = match &parsed.ast {
+        SqlExpr::Cast {
+            expr, data_type, ..
+        } => {
+            let ty = compile::sql_type(data_type).map_err(|m| fail(&parsed.ast, m))?;
+            (expr.as_ref(), Some(ty))
+        }
+        other => (other, None),
+    };
+    let SqlExpr::Function(function) = call else {
+        return Err(fail(
+            call,
+            format!("expected an aggregate such as `sum(amount) AS total`, got `{call}`"),
+        ));
+    };
+    let name = function.name.to_string().to_ascii_lowercase();
+    if !matches!(name.as_str(), "count" | "sum" | "min" | "max") {
+        return Err(fail(
+            call,
+            format!("unknown aggregate `{name}`; expected count, sum, min or max"),
+        ));
+    }
+    let args = match &function.args {
+        FunctionArguments::List(list) if list.duplicate_treatment.is_none() => &list.args,
+        _ => return Err(fail(call, format!("{name} takes one column"))),
+    };
+    let column = match args.as_slice() {
+        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if name == "count" => None,
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(SqlExpr::Identifier(ident)))] => {
+            Some(ident.value.clone())
+        }
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => {
+            return Err(fail(
+                e,
+                format!(
+                    "an aggregate input must be a column name, not `{e}`; derive it with with_columns first"
+                ),
+            ));
+        }
+        _ => return Err(fail(call, format!("{name} takes exactly one column"))),
+    };
+    Ok(AggregateCall {
+        function: name,
+        column,
+        output_type,
+        alias: parsed.alias,
+    })
+}
+
+/// Maps a sqlparser error to our message, pulling out the ` at Line: l, Column: c` suffix.
+/// Errors the parser reports without a position point at the end of the text
+/// when the input ran out, else at its start.
+fn parser_error(e: &sqlparser::parser::ParserError, text: &str) -> ExprError {
+    use sqlparser::parser::ParserError as P;
+    let raw = match e {
+        P::TokenizerError(m) | P::ParserError(m) => m.clone(),
+        P::RecursionLimitExceeded => return ExprError::at("expression nests too deeply", 0, 0),
+    };
+    if let Some(idx) = raw.rfind(" at Line: ") {
+        let tail = &raw[idx + " at Line: ".len()..];
+        if let Some((line, column)) = tail.split_once(", Column: ")
+            && let (Ok(line), Ok(column)) = (line.trim().parse(), column.trim().parse())
+        {
+            return ExprError::at(format!("syntax error: {}", &raw[..idx]), line, column);
+        }
+    }
+    let (line, column) = if raw.ends_with("found: EOF") {
+        let line = text.split('\n').count().max(1);
+        let last = text.split('\n').next_back().unwrap_or("");
+        (line as u64, last.chars().count() as u64 + 1)
+    } else {
+        (1, 1)
+    };
+    ExprError::at(format!("syntax error: {raw}"), line, column)
+}
+
+/// A compiled, typed expression.
+#[derive(Debug, Clone)]
+pub struct Expression {
+    text: String,
+    root: Node,
+}
+
+impl Expression {
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn data_type(&self) -> DataType {
+        self.root.data_type()
+    }
+
+    /// Evaluates over every row of `batch`; the result has `batch.num_rows()` values.
+    pub fn evaluate(&self, batch: &RecordBatch) -> Result<ArrayRef, EvalError> {
+        eval::evaluate(&self.root, batch)
+    }
+
+    /// Evaluates a predicate; null counts as false when filtering.
+    pub fn evaluate_predicate(&self, batch: &RecordBatch) -> Result<BooleanArray, EvalError> {
+        let array = self.evaluate(batch)?;
+        match array.data_type() {
+            DataType::Boolean => Ok(array
+                .as_any()
+                .downcast_ref::<BooleanArray>()
+                .expect("boolean array")
+                .clone()),
+            DataType::Null => Ok(BooleanArray::new_null(array.len())),
+            other => Err(EvalError(format!(
+                "a filter predicate must be boolean, got {}",
+                types::type_name(other)
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,749 @@
+//! `group_by` and tumbling `windowed_group_by` (behaviour §4): cumulative
+//! aggregation per group in first-appearance order, keyed by the Go tagged
+//! encoding of the key cells (so int32 5 and int64 5 are one group). Each batch
+//! assigns a group id to every row by hashing its encoded key, then folds every
+//! aggregate column over (row, group id) in one pass; integer sums are exact
+//! `i128`, range-checked when written back. The snapshot is Go's GroupBy
+//! payload (formats §8.5).
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, Int64Array, PrimitiveArray, RecordBatch};
+use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
+
+use super::values::{self, KeyColumn, build_array, cell, compare, rational_parts};
+use super::{ColumnSet, OpError, Operator, Processor};
+use crate::engine::columnar::expr::types::type_name;
+use crate::engine::columnar::metadata::{TIMESTAMP_COLUMN, WINDOW_END_COLUMN, WINDOW_START_COLUMN};
+use crate::engine::columnar::snapshot::groupby::{GroupByState, GroupState, NO_STREAM_TIME};
+use crate::engine::columnar::snapshot::tagged::TaggedValue;
+
+type Index = std::collections::HashMap<Vec<u8>, u32, foldhash::fast::RandomState>;
+
+/// An aggregate function (numbered as in Go: Count 0, Sum 1, Min 2, Max 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggFunc {
+    Count,
+    Sum,
+    Min,
+    Max,
+}
+
+impl AggFunc {
+    pub fn name(self) -> &'static str {
+        match self {
+            AggFunc::Count => "count",
+            AggFunc::Sum => "sum",
+            AggFunc::Min => "min",
+            AggFunc::Max => "max",
+        }
+    }
+}
+
+/// {input column, output column, function, optional output type}.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aggregation {
+    pub input: String,
+    pub output: String,
+    pub func: AggFunc,
+    pub output_type: Option<DataType>,
+}
+
+/// Tumbling windows over `__timestamp`, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub size_ms: i64,
+    pub retention_ms: i64,
+}
+
+impl Window {
+    /// Size ≥ 1 ms; retention ≥ size (default = size).
+    pub fn new(size_ms: i64, retention_ms: Option<i64>) -> Result<Window, OpError> {
+        if size_ms < 1 {
+            return Err(OpError::new("windowSize must be at least one millisecond"));
+        }
+        let retention_ms = retention_ms.unwrap_or(size_ms);
+        if retention_ms < size_ms {
+            return Err(OpError::new(
+                "retention must not be shorter than windowSize",
+            ));
+        }
+        Ok(Window {
+            size_ms,
+            retention_ms,
+        })
+    }
+}
+
+/// A configured (windowed) group-by.
+#[derive(Debug, Clone)]
+pub struct GroupBy {
+    keys: Vec<String>,
+    aggregations: Vec<Aggregation>,
+    window: Option<Window>,
+}
+
+impl GroupBy {
+    pub fn new(keys: Vec<String>, aggregations: Vec<Aggregation>, window: Option<Window>) -> Self {
+        GroupBy {
+            keys,
+            aggregations,
+            window,
+        }
+    }
+
+    fn output_fields(&self, input: &Schema) -> Result<Vec<FieldRef>, OpError> {
+        if self.keys.is_empty() {
+            return Err(OpError::new("groupBy requires at least one key column"));
+        }
+        let mut fields = Vec::new();
+        for key in &self.keys {
+            let field = input
+                .field_with_name(key)
+                .map_err(|_| OpError::new(format!("Arrow column does not exist: {key}")))?;
+            if !values::supported(field.data_type()) {
+                return Err(OpError::new(format!(
+                    "cannot group by `{key}` of type {}",
+                    type_name(field.data_type())
+                )));
+            }
+            fields.push(Arc::new(field.clone()));
+        }
+        if self.window.is_some() {
+            fields.push(Arc::new(Field::new(
+                WINDOW_START_COLUMN,
+                DataType::Int64,
+                false,
+            )));
+            fields.push(Arc::new(Field::new(
+                WINDOW_END_COLUMN,
+                DataType::Int64,
+                false,
+            )));
+        }
+        for agg in &self.aggregations {
+            let input_type = input
+                .field_with_name(&agg.input)
+                .map_err(|_| OpError::new(format!("Arrow column does not exist: {}", agg.input)))?
+                .data_type();
+            fields.push(Arc::new(aggregate_field(agg, input_type)));
+        }
+        Ok(fields)
+    }
+}
+
+fn aggregate_field(agg: &Aggregation, input_type: &DataType) -> Field {
+    let ty = match (&agg.output_type, agg.func) {
+        (Some(ty), _) => ty.clone(),
+        (None, AggFunc::Count) => DataType::Int64,
+        (None, _) => input_type.clone(),
+    };
+    Field::new(&agg.output, ty, true)
+}
+
+impl Operator for GroupBy {
+    fn instantiate(&self) -> Box<dyn Processor> {
+        Box::new(GroupByProcessor {
+            op: self.clone(),
+            index: Index::default(),
+            keys: Vec::new(),
+            parts: Vec::new(),
+            slots: vec![Vec::new(); self.aggregations.len()],
+            stream_time: NO_STREAM_TIME,
+        })
+    }
+
+    fn output_schema(&self, input: &Schema) -> Result<SchemaRef, OpError> {
+        if self.window.is_some() {
+            check_window_input(input)?;
+        }
+        Ok(Arc::new(Schema::new(self.output_fields(input)?)))
+    }
+
+    fn input_columns(&self, _output: Option<&ColumnSet>) -> Option<ColumnSet> {
+        let mut needed: ColumnSet = self.keys.iter().cloned().collect();
+        needed.extend(self.aggregations.iter().map(|a| a.input.clone()));
+        if self.window.is_some() {
+            needed.insert(TIMESTAMP_COLUMN.to_owned());
+        }
+        Some(needed)
+    }
+
+    fn describe(&self) -> String {
+        let aggs: Vec<String> = self
+            .aggregations
+            .iter()
+            .map(|a| match a.func {
+                AggFunc::Count => format!("count(*) AS {}", a.output),
+                f => format!("{}({}) AS {}", f.name(), a.input, a.output),
+            })
+            .collect();
+        match self.window {
+            None => format!("group_by [{}] {}", self.keys.join(", "), aggs.join(", ")),
+            Some(w) => format!(
+                "windowed_group_by [{}] window {} ms, retention {} ms: {}",
+                self.keys.join(", "),
+                w.size_ms,
+                w.retention_ms,
+                aggs.join(", ")
+            ),
+        }
+    }
+}
+
+fn check_window_input(input: &Schema) -> Result<(), OpError> {
+    match input.field_with_name(TIMESTAMP_COLUMN) {
+        Ok(f) if f.data_type() == &DataType::Int64 => {}
+        _ => {
+            return Err(OpError::new(format!(
+                "Arrow column does not exist: {TIMESTAMP_COLUMN}"
+            )));
+        }
+    }
+    if input.index_of(WINDOW_START_COLUMN).is_ok() || input.index_of(WINDOW_END_COLUMN).is_ok() {
+        return Err(OpError::new("window output column already exists"));
+    }
+    Ok(())
+}
+
+/// One aggregate accumulator of one group.
+#[derive(Debug, Clone, PartialEq)]
+enum Slot {
+    Empty,
+    Count(i64),
+    Int(i128),
+    Float(f64),
+    Rational(i128, i128),
+    Value(TaggedValue),
+}
+
+impl Slot {
+    fn to_value(&self) -> TaggedValue {
+        match self {
+            Slot::Empty => TaggedValue::Null,
+            Slot::Count(n) => TaggedValue::Int(*n),
+            Slot::Int(n) => TaggedValue::BigInt(n.to_string()),
+            Slot::Float(f) => TaggedValue::Float64(*f),
+            Slot::Rational(n, d) => TaggedValue::rational(*n, *d).expect("non-zero denominator"),
+            Slot::Value(v) => v.clone(),
+        }
+    }
+
+    fn from_value(func: AggFunc, value: TaggedValue) -> Result<Slot, OpError> {
+        let bad = || {
+            OpError::new(format!(
+                "cannot restore groupBy state: unexpected {} aggregate {value}",
+                func.name()
+            ))
+        };
+        Ok(match (func, &value) {
+            (_, TaggedValue::Null) => Slot::Empty,
+            (AggFunc::Count, TaggedValue::Int(n)) => Slot::Count(*n),
+            (AggFunc::Sum, TaggedValue::BigInt(t)) => Slot::Int(t.parse().map_err(|_| {
+                OpError::new("cannot restore groupBy state: a sum exceeds 128 bits")
+            })?),
+            (AggFunc::Sum, TaggedValue::Int(n)) => Slot::Int((*n).into()),
+            (AggFunc::Sum, TaggedValue::Float64(f)) => Slot::Float(*f),
+            (AggFunc::Sum, TaggedValue::Rational { .. }) => {
+                let (n, d) = rational_parts(&value).ok_or_else(bad)?;
+                Slot::Rational(n, d)
+            }
+            (AggFunc::Min | AggFunc::Max, _) => Slot::Value(value),
+            _ => return Err(bad()),
+        })
+    }
+}
+
+const LATE: u32 = u32::MAX;
+
+struct GroupByProcessor {
+    op: GroupBy,
+    index: Index,
+    /// Encoded key of each group (the index key), in first-appearance order.
+    keys: Vec<Vec<u8>>,
+    /// Decoded key parts of each group (user keys, then window start and end).
+    parts: Vec<Vec<TaggedValue>>,
+    /// `slots[aggregate][group]`.
+    slots: Vec<Vec<Slot>>,
+    stream_time: i64,
+}
+
+impl GroupByProcessor {
+    /// Drops groups whose window ended before the cutoff; returns the cutoff.
+    fn prune(&mut self) -> i64 {
+        let Some(window) = self.op.window else {
+            return i64::MIN;
+        };
+        if self.stream_time == i64::MIN {
+            return i64::MIN;
+        }
+        let cutoff = self.stream_time.saturating_sub(window.retention_ms);
+        let end_at = self.op.keys.len() + 1;
+        let keep: Vec<bool> = self
+            .parts
+            .iter()
+            .map(|p| !matches!(p.get(end_at), Some(TaggedValue::Int(end)) if *end < cutoff))
+            .collect();
+        if keep.iter().all(|k| *k) {
+            return cutoff;
+        }
+        let mut flags = keep.iter();
+        self.keys.retain(|_| *flags.next().expect("flag"));
+        let mut flags = keep.iter();
+        self.parts.retain(|_| *flags.next().expect("flag"));
+        for slots in &mut self.slots {
+            let mut flags = keep.iter();
+            slots.retain(|_| *flags.next().expect("flag"));
+        }
+        self.index.clear();
+        for (id, key) in self.keys.iter().enumerate() {
+            self.index.insert(key.clone(), id as u32);
+        }
+        cutoff
+    }
+
+    fn assign_groups(
+        &mut self,
+        batch: &RecordBatch,
+        key_columns: &[ArrayRef],
+        cutoff: i64,
+    ) -> Result<Vec<u32>, OpError> {
+        let timestamps = self.op.window.map(|_| {
+            batch
+                .column_by_name(TIMESTAMP_COLUMN)
+                .expect("checked")
+                .as_primitive::<Int64Type>()
+                .clone()
+        });
+        let mut ids = Vec::with_capacity(batch.num_rows());
+        let mut buf = Vec::with_capacity(64);
+        let encoders: Vec<KeyColumn<'_>> = key_columns
+            .iter()
+            .map(|c| KeyColumn::new(c.as_ref()))
+            .collect();
+        for row in 0..batch.num_rows() {
+            buf.clear();
+            for encoder in &encoders {
+                encoder.encode(row, &mut buf)?;
+            }
+            let mut window_parts = None;
+            if let (Some(window), Some(ts)) = (self.op.window, &timestamps) {
+                if ts.is_null(row) {
+                    return Err(OpError::new(format!(
+                        "event timestamp is null at row {row}"
+                    )));
+                }
+                let start = ts.value(row).div_euclid(window.size_ms) * window.size_ms;
+                let end = start.wrapping_add(window.size_ms);
+                if end < cutoff {
+                    ids.push(LATE);
+                    continue;
+                }
+                for v in [start, end] {
+                    buf.push(b'i');
+                    buf.extend_from_slice(&v.to_be_bytes());
+                }
+                window_parts = Some((start, end));
+            }
+            let id = match self.index.get(buf.as_slice()) {
+                Some(id) => *id,
+                None => {
+                    let id = u32::try_from(self.keys.len())
+                        .ok()
+                        .filter(|id| *id != LATE)
+                        .ok_or_else(|| OpError::new("too many groups"))?;
+                    let mut parts = key_columns
+                        .iter()
+                        .map(|c| cell(c.as_ref(), row))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    if let Some((start, end)) = window_parts {
+                        parts.push(TaggedValue::Int(start));
+                        parts.push(TaggedValue::Int(end));
+                    }
+                    self.index.insert(buf.clone(), id);
+                    self.keys.push(buf.clone());
+                    self.parts.push(parts);
+                    for slots in &mut self.slots {
+                        slots.push(Slot::Empty);
+                    }
+                    id
+                }
+            };
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    fn output(&self, fields: Vec<FieldRef>) -> Result<RecordBatch, OpError> {
+        let user_keys = self.op.keys.len();
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(fields.len());
+        for (k, field) in fields.iter().take(user_keys).enumerate() {
+            columns.push(build_array(
+                field.data_type(),
+                self.parts.iter().map(|p| &p[k]),
+            )?);
+        }
+        if self.op.window.is_some() {
+            for k in [user_keys, user_keys + 1] {
+                let values: Vec<i64> = self
+                    .parts
+                    .iter()
+                    .map(|p| match p[k] {
+                        TaggedValue::Int(v) => v,
+                        _ => 0,
+                    })
+                    .collect();
+                columns.push(Arc::new(Int64Array::from(values)));
+            }
+        }
+        let first_agg = columns.len();
+        for (a, slots) in self.slots.iter().enumerate() {
+            let ty = fields[first_agg + a].data_type();
+            columns.push(write_slots(slots, ty)?);
+        }
+        Ok(RecordBatch::try_new(
+            Arc::new(Schema::new(fields)),
+            columns,
+        )?)
+    }
+}
+
+/// Aggregates into a column; the common Int64 case skips the generic path.
+fn write_slots(slots: &[Slot], ty: &DataType) -> Result<ArrayRef, OpError> {
+    if ty == &DataType::Int64 {
+        let mut out = Vec::with_capacity(slots.len());
+        let mut fast = true;
+        for slot in slots {
+            out.push(match slot {
+                Slot::Empty => None,
+                Slot::Count(n) => Some(*n),
+                Slot::Int(n) => Some(
+                    i64::try_from(*n)
+                        .map_err(|_| OpError::new(format!("integer overflow: {n}")))?,
+                ),
+                _ => {
+                    fast = false;
+                    break;
+                }
+            });
+        }
+        if fast {
+            return Ok(Arc::new(Int64Array::from(out)));
+        }
+    }
+    let values: Vec<TaggedValue> = slots.iter().map(Slot::to_value).collect();
+    build_array(ty, values.iter())
+}
+
+fn sum_primitive<T>(
+    slots: &mut [Slot],
+    ids: &[u32],
+    values: &PrimitiveArray<T>,
+) -> Result<(), OpError>
+where
+    T: ArrowPrimitiveType,
+    T::Native: Into<i128>,
+{
+    let raw = values.values();
+    let nulls = values.nulls();
+    for (row, &id) in ids.iter().enumerate() {
+        if id == LATE || nulls.is_some_and(|n| n.is_null(row)) {
+            continue;
+        }
+        let v: i128 = raw[row].into();
+        let slot = &mut slots[id as usize];
+        *slot = match slot {
+            Slot::Empty => Slot::Int(v),
+            Slot::Int(s) => Slot::Int(
+                s.checked_add(v)
+                    .ok_or_else(|| OpError::new("integer overflow: sum exceeds 128 bits"))?,
+            ),
+            other => {
+                return Err(OpError::new(format!(
+                    "cannot add an integer to {}",
+                    other.to_value()
+                )));
+            }
+        };
+    }
+    Ok(())
+}
+
+fn sum_float<T>(slots: &mut [Slot], ids: &[u32], values: &PrimitiveArray<T>) -> Result<(), OpError>
+where
+    T: ArrowPrimitiveType,
+    T::Native: Into<f64>,
+{
+    for (row, &id) in ids.iter().enumerate() {
+        if id == LATE || values.is_null(row) {
+            continue;
+        }
+        let v: f64 = values.value(row).into();
+        let slot = &mut slots[id as usize];
+        *slot = match slot {
+            Slot::Empty => Slot::Float(v),
+            Slot::Float(s) => Slot::Float(*s + v),
+            other => {
+                return Err(OpError::new(format!(
+                    "cannot add a float to {}",
+                    other.to_value()
+                )));
+            }
+        };
+    }
+    Ok(())
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.abs().max(1)
+}
+
+fn sum_decimal(
+    slots: &mut [Slot],
+    ids: &[u32],
+    array: &dyn Array,
+    scale: i8,
+) -> Result<(), OpError> {
+    let values = array.as_primitive::<Decimal128Type>();
+    let overflow = || OpError::new("integer overflow: decimal sum exceeds 128 bits");
+    for (row, &id) in ids.iter().enumerate() {
+        if id == LATE || values.is_null(row) {
+            continue;
+        }
+        let Some((n, d)) =
+            values::rational_parts(&values::decimal_rational(values.value(row), scale)?)
+        else {
+            return Err(overflow());
+        };
+        let slot = &mut slots[id as usize];
+        *slot = match slot {
+            Slot::Empty => Slot::Rational(n, d),
+            Slot::Rational(sn, sd) => {
+                let num = sn
+                    .checked_mul(d)
+                    .and_then(|a| n.checked_mul(*sd).and_then(|b| a.checked_add(b)))
+                    .ok_or_else(overflow)?;
+                let den = sd.checked_mul(d).ok_or_else(overflow)?;
+                let g = gcd(num, den);
+                Slot::Rational(num / g, den / g)
+            }
+            other => {
+                return Err(OpError::new(format!(
+                    "cannot add a decimal to {}",
+                    other.to_value()
+                )));
+            }
+        };
+    }
+    Ok(())
+}
+
+fn update(func: AggFunc, slots: &mut [Slot], ids: &[u32], array: &ArrayRef) -> Result<(), OpError> {
+    match func {
+        AggFunc::Count => {
+            for &id in ids {
+                if id == LATE {
+                    continue;
+                }
+                let slot = &mut slots[id as usize];
+                *slot = match slot {
+                    Slot::Empty => Slot::Count(1),
+                    Slot::Count(i64::MAX) => return Err(OpError::new("count overflow")),
+                    Slot::Count(n) => Slot::Count(*n + 1),
+                    other => {
+                        return Err(OpError::new(format!(
+                            "cannot count into {}",
+                            other.to_value()
+                        )));
+                    }
+                };
+            }
+            Ok(())
+        }
+        AggFunc::Sum => match array.data_type() {
+            DataType::Int8 => sum_primitive(slots, ids, array.as_primitive::<Int8Type>()),
+            DataType::Int16 => sum_primitive(slots, ids, array.as_primitive::<Int16Type>()),
+            DataType::Int32 => sum_primitive(slots, ids, array.as_primitive::<Int32Type>()),
+            DataType::Int64 => sum_primitive(slots, ids, array.as_primitive::<Int64Type>()),
+            DataType::UInt8 => sum_primitive(slots, ids, array.as_primitive::<UInt8Type>()),
+            DataType::UInt16 => sum_primitive(slots, ids, array.as_primitive::<UInt16Type>()),
+            DataType::UInt32 => sum_primitive(slots, ids, array.as_primitive::<UInt32Type>()),
+            DataType::UInt64 => sum_primitive(slots, ids, array.as_primitive::<UInt64Type>()),
+            DataType::Float32 => sum_float(slots, ids, array.as_primitive::<Float32Type>()),
+            DataType::Float64 => sum_float(slots, ids, array.as_primitive::<Float64Type>()),
+            DataType::Decimal128(_, scale) => sum_decimal(slots, ids, array.as_ref(), *scale),
+            DataType::Boolean | DataType::Date32 | DataType::Date64 | DataType::Timestamp(..) => {
+                // Go sums bools as 0/1 and temporal values as their integers.
+                for (row, &id) in ids.iter().enumerate() {
+                    if id == LATE || array.is_null(row) {
+                        continue;
+                    }
+                    let v = match cell(array.as_ref(), row)? {
+                        TaggedValue::Bool(b) => i128::from(b),
+                        TaggedValue::Int(n) => i128::from(n),
+                        _ => 0,
+                    };
+                    let slot = &mut slots[id as usize];
+                    *slot = match slot {
+                        Slot::Empty => Slot::Int(v),
+                        Slot::Int(s) => Slot::Int(*s + v),
+                        other => {
+                            return Err(OpError::new(format!(
+                                "cannot add to {}",
+                                other.to_value()
+                            )));
+                        }
+                    };
+                }
+                Ok(())
+            }
+            other => Err(OpError::new(format!("cannot sum {}", type_name(other)))),
+        },
+        AggFunc::Min | AggFunc::Max => {
+            if !values::supported(array.data_type()) {
+                return Err(OpError::new(format!(
+                    "cannot take {} of {}",
+                    func.name(),
+                    type_name(array.data_type())
+                )));
+            }
+            for (row, &id) in ids.iter().enumerate() {
+                if id == LATE || array.is_null(row) {
+                    continue;
+                }
+                let next = cell(array.as_ref(), row)?;
+                let slot = &mut slots[id as usize];
+                let replace = match slot {
+                    Slot::Empty => true,
+                    Slot::Value(current) => {
+                        let ord = compare(current, &next)?;
+                        // Ties keep the current value.
+                        if func == AggFunc::Min {
+                            ord.is_gt()
+                        } else {
+                            ord.is_lt()
+                        }
+                    }
+                    other => {
+                        return Err(OpError::new(format!(
+                            "cannot compare with {}",
+                            other.to_value()
+                        )));
+                    }
+                };
+                if replace {
+                    *slot = Slot::Value(next);
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+impl Processor for GroupByProcessor {
+    fn process(&mut self, batch: &RecordBatch) -> Result<Vec<RecordBatch>, OpError> {
+        if self.op.keys.is_empty() {
+            return Err(OpError::new("groupBy requires at least one key column"));
+        }
+        if self.op.window.is_some() {
+            let ts = batch
+                .column_by_name(TIMESTAMP_COLUMN)
+                .filter(|c| c.data_type() == &DataType::Int64)
+                .ok_or_else(|| {
+                    OpError::new(format!("Arrow column does not exist: {TIMESTAMP_COLUMN}"))
+                })?;
+            if let Some(max) = arrow::compute::max(ts.as_primitive::<Int64Type>()) {
+                self.stream_time = self.stream_time.max(max);
+            }
+            check_window_input(&batch.schema())?;
+        }
+        let cutoff = self.prune();
+        let key_columns = self
+            .op
+            .keys
+            .iter()
+            .map(|k| {
+                batch
+                    .column_by_name(k)
+                    .cloned()
+                    .ok_or_else(|| OpError::new(format!("Arrow column does not exist: {k}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let inputs = self
+            .op
+            .aggregations
+            .iter()
+            .map(|a| {
+                batch.column_by_name(&a.input).cloned().ok_or_else(|| {
+                    OpError::new(format!("Arrow column does not exist: {}", a.input))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let fields = self.op.output_fields(&batch.schema())?;
+        let ids = self.assign_groups(batch, &key_columns, cutoff)?;
+        for (a, agg) in self.op.aggregations.iter().enumerate() {
+            update(agg.func, &mut self.slots[a], &ids, &inputs[a])?;
+        }
+        Ok(vec![self.output(fields)?])
+    }
+
+    fn snapshot(&self) -> Result<Vec<u8>, OpError> {
+        let groups = (0..self.parts.len())
+            .map(|g| GroupState {
+                parts: self.parts[g].clone(),
+                aggregates: self.slots.iter().map(|s| s[g].to_value()).collect(),
+            })
+            .collect();
+        Ok(GroupByState {
+            stream_time: self.stream_time,
+            groups,
+        }
+        .encode())
+    }
+
+    fn restore(&mut self, snapshot: &[u8]) -> Result<(), OpError> {
+        let state = GroupByState::decode(snapshot).map_err(|e| OpError::new(e.to_string()))?;
+        let parts_expected = self.op.keys.len() + if self.op.window.is_some() { 2 } else { 0 };
+        let mut index = Index::default();
+        let mut keys = Vec::with_capacity(state.groups.len());
+        let mut parts = Vec::with_capacity(state.groups.len());
+        let mut slots = vec![Vec::with_capacity(state.groups.len()); self.op.aggregations.len()];
+        for group in state.groups {
+            if group.parts.len() != parts_expected
+                || group.aggregates.len() != self.op.aggregations.len()
+            {
+                return Err(OpError::new(format!(
+                    "cannot restore groupBy state: a group has {} key parts and {} aggregates, this operator expects {} and {}",
+                    group.parts.len(),
+                    group.aggregates.len(),
+                    parts_expected,
+                    self.op.aggregations.len()
+                )));
+            }
+            let mut key = Vec::new();
+            for part in &group.parts {
+                part.encode_into(&mut key);
+            }
+            for (a, value) in group.aggregates.into_iter().enumerate() {
+                slots[a].push(Slot::from_value(self.op.aggregations[a].func, value)?);
+            }
+            index.insert(key.clone(), keys.len() as u32);
+            keys.push(key);
+            parts.push(group.parts);
+        }
+        self.index = index;
+        self.keys = keys;
+        self.parts = parts;
+        self.slots = slots;
+        self.stream_time = state.stream_time;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

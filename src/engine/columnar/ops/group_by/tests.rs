@@ -1,0 +1,214 @@
+use super::*;
+use crate::engine::columnar::ops::testing::{int64s, strings, transactions};
+
+fn sum_and_count() -> GroupBy {
+    GroupBy::new(
+        vec!["user".into()],
+        vec![
+            Aggregation {
+                input: "amount".into(),
+                output: "total".into(),
+                func: AggFunc::Sum,
+                output_type: None,
+            },
+            Aggregation {
+                input: "amount".into(),
+                output: "count".into(),
+                func: AggFunc::Count,
+                output_type: None,
+            },
+        ],
+        None,
+    )
+}
+
+fn run(p: &mut Box<dyn Processor>, batch: &RecordBatch) -> Result<RecordBatch, OpError> {
+    let mut out = p.process(batch)?;
+    assert_eq!(out.len(), 1, "a built-in forwards exactly one batch");
+    Ok(out.remove(0))
+}
+
+#[test]
+fn groups_come_out_in_first_appearance_order_with_keys_then_aggregates() {
+    let mut p = sum_and_count().instantiate();
+    let out = run(
+        &mut p,
+        &transactions(&["a", "a", "b"], &[5, 3, 9], &[1, 2, 3], 0),
+    )
+    .unwrap();
+    let names: Vec<String> = out
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(
+        names,
+        ["user", "total", "count"],
+        "reserved columns are dropped"
+    );
+    assert_eq!(strings(&out, "user"), [Some("a".into()), Some("b".into())]);
+    assert_eq!(int64s(&out, "total"), [Some(8), Some(9)]);
+    assert_eq!(int64s(&out, "count"), [Some(2), Some(1)]);
+}
+
+#[test]
+fn sums_accumulate_across_batches_and_a_fresh_instance_starts_clean() {
+    let op = sum_and_count();
+    let mut p = op.instantiate();
+    run(&mut p, &transactions(&["a"], &[5], &[1], 0)).unwrap();
+    let second = transactions(&["a"], &[3], &[2], 0);
+    assert_eq!(int64s(&run(&mut p, &second).unwrap(), "total"), [Some(8)]);
+    assert_eq!(
+        int64s(&run(&mut op.instantiate(), &second).unwrap(), "total"),
+        [Some(3)]
+    );
+}
+
+#[test]
+fn an_integer_sum_past_int64_fails_on_write_back() {
+    let mut p = sum_and_count().instantiate();
+    run(&mut p, &transactions(&["a"], &[i64::MAX], &[1], 0)).unwrap();
+    let err = run(&mut p, &transactions(&["a"], &[1], &[2], 0)).unwrap_err();
+    assert_eq!(err.message, "integer overflow: 9223372036854775808");
+}
+
+#[test]
+fn the_snapshot_is_the_go_group_by_payload() {
+    let mut p = sum_and_count().instantiate();
+    run(
+        &mut p,
+        &transactions(&["a", "b", "a"], &[5, 9, 3], &[1, 2, 3], 0),
+    )
+    .unwrap();
+    let bytes = p.snapshot().unwrap();
+    let state = GroupByState::decode(&bytes).unwrap();
+    assert_eq!(state.stream_time, i64::MIN);
+    assert_eq!(state.groups[0].parts, [TaggedValue::String("a".into())]);
+    assert_eq!(
+        state.groups[0].aggregates,
+        [TaggedValue::BigInt("8".into()), TaggedValue::Int(2)],
+        "integer sums are stored as `I`, counts as `i`"
+    );
+    let mut restored = sum_and_count().instantiate();
+    restored.restore(&bytes).unwrap();
+    assert_eq!(restored.snapshot().unwrap(), bytes);
+    let out = run(&mut restored, &transactions(&["b"], &[1], &[4], 0)).unwrap();
+    assert_eq!(int64s(&out, "total"), [Some(8), Some(10)]);
+    assert!(
+        restored
+            .restore(&[2])
+            .unwrap_err()
+            .message
+            .contains("unsupported snapshot")
+    );
+}
+
+#[test]
+fn min_max_skip_nulls_and_all_null_sums_are_null() {
+    let op = GroupBy::new(
+        vec!["user".into()],
+        ["min", "max", "sum"]
+            .iter()
+            .map(|f| Aggregation {
+                input: "amount".into(),
+                output: (*f).into(),
+                func: match *f {
+                    "min" => AggFunc::Min,
+                    "max" => AggFunc::Max,
+                    _ => AggFunc::Sum,
+                },
+                output_type: None,
+            })
+            .collect(),
+        None,
+    );
+    let mut batch = transactions(&["a", "a", "b"], &[5, 3, 0], &[1, 2, 3], 0);
+    let amounts: ArrayRef = Arc::new(Int64Array::from(vec![Some(5), Some(3), None]));
+    let mut columns = batch.columns().to_vec();
+    columns[1] = amounts;
+    batch = RecordBatch::try_new(batch.schema(), columns).unwrap();
+    let out = run(&mut op.instantiate(), &batch).unwrap();
+    assert_eq!(int64s(&out, "min"), [Some(3), None]);
+    assert_eq!(int64s(&out, "max"), [Some(5), None]);
+    assert_eq!(int64s(&out, "sum"), [Some(8), None]);
+}
+
+fn windowed(size: i64) -> GroupBy {
+    GroupBy::new(
+        vec!["user".into()],
+        vec![Aggregation {
+            input: "amount".into(),
+            output: "total".into(),
+            func: AggFunc::Sum,
+            output_type: None,
+        }],
+        Some(Window::new(size, None).unwrap()),
+    )
+}
+
+#[test]
+fn windows_split_by_event_time_restore_and_prune() {
+    // COL-OPS-WINDOWED
+    for (size, windows, total) in [(10, 2, 7), (20, 1, 10)] {
+        let mut p = windowed(size).instantiate();
+        let first = run(&mut p, &transactions(&["a", "a"], &[5, 3], &[1, 12], 0)).unwrap();
+        assert_eq!(first.num_rows(), windows);
+        let names: Vec<String> = first
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        assert_eq!(names, ["user", "__window_start", "__window_end", "total"]);
+        let mut restored = windowed(size).instantiate();
+        restored.restore(&p.snapshot().unwrap()).unwrap();
+        let next = run(&mut restored, &transactions(&["a"], &[2], &[2], 0)).unwrap();
+        assert_eq!(int64s(&next, "total")[0], Some(total));
+        assert_eq!(int64s(&next, "__window_start")[0], Some(0));
+        let far = run(&mut restored, &transactions(&["a"], &[1], &[100], 0)).unwrap();
+        assert_eq!(far.num_rows(), 1, "expired windows are pruned");
+        let later = run(&mut restored, &transactions(&["a"], &[1], &[101], 0)).unwrap();
+        assert_eq!(later.num_rows(), 1, "the open window is retained");
+    }
+}
+
+#[test]
+fn late_rows_are_dropped_and_window_rules_are_checked() {
+    let mut p = windowed(10).instantiate();
+    run(&mut p, &transactions(&["a"], &[1], &[100], 0)).unwrap();
+    let out = run(&mut p, &transactions(&["a"], &[1], &[5], 0)).unwrap();
+    assert_eq!(
+        int64s(&out, "__window_start"),
+        [Some(100)],
+        "the row at 5 is late"
+    );
+    assert_eq!(
+        Window::new(0, None).unwrap_err().message,
+        "windowSize must be at least one millisecond"
+    );
+    assert_eq!(
+        Window::new(10, Some(5)).unwrap_err().message,
+        "retention must not be shorter than windowSize"
+    );
+    let negative = run(
+        &mut windowed(10).instantiate(),
+        &transactions(&["a"], &[1], &[-1], 0),
+    )
+    .unwrap();
+    assert_eq!(
+        int64s(&negative, "__window_start"),
+        [Some(-10)],
+        "floor division for negatives"
+    );
+}
+
+#[test]
+fn no_keys_is_an_error() {
+    let op = GroupBy::new(Vec::new(), Vec::new(), None);
+    let err = op
+        .instantiate()
+        .process(&transactions(&["a"], &[1], &[1], 0))
+        .unwrap_err();
+    assert_eq!(err.message, "groupBy requires at least one key column");
+}

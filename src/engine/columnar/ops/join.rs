@@ -1,0 +1,319 @@
+//! The event-time inner equi-join (behaviour §6). Keys match when their tagged
+//! encodings are equal; null keys and null timestamps never match. Each side's
+//! batches are kept until the stream time passes their newest row by more than
+//! the window. Per pair of batches the right side is hashed once and the left
+//! rows probe it, so matches come out left-row-major as in Go. The snapshot is
+//! the join layout of formats §8.6 with one Arrow IPC stream per stored batch.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::compute::take;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, UInt32Array, new_null_array};
+use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
+
+use super::OpError;
+use super::values::KeyColumn;
+use crate::engine::columnar::ipc;
+use crate::engine::columnar::metadata::{
+    RESERVED_COLUMNS, TIMESTAMP_COLUMN, is_reserved, reserved_fields, restore_payload_field,
+};
+use crate::engine::columnar::snapshot::groupby::NO_STREAM_TIME;
+use crate::engine::columnar::snapshot::join::{JoinState, TimedBatch};
+
+/// Join configuration; prefixes default to `left_` / `right_`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinSpec {
+    pub left_key: String,
+    pub right_key: String,
+    pub window_ms: i64,
+    pub left_prefix: String,
+    pub right_prefix: String,
+}
+
+impl JoinSpec {
+    /// Window ≥ 0 and in whole milliseconds (`window_nanos` is the configured duration).
+    pub fn new(
+        left_key: impl Into<String>,
+        right_key: impl Into<String>,
+        window_nanos: i128,
+        left_prefix: Option<String>,
+        right_prefix: Option<String>,
+    ) -> Result<JoinSpec, OpError> {
+        if window_nanos < 0 {
+            return Err(OpError::new("window must not be negative"));
+        }
+        if window_nanos != 0 && window_nanos < 1_000_000 {
+            return Err(OpError::new("window must use millisecond precision"));
+        }
+        let window_ms = i64::try_from(window_nanos / 1_000_000)
+            .map_err(|_| OpError::new("window is too long"))?;
+        Ok(JoinSpec {
+            left_key: left_key.into(),
+            right_key: right_key.into(),
+            window_ms,
+            left_prefix: left_prefix
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| "left_".into()),
+            right_prefix: right_prefix
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| "right_".into()),
+        })
+    }
+
+    /// The joined schema for the two input schemas.
+    pub fn output_schema(&self, left: &Schema, right: &Schema) -> Result<SchemaRef, OpError> {
+        for (schema, key) in [(left, &self.left_key), (right, &self.right_key)] {
+            if schema.index_of(key).is_err() {
+                return Err(OpError::new(format!(
+                    "join key column does not exist: {key}"
+                )));
+            }
+            match schema.field_with_name(TIMESTAMP_COLUMN) {
+                Ok(f) if f.data_type() == &DataType::Int64 => {}
+                _ => return Err(OpError::new(format!("join requires {TIMESTAMP_COLUMN}"))),
+            }
+        }
+        joined_schema(left, right, &self.left_prefix, &self.right_prefix)
+    }
+
+    pub fn instantiate(&self) -> JoinProcessor {
+        JoinProcessor {
+            spec: self.clone(),
+            left: Vec::new(),
+            right: Vec::new(),
+            stream_time: NO_STREAM_TIME,
+        }
+    }
+}
+
+fn prefixed(field: &FieldRef, prefix: &str) -> FieldRef {
+    let restored = restore_payload_field(field);
+    let name = format!("{prefix}{}", restored.name());
+    Arc::new(restored.with_name(name))
+}
+
+fn joined_schema(left: &Schema, right: &Schema, lp: &str, rp: &str) -> Result<SchemaRef, OpError> {
+    let mut fields: Vec<FieldRef> = Vec::new();
+    for f in left.fields().iter().filter(|f| !is_reserved(f.name())) {
+        fields.push(prefixed(f, lp));
+    }
+    for f in right.fields().iter().filter(|f| !is_reserved(f.name())) {
+        fields.push(prefixed(f, rp));
+    }
+    fields.extend(reserved_fields());
+    let mut seen = std::collections::HashSet::new();
+    for f in &fields {
+        if !seen.insert(f.name().clone()) {
+            return Err(OpError::new(format!(
+                "joined Arrow column name collides: {}",
+                f.name()
+            )));
+        }
+    }
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+#[derive(Debug, Clone)]
+struct Stored {
+    max_timestamp: i64,
+    batch: RecordBatch,
+}
+
+/// One join instance (one per logical partition).
+#[derive(Debug, Clone)]
+pub struct JoinProcessor {
+    spec: JoinSpec,
+    left: Vec<Stored>,
+    right: Vec<Stored>,
+    stream_time: i64,
+}
+
+fn timestamps(batch: &RecordBatch) -> Result<&Int64Array, OpError> {
+    batch
+        .column_by_name(TIMESTAMP_COLUMN)
+        .filter(|c| c.data_type() == &DataType::Int64)
+        .map(|c| c.as_primitive::<Int64Type>())
+        .ok_or_else(|| OpError::new(format!("join requires {TIMESTAMP_COLUMN}")))
+}
+
+impl JoinProcessor {
+    /// One run: advance stream time over the new batches, prune, join new
+    /// left × stored right, new left × new right, new right × stored left, then store.
+    pub fn process_sides(
+        &mut self,
+        new_left: &[RecordBatch],
+        new_right: &[RecordBatch],
+    ) -> Result<Vec<RecordBatch>, OpError> {
+        for batch in new_left.iter().chain(new_right) {
+            if let Some(max) = arrow::compute::max(timestamps(batch)?) {
+                self.stream_time = self.stream_time.max(max);
+            }
+        }
+        let cutoff = self.stream_time.saturating_sub(self.spec.window_ms);
+        self.left.retain(|s| s.max_timestamp >= cutoff);
+        self.right.retain(|s| s.max_timestamp >= cutoff);
+        let mut out = Vec::new();
+        for left in new_left {
+            for stored in &self.right {
+                self.matches(left, &stored.batch, &mut out)?;
+            }
+            for right in new_right {
+                self.matches(left, right, &mut out)?;
+            }
+        }
+        for right in new_right {
+            for stored in &self.left {
+                self.matches(&stored.batch, right, &mut out)?;
+            }
+        }
+        for (batches, side) in [(new_left, &mut self.left), (new_right, &mut self.right)] {
+            for batch in batches {
+                let max_timestamp = arrow::compute::max(timestamps(batch)?).unwrap_or(i64::MIN);
+                side.push(Stored {
+                    max_timestamp,
+                    batch: batch.clone(),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn matches(
+        &self,
+        left: &RecordBatch,
+        right: &RecordBatch,
+        out: &mut Vec<RecordBatch>,
+    ) -> Result<(), OpError> {
+        let key = |batch: &RecordBatch, name: &str| {
+            batch
+                .column_by_name(name)
+                .cloned()
+                .ok_or_else(|| OpError::new(format!("join key column does not exist: {name}")))
+        };
+        let (lk, rk) = (
+            key(left, &self.spec.left_key)?,
+            key(right, &self.spec.right_key)?,
+        );
+        let (lt, rt) = (timestamps(left)?, timestamps(right)?);
+        let mut by_key: HashMap<Vec<u8>, Vec<u32>, foldhash::fast::RandomState> =
+            HashMap::default();
+        let mut buf = Vec::new();
+        let (lkeys, rkeys) = (KeyColumn::new(lk.as_ref()), KeyColumn::new(rk.as_ref()));
+        for row in 0..right.num_rows() {
+            if rk.is_null(row) || rt.is_null(row) {
+                continue;
+            }
+            buf.clear();
+            rkeys.encode(row, &mut buf)?;
+            by_key.entry(buf.clone()).or_default().push(row as u32);
+        }
+        let (mut li, mut ri) = (Vec::new(), Vec::new());
+        for row in 0..left.num_rows() {
+            if lk.is_null(row) || lt.is_null(row) {
+                continue;
+            }
+            buf.clear();
+            lkeys.encode(row, &mut buf)?;
+            let Some(candidates) = by_key.get(buf.as_slice()) else {
+                continue;
+            };
+            let l = lt.value(row);
+            for &r in candidates {
+                let within = l
+                    .checked_sub(rt.value(r as usize))
+                    .and_then(i64::checked_abs)
+                    .is_some_and(|d| d <= self.spec.window_ms);
+                if within {
+                    li.push(row as u32);
+                    ri.push(r);
+                }
+            }
+        }
+        if li.is_empty() {
+            return Ok(());
+        }
+        let schema = joined_schema(
+            &left.schema(),
+            &right.schema(),
+            &self.spec.left_prefix,
+            &self.spec.right_prefix,
+        )?;
+        let (li, ri) = (UInt32Array::from(li), UInt32Array::from(ri));
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+        for (batch, indices) in [(left, &li), (right, &ri)] {
+            for (i, f) in batch.schema().fields().iter().enumerate() {
+                if !is_reserved(f.name()) {
+                    columns.push(take(batch.column(i).as_ref(), indices, None)?);
+                }
+            }
+        }
+        for (name, field) in RESERVED_COLUMNS.iter().zip(reserved_fields()) {
+            columns.push(match left.column_by_name(name) {
+                Some(c) => take(c.as_ref(), &li, None)?,
+                None => new_null_array(field.data_type(), li.len()),
+            });
+        }
+        out.push(RecordBatch::try_new(schema, columns)?);
+        Ok(())
+    }
+
+    pub fn snapshot(&self) -> Result<Vec<u8>, OpError> {
+        let side = |stored: &[Stored]| {
+            stored
+                .iter()
+                .map(|s| {
+                    Ok(TimedBatch {
+                        max_timestamp: s.max_timestamp,
+                        ipc: ipc_stream(&s.batch)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, OpError>>()
+        };
+        Ok(JoinState {
+            stream_time: self.stream_time,
+            left: side(&self.left)?,
+            right: side(&self.right)?,
+        }
+        .encode())
+    }
+
+    pub fn restore(&mut self, snapshot: &[u8]) -> Result<(), OpError> {
+        let state = JoinState::decode(snapshot).map_err(|e| OpError::new(e.to_string()))?;
+        let side = |batches: Vec<TimedBatch>| {
+            batches
+                .into_iter()
+                .map(|t| {
+                    let (_, mut decoded) = ipc::read_batches(&t.ipc)
+                        .map_err(|e| OpError::new(format!("cannot restore join state: {e}")))?;
+                    if decoded.len() != 1 {
+                        return Err(OpError::new(
+                            "cannot restore join state: a stored batch must hold one Arrow batch",
+                        ));
+                    }
+                    Ok(Stored {
+                        max_timestamp: t.max_timestamp,
+                        batch: decoded.remove(0),
+                    })
+                })
+                .collect::<Result<Vec<_>, OpError>>()
+        };
+        self.left = side(state.left)?;
+        self.right = side(state.right)?;
+        self.stream_time = state.stream_time;
+        Ok(())
+    }
+}
+
+/// One batch as an Arrow IPC stream (schema, the batch, end marker), uncompressed.
+pub fn ipc_stream(batch: &RecordBatch) -> Result<Vec<u8>, OpError> {
+    let mut out = Vec::new();
+    {
+        let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema())?;
+        writer.write(batch)?;
+        writer.finish()?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,292 @@
+//! COL-RUNNER-* with a fake consumer, producer and state store.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::*;
+use crate::engine::columnar::ipc;
+use crate::engine::columnar::ops::join::ipc_stream;
+use crate::engine::columnar::ops::testing::transactions;
+use crate::engine::columnar::topology::tests::IpcValueCodec;
+use crate::engine::columnar::topology::{BatchCodec, CodecError, Topology};
+
+#[derive(Default)]
+struct FakeConsumer {
+    polls: Vec<Vec<Record>>,
+    commits: Vec<BTreeMap<Tp, i64>>,
+    seeks: Vec<(Tp, i64)>,
+}
+
+impl Consumer for FakeConsumer {
+    fn poll(&mut self, _timeout: Duration) -> Result<Vec<Record>, RunnerError> {
+        Ok(if self.polls.is_empty() {
+            Vec::new()
+        } else {
+            self.polls.remove(0)
+        })
+    }
+    fn commit(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+        self.commits.push(offsets.clone());
+        Ok(())
+    }
+    fn assign(&mut self, _tps: &[Tp]) -> Result<(), RunnerError> {
+        Ok(())
+    }
+    fn seek(&mut self, tp: &Tp, offset: i64) -> Result<(), RunnerError> {
+        self.seeks.push((tp.clone(), offset));
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct FakeProducer {
+    sent: Vec<(String, OutRecord)>,
+}
+
+impl Producer for FakeProducer {
+    fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
+        self.sent.push((topic.to_owned(), record.clone()));
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), RunnerError> {
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct FakeStore {
+    loads: Vec<(i32, i64)>,
+    saves: Vec<(i32, i64)>,
+}
+
+impl StateStore for FakeStore {
+    fn load(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+    ) -> Result<BTreeMap<String, Vec<u8>>, RunnerError> {
+        self.loads.push((partition, epoch));
+        Ok(BTreeMap::new())
+    }
+    fn save(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        _state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<(), RunnerError> {
+        self.saves.push((partition, epoch));
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+struct PendingCodec;
+
+impl BatchCodec for PendingCodec {
+    fn decode(
+        &self,
+        _topic: &str,
+        _records: &[Record],
+    ) -> Result<arrow_array::RecordBatch, CodecError> {
+        Err(CodecError {
+            message: "writer schema for id 7 is pending fetch".into(),
+            retriable: true,
+        })
+    }
+    fn encode(
+        &self,
+        _topic: &str,
+        _batch: &arrow_array::RecordBatch,
+    ) -> Result<Vec<OutRecord>, CodecError> {
+        Ok(Vec::new())
+    }
+    fn name(&self) -> String {
+        "pending".into()
+    }
+}
+
+fn runner(
+    codec: Arc<dyn BatchCodec>,
+    policy: ErrorPolicy,
+) -> GroupRunner<FakeConsumer, FakeProducer, FakeStore> {
+    let mut t = Topology::new();
+    let source = t
+        .add_source("source", vec!["in".into()], codec.clone())
+        .unwrap();
+    let group = crate::engine::columnar::ops::group_by::GroupBy::new(
+        vec!["user".into()],
+        vec![crate::engine::columnar::ops::group_by::Aggregation {
+            input: "amount".into(),
+            output: "total".into(),
+            func: crate::engine::columnar::ops::group_by::AggFunc::Sum,
+            output_type: None,
+        }],
+        None,
+    );
+    let g = t.add_operator("totals", Arc::new(group), source).unwrap();
+    t.add_sink("sink", "out", codec.clone(), g).unwrap();
+    t.add_pass_through_sink("copy", "copy", source).unwrap();
+    GroupRunner::new(
+        t.build().unwrap(),
+        FakeConsumer::default(),
+        FakeProducer::default(),
+        FakeStore::default(),
+        policy,
+    )
+}
+
+fn orders(users: &[&str], amounts: &[i64]) -> Vec<u8> {
+    ipc_stream(
+        &transactions(users, amounts, &vec![0; users.len()], 0)
+            .project(&[0, 1])
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+fn record(value: Vec<u8>, partition: i32, offset: i64) -> Record {
+    Record {
+        topic: "in".into(),
+        partition,
+        offset,
+        timestamp: 1,
+        key: None,
+        value: Some(value),
+        headers: vec![Header {
+            key: "trace-id".into(),
+            value: Some(b"t-1".to_vec()),
+        }],
+    }
+}
+
+#[test]
+fn run_partition_once_commits_past_the_record_and_an_empty_poll_keeps_the_offset() {
+    let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+    r.consumer
+        .polls
+        .push(vec![record(orders(&["a", "b"], &[1, 2]), 0, 100)]);
+    let (next, result) = r.run_partition_once("in", 0, 100);
+    result.unwrap();
+    assert_eq!(next, 101);
+    assert_eq!(r.consumer.seeks, [(("in".to_owned(), 0), 100)]);
+    assert_eq!(
+        r.consumer.commits,
+        [BTreeMap::from([(("in".to_owned(), 0), 101)])]
+    );
+    let out: Vec<&OutRecord> = r
+        .producer
+        .sent
+        .iter()
+        .filter(|(t, _)| t == "out")
+        .map(|(_, rec)| rec)
+        .collect();
+    assert_eq!(out.len(), 1);
+    let rows = ipc::read_batches(out[0].value.as_deref().unwrap())
+        .unwrap()
+        .1[0]
+        .num_rows();
+    assert_eq!(rows, 2);
+    assert_eq!(r.run_partition_once("in", 0, 42).0, 42);
+}
+
+#[test]
+fn dead_letter_commits_past_the_failure_keeps_the_record_and_rolls_state_back() {
+    let mut r = runner(
+        Arc::new(IpcValueCodec),
+        ErrorPolicy::DeadLetter {
+            topic: "dlq".into(),
+        },
+    );
+    r.consumer
+        .polls
+        .push(vec![record(b"not arrow".to_vec(), 0, 0)]);
+    let committed = r.run_once().unwrap();
+    assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 1)]));
+    let dlq: Vec<&OutRecord> = r
+        .producer
+        .sent
+        .iter()
+        .filter(|(t, _)| t == "dlq")
+        .map(|(_, rec)| rec)
+        .collect();
+    assert_eq!(dlq.len(), 1);
+    assert_eq!(dlq[0].value.as_deref(), Some(&b"not arrow"[..]));
+    assert_eq!(dlq[0].headers[0].key, "trace-id");
+    let keys: Vec<&str> = dlq[0].headers.iter().map(|h| h.key.as_str()).collect();
+    assert_eq!(
+        keys[1..],
+        [
+            "krabka.error.class",
+            "krabka.error.message",
+            "krabka.source.topic",
+            "krabka.source.partition",
+            "krabka.source.offset"
+        ]
+    );
+    assert_eq!(
+        (
+            r.metrics.batches,
+            r.metrics.input_records,
+            r.metrics.failures,
+            r.metrics.dead_letter_records
+        ),
+        (1, 1, 1, 1)
+    );
+    assert_eq!(
+        r.producer.sent.len(),
+        1,
+        "the failed partition's outputs are dropped"
+    );
+    assert!(
+        r.topology.snapshot_partition(0).unwrap()["totals"].ends_with(&[0, 0, 0, 0]),
+        "no group left behind"
+    );
+}
+
+#[test]
+fn a_retriable_error_fails_the_poll_without_producing_or_committing() {
+    let mut r = runner(Arc::new(PendingCodec), ErrorPolicy::Skip);
+    r.consumer
+        .polls
+        .push(vec![record(orders(&["a"], &[1]), 0, 0)]);
+    let err = r.run_once().unwrap_err();
+    assert!(err.retriable);
+    assert!(r.producer.sent.is_empty());
+    assert!(r.consumer.commits.is_empty());
+}
+
+#[test]
+fn the_fail_policy_rolls_back_every_partition_of_the_round() {
+    let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+    r.consumer.polls.push(vec![
+        record(orders(&["a"], &[5]), 0, 0),
+        record(b"junk".to_vec(), 1, 0),
+    ]);
+    assert!(r.run_once().is_err());
+    assert!(r.producer.sent.is_empty() && r.consumer.commits.is_empty());
+    r.consumer
+        .polls
+        .push(vec![record(orders(&["a"], &[5]), 0, 0)]);
+    r.run_once().unwrap();
+    let out = r.producer.sent.iter().find(|(t, _)| t == "out").unwrap();
+    let batch = ipc::read_batches(out.1.value.as_deref().unwrap())
+        .unwrap()
+        .1
+        .remove(0);
+    assert_eq!(
+        crate::engine::columnar::ops::testing::int64s(&batch, "total"),
+        [Some(5)],
+        "partition 0 was rolled back"
+    );
+}
+
+#[test]
+fn a_rebalance_loads_and_saves_live_state() {
+    let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+    let tp = ("in".to_owned(), 3);
+    r.on_assigned(std::slice::from_ref(&tp));
+    r.on_revoked(&[tp]);
+    assert_eq!(r.store.loads, [(3, LIVE_EPOCH)]);
+    assert_eq!(r.store.saves, [(3, LIVE_EPOCH)]);
+    assert!(!r.topology.has_partition(3));
+}

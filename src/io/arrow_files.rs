@@ -1,0 +1,289 @@
+//! Arrow IPC streams and files as batch readers and writers for offline runs.
+//! Inputs are sniffed (formats §5: stream or file) and read batch by batch;
+//! `-` is stdin. Outputs are IPC streams (`.arrows`, `-` = stdout) or IPC files
+//! (`.arrow`); a file is written under a temporary name in the same directory
+//! and renamed only when the run succeeds, so a failed run leaves nothing
+//! half-written. The Arrow readers run under `catch_unwind`: malformed input is
+//! an error naming the input, never a crash.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use arrow_ipc::reader::{FileReader, StreamReader};
+use arrow_ipc::writer::{FileWriter, StreamWriter};
+use arrow_schema::{ArrowError, Schema, SchemaRef};
+
+use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER};
+use crate::engine::columnar::runner::offline::{BatchReader, BatchWriter, WriteError};
+
+enum Inner {
+    Stream(StreamReader<BufReader<Box<dyn Read + Send>>>),
+    File(FileReader<Box<dyn ReadSeek>>),
+}
+
+trait ReadSeek: Read + Seek + Send {}
+impl<T: Read + Seek + Send> ReadSeek for T {}
+
+/// Batches of one IPC stream or file.
+pub struct IpcInput {
+    name: String,
+    inner: Inner,
+    failed: bool,
+}
+
+fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, ArrowError>) -> Result<T, String> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result.map_err(|e| format!("cannot read {what}: {e}")),
+        Err(_) => Err(format!("cannot read {what}: malformed Arrow IPC data")),
+    }
+}
+
+impl IpcInput {
+    /// Opens a path, or stdin for `-`.
+    pub fn open(path: &str) -> Result<IpcInput, String> {
+        if path == "-" {
+            let mut stdin = std::io::stdin();
+            let mut head = [0u8; 8];
+            let n =
+                read_up_to(&mut stdin, &mut head).map_err(|e| format!("cannot read stdin: {e}"))?;
+            if head[..n].starts_with(&IPC_FILE_HEADER[..6.min(n)]) && n >= 6 {
+                // The file format needs seeking: read the whole pipe.
+                let mut all = head[..n].to_vec();
+                stdin
+                    .read_to_end(&mut all)
+                    .map_err(|e| format!("cannot read stdin: {e}"))?;
+                return Self::file("stdin", Box::new(Cursor::new(all)));
+            }
+            let chained: Box<dyn Read + Send> =
+                Box::new(Cursor::new(head[..n].to_vec()).chain(stdin));
+            return Self::stream("stdin", chained, n);
+        }
+        let mut file = File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+        let mut head = [0u8; 8];
+        let n = read_up_to(&mut file, &mut head).map_err(|e| format!("cannot read {path}: {e}"))?;
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
+        if n >= 6 && head[..6] == IPC_FILE_HEADER[..6] {
+            Self::file(path, Box::new(file))
+        } else {
+            Self::stream(path, Box::new(file), n)
+        }
+    }
+
+    fn stream(
+        name: &str,
+        reader: Box<dyn Read + Send>,
+        available: usize,
+    ) -> Result<IpcInput, String> {
+        if available == 0 {
+            return Err(format!("{name} is empty, not an Arrow IPC stream or file"));
+        }
+        let reader = guarded(name, || {
+            StreamReader::try_new(BufReader::with_capacity(1 << 20, reader), None)
+        })?;
+        Ok(IpcInput {
+            name: name.to_owned(),
+            inner: Inner::Stream(reader),
+            failed: false,
+        })
+    }
+
+    fn file(name: &str, reader: Box<dyn ReadSeek>) -> Result<IpcInput, String> {
+        let reader = guarded(name, || FileReader::try_new(reader, None))?;
+        Ok(IpcInput {
+            name: name.to_owned(),
+            inner: Inner::File(reader),
+            failed: false,
+        })
+    }
+
+    /// Whether these bytes start like Arrow IPC (used to explain a refusal).
+    pub fn looks_like_ipc(head: &[u8]) -> bool {
+        head.starts_with(&IPC_CONTINUATION_MARKER) || head.starts_with(&IPC_FILE_HEADER)
+    }
+}
+
+fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+impl BatchReader for IpcInput {
+    fn schema(&self) -> SchemaRef {
+        match &self.inner {
+            Inner::Stream(r) => r.schema(),
+            Inner::File(r) => r.schema(),
+        }
+    }
+
+    fn next_batch(&mut self) -> Option<Result<RecordBatch, String>> {
+        if self.failed {
+            return None;
+        }
+        let name = self.name.clone();
+        let next = match catch_unwind(AssertUnwindSafe(|| match &mut self.inner {
+            Inner::Stream(r) => r.next(),
+            Inner::File(r) => r.next(),
+        })) {
+            Ok(next) => next,
+            Err(_) => Some(Err(ArrowError::IpcError("malformed Arrow IPC data".into()))),
+        };
+        let next = next.map(|r| r.map_err(|e| format!("cannot read {name}: {e}")));
+        if matches!(next, Some(Err(_))) {
+            self.failed = true;
+        }
+        next
+    }
+}
+
+enum Writer {
+    Stream(StreamWriter<BufWriter<Box<dyn Write>>>),
+    File(FileWriter<BufWriter<Box<dyn Write>>>),
+}
+
+/// Where one sink writes: an IPC stream or file, created with the first batch's schema.
+pub struct IpcOutput {
+    target: String,
+    file_format: bool,
+    /// The temporary file, renamed over `target` by `finish`.
+    temp: Option<tempfile::NamedTempFile>,
+    writer: Option<Writer>,
+    schema: Option<SchemaRef>,
+}
+
+impl IpcOutput {
+    /// `-` writes an IPC stream to stdout; `*.arrow` an IPC file; anything else an IPC stream.
+    pub fn create(target: &str) -> Result<IpcOutput, String> {
+        if target.ends_with(".parquet") {
+            return Err(format!(
+                "cannot write {target}: Parquet output is not available in this build; write .arrows or .arrow"
+            ));
+        }
+        let temp = if target == "-" {
+            None
+        } else {
+            let path = Path::new(target);
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            Some(
+                tempfile::Builder::new()
+                    .prefix(".krabka-run-")
+                    .tempfile_in(&dir)
+                    .map_err(|e| format!("cannot create {target}: {e}"))?,
+            )
+        };
+        Ok(IpcOutput {
+            target: target.to_owned(),
+            file_format: target.ends_with(".arrow"),
+            temp,
+            writer: None,
+            schema: None,
+        })
+    }
+
+    fn open(&mut self, schema: &Schema) -> Result<(), WriteError> {
+        let sink: Box<dyn Write> = match &self.temp {
+            Some(temp) => Box::new(
+                temp.reopen()
+                    .map_err(|e| WriteError::Failed(e.to_string()))?,
+            ),
+            None => Box::new(std::io::stdout()),
+        };
+        let buffered = BufWriter::with_capacity(1 << 20, sink);
+        let writer = if self.file_format {
+            Writer::File(FileWriter::try_new(buffered, schema).map_err(arrow_write_error)?)
+        } else {
+            Writer::Stream(StreamWriter::try_new(buffered, schema).map_err(arrow_write_error)?)
+        };
+        self.writer = Some(writer);
+        self.schema = Some(std::sync::Arc::new(schema.clone()));
+        Ok(())
+    }
+
+    /// Ends the stream (an empty one with `schema` when nothing was written) and
+    /// moves the file into place.
+    pub fn finish(mut self, schema: Option<&Schema>) -> Result<(), String> {
+        if self.writer.is_none() {
+            let empty = Schema::empty();
+            self.open(schema.unwrap_or(&empty))
+                .map_err(|e| describe(&self.target, e))?;
+        }
+        let result = match self.writer.take().expect("opened") {
+            Writer::Stream(mut w) => w.finish().and_then(|_| w.into_inner().map(|_| ())),
+            Writer::File(mut w) => w.finish().and_then(|_| w.into_inner().map(|_| ())),
+        };
+        match result.map_err(arrow_write_error) {
+            Ok(()) | Err(WriteError::Closed) => {}
+            Err(e) => return Err(describe(&self.target, e)),
+        }
+        if let Some(temp) = self.temp.take() {
+            // Temporary files are private (0600); the result gets ordinary permissions.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = temp
+                    .as_file()
+                    .set_permissions(std::fs::Permissions::from_mode(0o644));
+            }
+            temp.as_file()
+                .sync_all()
+                .map_err(|e| format!("cannot write {}: {e}", self.target))?;
+            temp.persist(&self.target)
+                .map_err(|e| format!("cannot write {}: {}", self.target, e.error))?;
+        }
+        Ok(())
+    }
+}
+
+fn describe(target: &str, e: WriteError) -> String {
+    match e {
+        WriteError::Closed => format!("{target}: the reader went away"),
+        WriteError::Failed(m) => format!("cannot write {target}: {m}"),
+    }
+}
+
+fn arrow_write_error(e: ArrowError) -> WriteError {
+    match e {
+        ArrowError::IoError(_, io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
+            WriteError::Closed
+        }
+        ArrowError::IoError(m, _) if m.contains("Broken pipe") => WriteError::Closed,
+        ArrowError::ExternalError(ref inner) if inner.to_string().contains("Broken pipe") => {
+            WriteError::Closed
+        }
+        other => WriteError::Failed(other.to_string()),
+    }
+}
+
+impl BatchWriter for IpcOutput {
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), WriteError> {
+        if self.writer.is_none() {
+            self.open(&batch.schema())?;
+        }
+        if let Some(schema) = &self.schema
+            && schema.fields() != batch.schema().fields()
+        {
+            return Err(WriteError::Failed(format!(
+                "the batch schema changed: an Arrow stream keeps one schema ({} columns before, {} now)",
+                schema.fields().len(),
+                batch.schema().fields().len()
+            )));
+        }
+        match self.writer.as_mut().expect("opened") {
+            Writer::Stream(w) => w.write(batch),
+            Writer::File(w) => w.write(batch),
+        }
+        .map_err(arrow_write_error)
+    }
+}

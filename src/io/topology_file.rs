@@ -1,0 +1,568 @@
+//! Reading a topology file (D19): versioned YAML, an ordered list of nodes that
+//! map one-to-one to the builder calls, plus per-topology settings. Parsed with
+//! `saphyr` into a tree that keeps the position of every node, so that each
+//! error — YAML syntax, an unknown key, a missing field, and later a type error
+//! inside an expression — names the line and column it comes from. Produces an
+//! `engine::columnar::topology::spec::TopologySpec`; building happens in the engine.
+//! The format is documented in `docs/topology.md`.
+
+use std::time::Duration;
+
+use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+
+use crate::engine::columnar::expr::types::parse_type;
+use crate::engine::columnar::topology::spec::{
+    CodecSpec, ErrorPolicy, Guarantee, Located, NodeOp, NodeSpec, Pos, Settings, SpecError,
+    StateLayout, TOPOLOGY_FILE_VERSION, TopologySpec,
+};
+use crate::engine::units::parse_duration;
+
+/// Node kinds, as the key that names the node.
+pub const NODE_KINDS: [&str; 10] = [
+    "source",
+    "filter",
+    "select",
+    "with_columns",
+    "group_by",
+    "windowed_group_by",
+    "merge",
+    "join",
+    "sink",
+    "pass_through",
+];
+
+/// Parses a topology file's text.
+pub fn parse(source: &str) -> Result<TopologySpec, SpecError> {
+    let docs = MarkedYaml::load_from_str(source).map_err(|e| {
+        let mark = e.marker();
+        SpecError::at(
+            Pos {
+                line: mark.line().max(1),
+                column: mark.col() + 1,
+            },
+            format!("invalid YAML: {}", e.info()),
+        )
+    })?;
+    let reader = Reader {
+        chars: source.chars().collect(),
+    };
+    let root = match docs.as_slice() {
+        [root] => root,
+        [] => {
+            return Err(SpecError::at(
+                Pos { line: 1, column: 1 },
+                "the topology file is empty",
+            ));
+        }
+        [_, second, ..] => {
+            return Err(SpecError::at(
+                reader.pos(second),
+                "a topology file holds one YAML document",
+            ));
+        }
+    };
+    reader.topology(root)
+}
+
+struct Reader {
+    chars: Vec<char>,
+}
+
+type Entries<'a, 'b> = Vec<(String, Pos, &'b MarkedYaml<'a>)>;
+
+impl Reader {
+    fn pos(&self, node: &MarkedYaml<'_>) -> Pos {
+        Pos {
+            line: node.span.start.line().max(1),
+            column: node.span.start.col() + 1,
+        }
+    }
+
+    fn mapping<'a, 'b>(
+        &self,
+        node: &'b MarkedYaml<'a>,
+        what: &str,
+    ) -> Result<Entries<'a, 'b>, SpecError> {
+        let YamlData::Mapping(map) = &node.data else {
+            return Err(SpecError::at(
+                self.pos(node),
+                format!("{what} must be a mapping"),
+            ));
+        };
+        map.iter()
+            .map(|(k, v)| {
+                let key = match &k.data {
+                    YamlData::Value(Scalar::String(s)) => s.to_string(),
+                    _ => return Err(SpecError::at(self.pos(k), "keys must be plain names")),
+                };
+                Ok((key, self.pos(k), v))
+            })
+            .collect()
+    }
+
+    fn scalar_text(&self, node: &MarkedYaml<'_>) -> Option<String> {
+        match &node.data {
+            YamlData::Value(Scalar::String(s)) => Some(s.to_string()),
+            YamlData::Value(Scalar::Integer(i)) => Some(i.to_string()),
+            YamlData::Value(Scalar::FloatingPoint(f)) => Some(f.to_string()),
+            YamlData::Value(Scalar::Boolean(b)) => Some(b.to_string()),
+            _ => None,
+        }
+    }
+
+    /// A text value with the position of its first character (inside quotes,
+    /// or on the first line of a block scalar).
+    fn text(&self, node: &MarkedYaml<'_>, what: &str) -> Result<Located<String>, SpecError> {
+        let value = self
+            .scalar_text(node)
+            .ok_or_else(|| SpecError::at(self.pos(node), format!("{what} must be text")))?;
+        let mut pos = self.pos(node);
+        let start = node.span.start.index();
+        let mut block_indent = None;
+        if matches!(self.chars.get(start), Some('"') | Some('\'')) {
+            pos.column += 1;
+        } else {
+            // A block scalar (`|`, `>`, with chomping) starts on the line after its indicator.
+            let before: String = self.chars[..start.min(self.chars.len())].iter().collect();
+            let indicator = before.trim_end().trim_end_matches(['+', '-']);
+            if (indicator.ends_with('|') || indicator.ends_with('>'))
+                && before.trim_end().len() < before.len()
+            {
+                block_indent = Some(pos.column - 1);
+            }
+        }
+        Ok(Located {
+            value,
+            pos,
+            block_indent,
+        })
+    }
+
+    fn list(&self, node: &MarkedYaml<'_>, what: &str) -> Result<Vec<Located<String>>, SpecError> {
+        match &node.data {
+            YamlData::Sequence(items) => items.iter().map(|i| self.text(i, what)).collect(),
+            _ => Ok(vec![self.text(node, what)?]),
+        }
+    }
+
+    fn duration(&self, node: &MarkedYaml<'_>, what: &str) -> Result<Located<Duration>, SpecError> {
+        let text = self.text(node, what)?;
+        let value = parse_duration(&text.value)
+            .map_err(|e| SpecError::at(text.pos, format!("{what}: {e}")))?;
+        Ok(Located::new(value, text.pos))
+    }
+
+    fn topology(&self, root: &MarkedYaml<'_>) -> Result<TopologySpec, SpecError> {
+        let entries = self.mapping(root, "the topology file")?;
+        let mut version = None;
+        let mut settings = Settings::default();
+        let mut nodes = None;
+        for (key, key_pos, value) in &entries {
+            match key.as_str() {
+                "version" => {
+                    let v = match &value.data {
+                        YamlData::Value(Scalar::Integer(v)) => *v,
+                        _ => {
+                            return Err(SpecError::at(
+                                self.pos(value),
+                                "version must be an integer",
+                            ));
+                        }
+                    };
+                    if v != TOPOLOGY_FILE_VERSION {
+                        return Err(SpecError::at(
+                            self.pos(value),
+                            format!(
+                                "unsupported topology file version {v}; this build reads version {TOPOLOGY_FILE_VERSION}"
+                            ),
+                        ));
+                    }
+                    version = Some(v);
+                }
+                "settings" => settings = self.settings(value)?,
+                "nodes" => nodes = Some((*key_pos, *value)),
+                other => {
+                    return Err(SpecError::at(
+                        *key_pos,
+                        format!("unknown key `{other}`; expected version, settings or nodes"),
+                    ));
+                }
+            }
+        }
+        if version.is_none() {
+            return Err(SpecError::at(
+                self.pos(root),
+                format!("missing `version: {TOPOLOGY_FILE_VERSION}`"),
+            ));
+        }
+        let Some((nodes_pos, nodes)) = nodes else {
+            return Err(SpecError::at(self.pos(root), "missing `nodes`"));
+        };
+        let YamlData::Sequence(items) = &nodes.data else {
+            return Err(SpecError::at(self.pos(nodes), "nodes must be a list"));
+        };
+        let nodes = items
+            .iter()
+            .map(|n| self.node(n))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(TopologySpec {
+            settings,
+            nodes,
+            nodes_pos,
+        })
+    }
+
+    fn settings(&self, node: &MarkedYaml<'_>) -> Result<Settings, SpecError> {
+        let mut settings = Settings::default();
+        let mut policy: Option<Located<String>> = None;
+        let mut dead_letter_topic: Option<Located<String>> = None;
+        for (key, key_pos, value) in self.mapping(node, "settings")? {
+            let text = self.text(value, &key)?;
+            let choice = |options: &[&str]| -> Result<(), SpecError> {
+                if options.contains(&text.value.as_str()) {
+                    Ok(())
+                } else {
+                    Err(SpecError::at(
+                        text.pos,
+                        format!(
+                            "{key} must be one of {}, got `{}`",
+                            options.join(", "),
+                            text.value
+                        ),
+                    ))
+                }
+            };
+            match key.as_str() {
+                "consumer_group" => settings.consumer_group = Some(text.value),
+                "state_dir" => settings.state_dir = Some(text.value),
+                "barrier_group" => settings.barrier_group = Some(text.value),
+                "error_policy" => {
+                    choice(&["fail", "skip", "dead-letter"])?;
+                    policy = Some(text);
+                }
+                "dead_letter_topic" => dead_letter_topic = Some(text),
+                "guarantee" => {
+                    choice(&["at-least-once", "exactly-once"])?;
+                    settings.guarantee = if text.value == "exactly-once" {
+                        Guarantee::ExactlyOnce
+                    } else {
+                        Guarantee::AtLeastOnce
+                    };
+                }
+                "state_layout" => {
+                    choice(&["java-go", "rust"])?;
+                    settings.state_layout = if text.value == "rust" {
+                        StateLayout::Rust
+                    } else {
+                        StateLayout::JavaGo
+                    };
+                }
+                other => {
+                    return Err(SpecError::at(
+                        key_pos,
+                        format!(
+                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_dir, state_layout or barrier_group"
+                        ),
+                    ));
+                }
+            }
+        }
+        settings.error_policy = match (policy, dead_letter_topic) {
+            (Some(p), Some(topic)) if p.value == "dead-letter" => {
+                ErrorPolicy::DeadLetter { topic: topic.value }
+            }
+            (Some(p), None) if p.value == "dead-letter" => {
+                return Err(SpecError::at(
+                    p.pos,
+                    "error_policy dead-letter needs a dead_letter_topic",
+                ));
+            }
+            (_, Some(topic)) => {
+                return Err(SpecError::at(
+                    topic.pos,
+                    "deadLetterTopic requires ActionDeadLetter: set error_policy: dead-letter",
+                ));
+            }
+            (Some(p), None) if p.value == "skip" => ErrorPolicy::Skip,
+            _ => ErrorPolicy::Fail,
+        };
+        Ok(settings)
+    }
+
+    fn node(&self, node: &MarkedYaml<'_>) -> Result<NodeSpec, SpecError> {
+        let entries = self.mapping(node, "a node")?;
+        let kinds: Vec<&(String, Pos, &MarkedYaml<'_>)> = entries
+            .iter()
+            .filter(|(k, _, _)| NODE_KINDS.contains(&k.as_str()))
+            .collect();
+        let (kind, name) = match kinds.as_slice() {
+            [(kind, _, value)] => (kind.as_str(), self.text(value, "a node name")?),
+            [] => {
+                return Err(SpecError::at(
+                    self.pos(node),
+                    format!(
+                        "a node starts with its kind and name, e.g. `- filter: large`; kinds: {}",
+                        NODE_KINDS.join(", ")
+                    ),
+                ));
+            }
+            [_, (second, pos, _), ..] => {
+                return Err(SpecError::at(
+                    *pos,
+                    format!("a node has one kind, but `{second}` is a second one"),
+                ));
+            }
+        };
+        if name.value.is_empty() {
+            return Err(SpecError::at(name.pos, "a node name must not be empty"));
+        }
+        let allowed: &[&str] = match kind {
+            "source" => &["topics", "key", "value", "columns"],
+            "filter" => &["parent", "where"],
+            "select" | "with_columns" => &["parent", "columns"],
+            "group_by" => &["parent", "keys", "aggregates"],
+            "windowed_group_by" => &["parent", "keys", "aggregates", "window", "retention"],
+            "merge" => &["parents"],
+            "join" => &[
+                "left",
+                "right",
+                "on",
+                "left_key",
+                "right_key",
+                "window",
+                "left_prefix",
+                "right_prefix",
+            ],
+            "sink" => &["parent", "topic", "key", "value"],
+            _ => &["parent", "topic"],
+        };
+        let mut fields = std::collections::HashMap::new();
+        for (key, key_pos, value) in &entries {
+            if key == kind {
+                continue;
+            }
+            if !allowed.contains(&key.as_str()) {
+                return Err(SpecError::at(
+                    *key_pos,
+                    format!(
+                        "unknown key `{key}` for a {kind} node; expected {}",
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+            fields.insert(key.as_str(), *value);
+        }
+        let required = |field: &str| {
+            fields.get(field).copied().ok_or_else(|| {
+                SpecError::at(
+                    name.pos,
+                    format!("{kind} node `{}` needs `{field}`", name.value),
+                )
+            })
+        };
+        let text = |field: &str| -> Result<Located<String>, SpecError> {
+            self.text(required(field)?, field)
+        };
+        let optional_text = |field: &str| -> Result<Option<Located<String>>, SpecError> {
+            fields.get(field).map(|v| self.text(v, field)).transpose()
+        };
+        let list = |field: &str| -> Result<Vec<Located<String>>, SpecError> {
+            self.list(required(field)?, field)
+        };
+        let op = match kind {
+            "source" => {
+                let topics = list("topics")?;
+                let codec = CodecSpec {
+                    value: text("value")?,
+                    key: optional_text("key")?,
+                };
+                let columns = match fields.get("columns") {
+                    None => None,
+                    Some(columns) => {
+                        let mut out = Vec::new();
+                        for (column, column_pos, ty) in self.mapping(columns, "columns")? {
+                            let ty_text = self.text(ty, "a column type")?;
+                            let parsed = parse_type(&ty_text.value)
+                                .map_err(|m| SpecError::at(ty_text.pos, m))?;
+                            out.push((
+                                Located::new(column, column_pos),
+                                Located::new(parsed, ty_text.pos),
+                            ));
+                        }
+                        Some(out)
+                    }
+                };
+                NodeOp::Source {
+                    topics,
+                    codec,
+                    columns,
+                }
+            }
+            "filter" => NodeOp::Filter {
+                parent: text("parent")?,
+                predicate: text("where")?,
+            },
+            "select" => NodeOp::Select {
+                parent: text("parent")?,
+                columns: list("columns")?,
+            },
+            "with_columns" => NodeOp::WithColumns {
+                parent: text("parent")?,
+                columns: list("columns")?,
+            },
+            "group_by" | "windowed_group_by" => {
+                let window = if kind == "windowed_group_by" {
+                    let size = self.duration(required("window")?, "window")?;
+                    let retention = fields
+                        .get("retention")
+                        .map(|r| self.duration(r, "retention"))
+                        .transpose()?;
+                    Some((size, retention))
+                } else {
+                    None
+                };
+                NodeOp::GroupBy {
+                    parent: text("parent")?,
+                    keys: list("keys")?,
+                    aggregates: list("aggregates")?,
+                    window,
+                }
+            }
+            "merge" => NodeOp::Merge {
+                parents: list("parents")?,
+            },
+            "join" => {
+                let on = optional_text("on")?;
+                let key = |field: &str| -> Result<Located<String>, SpecError> {
+                    match (optional_text(field)?, &on) {
+                        (Some(k), _) => Ok(k),
+                        (None, Some(on)) => Ok(on.clone()),
+                        (None, None) => Err(SpecError::at(
+                            name.pos,
+                            format!(
+                                "join node `{}` needs `on` (a key column of both sides) or `{field}`",
+                                name.value
+                            ),
+                        )),
+                    }
+                };
+                NodeOp::Join {
+                    left: text("left")?,
+                    right: text("right")?,
+                    left_key: key("left_key")?,
+                    right_key: key("right_key")?,
+                    window: self.duration(required("window")?, "window")?,
+                    left_prefix: optional_text("left_prefix")?.map(|p| p.value),
+                    right_prefix: optional_text("right_prefix")?.map(|p| p.value),
+                }
+            }
+            "sink" => NodeOp::Sink {
+                parent: text("parent")?,
+                topic: text("topic")?,
+                codec: Some(CodecSpec {
+                    value: text("value")?,
+                    key: optional_text("key")?,
+                }),
+            },
+            _ => NodeOp::Sink {
+                parent: text("parent")?,
+                topic: text("topic")?,
+                codec: None,
+            },
+        };
+        Ok(NodeSpec { name, op })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = "\
+version: 1
+settings:
+  consumer_group: large-orders
+nodes:
+  - source: orders
+    topics: [orders]
+    value: avro
+    columns:
+      user: utf8
+      amount: int64
+  - filter: large
+    parent: orders
+    where: \"amount > 100\"
+  - group_by: by_user
+    parent: large
+    keys: [user]
+    aggregates:
+      - sum(amount) AS total
+  - sink: out
+    parent: by_user
+    topic: large-orders-by-user
+    value: json
+";
+
+    #[test]
+    fn a_file_maps_to_nodes_in_order() {
+        let spec = parse(EXAMPLE).unwrap();
+        let kinds: Vec<&str> = spec.nodes.iter().map(|n| n.op.kind()).collect();
+        assert_eq!(kinds, ["source", "filter", "group_by", "sink"]);
+        assert_eq!(
+            spec.settings.consumer_group.as_deref(),
+            Some("large-orders")
+        );
+        let NodeOp::Filter { predicate, .. } = &spec.nodes[1].op else {
+            panic!()
+        };
+        // Inside the quotes.
+        assert_eq!(
+            predicate.pos,
+            Pos {
+                line: 13,
+                column: 13
+            }
+        );
+    }
+
+    #[test]
+    fn errors_name_the_line_and_column() {
+        let err = parse("version: 1\nnodes:\n  - source: a\n    topics: [a]\n    value: avro\n    colour: red\n").unwrap_err();
+        assert_eq!(err.pos, Pos { line: 6, column: 5 });
+        assert!(
+            err.message
+                .starts_with("unknown key `colour` for a source node"),
+            "{}",
+            err.message
+        );
+        let err = parse("version: 2\nnodes: []\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "1:10: unsupported topology file version 2; this build reads version 1"
+        );
+        let err = parse("nodes: [\n").unwrap_err();
+        assert!(err.message.starts_with("invalid YAML"), "{}", err.message);
+        let err = parse("version: 1\nnodes:\n  - filter: f\n    where: x > 1\n").unwrap_err();
+        assert_eq!(err.to_string(), "3:13: filter node `f` needs `parent`");
+        let err = parse("version: 1\nversion: 1\nnodes: []\n").unwrap_err();
+        assert!(err.message.contains("duplicated key"), "{}", err.message);
+        let err = parse("version: 1\nnodes:\n  - source: s\n    topics: a\n    value: avro\n    columns: {a: int128}\n").unwrap_err();
+        assert_eq!(
+            err.pos,
+            Pos {
+                line: 6,
+                column: 18
+            }
+        );
+    }
+
+    #[test]
+    fn block_scalars_map_expression_lines_back() {
+        let spec = parse("version: 1\nnodes:\n  - filter: f\n    parent: s\n    where: |\n      amount > 1\n      AND x\n").unwrap();
+        let NodeOp::Filter { predicate, .. } = &spec.nodes[0].op else {
+            panic!()
+        };
+        assert_eq!(predicate.pos, Pos { line: 6, column: 7 });
+        assert_eq!(predicate.block_indent, Some(6));
+    }
+}
