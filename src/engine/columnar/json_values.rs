@@ -3,6 +3,8 @@
 //! `krabka.json=true` embedded as the JSON they hold (never a JSON string of JSON),
 //! decimals as exact decimal text, temporal values as ISO 8601 text.
 
+use std::fmt::Write as _;
+
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type,
@@ -12,47 +14,57 @@ use arrow_array::{Array, RecordBatch};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{DataType, Field};
 use base64::Engine as _;
-use serde_json::{Map, Number, Value};
 
 use crate::engine::columnar::reserved::JSON_KEY;
 
-fn b64(bytes: &[u8]) -> Value {
-    Value::String(base64::engine::general_purpose::STANDARD.encode(bytes))
+const NULL: &str = "null";
+
+fn quoted(text: &str) -> String {
+    serde_json::Value::String(text.to_string()).to_string()
 }
 
-fn float(v: f64) -> Value {
-    Number::from_f64(v).map_or_else(|| Value::String(v.to_string()), Value::Number)
+fn b64(bytes: &[u8]) -> String {
+    quoted(&base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
-/// Every value of one column as JSON, nulls as `null`.
-pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<Value>, String> {
+fn float(v: f64) -> String {
+    if v.is_finite() {
+        serde_json::Number::from_f64(v).map_or_else(|| quoted(&v.to_string()), |n| n.to_string())
+    } else {
+        quoted(&v.to_string())
+    }
+}
+
+/// Every value of one column as a JSON text fragment, nulls as `null`. Objects keep
+/// the column order of the schema.
+pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<String>, String> {
     let n = array.len();
-    let mut out = Vec::with_capacity(n);
+    let mut out: Vec<String> = Vec::with_capacity(n);
     let is_json = field.metadata().get(JSON_KEY).is_some_and(|v| v == "true");
     macro_rules! prim {
         ($t:ty, $conv:expr) => {{
             let a = array.as_primitive::<$t>();
             for i in 0..n {
-                out.push(if a.is_null(i) { Value::Null } else { $conv(a.value(i)) });
+                out.push(if a.is_null(i) { NULL.to_string() } else { $conv(a.value(i)) });
             }
         }};
     }
     match array.data_type() {
-        DataType::Null => out.resize(n, Value::Null),
+        DataType::Null => out.resize(n, NULL.to_string()),
         DataType::Boolean => {
             let a = array.as_boolean();
             for i in 0..n {
-                out.push(if a.is_null(i) { Value::Null } else { Value::Bool(a.value(i)) });
+                out.push(if a.is_null(i) { NULL.to_string() } else { a.value(i).to_string() });
             }
         }
-        DataType::Int8 => prim!(Int8Type, |v: i8| Value::from(v)),
-        DataType::Int16 => prim!(Int16Type, |v: i16| Value::from(v)),
-        DataType::Int32 => prim!(Int32Type, |v: i32| Value::from(v)),
-        DataType::Int64 => prim!(Int64Type, |v: i64| Value::from(v)),
-        DataType::UInt8 => prim!(UInt8Type, |v: u8| Value::from(v)),
-        DataType::UInt16 => prim!(UInt16Type, |v: u16| Value::from(v)),
-        DataType::UInt32 => prim!(UInt32Type, |v: u32| Value::from(v)),
-        DataType::UInt64 => prim!(UInt64Type, |v: u64| Value::from(v)),
+        DataType::Int8 => prim!(Int8Type, |v: i8| v.to_string()),
+        DataType::Int16 => prim!(Int16Type, |v: i16| v.to_string()),
+        DataType::Int32 => prim!(Int32Type, |v: i32| v.to_string()),
+        DataType::Int64 => prim!(Int64Type, |v: i64| v.to_string()),
+        DataType::UInt8 => prim!(UInt8Type, |v: u8| v.to_string()),
+        DataType::UInt16 => prim!(UInt16Type, |v: u16| v.to_string()),
+        DataType::UInt32 => prim!(UInt32Type, |v: u32| v.to_string()),
+        DataType::UInt64 => prim!(UInt64Type, |v: u64| v.to_string()),
         DataType::Float32 => prim!(Float32Type, |v: f32| float(f64::from(v))),
         DataType::Float64 => prim!(Float64Type, float),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
@@ -63,71 +75,74 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<Value>, St
             };
             for t in texts {
                 out.push(match t {
-                    None => Value::Null,
-                    Some(t) if is_json => serde_json::from_str(t)
-                        .map_err(|e| format!("column {} holds invalid JSON: {e}", field.name()))?,
-                    Some(t) => Value::String(t.to_string()),
+                    None => NULL.to_string(),
+                    Some(t) if is_json => {
+                        // Re-serialise to check it and to make it one compact line.
+                        let v: serde_json::Value = serde_json::from_str(t).map_err(|e| {
+                            format!("column {} holds invalid JSON: {e}", field.name())
+                        })?;
+                        v.to_string()
+                    }
+                    Some(t) => quoted(t),
                 });
             }
         }
         DataType::Binary => array
             .as_binary::<i32>()
             .iter()
-            .for_each(|v| out.push(v.map_or(Value::Null, b64))),
+            .for_each(|v| out.push(v.map_or_else(|| NULL.to_string(), b64))),
         DataType::LargeBinary => array
             .as_binary::<i64>()
             .iter()
-            .for_each(|v| out.push(v.map_or(Value::Null, b64))),
+            .for_each(|v| out.push(v.map_or_else(|| NULL.to_string(), b64))),
         DataType::BinaryView => array
             .as_binary_view()
             .iter()
-            .for_each(|v| out.push(v.map_or(Value::Null, b64))),
+            .for_each(|v| out.push(v.map_or_else(|| NULL.to_string(), b64))),
         DataType::FixedSizeBinary(_) => {
             let a = array.as_fixed_size_binary();
             for i in 0..n {
-                out.push(if a.is_null(i) { Value::Null } else { b64(a.value(i)) });
+                out.push(if a.is_null(i) { NULL.to_string() } else { b64(a.value(i)) });
             }
         }
         DataType::Struct(fields) => {
             let a = array.as_struct();
-            let children: Vec<Vec<Value>> = fields
+            let children: Vec<Vec<String>> = fields
                 .iter()
                 .zip(a.columns())
                 .map(|(f, c)| column_to_json(c.as_ref(), f))
                 .collect::<Result<_, _>>()?;
+            let names: Vec<String> = fields.iter().map(|f| quoted(f.name())).collect();
             for i in 0..n {
                 if a.is_null(i) {
-                    out.push(Value::Null);
+                    out.push(NULL.to_string());
                     continue;
                 }
-                let mut map = Map::with_capacity(fields.len());
-                for (f, c) in fields.iter().zip(&children) {
-                    map.insert(f.name().clone(), c[i].clone());
+                out.push(object(names.iter().zip(children.iter().map(|c| c[i].as_str()))));
+            }
+        }
+        DataType::List(item) | DataType::LargeList(item) => {
+            let (values, offsets): (Vec<String>, Vec<usize>) = match array.data_type() {
+                DataType::List(_) => {
+                    let a = array.as_list::<i32>();
+                    (
+                        column_to_json(a.values().as_ref(), item)?,
+                        a.value_offsets().iter().map(|o| *o as usize).collect(),
+                    )
                 }
-                out.push(Value::Object(map));
-            }
-        }
-        DataType::List(item) => {
-            let a = array.as_list::<i32>();
-            let values = column_to_json(a.values().as_ref(), item)?;
-            let offsets = a.value_offsets();
+                _ => {
+                    let a = array.as_list::<i64>();
+                    (
+                        column_to_json(a.values().as_ref(), item)?,
+                        a.value_offsets().iter().map(|o| *o as usize).collect(),
+                    )
+                }
+            };
             for i in 0..n {
-                out.push(if a.is_null(i) {
-                    Value::Null
+                out.push(if array.is_null(i) {
+                    NULL.to_string()
                 } else {
-                    Value::Array(values[offsets[i] as usize..offsets[i + 1] as usize].to_vec())
-                });
-            }
-        }
-        DataType::LargeList(item) => {
-            let a = array.as_list::<i64>();
-            let values = column_to_json(a.values().as_ref(), item)?;
-            let offsets = a.value_offsets();
-            for i in 0..n {
-                out.push(if a.is_null(i) {
-                    Value::Null
-                } else {
-                    Value::Array(values[offsets[i] as usize..offsets[i + 1] as usize].to_vec())
+                    format!("[{}]", values[offsets[i]..offsets[i + 1]].join(","))
                 });
             }
         }
@@ -141,18 +156,15 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<Value>, St
             let offsets = a.value_offsets();
             for i in 0..n {
                 if a.is_null(i) {
-                    out.push(Value::Null);
+                    out.push(NULL.to_string());
                     continue;
                 }
-                let mut map = Map::new();
-                for j in offsets[i] as usize..offsets[i + 1] as usize {
-                    let k = match &keys[j] {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    map.insert(k, values[j].clone());
-                }
-                out.push(Value::Object(map));
+                let range = offsets[i] as usize..offsets[i + 1] as usize;
+                let keys: Vec<String> = keys[range.clone()]
+                    .iter()
+                    .map(|k| if k.starts_with('"') { k.clone() } else { quoted(k) })
+                    .collect();
+                out.push(object(keys.iter().zip(values[range].iter().map(String::as_str))));
             }
         }
         _ => {
@@ -161,9 +173,9 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<Value>, St
                 .map_err(|e| format!("column {}: {e}", field.name()))?;
             for i in 0..n {
                 out.push(if array.is_null(i) {
-                    Value::Null
+                    NULL.to_string()
                 } else {
-                    Value::String(fmt.value(i).to_string())
+                    quoted(&fmt.value(i).to_string())
                 });
             }
         }
@@ -171,24 +183,31 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<Value>, St
     Ok(out)
 }
 
-/// Every row of a batch as a JSON object, columns in schema order.
-pub fn batch_to_json_rows(batch: &RecordBatch) -> Result<Vec<Map<String, Value>>, String> {
+fn object<'a>(pairs: impl Iterator<Item = (&'a String, &'a str)>) -> String {
+    let mut s = String::from("{");
+    for (k, (name, value)) in pairs.enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "{name}:{value}");
+    }
+    s.push('}');
+    s
+}
+
+/// Every row of a batch as one compact JSON object, columns in schema order.
+pub fn batch_to_json_lines(batch: &RecordBatch) -> Result<Vec<String>, String> {
     let schema = batch.schema();
-    let columns: Vec<Vec<Value>> = schema
+    let columns: Vec<Vec<String>> = schema
         .fields()
         .iter()
         .zip(batch.columns())
         .map(|(f, c)| column_to_json(c.as_ref(), f))
         .collect::<Result<_, _>>()?;
-    let mut rows = Vec::with_capacity(batch.num_rows());
-    for i in 0..batch.num_rows() {
-        let mut map = Map::with_capacity(columns.len());
-        for (f, c) in schema.fields().iter().zip(&columns) {
-            map.insert(f.name().clone(), c[i].clone());
-        }
-        rows.push(map);
-    }
-    Ok(rows)
+    let names: Vec<String> = schema.fields().iter().map(|f| quoted(f.name())).collect();
+    Ok((0..batch.num_rows())
+        .map(|i| object(names.iter().zip(columns.iter().map(|c| c[i].as_str()))))
+        .collect())
 }
 
 #[cfg(test)]
@@ -217,9 +236,9 @@ mod tests {
             ],
         )
         .unwrap();
-        let rows = batch_to_json_rows(&batch).unwrap();
+        let rows = batch_to_json_lines(&batch).unwrap();
         assert_eq!(
-            Value::Object(rows[0].clone()).to_string(),
+            rows[0],
             r#"{"doc":{"a":[1,2]},"text":"{\"a\":1}","raw":"AP8="}"#
         );
     }

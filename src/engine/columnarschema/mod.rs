@@ -1,2 +1,7 @@
-//! Bridges between registry schemas (Avro, Protobuf, JSON Schema) and Arrow.
-//! Filled in with the `tail` capability.
+//! Bridges between registry schemas and Arrow: the Avro → Arrow type mapping and a
+//! decoder from Avro binary straight into Arrow builders (behaviour §3), and the
+//! [`writer_schemas::WriterSchemas`] seam through which decoders get writer schemas
+//! by id without ever blocking on the registry.
+
+pub mod avro;
+pub mod writer_schemas;
