@@ -11,6 +11,7 @@ pub mod exit;
 pub mod global;
 pub mod logging;
 pub mod output;
+pub mod tail;
 
 use std::ffi::OsString;
 
@@ -45,6 +46,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Serve an embedded single-process Kafka-protocol cluster until Ctrl-C.
     DevCluster(dev_cluster::DevClusterArgs),
+    /// Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table.
+    Tail(tail::TailArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Regenerate the committed completions and man pages (used by `cargo xtask`).
@@ -58,6 +61,7 @@ impl Command {
         match self {
             Command::Demo(_) => "demo",
             Command::DevCluster(_) => "dev-cluster",
+            Command::Tail(_) => "tail",
             Command::Completions(_) => "completions",
             Command::GenerateAssets(_) => "generate-assets",
         }
@@ -100,6 +104,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
     match cli.command {
         Command::Demo(args) => demo::run(&cli.global, args),
         Command::DevCluster(args) => dev_cluster::run(&cli.global, args),
+        Command::Tail(args) => tail::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
     }

@@ -6,4 +6,5 @@ pub mod error;
 pub mod groups;
 pub mod mock_cluster;
 pub mod settings;
+pub mod tail_consumer;
 pub mod topic_reader;
