@@ -12,7 +12,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use arrow_schema::{DataType, Field};
+use arrow_schema::{DataType, Field, TimeUnit};
 use base64::Engine as _;
 
 use crate::engine::columnar::reserved::JSON_KEY;
@@ -167,8 +167,19 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<String>, S
                 out.push(object(keys.iter().zip(values[range].iter().map(String::as_str))));
             }
         }
+        DataType::Timestamp(unit, tz) => {
+            let ints = arrow_cast::cast(array, &DataType::Int64).map_err(|e| e.to_string())?;
+            let a = ints.as_primitive::<Int64Type>();
+            for i in 0..n {
+                out.push(if a.is_null(i) {
+                    NULL.to_string()
+                } else {
+                    quoted(&timestamp_text(a.value(i), *unit, tz.is_some()))
+                });
+            }
+        }
         _ => {
-            // Temporal, decimal and anything else: the Arrow display text.
+            // Dates, times, decimals and anything else: the Arrow display text.
             let fmt = ArrayFormatter::try_new(array, &FormatOptions::default())
                 .map_err(|e| format!("column {}: {e}", field.name()))?;
             for i in 0..n {
@@ -181,6 +192,21 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<String>, S
         }
     }
     Ok(out)
+}
+
+/// ISO 8601 text of a timestamp: with `Z` when the column has a zone (instants), without otherwise.
+fn timestamp_text(v: i64, unit: TimeUnit, zoned: bool) -> String {
+    let t = match unit {
+        TimeUnit::Second => chrono::DateTime::from_timestamp(v, 0),
+        TimeUnit::Millisecond => chrono::DateTime::from_timestamp_millis(v),
+        TimeUnit::Microsecond => chrono::DateTime::from_timestamp_micros(v),
+        TimeUnit::Nanosecond => Some(chrono::DateTime::from_timestamp_nanos(v)),
+    };
+    match t {
+        Some(t) if zoned => t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+        Some(t) => t.naive_utc().format("%Y-%m-%dT%H:%M:%S%.f").to_string(),
+        None => v.to_string(),
+    }
 }
 
 fn object<'a>(pairs: impl Iterator<Item = (&'a String, &'a str)>) -> String {
