@@ -3,6 +3,7 @@
 mod support;
 
 mod barrier;
+mod columnar;
 mod coordination;
 mod framing;
 mod headers;

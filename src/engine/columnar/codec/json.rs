@@ -16,6 +16,8 @@ use arrow_schema::{DataType, Field, FieldRef};
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
+use crate::engine::columnar::codec::ordered_json::Json;
+
 use crate::engine::columnar::codec::raw::VALUE_COLUMN;
 use crate::engine::columnar::codec::{CodecError, PayloadColumns, RowEncoder, ValueDecoder};
 use crate::engine::columnar::reserved::JSON_KEY;
@@ -53,13 +55,13 @@ impl JsonKind {
         }
     }
 
-    fn of_sample(v: &Value) -> JsonKind {
+    fn of_sample(v: &Json) -> JsonKind {
         match v {
-            Value::String(_) | Value::Null => JsonKind::Utf8,
-            Value::Bool(_) => JsonKind::Bool,
-            Value::Number(n) if n.is_i64() || n.is_u64() => JsonKind::Int64,
-            Value::Number(_) => JsonKind::Float64,
-            Value::Object(_) | Value::Array(_) => JsonKind::JsonText,
+            Json::String(_) | Json::Null => JsonKind::Utf8,
+            Json::Bool(_) => JsonKind::Bool,
+            Json::Number(n) if n.is_i64() || n.is_u64() => JsonKind::Int64,
+            Json::Number(_) => JsonKind::Float64,
+            Json::Object(_) | Json::Array(_) => JsonKind::JsonText,
         }
     }
 }
@@ -109,13 +111,31 @@ impl JsonRowSchema {
         let Some(Value::Object(props)) = top.get("properties") else {
             return Err(CodecError::invalid("object JSON Schema has no properties"));
         };
+        // Declared order: serde_json's map is sorted, so take the key order from an ordered parse.
+        let ordered = Json::parse(text.as_bytes())
+            .map_err(|e| CodecError::invalid(format!("invalid JSON Schema: {e}")))?;
+        let mut ordered_top = &ordered;
+        for _ in 0..64 {
+            match ordered_top.get("$ref") {
+                Some(Json::String(r)) => {
+                    ordered_top = r
+                        .strip_prefix('#')
+                        .and_then(|p| ordered.pointer(p))
+                        .ok_or_else(|| CodecError::invalid(format!("unresolved JSON Schema reference {r}")))?;
+                }
+                _ => break,
+            }
+        }
+        let order: Vec<&str> = ordered_top.get("properties").map(Json::keys).unwrap_or_default();
         let required: Vec<&str> = top
             .get("required")
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         let mut columns = Vec::with_capacity(props.len());
-        for (name, prop) in props {
+        for name in order {
+            let Some(prop) = props.get(name) else { continue };
+            let name = &name.to_string();
             let prop = resolve_ref(&root, prop)?;
             let (kind, type_nullable) = kind_of_schema(&root, prop)?;
             columns.push(JsonColumn {
@@ -131,9 +151,9 @@ impl JsonRowSchema {
     }
 
     /// Infers a schema from the parsed rows of one batch; `None` when every row is null.
-    fn infer(rows: &[Value]) -> Option<Self> {
+    fn infer(rows: &[Json]) -> Option<Self> {
         let first = rows.iter().find(|v| !v.is_null())?;
-        if !first.is_object() {
+        if !matches!(first, Json::Object(_)) {
             let kind = JsonKind::of_sample(first);
             return Some(JsonRowSchema {
                 columns: vec![JsonColumn {
@@ -147,7 +167,7 @@ impl JsonRowSchema {
         let mut order: Vec<String> = Vec::new();
         let mut kinds: HashMap<String, Option<JsonKind>> = HashMap::new();
         for row in rows {
-            if let Value::Object(map) = row {
+            if let Json::Object(map) = row {
                 for (k, v) in map {
                     let slot = kinds.entry(k.clone()).or_insert_with(|| {
                         order.push(k.clone());
@@ -230,7 +250,7 @@ fn append_value(
     kind: JsonKind,
     builder: &mut ColumnBuilder,
     column: &JsonColumn,
-    v: &Value,
+    v: &Json,
 ) -> Result<(), CodecError> {
     if v.is_null() {
         if !column.nullable {
@@ -244,13 +264,16 @@ fn append_value(
     }
     let mismatch = || {
         CodecError::invalid(format!(
-            "cannot convert JSON value {v} to {kind:?} in column {}",
+            "cannot convert JSON value {} to {kind:?} in column {}",
+            v.to_text(),
             column.name
         ))
     };
     match (kind, builder) {
         (JsonKind::Int64, ColumnBuilder::Int64(b)) => {
-            let n = v.as_number().ok_or_else(mismatch)?;
+            let Json::Number(n) = v else {
+                return Err(mismatch());
+            };
             match n.as_i64() {
                 Some(i) => b.append_value(i),
                 None if n.is_u64() => {
@@ -259,17 +282,23 @@ fn append_value(
                 None => return Err(mismatch()),
             }
         }
-        (JsonKind::Float64, ColumnBuilder::Float64(b)) => {
-            b.append_value(v.as_f64().ok_or_else(mismatch)?)
-        }
-        (JsonKind::Bool, ColumnBuilder::Bool(b)) => b.append_value(v.as_bool().ok_or_else(mismatch)?),
-        (JsonKind::Utf8, ColumnBuilder::Utf8(b)) => match v {
-            Value::String(s) => b.append_value(s),
-            other => b.append_value(other.to_string()),
+        (JsonKind::Float64, ColumnBuilder::Float64(b)) => match v {
+            Json::Number(n) => b.append_value(n.as_f64().ok_or_else(mismatch)?),
+            _ => return Err(mismatch()),
         },
-        (JsonKind::JsonText, ColumnBuilder::Utf8(b)) => b.append_value(v.to_string()),
+        (JsonKind::Bool, ColumnBuilder::Bool(b)) => match v {
+            Json::Bool(x) => b.append_value(*x),
+            _ => return Err(mismatch()),
+        },
+        (JsonKind::Utf8, ColumnBuilder::Utf8(b)) => match v {
+            Json::String(s) => b.append_value(s),
+            other => b.append_value(other.to_text()),
+        },
+        (JsonKind::JsonText, ColumnBuilder::Utf8(b)) => b.append_value(v.to_text()),
         (JsonKind::Base64, ColumnBuilder::Binary(b)) => {
-            let text = v.as_str().ok_or_else(mismatch)?;
+            let Json::String(text) = v else {
+                return Err(mismatch());
+            };
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(text)
                 .map_err(|e| CodecError::invalid(format!("column {}: invalid base64: {e}", column.name)))?;
@@ -326,7 +355,7 @@ impl ColumnBuilder {
 pub struct JsonDecoder {
     /// Fixed (from a JSON Schema) or sticky (inferred from the first non-empty batch).
     schema: Option<JsonRowSchema>,
-    rows: Vec<Value>,
+    rows: Vec<Json>,
 }
 
 impl JsonDecoder {
@@ -348,20 +377,17 @@ impl JsonDecoder {
     }
 
     /// Builds the columns of `rows` under `schema`.
-    pub fn build(schema: &JsonRowSchema, rows: &[Value]) -> Result<PayloadColumns, CodecError> {
+    pub fn build(schema: &JsonRowSchema, rows: &[Json]) -> Result<PayloadColumns, CodecError> {
         let fields = schema.fields();
         let mut builders: Vec<ColumnBuilder> =
             schema.columns.iter().map(|c| ColumnBuilder::new(c.kind)).collect();
-        let null = Value::Null;
+        let null = Json::Null;
         for row in rows {
             for (i, column) in schema.columns.iter().enumerate() {
                 let v = if schema.scalar {
                     row
                 } else {
-                    match row {
-                        Value::Object(map) => map.get(&column.name).unwrap_or(&null),
-                        _ => &null,
-                    }
+                    row.get(&column.name).unwrap_or(&null)
                 };
                 append_value(column.kind, &mut builders[i], column, v)?;
             }
@@ -376,8 +402,8 @@ impl JsonDecoder {
 impl ValueDecoder for JsonDecoder {
     fn append(&mut self, value: Option<&[u8]>) -> Result<usize, CodecError> {
         let v = match value {
-            None => Value::Null,
-            Some(bytes) => serde_json::from_slice(bytes)
+            None => Json::Null,
+            Some(bytes) => Json::parse(bytes)
                 .map_err(|e| CodecError::invalid(format!("invalid JSON value: {e}")))?,
         };
         // Check the row now so a failure names this record, not the batch.

@@ -11,6 +11,7 @@
 pub mod blob;
 pub mod gzip;
 pub mod json;
+pub mod ordered_json;
 pub mod raw;
 
 use arrow_array::{ArrayRef, RecordBatch};
