@@ -137,7 +137,10 @@ pub struct BatchSink {
 
 /// `out.parquet`, index 3 → `out-000003.parquet`.
 pub fn rotated_path(path: &Path, index: usize) -> PathBuf {
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let name = match path.extension() {
         Some(ext) => format!("{stem}-{index:06}.{}", ext.to_string_lossy()),
         None => format!("{stem}-{index:06}"),
@@ -199,7 +202,8 @@ impl BatchSink {
     }
 
     fn rotating(&self) -> bool {
-        self.opts.path.is_some() && (self.opts.rotate_rows.is_some() || self.opts.rotate_bytes.is_some())
+        self.opts.path.is_some()
+            && (self.opts.rotate_rows.is_some() || self.opts.rotate_bytes.is_some())
     }
 
     fn open(&mut self, schema: &SchemaRef) -> Result<(), SinkError> {
@@ -212,8 +216,12 @@ impl BatchSink {
         self.approx_bytes = 0;
         let target = Target::open(path.as_deref())?;
         self.writer = Some(match self.opts.format {
-            DataFormat::ArrowStream => Writer::Stream(StreamWriter::try_new(target, schema).map_err(arrow_err)?),
-            DataFormat::ArrowFile => Writer::File(FileWriter::try_new(target, schema).map_err(arrow_err)?),
+            DataFormat::ArrowStream => {
+                Writer::Stream(StreamWriter::try_new(target, schema).map_err(arrow_err)?)
+            }
+            DataFormat::ArrowFile => {
+                Writer::File(FileWriter::try_new(target, schema).map_err(arrow_err)?)
+            }
             DataFormat::Parquet => {
                 let props = WriterProperties::builder()
                     .set_compression(Compression::ZSTD(ZstdLevel::default()))
@@ -221,7 +229,9 @@ impl BatchSink {
                     .build();
                 let pschema = Arc::new(parquet_schema(schema));
                 self.parquet_schema = Some(pschema.clone());
-                Writer::Parquet(ArrowWriter::try_new(target, pschema, Some(props)).map_err(arrow_err)?)
+                Writer::Parquet(
+                    ArrowWriter::try_new(target, pschema, Some(props)).map_err(arrow_err)?,
+                )
             }
             DataFormat::Ndjson => Writer::Ndjson(target),
         });
@@ -254,7 +264,10 @@ impl BatchSink {
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), SinkError> {
         match &self.schema {
             None => self.schema = Some(batch.schema()),
-            Some(s) if self.opts.format != DataFormat::Ndjson && s.as_ref() != batch.schema().as_ref() => {
+            Some(s)
+                if self.opts.format != DataFormat::Ndjson
+                    && s.as_ref() != batch.schema().as_ref() =>
+            {
                 return Err(SinkError::Failed(format!(
                     "a batch has another Arrow schema than the first one written ({} vs {} columns); one output holds one schema: tail such topics separately or use --format ndjson",
                     batch.num_columns(),
@@ -275,7 +288,8 @@ impl BatchSink {
             Writer::File(w) => w.write(batch).map_err(arrow_err)?,
             Writer::Parquet(w) => {
                 let target = self.parquet_schema.clone().expect("set when opened");
-                w.write(&to_parquet_batch(batch, &target)?).map_err(arrow_err)?;
+                w.write(&to_parquet_batch(batch, &target)?)
+                    .map_err(arrow_err)?;
             }
             Writer::Ndjson(t) => {
                 let lines = batch_to_json_lines(batch).map_err(SinkError::Failed)?;
@@ -288,8 +302,14 @@ impl BatchSink {
         }
         self.rows_in_file += batch.num_rows() as u64;
         self.approx_bytes += batch.get_array_memory_size() as u64;
-        let over_rows = self.opts.rotate_rows.is_some_and(|n| self.rows_in_file >= n);
-        let over_bytes = self.opts.rotate_bytes.is_some_and(|n| self.bytes_in_file() >= n);
+        let over_rows = self
+            .opts
+            .rotate_rows
+            .is_some_and(|n| self.rows_in_file >= n);
+        let over_bytes = self
+            .opts
+            .rotate_bytes
+            .is_some_and(|n| self.bytes_in_file() >= n);
         if self.rotating() && (over_rows || over_bytes) {
             self.close_current()?;
         }
@@ -306,7 +326,8 @@ impl BatchSink {
     /// Closes the output properly (footer, end-of-stream) and publishes the file(s).
     /// With no batch at all, `fallback` gives the schema of an empty output.
     pub fn finish(mut self, fallback: &SchemaRef) -> Result<Vec<PathBuf>, SinkError> {
-        if self.writer.is_none() && self.files.is_empty() && self.opts.format != DataFormat::Ndjson {
+        if self.writer.is_none() && self.files.is_empty() && self.opts.format != DataFormat::Ndjson
+        {
             let schema = self.schema.clone().unwrap_or_else(|| fallback.clone());
             self.open(&schema)?;
         }
@@ -328,6 +349,9 @@ mod tests {
             rotated_path(Path::new("/d/out.parquet"), 3),
             PathBuf::from("/d/out-000003.parquet")
         );
-        assert_eq!(rotated_path(Path::new("out"), 0), PathBuf::from("out-000000"));
+        assert_eq!(
+            rotated_path(Path::new("out"), 0),
+            PathBuf::from("out-000000")
+        );
     }
 }

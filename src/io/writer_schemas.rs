@@ -9,7 +9,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use crate::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemaError, WriterSchemas};
+use crate::engine::columnarschema::writer_schemas::{
+    WriterSchema, WriterSchemaError, WriterSchemas,
+};
 use crate::engine::schema::registry::{Registry, RegistryError, SchemaReference};
 
 #[derive(Default)]
@@ -60,7 +62,12 @@ fn resolve_references(
 fn fetch(registry: &dyn Registry, id: i32) -> Result<WriterSchema, RegistryError> {
     let s = registry.schema_by_id(id)?;
     let mut references = Vec::new();
-    resolve_references(registry, &s.spec.references, &mut Vec::new(), &mut references)?;
+    resolve_references(
+        registry,
+        &s.spec.references,
+        &mut Vec::new(),
+        &mut references,
+    )?;
     Ok(WriterSchema {
         id,
         schema_type: s.spec.schema_type,
@@ -107,7 +114,8 @@ impl WriterSchemas for RegistryWriterSchemas {
                 });
             if let Err(e) = spawned {
                 st.in_flight.remove(&id);
-                st.last_error.insert(id, format!("cannot start the fetch thread: {e}"));
+                st.last_error
+                    .insert(id, format!("cannot start the fetch thread: {e}"));
             }
         }
         Err(WriterSchemaError::Pending { id, last_error })
@@ -119,9 +127,9 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
+    use crate::engine::schema::registry::SchemaSpec;
     use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
     use crate::io::registry_server::{RegistryServer, RegistryServerOptions};
-    use crate::engine::schema::registry::SchemaSpec;
 
     #[test]
     fn a_miss_is_pending_and_fetches_once_over_http() {
@@ -140,7 +148,10 @@ mod tests {
         let before = server.requests().len();
         let first = cache.writer_schema(id).unwrap_err();
         assert!(first.is_retriable(), "{first}");
-        assert_eq!(first.to_string(), format!("writer schema for id {id} is pending fetch"));
+        assert_eq!(
+            first.to_string(),
+            format!("writer schema for id {id} is pending fetch")
+        );
         let deadline = Instant::now() + Duration::from_secs(10);
         let got = loop {
             match cache.writer_schema(id) {

@@ -98,14 +98,23 @@ fn order_body(schema: &apache_avro::Schema, i: i64) -> Vec<u8> {
     let cents = 1000 + i * 25;
     let value = Avro::Record(vec![
         ("order_id".into(), Avro::String(format!("o-{i:04}"))),
-        ("user".into(), Avro::String(["alice", "bob", "carol"][i as usize % 3].into())),
+        (
+            "user".into(),
+            Avro::String(["alice", "bob", "carol"][i as usize % 3].into()),
+        ),
         (
             "amount".into(),
             Avro::Decimal(apache_avro::Decimal::from(cents.to_be_bytes().to_vec())),
         ),
         ("quantity".into(), Avro::Int(i as i32 + 1)),
         ("ts".into(), Avro::TimestampMillis(BASE_TS + i * 1000)),
-        ("status".into(), Avro::Enum((i % 3) as u32, ["NEW", "PAID", "SHIPPED"][i as usize % 3].into())),
+        (
+            "status".into(),
+            Avro::Enum(
+                (i % 3) as u32,
+                ["NEW", "PAID", "SHIPPED"][i as usize % 3].into(),
+            ),
+        ),
         (
             "address".into(),
             Avro::Record(vec![
@@ -154,7 +163,11 @@ fn orders(n: i64) -> Orders {
     let records: Vec<Rec> = (0..n)
         .map(|i| Rec {
             partition: (i % 2) as i32,
-            key: Some(["alice", "bob", "carol"][i as usize % 3].as_bytes().to_vec()),
+            key: Some(
+                ["alice", "bob", "carol"][i as usize % 3]
+                    .as_bytes()
+                    .to_vec(),
+            ),
             value: Some(framing::encode(id as u32, &order_body(&schema, i))),
             headers: vec![("source", if i % 2 == 0 { "web" } else { "app" })],
             ts: BASE_TS + i * 1000,
@@ -228,28 +241,58 @@ fn tail_until_end_writes_avro_orders_as_an_arrow_stream_that_pyarrow_reads_with_
     let o = orders(6);
     let out = tail(
         &o.broker.bootstrap(),
-        &[&o.topic, "-e", "--value-format", "avro", "--registry", &o.registry.url()],
+        &[
+            &o.topic,
+            "-e",
+            "--value-format",
+            "avro",
+            "--registry",
+            &o.registry.url(),
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("Processed a total of 6 records"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Processed a total of 6 records"),
+        "{}",
+        stderr(&out)
+    );
     let dir = temp_dir();
     let file = dir.path().join("orders.arrows");
     std::fs::write(&file, &out.stdout).unwrap();
     let v = python(PYARROW_STREAM, &file);
     assert_eq!(
         v["names"],
-        serde_json::json!(["order_id", "user", "amount", "quantity", "ts", "status", "address", "note",
-            "__key", "__timestamp", "__partition", "__offset", "__headers"])
+        serde_json::json!([
+            "order_id",
+            "user",
+            "amount",
+            "quantity",
+            "ts",
+            "status",
+            "address",
+            "note",
+            "__key",
+            "__timestamp",
+            "__partition",
+            "__offset",
+            "__headers"
+        ])
     );
     assert_eq!(v["types"]["amount"], "decimal128(10, 2)");
     assert_eq!(v["types"]["ts"], "timestamp[ms, tz=UTC]");
     assert_eq!(v["types"]["quantity"], "int32");
-    assert_eq!(v["types"]["address"], "struct<city: string not null, zip: string>");
+    assert_eq!(
+        v["types"]["address"],
+        "struct<city: string not null, zip: string>"
+    );
     assert_eq!(v["types"]["__key"], "binary");
     assert_eq!(v["nullable"]["order_id"], false);
     assert_eq!(v["nullable"]["note"], true);
     assert_eq!(v["status_meta"]["krabka.avro.enum"], "shop.Status");
-    assert_eq!(v["status_meta"]["krabka.avro.enum.symbols"], "NEW,PAID,SHIPPED");
+    assert_eq!(
+        v["status_meta"]["krabka.avro.enum.symbols"],
+        "NEW,PAID,SHIPPED"
+    );
     assert_eq!(v["rows"], 6);
     assert_eq!(v["first"]["order_id"], "o-0000");
     assert_eq!(v["first"]["amount"], "10.00");
@@ -285,8 +328,16 @@ fn tail_to_parquet_is_read_by_duckdb_with_zstd_decimals_and_millisecond_timestam
     let out = tail(
         &o.broker.bootstrap(),
         &[
-            &o.topic, "-e", "--value-format", "avro", "--registry", &o.registry.url(),
-            "--out", file.to_str().unwrap(), "--row-group-size", "2",
+            &o.topic,
+            "-e",
+            "--value-format",
+            "avro",
+            "--registry",
+            &o.registry.url(),
+            "--out",
+            file.to_str().unwrap(),
+            "--row-group-size",
+            "2",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -317,8 +368,18 @@ fn parquet_rotates_by_rows_into_numbered_complete_files() {
     let out = tail(
         &o.broker.bootstrap(),
         &[
-            &o.topic, "-e", "--value-format", "avro", "--registry", &o.registry.url(),
-            "--out", file.to_str().unwrap(), "--rotate-rows", "2", "--batch-records", "2",
+            &o.topic,
+            "-e",
+            "--value-format",
+            "avro",
+            "--registry",
+            &o.registry.url(),
+            "--out",
+            file.to_str().unwrap(),
+            "--rotate-rows",
+            "2",
+            "--batch-records",
+            "2",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -334,16 +395,30 @@ fn ndjson_carries_binary_as_base64_and_nested_values_as_json_objects() {
     let out = tail(
         &o.broker.bootstrap(),
         &[
-            &o.topic, "-e", "--value-format", "avro", "--registry", &o.registry.url(),
-            "--format", "ndjson", "-p", "0",
+            &o.topic,
+            "-e",
+            "--value-format",
+            "avro",
+            "--registry",
+            &o.registry.url(),
+            "--format",
+            "ndjson",
+            "-p",
+            "0",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 1);
     let row = &lines[0];
-    assert_eq!(row["address"], serde_json::json!({"city": "Ghent", "zip": "9000"}));
+    assert_eq!(
+        row["address"],
+        serde_json::json!({"city": "Ghent", "zip": "9000"})
+    );
     assert_eq!(row["__key"], "YWxpY2U="); // base64("alice")
     assert_eq!(row["amount"], "10.00");
     assert_eq!(row["ts"], "2024-11-29T09:00:00Z");
@@ -368,7 +443,13 @@ fn positions_filters_and_projection_select_records_and_columns() {
         .collect();
     produce(&broker.bootstrap(), &topic, &records);
     let run = |args: &[&str]| -> Vec<Value> {
-        let mut all = vec![topic.as_str(), "--value-format", "string", "--format", "ndjson"];
+        let mut all = vec![
+            topic.as_str(),
+            "--value-format",
+            "string",
+            "--format",
+            "ndjson",
+        ];
         all.extend_from_slice(args);
         let out = tail(&broker.bootstrap(), &all);
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
@@ -378,18 +459,40 @@ fn positions_filters_and_projection_select_records_and_columns() {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
     };
-    let values = |rows: &[Value]| rows.iter().map(|r| r["value"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let values = |rows: &[Value]| {
+        rows.iter()
+            .map(|r| r["value"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(values(&run(&["--from", "1:3"])), ["v1", "v2"]);
     assert_eq!(values(&run(&["--from", "-2", "-e"])), ["v4", "v5"]);
     assert_eq!(values(&run(&["--from", "+4", "-e"])), ["v4", "v5"]);
     assert_eq!(values(&run(&["-e", "-n", "2"])), ["v0", "v1"]);
     // Tansu answers ListOffsets by timestamp with the log start, so a time start is only checked
     // to parse and read to the end here (the grammar itself is unit-tested).
-    assert_eq!(run(&["--from", &format!("@{}:end", BASE_TS + 3000)]).len(), 6);
-    assert_eq!(values(&run(&["-e", "--key-glob", "user-[12]", "--header", "kind=odd"])), ["v1", "v5"]);
+    assert_eq!(
+        run(&["--from", &format!("@{}:end", BASE_TS + 3000)]).len(),
+        6
+    );
+    assert_eq!(
+        values(&run(&[
+            "-e",
+            "--key-glob",
+            "user-[12]",
+            "--header",
+            "kind=odd"
+        ])),
+        ["v1", "v5"]
+    );
     let projected = run(&["-e", "-n", "1", "--columns", "__offset,value"]);
-    assert_eq!(projected[0].as_object().unwrap().keys().collect::<Vec<_>>(), ["__offset", "value"]);
-    let out = tail(&broker.bootstrap(), &[&topic, "-e", "--columns", "nope", "--format", "ndjson"]);
+    assert_eq!(
+        projected[0].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["__offset", "value"]
+    );
+    let out = tail(
+        &broker.bootstrap(),
+        &[&topic, "-e", "--columns", "nope", "--format", "ndjson"],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("Arrow column does not exist: nope"));
 }
@@ -412,7 +515,14 @@ fn an_undecodable_record_fails_naming_topic_partition_and_offset_unless_skipped_
     let reg = o.registry.url();
     let dir = temp_dir();
     let out_file = dir.path().join("x.arrows");
-    let base = [o.topic.as_str(), "-e", "--value-format", "avro", "--registry", reg.as_str()];
+    let base = [
+        o.topic.as_str(),
+        "-e",
+        "--value-format",
+        "avro",
+        "--registry",
+        reg.as_str(),
+    ];
     let mut args = base.to_vec();
     args.extend(["--out", out_file.to_str().unwrap()]);
     let failed = tail(&o.broker.bootstrap(), &args);
@@ -422,7 +532,11 @@ fn an_undecodable_record_fails_naming_topic_partition_and_offset_unless_skipped_
         "{}",
         stderr(&failed)
     );
-    assert!(stderr(&failed).contains("invalid schema frame magic byte 0x6e"), "{}", stderr(&failed));
+    assert!(
+        stderr(&failed).contains("invalid schema frame magic byte 0x6e"),
+        "{}",
+        stderr(&failed)
+    );
     assert!(!out_file.exists(), "a failed tail publishes no file");
 
     let mut args = base.to_vec();
@@ -430,11 +544,21 @@ fn an_undecodable_record_fails_naming_topic_partition_and_offset_unless_skipped_
     let skipped = tail(&o.broker.bootstrap(), &args);
     assert!(skipped.status.success(), "{}", stderr(&skipped));
     assert_eq!(String::from_utf8_lossy(&skipped.stdout).lines().count(), 3);
-    assert!(stderr(&skipped).contains("1 undecodable skipped"), "{}", stderr(&skipped));
+    assert!(
+        stderr(&skipped).contains("1 undecodable skipped"),
+        "{}",
+        stderr(&skipped)
+    );
 
     let dlq = dir.path().join("dlq.ndjson");
     let mut args = base.to_vec();
-    args.extend(["--on-error", "dead-letter", dlq.to_str().unwrap(), "--format", "ndjson"]);
+    args.extend([
+        "--on-error",
+        "dead-letter",
+        dlq.to_str().unwrap(),
+        "--format",
+        "ndjson",
+    ]);
     let dead = tail(&o.broker.bootstrap(), &args);
     assert!(dead.status.success(), "{}", stderr(&dead));
     let line: Value = serde_json::from_str(std::fs::read_to_string(&dlq).unwrap().trim()).unwrap();
@@ -448,7 +572,13 @@ fn an_undecodable_record_fails_naming_topic_partition_and_offset_unless_skipped_
         .collect();
     assert_eq!(
         names,
-        ["krabka.error.class", "krabka.error.message", "krabka.source.topic", "krabka.source.partition", "krabka.source.offset"]
+        [
+            "krabka.error.class",
+            "krabka.error.message",
+            "krabka.source.topic",
+            "krabka.source.partition",
+            "krabka.source.offset"
+        ]
     );
 }
 
@@ -468,13 +598,25 @@ fn group_mode_until_end_exits_and_a_second_run_starts_after_the_commits() {
         .collect();
     produce(&broker.bootstrap(), &topic, &records);
     let group = unique_name("tail-group");
-    let args = [topic.as_str(), "-g", group.as_str(), "-e", "--format", "ndjson"];
+    let args = [
+        topic.as_str(),
+        "-g",
+        group.as_str(),
+        "-e",
+        "--format",
+        "ndjson",
+    ];
     let first = tail(&broker.bootstrap(), &args);
     assert!(first.status.success(), "{}", stderr(&first));
     assert_eq!(String::from_utf8_lossy(&first.stdout).lines().count(), 4);
     let second = tail(&broker.bootstrap(), &args);
     assert!(second.status.success(), "{}", stderr(&second));
-    assert_eq!(String::from_utf8_lossy(&second.stdout).lines().count(), 0, "{}", stderr(&second));
+    assert_eq!(
+        String::from_utf8_lossy(&second.stdout).lines().count(),
+        0,
+        "{}",
+        stderr(&second)
+    );
     assert!(stderr(&second).contains("Processed a total of 0 records"));
 }
 
@@ -487,4 +629,50 @@ fn usage_errors_exit_2_before_touching_the_broker() {
     assert!(stderr(&out).contains("needs a schema registry"));
     let out = tail("127.0.0.1:1", &["t", "--key-format", "arrow"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+const PYARROW_PARQUET_ROWS: &str = r#"
+import sys, json, pyarrow.parquet as pq
+t = pq.read_table(sys.argv[1])
+print(json.dumps({"rows": t.num_rows, "ts": str(t.schema.field('ts').type)}))
+"#;
+
+#[test]
+fn ctrl_c_closes_the_parquet_writer_so_the_file_is_readable() {
+    let o = orders(4);
+    let dir = temp_dir();
+    let file = dir.path().join("follow.parquet");
+    let child = Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+        .args([
+            "tail",
+            &o.topic,
+            "--value-format",
+            "avro",
+            "--registry",
+            &o.registry.url(),
+        ])
+        .args(["--out", file.to_str().unwrap(), "-b", &o.broker.bootstrap()])
+        .env_remove("KRABKA_OUTPUT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Following forever: give it time to read the four records, then interrupt.
+    std::thread::sleep(Duration::from_secs(6));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Processed a total of 4 records"),
+        "{}",
+        stderr(&out)
+    );
+    let v = python(PYARROW_PARQUET_ROWS, &file);
+    assert_eq!(v["rows"], 4);
+    assert_eq!(v["ts"], "timestamp[ms, tz=UTC]");
 }

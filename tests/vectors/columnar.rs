@@ -39,7 +39,13 @@ const PENDING_FOR_RUN: [&str; 14] = [
     "COL-DRIVER-EMPTY",
 ];
 
-fn record(key: Option<Vec<u8>>, value: Option<Vec<u8>>, ts: i64, partition: i32, offset: i64) -> Record {
+fn record(
+    key: Option<Vec<u8>>,
+    value: Option<Vec<u8>>,
+    ts: i64,
+    partition: i32,
+    offset: i64,
+) -> Record {
     Record {
         topic: "t".into(),
         partition,
@@ -59,7 +65,12 @@ fn decode(decoder: Box<dyn ValueDecoder>, records: &[Record]) -> RecordBatch {
 }
 
 fn names(batch: &RecordBatch) -> Vec<String> {
-    batch.schema().fields().iter().map(|f| f.name().clone()).collect()
+    batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect()
 }
 
 fn check_rowcodec_columns(v: &Value) {
@@ -135,7 +146,12 @@ fn check_json_infer(v: &Value) {
     let back = encode_rows(&batch, &encoder).unwrap();
     for (r, want) in back.iter().zip(rows) {
         let got: Value = serde_json::from_slice(r.value.as_deref().unwrap()).unwrap();
-        assert_eq!(got, serde_json::from_str::<Value>(want).unwrap(), "{}", id(v));
+        assert_eq!(
+            got,
+            serde_json::from_str::<Value>(want).unwrap(),
+            "{}",
+            id(v)
+        );
     }
 }
 
@@ -150,7 +166,12 @@ fn check_json_sticky(v: &Value) {
         assert_eq!(cols[0].0.data_type(), &DataType::Utf8, "{}", id(v));
         let a = cols[0].1.as_string::<i32>();
         if a.is_valid(0) {
-            assert_eq!(a.value(0), str_of(&v["expected"]["second_value"], "second"), "{}", id(v));
+            assert_eq!(
+                a.value(0),
+                str_of(&v["expected"]["second_value"], "second"),
+                "{}",
+                id(v)
+            );
         }
     }
     assert_eq!(v["expected"]["type"], "Utf8");
@@ -168,11 +189,22 @@ fn check_json_schema_nullability(v: &Value) {
     assert_eq!(nullable, want, "{}", id(v));
     let mut d = JsonDecoder::with_schema(schema);
     let err = d.append(Some(br#"{"id":null,"amount":1}"#)).unwrap_err();
-    assert_eq!(err.to_string(), str_of(&v["expected"]["null_id_error"], "err"), "{}", id(v));
-    let scalar = JsonRowSchema::from_json_schema(str_of(&v["expected"]["scalar_schema"], "s")).unwrap();
+    assert_eq!(
+        err.to_string(),
+        str_of(&v["expected"]["null_id_error"], "err"),
+        "{}",
+        id(v)
+    );
+    let scalar =
+        JsonRowSchema::from_json_schema(str_of(&v["expected"]["scalar_schema"], "s")).unwrap();
     let mut d = JsonDecoder::with_schema(scalar);
     let err = d.append(Some(b"null")).unwrap_err();
-    assert_eq!(err.to_string(), str_of(&v["expected"]["scalar_null_error"], "err"), "{}", id(v));
+    assert_eq!(
+        err.to_string(),
+        str_of(&v["expected"]["scalar_null_error"], "err"),
+        "{}",
+        id(v)
+    );
 }
 
 fn payload(users: &[&str], amounts: &[i64]) -> RecordBatch {
@@ -192,26 +224,75 @@ fn payload(users: &[&str], amounts: &[i64]) -> RecordBatch {
 
 fn check_blob_decode(v: &Value) {
     let records = vec![
-        record(None, Some(ipc_stream(&payload(&["a", "b"], &[5, 3])).unwrap()), 10, 0, 5),
-        record(Some(vec![0x07]), Some(ipc_stream(&payload(&["c"], &[9])).unwrap()), 11, 0, 6),
+        record(
+            None,
+            Some(ipc_stream(&payload(&["a", "b"], &[5, 3])).unwrap()),
+            10,
+            0,
+            5,
+        ),
+        record(
+            Some(vec![0x07]),
+            Some(ipc_stream(&payload(&["c"], &[9])).unwrap()),
+            11,
+            0,
+            6,
+        ),
     ];
     let batch = decode(Box::new(BlobDecoder::new()), &records);
     let e = &v["expected"];
-    assert_eq!(batch.num_rows() as i64, i64_of(&e["rows"], "rows"), "{}", id(v));
-    let offsets = batch.column_by_name("__offset").unwrap().as_primitive::<Int64Type>();
-    let ts = batch.column_by_name("__timestamp").unwrap().as_primitive::<Int64Type>();
-    assert_eq!(offsets.value(2), i64_of(&e["row2"]["offset"], "offset"), "{}", id(v));
-    assert_eq!(ts.value(2), i64_of(&e["row2"]["timestamp"], "ts"), "{}", id(v));
+    assert_eq!(
+        batch.num_rows() as i64,
+        i64_of(&e["rows"], "rows"),
+        "{}",
+        id(v)
+    );
+    let offsets = batch
+        .column_by_name("__offset")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    let ts = batch
+        .column_by_name("__timestamp")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    assert_eq!(
+        offsets.value(2),
+        i64_of(&e["row2"]["offset"], "offset"),
+        "{}",
+        id(v)
+    );
+    assert_eq!(
+        ts.value(2),
+        i64_of(&e["row2"]["timestamp"], "ts"),
+        "{}",
+        id(v)
+    );
     let out = encode_blobs(&batch, 900 * 1024).unwrap();
-    assert_eq!(out.len() as i64, i64_of(&e["encode"]["records"], "records"), "{}", id(v));
+    assert_eq!(
+        out.len() as i64,
+        i64_of(&e["encode"]["records"], "records"),
+        "{}",
+        id(v)
+    );
     let timestamps: Vec<i64> = out.iter().map(|r| r.timestamp).collect();
-    let want_ts: Vec<i64> = e["encode"]["timestamps"].as_array().unwrap().iter().map(|t| t.as_i64().unwrap()).collect();
+    let want_ts: Vec<i64> = e["encode"]["timestamps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_i64().unwrap())
+        .collect();
     assert_eq!(timestamps, want_ts, "{}", id(v));
     assert_eq!(out[1].key, Some(vec![0x07]), "{}", id(v));
     for (r, rows) in out.iter().zip(e["encode"]["rows"].as_array().unwrap()) {
         let (schema, batches) =
-            krabka_streams::engine::columnar::ipc::read_batches(r.value.as_deref().unwrap()).unwrap();
-        assert_eq!(batches[0].num_rows() as i64, rows.as_i64().unwrap(), "{}", id(v));
+            krabka_streams::engine::columnar::ipc::read_batches(r.value.as_deref().unwrap())
+                .unwrap();
+        assert_eq!(
+            batches[0].num_rows() as i64,
+            rows.as_i64().unwrap(),
+            "{}",
+            id(v)
+        );
         assert_eq!(
             schema.fields().len() as i64,
             i64_of(&e["encode"]["payload_columns"], "columns"),
@@ -225,7 +306,13 @@ fn big_batch(rows: usize) -> RecordBatch {
     let users: Vec<String> = (0..rows).map(|i| format!("user-{i:04}")).collect();
     let refs: Vec<&str> = users.iter().map(String::as_str).collect();
     let amounts: Vec<i64> = (0..rows as i64).collect();
-    let records = vec![record(None, Some(ipc_stream(&payload(&refs, &amounts)).unwrap()), 1, 0, 0)];
+    let records = vec![record(
+        None,
+        Some(ipc_stream(&payload(&refs, &amounts)).unwrap()),
+        1,
+        0,
+        0,
+    )];
     decode(Box::new(BlobDecoder::new()), &records)
 }
 
@@ -233,46 +320,104 @@ fn check_blob_split(v: &Value) {
     let rows = i64_of(&v["inputs"]["rows"], "rows") as usize;
     let cap = i64_of(&v["inputs"]["max_record_bytes"], "cap") as usize;
     let out = encode_blobs(&big_batch(rows), cap).unwrap();
-    assert!(out.len() as i64 > i64_of(&v["expected"]["records_gt"], "gt"), "{}", id(v));
+    assert!(
+        out.len() as i64 > i64_of(&v["expected"]["records_gt"], "gt"),
+        "{}",
+        id(v)
+    );
     let le = i64_of(&v["expected"]["each_le_bytes"], "le") as usize;
-    assert!(out.iter().all(|r| r.value.as_ref().unwrap().len() <= le), "{}", id(v));
+    assert!(
+        out.iter().all(|r| r.value.as_ref().unwrap().len() <= le),
+        "{}",
+        id(v)
+    );
 }
 
 fn check_blob_cap_1(v: &Value) {
     let cap = i64_of(&v["inputs"]["max_record_bytes"], "cap") as usize;
     let err = encode_blobs(&big_batch(2), cap).unwrap_err();
-    assert_eq!(err.to_string(), str_of(&v["expected"]["error_message"], "err"), "{}", id(v));
+    assert_eq!(
+        err.to_string(),
+        str_of(&v["expected"]["error_message"], "err"),
+        "{}",
+        id(v)
+    );
 }
 
 fn check_escape_key(v: &Value) {
     let column = str_of(&v["inputs"]["payload_column"], "column");
     let schema = Schema::new(vec![Field::new(column, DataType::Utf8, true)]);
-    let batch = RecordBatch::try_new(Arc::new(schema), vec![Arc::new(StringArray::from(vec!["x"]))]).unwrap();
-    let records = vec![record(Some(b"k".to_vec()), Some(ipc_stream(&batch).unwrap()), 1, 0, 0)];
+    let batch = RecordBatch::try_new(
+        Arc::new(schema),
+        vec![Arc::new(StringArray::from(vec!["x"]))],
+    )
+    .unwrap();
+    let records = vec![record(
+        Some(b"k".to_vec()),
+        Some(ipc_stream(&batch).unwrap()),
+        1,
+        0,
+        0,
+    )];
     let decoded = decode(Box::new(BlobDecoder::new()), &records);
     let field = decoded.schema().field(0).clone();
-    assert_eq!(field.name(), str_of(&v["expected"]["processing_name"], "name"), "{}", id(v));
+    assert_eq!(
+        field.name(),
+        str_of(&v["expected"]["processing_name"], "name"),
+        "{}",
+        id(v)
+    );
     let want = &v["expected"]["field_metadata"][PAYLOAD_NAME_KEY];
-    assert_eq!(field.metadata().get(PAYLOAD_NAME_KEY).map(String::as_str), want.as_str(), "{}", id(v));
-    assert_eq!(decoded.schema().field(1).name(), "__key", "the reserved column follows");
+    assert_eq!(
+        field.metadata().get(PAYLOAD_NAME_KEY).map(String::as_str),
+        want.as_str(),
+        "{}",
+        id(v)
+    );
+    assert_eq!(
+        decoded.schema().field(1).name(),
+        "__key",
+        "the reserved column follows"
+    );
     let out = encode_blobs(&decoded, 900 * 1024).unwrap();
-    let (schema, _) = krabka_streams::engine::columnar::ipc::read_batches(out[0].value.as_deref().unwrap()).unwrap();
-    assert_eq!(schema.field(0).name(), str_of(&v["expected"]["encoded_name"], "name"), "{}", id(v));
+    let (schema, _) =
+        krabka_streams::engine::columnar::ipc::read_batches(out[0].value.as_deref().unwrap())
+            .unwrap();
+    assert_eq!(
+        schema.field(0).name(),
+        str_of(&v["expected"]["encoded_name"], "name"),
+        "{}",
+        id(v)
+    );
     assert!(schema.field(0).metadata().is_empty(), "{}", id(v));
 }
 
 fn check_gzip_ceiling(v: &Value) {
     let max = i64_of(&v["inputs"]["max_uncompressed_bytes"], "max") as usize;
     let err = decompress(&compress(b"hello"), max).unwrap_err();
-    assert_eq!(err.to_string(), str_of(&v["expected"]["error_message"], "err"), "{}", id(v));
+    assert_eq!(
+        err.to_string(),
+        str_of(&v["expected"]["error_message"], "err"),
+        "{}",
+        id(v)
+    );
     let mut r = record(Some(b"k".to_vec()), Some(compress(b"payload")), 42, 0, 3);
-    r.headers = vec![Header::new("h", Some(b"v".to_vec())), Header::new("n", None)];
+    r.headers = vec![
+        Header::new("h", Some(b"v".to_vec())),
+        Header::new("n", None),
+    ];
     let inner: Box<dyn ValueDecoder> = Box::new(RawDecoder::default());
-    let batch = decode(Box::new(GzipDecoder::new(inner, 1024)), std::slice::from_ref(&r));
+    let batch = decode(
+        Box::new(GzipDecoder::new(inner, 1024)),
+        std::slice::from_ref(&r),
+    );
     let back = encode_rows(&batch, &ValueColumnEncoder).unwrap();
     assert_eq!(back[0].key, r.key, "{}", id(v));
     assert_eq!(back[0].value.as_deref(), Some(&b"payload"[..]), "{}", id(v));
-    assert_eq!(decompress(&compress(back[0].value.as_deref().unwrap()), 1024).unwrap(), b"payload");
+    assert_eq!(
+        decompress(&compress(back[0].value.as_deref().unwrap()), 1024).unwrap(),
+        b"payload"
+    );
     assert_eq!(back[0].timestamp, 42, "{}", id(v));
     assert_eq!(back[0].headers, r.headers, "{}", id(v));
 }
@@ -292,7 +437,10 @@ fn every_columnar_codec_vector_is_checked_and_the_rest_are_pending_for_run() {
             "COL-BLOB-CAP-1" => check_blob_cap_1(&v),
             "COL-ESCAPE-KEY" => check_escape_key(&v),
             "COL-GZIP-CEILING" => check_gzip_ceiling(&v),
-            other => assert!(PENDING_FOR_RUN.contains(&other), "{other}: vector without a check"),
+            other => assert!(
+                PENDING_FOR_RUN.contains(&other),
+                "{other}: vector without a check"
+            ),
         }
         covered.insert(vid);
     }

@@ -27,7 +27,10 @@ fn b64(b: &[u8]) -> Value {
 
 impl DeadLetterFile {
     pub fn create(path: &Path) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
         Ok(DeadLetterFile {
             out: BufWriter::new(file),
         })

@@ -130,9 +130,9 @@ pub fn decoder(
             Box::new(JsonDecoder::with_schema(schema))
         }
         Format::Avro(reader) => {
-            let schemas = schemas
-                .cloned()
-                .ok_or_else(|| CliError::usage("the avro format needs a schema registry (--registry)"))?;
+            let schemas = schemas.cloned().ok_or_else(|| {
+                CliError::usage("the avro format needs a schema registry (--registry)")
+            })?;
             match reader {
                 None => Box::new(AvroValueDecoder::new(schemas)),
                 Some(path) => {
@@ -177,7 +177,10 @@ mod tests {
             .iter()
             .map(|s| parse_spec(s).unwrap())
             .collect();
-        assert_eq!(format_for(&specs, "orders"), Format::Gzip(Box::new(Format::Avro(None))));
+        assert_eq!(
+            format_for(&specs, "orders"),
+            Format::Gzip(Box::new(Format::Avro(None)))
+        );
         assert_eq!(format_for(&specs, "clicks"), Format::String);
         assert_eq!(format_for(&specs, "other"), Format::Json(None));
         assert_eq!(format_for(&[], "x"), Format::Raw);

@@ -80,7 +80,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
-        _ => return Err(format!("invalid size {text:?}: use a number with K, M or G")),
+        _ => {
+            return Err(format!(
+                "invalid size {text:?}: use a number with K, M or G"
+            ));
+        }
     };
     n.checked_mul(mult)
         .filter(|n| *n > 0)
@@ -122,7 +126,12 @@ pub struct TailArgs {
     pub until_end: bool,
 
     /// Stop after this many records (after filtering).
-    #[arg(short = 'n', long = "max-records", visible_alias = "num", value_name = "N")]
+    #[arg(
+        short = 'n',
+        long = "max-records",
+        visible_alias = "num",
+        value_name = "N"
+    )]
     pub max_records: Option<u64>,
 
     /// Consume as this consumer group (positions from its committed offsets; commits what was written).
@@ -214,8 +223,12 @@ impl OutputPlan {
                 _ => "Arrow IPC",
             })?;
         }
-        if (args.rotate_rows.is_some() || args.rotate_bytes.is_some()) && format == OutputFormat::Table {
-            return Err(CliError::usage("--rotate-rows/--rotate-bytes need a file format"));
+        if (args.rotate_rows.is_some() || args.rotate_bytes.is_some())
+            && format == OutputFormat::Table
+        {
+            return Err(CliError::usage(
+                "--rotate-rows/--rotate-bytes need a file format",
+            ));
         }
         Ok(OutputPlan { format, path })
     }
@@ -242,9 +255,9 @@ fn build_filter(args: &TailArgs, partitions: &[i32]) -> CliResult<RecordFilter> 
         .headers
         .iter()
         .map(|h| {
-            let (name, glob) = h
-                .split_once('=')
-                .ok_or_else(|| CliError::usage(format!("invalid --header {h:?}: expected NAME=GLOB")))?;
+            let (name, glob) = h.split_once('=').ok_or_else(|| {
+                CliError::usage(format!("invalid --header {h:?}: expected NAME=GLOB"))
+            })?;
             Ok((name.to_string(), Glob::new(glob).map_err(CliError::usage)?))
         })
         .collect::<CliResult<Vec<_>>>()?;
@@ -266,19 +279,31 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
     };
     if args.until_end {
         if positions.stop != positions::Stop::Never {
-            return Err(CliError::usage("--until-end conflicts with the stop position given in --from"));
+            return Err(CliError::usage(
+                "--until-end conflicts with the stop position given in --from",
+            ));
         }
         positions.stop = positions::Stop::End;
     }
     if args.group.is_some()
-        && !matches!(positions.start, positions::Start::Beginning | positions::Start::End)
+        && !matches!(
+            positions.start,
+            positions::Start::Beginning | positions::Start::End
+        )
     {
         return Err(CliError::usage(
             "with -g the group's committed offsets decide where to start: --from takes only start or end (optionally with :end)",
         ));
     }
-    if args.group.is_some() && !matches!(positions.stop, positions::Stop::Never | positions::Stop::End) {
-        return Err(CliError::usage("with -g the only stop position is end (-e)"));
+    if args.group.is_some()
+        && !matches!(
+            positions.stop,
+            positions::Stop::Never | positions::Stop::End
+        )
+    {
+        return Err(CliError::usage(
+            "with -g the only stop position is end (-e)",
+        ));
     }
     let partitions = args
         .partitions
@@ -336,8 +361,83 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
         on_error,
         batch_records: args.batch_records,
         registry,
+        report: true,
     };
     run::run(global, plan)
+}
+
+/// For the demo: tails `topic` (Avro values via the registry) to the end into a
+/// Parquet file, then renders the file's first rows as a table preview.
+pub fn demo_to_parquet(
+    bootstrap: &str,
+    registry_url: &str,
+    topic: &str,
+    path: &std::path::Path,
+    preview_rows: usize,
+) -> CliResult<(u64, String)> {
+    let mut global = GlobalArgs::default();
+    global.connection.bootstrap_server = Some(bootstrap.to_string());
+    global.connection.request_timeout_ms = 30_000;
+    global.connection.timeout = std::time::Duration::from_secs(30);
+    global.registry.registry = Some(registry_url.to_string());
+    let plan = run::TailPlan {
+        topics: vec![topic.to_string()],
+        partitions: Vec::new(),
+        positions: positions::Positions {
+            start: positions::Start::Beginning,
+            stop: positions::Stop::End,
+        },
+        max_records: None,
+        group: None,
+        isolation: "read_uncommitted".into(),
+        filter: RecordFilter::default(),
+        columns: Vec::new(),
+        key_specs: vec![formats::parse_spec("string").map_err(CliError::failure)?],
+        value_specs: vec![formats::parse_spec("avro").map_err(CliError::failure)?],
+        output: OutputPlan {
+            format: OutputFormat::Parquet,
+            path: Some(path.to_path_buf()),
+        },
+        row_group_size: DEFAULT_ROW_GROUP_ROWS,
+        rotate_rows: None,
+        rotate_bytes: None,
+        on_error: OnError::Fail,
+        batch_records: DEFAULT_BATCH_RECORDS,
+        registry: global.registry.settings()?,
+        report: false,
+    };
+    run::run(&global, plan)?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| CliError::failure(format!("cannot open {}: {e}", path.display())))?;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.with_batch_size(preview_rows.max(1)).build())
+        .map_err(|e| CliError::failure(format!("cannot read {}: {e}", path.display())))?;
+    let mut rows = 0u64;
+    let mut preview = Vec::new();
+    for batch in reader {
+        let batch =
+            batch.map_err(|e| CliError::failure(format!("cannot read {}: {e}", path.display())))?;
+        if rows == 0 {
+            let shown = batch
+                .project(
+                    &(0..batch.num_columns())
+                        .filter(|&i| {
+                            !matches!(
+                                batch.schema().field(i).name().as_str(),
+                                "__headers" | "__key"
+                            )
+                        })
+                        .collect::<Vec<_>>(),
+                )
+                .map_err(|e| CliError::failure(e.to_string()))?;
+            table::render(
+                &mut preview,
+                &shown.slice(0, shown.num_rows().min(preview_rows)),
+            )?;
+        }
+        rows += batch.num_rows() as u64;
+    }
+    Ok((rows, String::from_utf8_lossy(&preview).into_owned()))
 }
 
 #[cfg(test)]

@@ -46,10 +46,14 @@ pub fn parse_time(text: &str, now_ms: i64) -> Result<i64, String> {
         return Ok(now_ms - d.as_millis() as i64);
     }
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        return text.parse().map_err(|_| format!("timestamp {text:?} is out of range"));
+        return text
+            .parse()
+            .map_err(|_| format!("timestamp {text:?} is out of range"));
     }
     if let Ok(d) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        return Ok(d.and_hms_opt(0, 0, 0).map_or(0, |t| t.and_utc().timestamp_millis()));
+        return Ok(d
+            .and_hms_opt(0, 0, 0)
+            .map_or(0, |t| t.and_utc().timestamp_millis()));
     }
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.timestamp_millis())

@@ -53,6 +53,8 @@ pub struct TailPlan {
     pub on_error: OnError,
     pub batch_records: usize,
     pub registry: Option<RegistrySettings>,
+    /// Print the summary (off when another command drives the tail, e.g. the demo).
+    pub report: bool,
 }
 
 type Tp = (String, i32);
@@ -62,11 +64,15 @@ fn watch_signals(flag: Arc<AtomicBool>) {
     let _ = std::thread::Builder::new()
         .name("tail-signals".into())
         .spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
                 return;
             };
             rt.block_on(async {
-                let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                let Ok(mut term) =
+                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
                 else {
                     return;
                 };
@@ -137,9 +143,17 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     };
     let mut decoders: HashMap<String, BatchDecoder> = HashMap::new();
     for t in &plan.topics {
-        let key = formats::decoder(&formats::format_for(&plan.key_specs, t), true, schemas.as_ref())?;
-        let value = formats::decoder(&formats::format_for(&plan.value_specs, t), false, schemas.as_ref())?
-            .expect("value decoders always exist");
+        let key = formats::decoder(
+            &formats::format_for(&plan.key_specs, t),
+            true,
+            schemas.as_ref(),
+        )?;
+        let value = formats::decoder(
+            &formats::format_for(&plan.value_specs, t),
+            false,
+            schemas.as_ref(),
+        )?
+        .expect("value decoders always exist");
         decoders.insert(t.clone(), BatchDecoder::new(key, value));
     }
     let mut dead_letter = match &plan.on_error {
@@ -179,13 +193,21 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         .iter()
         .find(|p| !all_partitions.iter().any(|(_, q)| q == *p))
     {
-        return Err(CliError::usage(format!("partition {p} does not exist in the tailed topics")));
+        return Err(CliError::usage(format!(
+            "partition {p} does not exist in the tailed topics"
+        )));
     }
     let mut assignment = Vec::new();
     for (t, p) in &all_partitions {
         let bounded = plan.positions.stop != Stop::Never;
-        let needs_marks = bounded || !matches!(plan.positions.start, Start::Beginning | Start::End) || plan.group.is_none();
-        let (low, high) = if needs_marks { consumer.watermarks(t, *p)? } else { (0, 0) };
+        let needs_marks = bounded
+            || !matches!(plan.positions.start, Start::Beginning | Start::End)
+            || plan.group.is_none();
+        let (low, high) = if needs_marks {
+            consumer.watermarks(t, *p)?
+        } else {
+            (0, 0)
+        };
         let stop = match plan.positions.stop {
             Stop::Never => None,
             Stop::End => Some(high),
@@ -235,7 +257,10 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         && !matches!(global.output.output, crate::cmd::global::OutputMode::Json);
     let progress = show_progress.then(|| {
         let bar = ProgressBar::new_spinner();
-        bar.set_style(ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
         bar.enable_steady_tick(Duration::from_millis(200));
         bar
     });
@@ -258,11 +283,14 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         }
         if stops.bounded() && held.is_empty() {
             let pending: Vec<Tp> = if plan.group.is_some() {
+                // Only partitions this tail reads (-p) and was given count; none yet: wait.
                 let a = consumer.assignment();
                 if a.is_empty() {
                     vec![("".into(), -1)]
                 } else {
-                    a.into_iter().filter(|tp| !stops.done.contains(tp)).collect()
+                    a.into_iter()
+                        .filter(|tp| stops.stop.contains_key(tp) && !stops.done.contains(tp))
+                        .collect()
                 }
             } else {
                 assignment
@@ -291,7 +319,11 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         }
         let held_before: BTreeSet<Tp> = held.keys().cloned().collect();
         let mut bytes = 0usize;
-        let mut wait = if batch.is_empty() { Duration::from_millis(100) } else { Duration::ZERO };
+        let mut wait = if batch.is_empty() {
+            Duration::from_millis(100)
+        } else {
+            Duration::ZERO
+        };
         while batch.len() < plan.batch_records && bytes < BATCH_BYTES {
             match consumer.poll(wait) {
                 None => break,
@@ -434,7 +466,10 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                             }
                         }
                         let removed = records.remove(failure.index);
-                        processed_next.insert((removed.topic.clone(), removed.partition), removed.offset + 1);
+                        processed_next.insert(
+                            (removed.topic.clone(), removed.partition),
+                            removed.offset + 1,
+                        );
                     }
                 }
             }
@@ -481,10 +516,14 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         bar.finish_and_clear();
     }
     let _ = closed;
-    let fallback: SchemaRef = first_schema.unwrap_or_else(|| Arc::new(Schema::new(reserved_fields().to_vec())));
+    let fallback: SchemaRef =
+        first_schema.unwrap_or_else(|| Arc::new(Schema::new(reserved_fields().to_vec())));
     let files = match output {
         Output::Data(sink) => {
-            if outcome.as_ref().is_err_and(|e| e.code != crate::cmd::exit::ExitCode::Cancelled) {
+            if outcome
+                .as_ref()
+                .is_err_and(|e| e.code != crate::cmd::exit::ExitCode::Cancelled)
+            {
                 // A failed tail publishes nothing (the temp file is removed on drop).
                 drop(sink);
                 Vec::new()
@@ -498,10 +537,16 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         }
         Output::Table => Vec::new(),
     };
-    if outcome.is_ok() || outcome.as_ref().is_err_and(|e| e.code == crate::cmd::exit::ExitCode::Cancelled) {
+    if outcome.is_ok()
+        || outcome
+            .as_ref()
+            .is_err_and(|e| e.code == crate::cmd::exit::ExitCode::Cancelled)
+    {
         consumer.commit_stored()?;
     }
-    summary(global, &plan, &counters, &files);
+    if plan.report {
+        summary(global, &plan, &counters, &files);
+    }
     outcome
 }
 

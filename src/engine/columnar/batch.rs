@@ -81,11 +81,14 @@ impl BatchDecoder {
                     });
                 }
             }
-            let rows = self.value.append(r.value.as_deref()).map_err(|error| RecordFailure {
-                index,
-                part: RecordPart::Value,
-                error,
-            })?;
+            let rows = self
+                .value
+                .append(r.value.as_deref())
+                .map_err(|error| RecordFailure {
+                    index,
+                    part: RecordPart::Value,
+                    error,
+                })?;
             if self.key.is_some() && rows != 1 {
                 return Err(RecordFailure {
                     index,
@@ -108,15 +111,23 @@ impl BatchDecoder {
             fields.push(Arc::new(escape_payload_field(f.as_ref().clone())));
             columns.push(c);
         }
-        if fields.iter().filter(|f| f.name() == DECODED_KEY_COLUMN).count() > 1 {
+        if fields
+            .iter()
+            .filter(|f| f.name() == DECODED_KEY_COLUMN)
+            .count()
+            > 1
+        {
             return Err(batch_failure(CodecError::invalid(
                 "the decoded key column `key` collides with a value column of the same name; use --key-format raw",
             )));
         }
         fields.extend(reserved_fields());
         columns.extend(meta.finish());
-        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
-            .map_err(|e| batch_failure(CodecError::invalid(format!("cannot build the Arrow batch: {e}"))))
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|e| {
+            batch_failure(CodecError::invalid(format!(
+                "cannot build the Arrow batch: {e}"
+            )))
+        })
     }
 }
 
@@ -137,7 +148,10 @@ fn key_column(cols: PayloadColumns) -> Result<(FieldRef, ArrayRef), CodecError> 
 /// Encodes every row of a batch back into a record (row codecs): value from the
 /// encoder; key, timestamp and headers from the reserved columns (a null or
 /// malformed `__headers` cell means no headers).
-pub fn encode_rows(batch: &RecordBatch, encoder: &dyn RowEncoder) -> Result<Vec<OutRecord>, CodecError> {
+pub fn encode_rows(
+    batch: &RecordBatch,
+    encoder: &dyn RowEncoder,
+) -> Result<Vec<OutRecord>, CodecError> {
     use arrow_array::{BinaryArray, Int64Array};
     let binary = |name: &str| {
         batch

@@ -45,7 +45,11 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<String>, S
         ($t:ty, $conv:expr) => {{
             let a = array.as_primitive::<$t>();
             for i in 0..n {
-                out.push(if a.is_null(i) { NULL.to_string() } else { $conv(a.value(i)) });
+                out.push(if a.is_null(i) {
+                    NULL.to_string()
+                } else {
+                    $conv(a.value(i))
+                });
             }
         }};
     }
@@ -54,7 +58,11 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<String>, S
         DataType::Boolean => {
             let a = array.as_boolean();
             for i in 0..n {
-                out.push(if a.is_null(i) { NULL.to_string() } else { a.value(i).to_string() });
+                out.push(if a.is_null(i) {
+                    NULL.to_string()
+                } else {
+                    a.value(i).to_string()
+                });
             }
         }
         DataType::Int8 => prim!(Int8Type, |v: i8| v.to_string()),
@@ -102,7 +110,11 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<String>, S
         DataType::FixedSizeBinary(_) => {
             let a = array.as_fixed_size_binary();
             for i in 0..n {
-                out.push(if a.is_null(i) { NULL.to_string() } else { b64(a.value(i)) });
+                out.push(if a.is_null(i) {
+                    NULL.to_string()
+                } else {
+                    b64(a.value(i))
+                });
             }
         }
         DataType::Struct(fields) => {
@@ -118,7 +130,9 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<String>, S
                     out.push(NULL.to_string());
                     continue;
                 }
-                out.push(object(names.iter().zip(children.iter().map(|c| c[i].as_str()))));
+                out.push(object(
+                    names.iter().zip(children.iter().map(|c| c[i].as_str())),
+                ));
             }
         }
         DataType::List(item) | DataType::LargeList(item) => {
@@ -162,9 +176,17 @@ pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<String>, S
                 let range = offsets[i] as usize..offsets[i + 1] as usize;
                 let keys: Vec<String> = keys[range.clone()]
                     .iter()
-                    .map(|k| if k.starts_with('"') { k.clone() } else { quoted(k) })
+                    .map(|k| {
+                        if k.starts_with('"') {
+                            k.clone()
+                        } else {
+                            quoted(k)
+                        }
+                    })
                     .collect();
-                out.push(object(keys.iter().zip(values[range].iter().map(String::as_str))));
+                out.push(object(
+                    keys.iter().zip(values[range].iter().map(String::as_str)),
+                ));
             }
         }
         DataType::Timestamp(unit, tz) => {

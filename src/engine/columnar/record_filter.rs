@@ -15,7 +15,10 @@ enum Token {
     Byte(u8),
     Any,
     Star,
-    Class { negated: bool, ranges: Vec<(u8, u8)> },
+    Class {
+        negated: bool,
+        ranges: Vec<(u8, u8)>,
+    },
 }
 
 impl Glob {

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{BinaryBuilder, Int32Builder, Int64Builder};
 use arrow_array::ArrayRef;
+use arrow_array::builder::{BinaryBuilder, Int32Builder, Int64Builder};
 use arrow_schema::{DataType, Field, FieldRef};
 
 use crate::engine::columnar::headers::encode_headers;

@@ -104,6 +104,9 @@ mod tests {
             id: -1,
             last_error: None,
         };
-        assert_eq!(e.to_string(), "writer schema for id 4294967295 is pending fetch");
+        assert_eq!(
+            e.to_string(),
+            "writer schema for id 4294967295 is pending fetch"
+        );
     }
 }

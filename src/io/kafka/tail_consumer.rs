@@ -86,7 +86,9 @@ impl TailConsumer {
     pub fn partitions(&self, topic: &str) -> Result<Vec<i32>, KafkaIoError> {
         match partition_count(&self.consumer, topic, self.timeout)? {
             Some(n) => Ok((0..n).collect()),
-            None => Err(KafkaIoError::failed(format!("topic {topic} does not exist"))),
+            None => Err(KafkaIoError::failed(format!(
+                "topic {topic} does not exist"
+            ))),
         }
     }
 
@@ -94,7 +96,9 @@ impl TailConsumer {
     pub fn watermarks(&self, topic: &str, partition: i32) -> Result<(i64, i64), KafkaIoError> {
         self.consumer
             .fetch_watermarks(topic, partition, self.timeout)
-            .map_err(|e| KafkaIoError::from_kafka(format!("read watermarks of {topic}/{partition}"), &e))
+            .map_err(|e| {
+                KafkaIoError::from_kafka(format!("read watermarks of {topic}/{partition}"), &e)
+            })
     }
 
     /// Watermarks with a short timeout, for progress displays; `None` on any failure.
@@ -105,14 +109,24 @@ impl TailConsumer {
     }
 
     /// The first offset whose timestamp is at or after `ts_ms`; `None` when there is none.
-    pub fn offset_for_time(&self, topic: &str, partition: i32, ts_ms: i64) -> Result<Option<i64>, KafkaIoError> {
+    pub fn offset_for_time(
+        &self,
+        topic: &str,
+        partition: i32,
+        ts_ms: i64,
+    ) -> Result<Option<i64>, KafkaIoError> {
         let mut tpl = TopicPartitionList::new();
         tpl.add_partition_offset(topic, partition, Offset::Offset(ts_ms))
             .map_err(|e| KafkaIoError::failed(e.to_string()))?;
         let found = self
             .consumer
             .offsets_for_times(tpl, self.timeout)
-            .map_err(|e| KafkaIoError::from_kafka(format!("look up offsets by time in {topic}/{partition}"), &e))?;
+            .map_err(|e| {
+                KafkaIoError::from_kafka(
+                    format!("look up offsets by time in {topic}/{partition}"),
+                    &e,
+                )
+            })?;
         let offset = found
             .find_partition(topic, partition)
             .map(|e: TopicPartitionListElem<'_>| e.offset());
@@ -186,7 +200,12 @@ impl TailConsumer {
     }
 
     /// Fetches one partition again from `next_offset`.
-    pub fn resume(&self, topic: &str, partition: i32, next_offset: i64) -> Result<(), KafkaIoError> {
+    pub fn resume(
+        &self,
+        topic: &str,
+        partition: i32,
+        next_offset: i64,
+    ) -> Result<(), KafkaIoError> {
         self.consumer
             .resume(&tp(topic, partition))
             .map_err(|e| KafkaIoError::failed(format!("resume {topic}/{partition}: {e}")))?;
@@ -196,7 +215,12 @@ impl TailConsumer {
     }
 
     /// Group mode: marks records up to `next_offset` (exclusive) as processed.
-    pub fn store_offset(&self, topic: &str, partition: i32, next_offset: i64) -> Result<(), KafkaIoError> {
+    pub fn store_offset(
+        &self,
+        topic: &str,
+        partition: i32,
+        next_offset: i64,
+    ) -> Result<(), KafkaIoError> {
         if !self.group {
             return Ok(());
         }

@@ -62,8 +62,10 @@ fn undictionary(batch: RecordBatch) -> Result<RecordBatch, String> {
     for (f, c) in schema.fields().iter().zip(batch.columns()) {
         if let DataType::Dictionary(_, value) = f.data_type() {
             let plain = arrow_cast::cast(c, value).map_err(|e| e.to_string())?;
-            fields.push(Field::new(f.name(), value.as_ref().clone(), f.is_nullable())
-                .with_metadata(f.metadata().clone()));
+            fields.push(
+                Field::new(f.name(), value.as_ref().clone(), f.is_nullable())
+                    .with_metadata(f.metadata().clone()),
+            );
             columns.push(plain);
         } else {
             fields.push(f.as_ref().clone());
@@ -81,9 +83,10 @@ impl ValueDecoder for BlobDecoder {
         let Some(bytes) = value else {
             return Ok(0);
         };
-        let fail = |m: String| CodecError::invalid(format!("cannot decode Arrow record {index}: {m}"));
-        let (_, batches) = read_batches(bytes)
-            .map_err(|e| fail(format!("cannot read Arrow IPC stream: {e}")))?;
+        let fail =
+            |m: String| CodecError::invalid(format!("cannot decode Arrow record {index}: {m}"));
+        let (_, batches) =
+            read_batches(bytes).map_err(|e| fail(format!("cannot read Arrow IPC stream: {e}")))?;
         let mut it = batches.into_iter();
         let batch = it
             .next()
@@ -110,7 +113,12 @@ impl ValueDecoder for BlobDecoder {
         };
         let all = arrow_select::concat::concat_batches(&schema, &batches)
             .map_err(|e| CodecError::invalid(format!("cannot concatenate Arrow records: {e}")))?;
-        Ok(schema.fields().iter().cloned().zip(all.columns().iter().cloned()).collect())
+        Ok(schema
+            .fields()
+            .iter()
+            .cloned()
+            .zip(all.columns().iter().cloned())
+            .collect())
     }
 
     fn reset(&mut self) {
@@ -138,7 +146,9 @@ pub fn payload_of(batch: &RecordBatch) -> Result<RecordBatch, CodecError> {
 
 /// One IPC stream (schema, one batch, end-of-stream), uncompressed, no dictionaries.
 pub fn ipc_stream(batch: &RecordBatch) -> Result<Vec<u8>, CodecError> {
-    let fail = |e: arrow_schema::ArrowError| CodecError::invalid(format!("cannot write Arrow IPC stream: {e}"));
+    let fail = |e: arrow_schema::ArrowError| {
+        CodecError::invalid(format!("cannot write Arrow IPC stream: {e}"))
+    };
     let mut w = StreamWriter::try_new(Vec::new(), &batch.schema()).map_err(fail)?;
     w.write(batch).map_err(fail)?;
     w.finish().map_err(fail)?;
@@ -177,7 +187,10 @@ fn envelope(batch: &RecordBatch, row: usize) -> Envelope {
 }
 
 /// Encodes a batch into blob records of at most `max_record_bytes` each.
-pub fn encode_blobs(batch: &RecordBatch, max_record_bytes: usize) -> Result<Vec<OutRecord>, CodecError> {
+pub fn encode_blobs(
+    batch: &RecordBatch,
+    max_record_bytes: usize,
+) -> Result<Vec<OutRecord>, CodecError> {
     let payload = payload_of(batch)?;
     let rows = batch.num_rows();
     let mut out = Vec::new();

@@ -41,7 +41,10 @@ pub fn decompress(bytes: &[u8], max: usize) -> Result<Vec<u8>, CodecError> {
 
 /// Compresses at the default level with no file name and no mtime.
 pub fn compress(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::with_capacity(bytes.len() / 2 + 32), Compression::default());
+    let mut enc = GzEncoder::new(
+        Vec::with_capacity(bytes.len() / 2 + 32),
+        Compression::default(),
+    );
     // Writing into a Vec cannot fail.
     let _ = enc.write_all(bytes);
     enc.finish().unwrap_or_default()
@@ -91,10 +94,12 @@ mod tests {
             decompress(&z, 4).unwrap_err().to_string(),
             "GZIP record exceeds maxUncompressedBytes=4"
         );
-        assert!(decompress(b"nope", 10)
-            .unwrap_err()
-            .to_string()
-            .starts_with("cannot decompress GZIP record: "));
+        assert!(
+            decompress(b"nope", 10)
+                .unwrap_err()
+                .to_string()
+                .starts_with("cannot decompress GZIP record: ")
+        );
         assert!(check_ceiling(0).is_err());
         assert!(check_ceiling(i64::from(i32::MAX)).is_err());
     }

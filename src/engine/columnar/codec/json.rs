@@ -8,7 +8,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::builder::{BinaryBuilder, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::builder::{
+    BinaryBuilder, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder,
+};
 use arrow_array::{
     Array, ArrayRef, BinaryArray, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray,
 };
@@ -121,12 +123,17 @@ impl JsonRowSchema {
                     ordered_top = r
                         .strip_prefix('#')
                         .and_then(|p| ordered.pointer(p))
-                        .ok_or_else(|| CodecError::invalid(format!("unresolved JSON Schema reference {r}")))?;
+                        .ok_or_else(|| {
+                            CodecError::invalid(format!("unresolved JSON Schema reference {r}"))
+                        })?;
                 }
                 _ => break,
             }
         }
-        let order: Vec<&str> = ordered_top.get("properties").map(Json::keys).unwrap_or_default();
+        let order: Vec<&str> = ordered_top
+            .get("properties")
+            .map(Json::keys)
+            .unwrap_or_default();
         let required: Vec<&str> = top
             .get("required")
             .and_then(Value::as_array)
@@ -134,7 +141,9 @@ impl JsonRowSchema {
             .unwrap_or_default();
         let mut columns = Vec::with_capacity(props.len());
         for name in order {
-            let Some(prop) = props.get(name) else { continue };
+            let Some(prop) = props.get(name) else {
+                continue;
+            };
             let name = &name.to_string();
             let prop = resolve_ref(&root, prop)?;
             let (kind, type_nullable) = kind_of_schema(&root, prop)?;
@@ -222,7 +231,9 @@ fn resolve_ref<'a>(root: &'a Value, schema: &'a Value) -> Result<&'a Value, Code
             .ok_or_else(|| CodecError::invalid(format!("unresolved JSON Schema reference {r}")))?;
         current = target;
     }
-    Err(CodecError::invalid("unresolved JSON Schema reference (cycle)"))
+    Err(CodecError::invalid(
+        "unresolved JSON Schema reference (cycle)",
+    ))
 }
 
 /// The column kind of a property schema and whether its type lists `null`.
@@ -301,7 +312,9 @@ fn append_value(
             };
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(text)
-                .map_err(|e| CodecError::invalid(format!("column {}: invalid base64: {e}", column.name)))?;
+                .map_err(|e| {
+                    CodecError::invalid(format!("column {}: invalid base64: {e}", column.name))
+                })?;
             b.append_value(bytes)
         }
         _ => return Err(mismatch()),
@@ -379,8 +392,11 @@ impl JsonDecoder {
     /// Builds the columns of `rows` under `schema`.
     pub fn build(schema: &JsonRowSchema, rows: &[Json]) -> Result<PayloadColumns, CodecError> {
         let fields = schema.fields();
-        let mut builders: Vec<ColumnBuilder> =
-            schema.columns.iter().map(|c| ColumnBuilder::new(c.kind)).collect();
+        let mut builders: Vec<ColumnBuilder> = schema
+            .columns
+            .iter()
+            .map(|c| ColumnBuilder::new(c.kind))
+            .collect();
         let null = Json::Null;
         for row in rows {
             for (i, column) in schema.columns.iter().enumerate() {
@@ -484,16 +500,21 @@ impl RowEncoder for JsonEncoder {
                 .schema()
                 .column_with_name(VALUE_COLUMN)
                 .map(|(i, f)| (i, f.clone()))
-                .ok_or_else(|| CodecError::invalid(format!("Arrow batch has no column {VALUE_COLUMN}")))?;
+                .ok_or_else(|| {
+                    CodecError::invalid(format!("Arrow batch has no column {VALUE_COLUMN}"))
+                })?;
             cell_to_json(batch.column(idx).as_ref(), &field, row)?
         } else {
             let mut map = Map::new();
             for c in &self.schema.columns {
                 let schema = batch.schema();
-                let (idx, field) = schema
-                    .column_with_name(&c.name)
-                    .ok_or_else(|| CodecError::invalid(format!("Arrow batch has no column {}", c.name)))?;
-                map.insert(c.name.clone(), cell_to_json(batch.column(idx).as_ref(), field, row)?);
+                let (idx, field) = schema.column_with_name(&c.name).ok_or_else(|| {
+                    CodecError::invalid(format!("Arrow batch has no column {}", c.name))
+                })?;
+                map.insert(
+                    c.name.clone(),
+                    cell_to_json(batch.column(idx).as_ref(), field, row)?,
+                );
             }
             Value::Object(map)
         };
@@ -515,13 +536,21 @@ mod tests {
     #[test]
     fn inferred_columns_follow_first_appearance_and_first_non_null_type() {
         let mut d = JsonDecoder::inferring();
-        let cols = decode(&mut d, &[r#"{"a":null,"b":1}"#, r#"{"c":1.5,"a":true,"d":[1]}"#]);
+        let cols = decode(
+            &mut d,
+            &[r#"{"a":null,"b":1}"#, r#"{"c":1.5,"a":true,"d":[1]}"#],
+        );
         let names: Vec<&str> = cols.iter().map(|(f, _)| f.name().as_str()).collect();
         assert_eq!(names, ["a", "b", "c", "d"]);
         let types: Vec<DataType> = cols.iter().map(|(f, _)| f.data_type().clone()).collect();
         assert_eq!(
             types,
-            [DataType::Boolean, DataType::Int64, DataType::Float64, DataType::Utf8]
+            [
+                DataType::Boolean,
+                DataType::Int64,
+                DataType::Float64,
+                DataType::Utf8
+            ]
         );
         assert_eq!(cols[3].0.metadata().get(JSON_KEY).unwrap(), "true");
     }

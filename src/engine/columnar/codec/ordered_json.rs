@@ -163,7 +163,17 @@ mod tests {
     #[test]
     fn object_keys_keep_document_order() {
         let j = Json::parse(br#"{"b":1,"a":[true,null,"x"],"c":{"z":1.5,"y":2}}"#).unwrap();
-        assert_eq!(j.to_text(), r#"{"b":1,"a":[true,null,"x"],"c":{"z":1.5,"y":2}}"#);
-        assert_eq!(j.get("a"), Some(&Json::Array(vec![Json::Bool(true), Json::Null, Json::String("x".into())])));
+        assert_eq!(
+            j.to_text(),
+            r#"{"b":1,"a":[true,null,"x"],"c":{"z":1.5,"y":2}}"#
+        );
+        assert_eq!(
+            j.get("a"),
+            Some(&Json::Array(vec![
+                Json::Bool(true),
+                Json::Null,
+                Json::String("x".into())
+            ]))
+        );
     }
 }

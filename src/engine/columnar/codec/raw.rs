@@ -45,9 +45,8 @@ impl ValueDecoder for StringDecoder {
         match value {
             None => self.builder.append_null(),
             Some(bytes) => {
-                let text = std::str::from_utf8(bytes).map_err(|e| {
-                    CodecError::invalid(format!("value is not valid UTF-8: {e}"))
-                })?;
+                let text = std::str::from_utf8(bytes)
+                    .map_err(|e| CodecError::invalid(format!("value is not valid UTF-8: {e}")))?;
                 self.builder.append_value(text);
             }
         }
@@ -70,9 +69,9 @@ pub struct ValueColumnEncoder;
 
 impl RowEncoder for ValueColumnEncoder {
     fn encode_row(&self, batch: &RecordBatch, row: usize) -> Result<Option<Vec<u8>>, CodecError> {
-        let column = batch
-            .column_by_name(VALUE_COLUMN)
-            .ok_or_else(|| CodecError::invalid(format!("Arrow batch has no column {VALUE_COLUMN}")))?;
+        let column = batch.column_by_name(VALUE_COLUMN).ok_or_else(|| {
+            CodecError::invalid(format!("Arrow batch has no column {VALUE_COLUMN}"))
+        })?;
         if column.is_null(row) {
             return Ok(None);
         }

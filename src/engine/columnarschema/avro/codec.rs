@@ -14,7 +14,9 @@ use std::sync::Arc;
 use crate::engine::columnar::codec::{CodecError, PayloadColumns, ValueDecoder};
 use crate::engine::columnarschema::avro::decoder::RowDecoder;
 use crate::engine::columnarschema::avro::schema::AvroSchema;
-use crate::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemaError, WriterSchemas};
+use crate::engine::columnarschema::writer_schemas::{
+    WriterSchema, WriterSchemaError, WriterSchemas,
+};
 use crate::engine::schema::framing;
 use crate::engine::schema::registry::SchemaType;
 
@@ -42,7 +44,9 @@ fn parse(source: &WriterSchema) -> Result<AvroSchema, String> {
     AvroSchema::parse_with_references(&refs, &source.text).map_err(|e| e.0)
 }
 
-fn parse_apache(source: &WriterSchema) -> Result<(apache_avro::Schema, Vec<apache_avro::Schema>), String> {
+fn parse_apache(
+    source: &WriterSchema,
+) -> Result<(apache_avro::Schema, Vec<apache_avro::Schema>), String> {
     if source.references.is_empty() {
         return apache_avro::Schema::parse_str(&source.text)
             .map(|s| (s, Vec::new()))
@@ -80,9 +84,12 @@ impl AvroValueDecoder {
     }
 
     fn make_reader(id: Option<i32>, source: Arc<WriterSchema>) -> Result<Reader, CodecError> {
-        let label = id.map_or_else(|| "reader schema".to_string(), |i| format!("writer schema {}", i as u32));
-        let schema = parse(&source)
-            .map_err(|e| CodecError::invalid(format!("invalid {label}: {e}")))?;
+        let label = id.map_or_else(
+            || "reader schema".to_string(),
+            |i| format!("writer schema {}", i as u32),
+        );
+        let schema =
+            parse(&source).map_err(|e| CodecError::invalid(format!("invalid {label}: {e}")))?;
         let schema = Arc::new(schema);
         let rows = RowDecoder::new(schema.clone()).map_err(|e| CodecError::invalid(e.0))?;
         Ok(Reader {
@@ -99,7 +106,9 @@ impl AvroValueDecoder {
         self.resolutions.entry(id).or_insert_with(|| {
             let parsed = match parse(writer) {
                 Ok(p) => p,
-                Err(e) => return Resolution::Broken(format!("invalid writer schema {}: {e}", id as u32)),
+                Err(e) => {
+                    return Resolution::Broken(format!("invalid writer schema {}: {e}", id as u32));
+                }
             };
             if parsed == *reader.schema {
                 return Resolution::Same;
@@ -111,7 +120,10 @@ impl AvroValueDecoder {
                 }
             }
             match parse_apache(writer) {
-                Ok((writer, writer_refs)) => Resolution::Apache { writer, writer_refs },
+                Ok((writer, writer_refs)) => Resolution::Apache {
+                    writer,
+                    writer_refs,
+                },
                 Err(e) => Resolution::Broken(format!("invalid writer schema {}: {e}", id as u32)),
             }
         });
@@ -135,14 +147,19 @@ impl ValueDecoder for AvroValueDecoder {
                     "a tombstone before any Avro value: the columns are not known yet",
                 ));
             };
-            reader.rows.append_null().map_err(|e| CodecError::invalid(e.0))?;
+            reader
+                .rows
+                .append_null()
+                .map_err(|e| CodecError::invalid(e.0))?;
             return Ok(1);
         };
         let frame = framing::decode(bytes).map_err(|e| CodecError::invalid(e.to_string()))?;
         let id = frame.schema_id;
         let writer = match self.schemas.writer_schema(id) {
             Ok(w) => w,
-            Err(e @ WriterSchemaError::Pending { .. }) => return Err(CodecError::Pending(e.to_string())),
+            Err(e @ WriterSchemaError::Pending { .. }) => {
+                return Err(CodecError::Pending(e.to_string()));
+            }
             Err(e) => return Err(CodecError::invalid(e.to_string())),
         };
         if writer.schema_type != SchemaType::Avro {
@@ -165,9 +182,13 @@ impl ValueDecoder for AvroValueDecoder {
         let resolved: Option<Vec<u8>> = match resolution {
             Resolution::Same => None,
             Resolution::Broken(m) => return Err(CodecError::invalid(m.clone())),
-            Resolution::Apache { writer, writer_refs } => {
+            Resolution::Apache {
+                writer,
+                writer_refs,
+            } => {
                 let reader = self.reader.as_ref().expect("set above");
-                let (reader_schema, reader_refs) = reader.apache.as_ref().expect("parsed in resolution");
+                let (reader_schema, reader_refs) =
+                    reader.apache.as_ref().expect("parsed in resolution");
                 let mut body = frame.body;
                 let value = apache_avro::reader::datum::GenericDatumReader::builder(writer)
                     .writer_schemata(writer_refs.iter().collect())

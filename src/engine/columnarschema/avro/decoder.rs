@@ -9,8 +9,8 @@ use std::sync::Arc;
 use arrow_array::builder::{
     BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder, Decimal256Builder,
     FixedSizeBinaryBuilder, Float32Builder, Float64Builder, Int32Builder, Int64Builder,
-    StringBuilder, Time32MillisecondBuilder, Time64MicrosecondBuilder,
-    TimestampMicrosecondBuilder, TimestampMillisecondBuilder,
+    StringBuilder, Time32MillisecondBuilder, Time64MicrosecondBuilder, TimestampMicrosecondBuilder,
+    TimestampMillisecondBuilder,
 };
 use arrow_array::{ArrayRef, ListArray, MapArray, StructArray};
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer, i256};
@@ -177,15 +177,20 @@ fn decimal(
             "Avro decimal precision above 76 is unsupported in field {field}: {precision}"
         )));
     }
-    let s = i8::try_from(scale)
-        .map_err(|_| MappingError(format!("unsupported Avro decimal scale in field {field}: {scale}")))?;
+    let s = i8::try_from(scale).map_err(|_| {
+        MappingError(format!(
+            "unsupported Avro decimal scale in field {field}: {scale}"
+        ))
+    })?;
     let p = precision as u8;
     let bad = |e: arrow_schema::ArrowError| MappingError(format!("field {field}: {e}"));
     Ok(if precision <= 38 {
         Compiled::plain(
             DataType::Decimal128(p, s),
             Node::Dec128 {
-                b: Decimal128Builder::new().with_precision_and_scale(p, s).map_err(bad)?,
+                b: Decimal128Builder::new()
+                    .with_precision_and_scale(p, s)
+                    .map_err(bad)?,
                 fixed,
             },
         )
@@ -193,7 +198,9 @@ fn decimal(
         Compiled::plain(
             DataType::Decimal256(p, s),
             Node::Dec256 {
-                b: Decimal256Builder::new().with_precision_and_scale(p, s).map_err(bad)?,
+                b: Decimal256Builder::new()
+                    .with_precision_and_scale(p, s)
+                    .map_err(bad)?,
                 fixed,
             },
         )
@@ -221,7 +228,9 @@ fn compile(
     let utc: Option<Arc<str>> = Some("UTC".into());
     Ok(match ty {
         AvroType::Null => {
-            return Err(MappingError(format!("Avro field has only null branches: {field}")));
+            return Err(MappingError(format!(
+                "Avro field has only null branches: {field}"
+            )));
         }
         AvroType::Boolean => Compiled::plain(DataType::Boolean, Node::Bool(BooleanBuilder::new())),
         AvroType::Int => Compiled::plain(DataType::Int32, Node::Int(Int32Builder::new())),
@@ -700,9 +709,13 @@ impl Node {
                 nulls,
                 ..
             } => {
-                let offs = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(offsets, vec![0])));
+                let offs =
+                    OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(offsets, vec![0])));
                 let values = item.finish()?;
-                Arc::new(ListArray::try_new(item_field.clone(), offs, values, nulls.finish()).map_err(e)?)
+                Arc::new(
+                    ListArray::try_new(item_field.clone(), offs, values, nulls.finish())
+                        .map_err(e)?,
+                )
             }
             Node::Map {
                 entries_field,
@@ -712,7 +725,8 @@ impl Node {
                 values,
                 nulls,
             } => {
-                let offs = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(offsets, vec![0])));
+                let offs =
+                    OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(offsets, vec![0])));
                 let keys: ArrayRef = Arc::new(keys.finish());
                 let values = values.finish()?;
                 let entries = StructArray::try_new(entry_fields.clone(), vec![keys, values], None)
@@ -727,7 +741,9 @@ impl Node {
 }
 
 fn bad_branch(i: i64, n: usize) -> DecodeError {
-    DecodeError(format!("invalid Avro union branch index {i} ({n} branches)"))
+    DecodeError(format!(
+        "invalid Avro union branch index {i} ({n} branches)"
+    ))
 }
 
 fn offset(total: usize) -> DecodeResult<i32> {
@@ -809,7 +825,10 @@ impl RowDecoder {
     /// Appends a row of nulls (a tombstone); a non-nullable column refuses it.
     pub fn append_null(&mut self) -> DecodeResult<()> {
         if let Some(f) = self.fields.iter().find(|f| !f.is_nullable()) {
-            return Err(DecodeError(format!("required Avro field is null: {}", f.name())));
+            return Err(DecodeError(format!(
+                "required Avro field is null: {}",
+                f.name()
+            )));
         }
         self.columns.iter_mut().for_each(Node::append_null);
         self.rows += 1;

@@ -16,7 +16,9 @@ fn latin1(bytes: &[u8]) -> Value {
 }
 
 fn refuse(what: &str) -> DecodeError {
-    DecodeError(format!("cannot encode recursive Avro value as JSON: {what}"))
+    DecodeError(format!(
+        "cannot encode recursive Avro value as JSON: {what}"
+    ))
 }
 
 fn float(v: f64) -> DecodeResult<Value> {
@@ -139,7 +141,9 @@ fn json_at(
                     .ok_or_else(|| DecodeError(format!("invalid Avro enum index {i}")))?;
                 Value::String(s.clone())
             }
-            NamedType::Fixed { decimal: Some(_), .. } => return Err(refuse("decimal")),
+            NamedType::Fixed {
+                decimal: Some(_), ..
+            } => return Err(refuse("decimal")),
             NamedType::Fixed { size, .. } => latin1(c.read_fixed(*size)?),
         },
     })

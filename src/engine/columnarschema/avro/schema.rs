@@ -28,7 +28,10 @@ pub enum AvroType {
     /// string `uuid`
     Uuid,
     /// bytes `decimal(precision, scale)`
-    Decimal { precision: usize, scale: usize },
+    Decimal {
+        precision: usize,
+        scale: usize,
+    },
     Array(Box<AvroType>),
     Map(Box<AvroType>),
     Union(Vec<AvroType>),
@@ -188,11 +191,15 @@ impl Parser {
                     "enum" => self.enumeration(v, ns),
                     "fixed" => self.fixed(v, ns, logical),
                     "array" => {
-                        let items = obj.get("items").ok_or(SchemaError("array has no items".into()))?;
+                        let items = obj
+                            .get("items")
+                            .ok_or(SchemaError("array has no items".into()))?;
                         Ok(AvroType::Array(Box::new(self.parse(items, ns)?)))
                     }
                     "map" => {
-                        let values = obj.get("values").ok_or(SchemaError("map has no values".into()))?;
+                        let values = obj
+                            .get("values")
+                            .ok_or(SchemaError("map has no values".into()))?;
                         Ok(AvroType::Map(Box::new(self.parse(values, ns)?)))
                     }
                     prim => {
@@ -227,7 +234,11 @@ impl Parser {
             .get("name")
             .and_then(Value::as_str)
             .ok_or(SchemaError("a named type has no name".into()))?;
-        Ok(full_name(name, v.get("namespace").and_then(Value::as_str), ns))
+        Ok(full_name(
+            name,
+            v.get("namespace").and_then(Value::as_str),
+            ns,
+        ))
     }
 
     fn record(&mut self, v: &Value, ns: &str) -> Result<AvroType, SchemaError> {
@@ -243,9 +254,9 @@ impl Parser {
                 .get("name")
                 .and_then(Value::as_str)
                 .ok_or(SchemaError(format!("a field of record {full} has no name")))?;
-            let t = f
-                .get("type")
-                .ok_or(SchemaError(format!("field {name} of record {full} has no type")))?;
+            let t = f.get("type").ok_or(SchemaError(format!(
+                "field {name} of record {full} has no type"
+            )))?;
             let ty = self.parse(t, &inner_ns)?;
             out.push(FieldDef {
                 name: name.to_string(),
@@ -273,15 +284,24 @@ impl Parser {
                     .ok_or(SchemaError(format!("enum {full} has a non-string symbol")))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        self.named[index] = Some(NamedType::Enum { name: full, symbols });
+        self.named[index] = Some(NamedType::Enum {
+            name: full,
+            symbols,
+        });
         Ok(AvroType::Named(index))
     }
 
-    fn fixed(&mut self, v: &Value, ns: &str, logical: Option<&str>) -> Result<AvroType, SchemaError> {
+    fn fixed(
+        &mut self,
+        v: &Value,
+        ns: &str,
+        logical: Option<&str>,
+    ) -> Result<AvroType, SchemaError> {
         let full = self.name_of(v, ns)?;
         let size = int_attr(v, "size")
             .filter(|s| *s >= 0)
-            .ok_or(SchemaError(format!("fixed {full} has no valid size")))? as usize;
+            .ok_or(SchemaError(format!("fixed {full} has no valid size")))?
+            as usize;
         let decimal = match logical {
             Some("decimal") => decimal_attrs(v).filter(|(p, _)| {
                 // The precision must fit the fixed size (two's complement).
@@ -347,7 +367,10 @@ mod tests {
             panic!()
         };
         assert_eq!(name, "t.Node");
-        assert_eq!(fields[1].ty, AvroType::Union(vec![AvroType::Null, AvroType::Named(0)]));
+        assert_eq!(
+            fields[1].ty,
+            AvroType::Union(vec![AvroType::Null, AvroType::Named(0)])
+        );
         assert_eq!(fields[2].ty, fields[3].ty);
         assert_eq!(s.named(1).name(), "t.Kind");
     }
@@ -356,12 +379,22 @@ mod tests {
     fn invalid_logical_types_fall_back_to_the_base_type() {
         let s = AvroSchema::parse(r#"{"type":"int","logicalType":"timestamp-millis"}"#).unwrap();
         assert_eq!(s.root, AvroType::Int);
-        let s = AvroSchema::parse(r#"{"type":"bytes","logicalType":"decimal","precision":4,"scale":5}"#)
-            .unwrap();
+        let s = AvroSchema::parse(
+            r#"{"type":"bytes","logicalType":"decimal","precision":4,"scale":5}"#,
+        )
+        .unwrap();
         assert_eq!(s.root, AvroType::Bytes);
-        let s = AvroSchema::parse(r#"{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}"#)
-            .unwrap();
-        assert_eq!(s.root, AvroType::Decimal { precision: 10, scale: 2 });
+        let s = AvroSchema::parse(
+            r#"{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.root,
+            AvroType::Decimal {
+                precision: 10,
+                scale: 2
+            }
+        );
         assert!(AvroSchema::parse(r#""Nope""#).is_err());
     }
 }

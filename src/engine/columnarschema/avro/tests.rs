@@ -8,7 +8,7 @@ use arrow_array::types::{Decimal128Type, Int32Type, Int64Type, TimestampMillisec
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, TimeUnit};
 
-use super::decoder::{RowDecoder, ENUM_KEY, ENUM_SYMBOLS_KEY, FIXED_KEY, LOGICAL_KEY, UNION_KEY};
+use super::decoder::{ENUM_KEY, ENUM_SYMBOLS_KEY, FIXED_KEY, LOGICAL_KEY, RowDecoder, UNION_KEY};
 use super::schema::AvroSchema;
 use crate::engine::columnar::reserved::JSON_KEY;
 
@@ -110,8 +110,14 @@ fn row(out: &mut Vec<u8>, amount_cents: i64, opt: Option<&str>, union_string: bo
     long(out, 0);
 }
 
-fn column(cols: &[(arrow_schema::FieldRef, ArrayRef)], name: &str) -> (arrow_schema::FieldRef, ArrayRef) {
-    cols.iter().find(|(f, _)| f.name() == name).cloned().unwrap()
+fn column(
+    cols: &[(arrow_schema::FieldRef, ArrayRef)],
+    name: &str,
+) -> (arrow_schema::FieldRef, ArrayRef) {
+    cols.iter()
+        .find(|(f, _)| f.name() == name)
+        .cloned()
+        .unwrap()
 }
 
 #[test]
@@ -133,30 +139,57 @@ fn every_avro_type_maps_to_its_arrow_type_and_decodes() {
     assert_eq!(ty("date"), DataType::Date32);
     assert_eq!(ty("tm"), DataType::Time32(TimeUnit::Millisecond));
     assert_eq!(ty("tu"), DataType::Time64(TimeUnit::Microsecond));
-    assert_eq!(ty("ts"), DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())));
-    assert_eq!(ty("tsu"), DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())));
+    assert_eq!(
+        ty("ts"),
+        DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
+    );
+    assert_eq!(
+        ty("tsu"),
+        DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+    );
     assert_eq!(ty("lts"), DataType::Timestamp(TimeUnit::Millisecond, None));
     assert_eq!(ty("dec"), DataType::Decimal128(10, 2));
     assert_eq!(ty("big"), DataType::Decimal256(45, 3));
     assert_eq!(ty("fx"), DataType::FixedSizeBinary(4));
     assert!(matches!(ty("m"), DataType::Map(_, false)));
     assert!(matches!(ty("arr"), DataType::List(_)));
-    assert!(!types.iter().find(|t| t.0 == "s").unwrap().2, "plain fields are not nullable");
+    assert!(
+        !types.iter().find(|t| t.0 == "s").unwrap().2,
+        "plain fields are not nullable"
+    );
     assert!(types.iter().find(|t| t.0 == "opt").unwrap().2);
 
     let (f, id) = column(&cols, "id");
-    assert_eq!(f.metadata().get(LOGICAL_KEY).map(String::as_str), Some("uuid"));
-    assert_eq!(id.as_string::<i32>().value(0), "6f1c3e52-7cd2-4b4e-8d0c-3f5a0d9c1e77");
+    assert_eq!(
+        f.metadata().get(LOGICAL_KEY).map(String::as_str),
+        Some("uuid")
+    );
+    assert_eq!(
+        id.as_string::<i32>().value(0),
+        "6f1c3e52-7cd2-4b4e-8d0c-3f5a0d9c1e77"
+    );
     let (f, _) = column(&cols, "fx");
-    assert_eq!(f.metadata().get(FIXED_KEY).map(String::as_str), Some("t.Four"));
+    assert_eq!(
+        f.metadata().get(FIXED_KEY).map(String::as_str),
+        Some("t.Four")
+    );
     let (f, e) = column(&cols, "e");
-    assert_eq!(f.metadata().get(ENUM_KEY).map(String::as_str), Some("t.Color"));
-    assert_eq!(f.metadata().get(ENUM_SYMBOLS_KEY).map(String::as_str), Some("RED,GREEN"));
+    assert_eq!(
+        f.metadata().get(ENUM_KEY).map(String::as_str),
+        Some("t.Color")
+    );
+    assert_eq!(
+        f.metadata().get(ENUM_SYMBOLS_KEY).map(String::as_str),
+        Some("RED,GREEN")
+    );
     assert_eq!(e.as_string::<i32>().value(1), "GREEN");
     let (_, dec) = column(&cols, "dec");
     assert_eq!(dec.as_primitive::<Decimal128Type>().value(0), -12345);
     let (_, ts) = column(&cols, "ts");
-    assert_eq!(ts.as_primitive::<TimestampMillisecondType>().value(0), 1_732_870_800_000);
+    assert_eq!(
+        ts.as_primitive::<TimestampMillisecondType>().value(0),
+        1_732_870_800_000
+    );
     let (_, i) = column(&cols, "i");
     assert_eq!(i.as_primitive::<Int32Type>().value(0), -7);
     let (_, s) = column(&cols, "s");
@@ -166,11 +199,17 @@ fn every_avro_type_maps_to_its_arrow_type_and_decodes() {
     assert_eq!(list.value(0).as_primitive::<Int32Type>().values(), &[1, 2]);
     let (_, m) = column(&cols, "m");
     let map = m.as_map();
-    assert_eq!(map.value(0).column(1).as_primitive::<Int64Type>().value(0), 4);
+    assert_eq!(
+        map.value(0).column(1).as_primitive::<Int64Type>().value(0),
+        4
+    );
     let (_, opt) = column(&cols, "opt");
     assert!(opt.is_valid(0) && opt.is_null(1));
     let (f, u) = column(&cols, "u");
-    assert_eq!(f.metadata().get(UNION_KEY).map(String::as_str), Some("true"));
+    assert_eq!(
+        f.metadata().get(UNION_KEY).map(String::as_str),
+        Some("true")
+    );
     let u = u.as_struct();
     assert_eq!(u.column_names(), ["int", "string"]);
     assert_eq!(u.column(0).as_primitive::<Int32Type>().value(0), 7);
@@ -208,7 +247,12 @@ fn recursive_records_become_avro_json_text() {
 
 #[test]
 fn mapping_errors_name_the_field() {
-    let err = |s: &str| RowDecoder::new(Arc::new(AvroSchema::parse(s).unwrap())).err().unwrap().0;
+    let err = |s: &str| {
+        RowDecoder::new(Arc::new(AvroSchema::parse(s).unwrap()))
+            .err()
+            .unwrap()
+            .0
+    };
     assert_eq!(
         err(r#"{"type":"record","name":"R","fields":[{"name":"n","type":"null"}]}"#),
         "Avro field has only null branches: n"
@@ -218,7 +262,9 @@ fn mapping_errors_name_the_field() {
         "Avro union branch names collide in field u"
     );
     assert_eq!(
-        err(r#"{"type":"record","name":"R","fields":[{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":80}}]}"#),
+        err(
+            r#"{"type":"record","name":"R","fields":[{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":80}}]}"#
+        ),
         "Avro decimal precision above 76 is unsupported in field d: 80"
     );
 }
@@ -235,7 +281,10 @@ fn truncated_trailing_and_bad_branch_bytes_are_errors_not_panics() {
     let mut d = RowDecoder::new(schema.clone()).unwrap();
     let mut long_body = body.clone();
     long_body.push(0);
-    assert_eq!(d.decode(&long_body).unwrap_err().0, "1 trailing bytes after the Avro value");
+    assert_eq!(
+        d.decode(&long_body).unwrap_err().0,
+        "1 trailing bytes after the Avro value"
+    );
     // Random garbage never panics.
     let mut seed = 0x9e3779b97f4a7c15u64;
     for _ in 0..2000 {
@@ -263,8 +312,14 @@ fn apache_avro_bytes_decode_to_the_same_values() {
     let value = Value::Record(vec![
         ("id".into(), Value::String("o-1".into())),
         ("amount".into(), Value::Long(-42)),
-        ("tags".into(), Value::Array(vec![Value::String("a".into()), Value::String("b".into())])),
-        ("note".into(), Value::Union(1, Box::new(Value::String("n".into())))),
+        (
+            "tags".into(),
+            Value::Array(vec![Value::String("a".into()), Value::String("b".into())]),
+        ),
+        (
+            "note".into(),
+            Value::Union(1, Box::new(Value::String("n".into()))),
+        ),
     ]);
     let body = apache_avro::writer::datum::GenericDatumWriter::builder(&schema)
         .build()
