@@ -331,3 +331,116 @@ fn apache_avro_bytes_decode_to_the_same_values() {
     assert_eq!(cols[1].1.as_primitive::<Int64Type>().value(0), -42);
     assert_eq!(cols[3].1.as_string::<i32>().value(0), "n");
 }
+
+mod codec {
+    use std::sync::Arc;
+
+    use arrow_array::Array;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+
+    use crate::engine::columnar::codec::{CodecError, ValueDecoder};
+    use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
+    use crate::engine::columnarschema::writer_schemas::{
+        SeededWriterSchemas, WriterSchema, WriterSchemaError, WriterSchemas,
+    };
+    use crate::engine::schema::framing;
+    use crate::engine::schema::registry::SchemaType;
+
+    const V1: &str = r#"{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}"#;
+    const V2: &str = r#"{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"string","default":"dflt"}]}"#;
+
+    fn body(text: &str, fields: Vec<(&str, apache_avro::types::Value)>) -> Vec<u8> {
+        let schema = apache_avro::Schema::parse_str(text).unwrap();
+        let v = apache_avro::types::Value::Record(
+            fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        );
+        apache_avro::writer::datum::GenericDatumWriter::builder(&schema)
+            .build()
+            .and_then(|w| w.write_value_to_vec(v))
+            .unwrap()
+    }
+
+    #[test]
+    fn records_of_another_writer_schema_are_resolved_against_the_reader_schema() {
+        use apache_avro::types::Value as V;
+        let schemas: Arc<dyn WriterSchemas> =
+            Arc::new(SeededWriterSchemas::new().with_avro(1, V1).with_avro(2, V2));
+        // Reader = first writer schema (v1): a v2 record drops the added field.
+        let mut d = AvroValueDecoder::new(schemas.clone());
+        d.append(Some(&framing::encode(
+            1,
+            &body(V1, vec![("a", V::Long(1))]),
+        )))
+        .unwrap();
+        d.append(Some(&framing::encode(
+            2,
+            &body(V2, vec![("a", V::Long(2)), ("b", V::String("x".into()))]),
+        )))
+        .unwrap();
+        let cols = d.finish().unwrap();
+        assert_eq!(cols.len(), 1);
+        assert_eq!(cols[0].1.as_primitive::<Int64Type>().values(), &[1, 2]);
+        // Reader fixed to v2: a v1 record gets the default.
+        let reader = WriterSchema {
+            id: -1,
+            schema_type: SchemaType::Avro,
+            text: V2.into(),
+            message_type: None,
+            references: Vec::new(),
+        };
+        let mut d = AvroValueDecoder::with_reader_schema(schemas, reader).unwrap();
+        d.append(Some(&framing::encode(
+            1,
+            &body(V1, vec![("a", V::Long(7))]),
+        )))
+        .unwrap();
+        let cols = d.finish().unwrap();
+        assert_eq!(cols[1].1.as_string::<i32>().value(0), "dflt");
+    }
+
+    struct AlwaysPending;
+    impl WriterSchemas for AlwaysPending {
+        fn writer_schema(&self, id: i32) -> Result<Arc<WriterSchema>, WriterSchemaError> {
+            Err(WriterSchemaError::Pending {
+                id,
+                last_error: None,
+            })
+        }
+    }
+
+    #[test]
+    fn an_unknown_writer_id_is_a_retriable_pending_error_and_frames_are_checked_first() {
+        let mut d = AvroValueDecoder::new(Arc::new(AlwaysPending));
+        let err = d.append(Some(&framing::encode(7, b"\x02"))).unwrap_err();
+        assert!(err.is_retriable());
+        assert_eq!(err.to_string(), "writer schema for id 7 is pending fetch");
+        let err = d.append(Some(b"\x01\x00\x00\x00\x07")).unwrap_err();
+        assert_eq!(
+            err,
+            CodecError::invalid("invalid schema frame magic byte 0x01")
+        );
+        assert!(
+            d.append(None).is_err(),
+            "a tombstone before any value has no columns"
+        );
+    }
+
+    #[test]
+    fn a_tombstone_into_required_columns_names_the_field() {
+        let schemas: Arc<dyn WriterSchemas> = Arc::new(SeededWriterSchemas::new().with_avro(1, V1));
+        let mut d = AvroValueDecoder::new(schemas);
+        d.append(Some(&framing::encode(
+            1,
+            &body(V1, vec![("a", apache_avro::types::Value::Long(1))]),
+        )))
+        .unwrap();
+        let err = d.append(None).unwrap_err();
+        assert_eq!(err.to_string(), "required Avro field is null: a");
+        d.reset();
+        assert!(d.finish().unwrap()[0].1.is_empty());
+    }
+}
