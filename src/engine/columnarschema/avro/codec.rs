@@ -155,6 +155,13 @@ impl ValueDecoder for AvroValueDecoder {
         };
         let frame = framing::decode(bytes).map_err(|e| CodecError::invalid(e.to_string()))?;
         let id = frame.schema_id;
+        // Hot path: the reader's own writer id needs no lookup.
+        if let Some(reader) = self.reader.as_mut()
+            && reader.id == Some(id)
+        {
+            reader.rows.decode(frame.body).map_err(deserialize_error)?;
+            return Ok(1);
+        }
         let writer = match self.schemas.writer_schema(id) {
             Ok(w) => w,
             Err(e @ WriterSchemaError::Pending { .. }) => {
