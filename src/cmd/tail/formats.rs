@@ -1,6 +1,7 @@
 //! Per-topic key and value formats: `--value-format [TOPIC=]FORMAT`, where FORMAT is
 //! `raw`, `string`, `json` (inferred columns), `json:SCHEMA.json` (columns from a
-//! JSON Schema file), `avro` (registry-framed, reader schema = first writer schema),
+//! JSON Schema file), `json-sr` (registry-framed JSON Schema: columns from the writer
+//! schema), `avro` (registry-framed, reader schema = first writer schema),
 //! `avro:READER.avsc` (fixed reader schema), `arrow` (IPC blobs, values only), or
 //! `gzip+FORMAT`. A format without a topic is the default for every topic.
 
@@ -14,6 +15,7 @@ use crate::engine::columnar::codec::gzip::{DEFAULT_MAX_UNCOMPRESSED_BYTES, GzipD
 use crate::engine::columnar::codec::json::{JsonDecoder, JsonRowSchema};
 use crate::engine::columnar::codec::raw::{RawDecoder, StringDecoder};
 use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
+use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
 use crate::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemas};
 use crate::engine::schema::registry::SchemaType;
 
@@ -23,6 +25,8 @@ pub enum Format {
     String,
     Json(Option<PathBuf>),
     Avro(Option<PathBuf>),
+    /// Registry-framed JSON Schema values.
+    JsonRegistry,
     Arrow,
     Gzip(Box<Format>),
 }
@@ -37,12 +41,13 @@ impl Format {
             "string" | "text" => Format::String,
             "json" => Format::Json(None),
             "avro" => Format::Avro(None),
+            "json-sr" => Format::JsonRegistry,
             "arrow" => Format::Arrow,
             t if t.starts_with("json:") => Format::Json(Some(PathBuf::from(&t[5..]))),
             t if t.starts_with("avro:") => Format::Avro(Some(PathBuf::from(&t[5..]))),
             other => {
                 return Err(format!(
-                    "unknown format {other:?}: expected raw, string, json, json:SCHEMA.json, avro, avro:READER.avsc, arrow or gzip+FORMAT"
+                    "unknown format {other:?}: expected raw, string, json, json:SCHEMA.json, json-sr, avro, avro:READER.avsc, arrow or gzip+FORMAT"
                 ));
             }
         })
@@ -50,7 +55,7 @@ impl Format {
 
     fn needs_registry(&self) -> bool {
         match self {
-            Format::Avro(_) => true,
+            Format::Avro(_) | Format::JsonRegistry => true,
             Format::Gzip(inner) => inner.needs_registry(),
             _ => false,
         }
@@ -105,7 +110,12 @@ pub fn check(topic: &str, key: &Format, value: &Format, has_registry: bool) -> C
     for (part, f) in [("key", key), ("value", value)] {
         if f.needs_registry() && !has_registry {
             return Err(CliError::usage(format!(
-                "topic {topic}: the {part} format avro needs a schema registry: pass --registry URL or set KRABKA_SCHEMA_REGISTRY_URL"
+                "topic {topic}: the {part} format {} needs a schema registry: pass --registry URL or set KRABKA_SCHEMA_REGISTRY_URL",
+                if matches!(f, Format::JsonRegistry) {
+                    "json-sr"
+                } else {
+                    "avro"
+                }
             )));
         }
     }
@@ -151,6 +161,9 @@ pub fn decoder(
                 }
             }
         }
+        Format::JsonRegistry => Box::new(RegistryJsonDecoder::new(schemas.cloned().ok_or_else(
+            || CliError::usage("the json-sr format needs a schema registry (--registry)"),
+        )?)),
         Format::Arrow => Box::new(BlobDecoder::new()),
         Format::Gzip(inner) => {
             let inner = match decoder(inner, false, schemas)? {

@@ -4,4 +4,5 @@
 //! by id without ever blocking on the registry.
 
 pub mod avro;
+pub mod json_schema;
 pub mod writer_schemas;
