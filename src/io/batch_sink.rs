@@ -342,6 +342,76 @@ impl BatchSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow_array::TimestampNanosecondArray;
+
+    fn nanos_batch() -> RecordBatch {
+        let schema = Schema::new(vec![Field::new(
+            "t",
+            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+            true,
+        )]);
+        let a = TimestampNanosecondArray::from(vec![1_500_000_000i64]).with_timezone("UTC");
+        RecordBatch::try_new(Arc::new(schema), vec![Arc::new(a)]).unwrap()
+    }
+
+    #[test]
+    fn parquet_never_stores_nanoseconds_and_arrow_files_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let mut sink = BatchSink::new(SinkOptions {
+            format: DataFormat::Parquet,
+            path: Some(path.clone()),
+            row_group_size: 10,
+            rotate_rows: None,
+            rotate_bytes: None,
+        });
+        sink.write(&nanos_batch()).unwrap();
+        assert!(!path.exists(), "published only when finished");
+        let files = sink.finish(&nanos_batch().schema()).unwrap();
+        assert_eq!(files, vec![path.clone()]);
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+            std::fs::File::open(&path).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            reader.schema().field(0).data_type(),
+            &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+        );
+
+        let path = dir.path().join("t.arrow");
+        let mut sink = BatchSink::new(SinkOptions {
+            format: DataFormat::ArrowFile,
+            path: Some(path.clone()),
+            row_group_size: 10,
+            rotate_rows: None,
+            rotate_bytes: None,
+        });
+        sink.write(&nanos_batch()).unwrap();
+        sink.finish(&nanos_batch().schema()).unwrap();
+        let (schema, batches) =
+            crate::engine::columnar::ipc::read_batches(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(schema, nanos_batch().schema());
+        assert_eq!(batches[0].num_rows(), 1);
+    }
+
+    #[test]
+    fn a_second_schema_is_refused_for_binary_outputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sink = BatchSink::new(SinkOptions {
+            format: DataFormat::ArrowStream,
+            path: Some(dir.path().join("x.arrows")),
+            row_group_size: 10,
+            rotate_rows: None,
+            rotate_bytes: None,
+        });
+        sink.write(&nanos_batch()).unwrap();
+        let other = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, true)])),
+            vec![Arc::new(arrow_array::Int64Array::from(vec![1]))],
+        )
+        .unwrap();
+        assert!(matches!(sink.write(&other), Err(SinkError::Failed(_))));
+    }
 
     #[test]
     fn rotated_names_keep_the_extension() {

@@ -271,7 +271,6 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     let mut lag: Option<i64> = None;
     let mut first_schema: Option<SchemaRef> = None;
     let mut outcome: CliResult<()> = Ok(());
-    let mut closed = false;
 
     'outer: loop {
         if cancelled.load(Ordering::SeqCst) {
@@ -404,10 +403,8 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                         counters.records += decoded.num_rows() as u64;
                         match write(&mut output, &decoded) {
                             Ok(()) => {}
-                            Err(SinkError::Closed) => {
-                                closed = true;
-                                break 'outer;
-                            }
+                            // The reader of stdout went away: a normal end.
+                            Err(SinkError::Closed) => break 'outer,
                             Err(SinkError::Failed(m)) => {
                                 outcome = Err(CliError::failure(format!("topic {topic}: {m}")));
                                 break 'outer;
@@ -515,7 +512,6 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    let _ = closed;
     let fallback: SchemaRef =
         first_schema.unwrap_or_else(|| Arc::new(Schema::new(reserved_fields().to_vec())));
     let files = match output {
