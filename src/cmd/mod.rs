@@ -47,7 +47,7 @@ pub enum Command {
     /// Serve an embedded single-process Kafka-protocol cluster until Ctrl-C.
     DevCluster(dev_cluster::DevClusterArgs),
     /// Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table.
-    Tail(tail::TailArgs),
+    Tail(Box<tail::TailArgs>),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Regenerate the committed completions and man pages (used by `cargo xtask`).
@@ -104,7 +104,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
     match cli.command {
         Command::Demo(args) => demo::run(&cli.global, args),
         Command::DevCluster(args) => dev_cluster::run(&cli.global, args),
-        Command::Tail(args) => tail::run(&cli.global, args),
+        Command::Tail(args) => tail::run(&cli.global, *args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
     }

@@ -587,9 +587,9 @@ fn group_mode_until_end_exits_and_a_second_run_starts_after_the_commits() {
     let broker = Tansu::start();
     let topic = unique_name("grouped");
     create_topic(&broker.bootstrap(), &topic, 2);
-    let records: Vec<Rec> = (0..4)
+    let records: Vec<Rec> = (0..4i32)
         .map(|i| Rec {
-            partition: (i % 2) as i32,
+            partition: i % 2,
             key: None,
             value: Some(format!("v{i}").into_bytes()),
             headers: vec![],

@@ -124,7 +124,7 @@ struct Counters {
 }
 
 enum Output {
-    Data(BatchSink),
+    Data(Box<BatchSink>),
     Table,
 }
 
@@ -243,13 +243,13 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     let cancelled = Arc::new(AtomicBool::new(false));
     watch_signals(cancelled.clone());
     let mut output = match plan.output.data_format() {
-        Some(format) => Output::Data(BatchSink::new(SinkOptions {
+        Some(format) => Output::Data(Box::new(BatchSink::new(SinkOptions {
             format,
             path: plan.output.path.clone(),
             row_group_size: plan.row_group_size,
             rotate_rows: plan.rotate_rows,
             rotate_bytes: plan.rotate_bytes,
-        })),
+        }))),
         None => Output::Table,
     };
     let show_progress = std::io::stderr().is_terminal()
@@ -422,11 +422,11 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                                 .into_iter()
                                 .partition(|r| r.partition == tp.1 && r.offset >= from);
                             records = kept;
-                            if !held_before.contains(&tp) {
-                                if let Err(e) = consumer.pause(&tp.0, tp.1) {
-                                    outcome = Err(e.into());
-                                    break 'outer;
-                                }
+                            if !held_before.contains(&tp)
+                                && let Err(e) = consumer.pause(&tp.0, tp.1)
+                            {
+                                outcome = Err(e.into());
+                                break 'outer;
                             }
                             let since = held.get(&tp).map_or_else(Instant::now, |(_, s)| *s);
                             held.insert(tp, (moved, since));

@@ -91,7 +91,14 @@ impl ValueDecoder for BlobDecoder {
         let batch = it
             .next()
             .ok_or_else(|| fail("Arrow IPC stream has no record batch".to_string()))?;
-        self.ignored_batches += it.count();
+        let extra = it.count();
+        if extra > 0 && self.ignored_batches == 0 {
+            tracing::warn!(
+                "an Arrow IPC record value holds {} record batches; only the first is read",
+                extra + 1
+            );
+        }
+        self.ignored_batches += extra;
         let batch = undictionary(batch).map_err(fail)?;
         match &self.schema {
             None => self.schema = Some(batch.schema()),

@@ -751,11 +751,10 @@ fn offset(total: usize) -> DecodeResult<i32> {
 }
 
 fn check_count(n: usize, min_size: usize, c: &Cursor<'_>) -> DecodeResult<()> {
-    let limit = if min_size == 0 {
-        MAX_EMPTY_ITEMS
-    } else {
-        c.remaining() / min_size
-    };
+    let limit = c
+        .remaining()
+        .checked_div(min_size)
+        .unwrap_or(MAX_EMPTY_ITEMS);
     if n > limit {
         return Err(DecodeError(format!("invalid Avro block count {n}")));
     }
