@@ -59,6 +59,40 @@ impl BatchDecoder {
         result
     }
 
+    /// Some codecs validate in bulk when finishing (e.g. UTF-8 of a whole column); a
+    /// failure there names no record, so the records are tried one by one to find it.
+    fn locate(&mut self, records: &[&Record], error: CodecError) -> RecordFailure {
+        self.value.reset();
+        if let Some(k) = self.key.as_mut() {
+            k.reset();
+        }
+        for (index, r) in records.iter().enumerate() {
+            if let Some(k) = self.key.as_mut() {
+                let appended = k.append(r.key.as_deref());
+                if let Err(error) = appended.and_then(|_| k.finish()) {
+                    return RecordFailure {
+                        index,
+                        part: RecordPart::Key,
+                        error,
+                    };
+                }
+            }
+            let appended = self.value.append(r.value.as_deref());
+            if let Err(error) = appended.and_then(|_| self.value.finish()) {
+                return RecordFailure {
+                    index,
+                    part: RecordPart::Value,
+                    error,
+                };
+            }
+        }
+        RecordFailure {
+            index: records.len().saturating_sub(1),
+            part: RecordPart::Value,
+            error,
+        }
+    }
+
     fn try_decode(&mut self, records: &[&Record]) -> Result<RecordBatch, RecordFailure> {
         let mut meta = MetadataBuilder::with_capacity(records.len());
         let batch_failure = |error: CodecError| RecordFailure {
@@ -102,12 +136,20 @@ impl BatchDecoder {
         }
         let mut fields: Vec<FieldRef> = Vec::new();
         let mut columns: Vec<ArrayRef> = Vec::new();
-        if let Some(k) = self.key.as_mut() {
-            let (f, c) = key_column(k.finish().map_err(batch_failure)?).map_err(batch_failure)?;
+        let key_columns = match self.key.as_mut().map(|k| k.finish()) {
+            Some(Err(e)) => return Err(self.locate(records, e)),
+            other => other.map(Result::unwrap_or_default),
+        };
+        let value_columns = match self.value.finish() {
+            Ok(c) => c,
+            Err(e) => return Err(self.locate(records, e)),
+        };
+        if let Some(cols) = key_columns {
+            let (f, c) = key_column(cols).map_err(batch_failure)?;
             fields.push(f);
             columns.push(c);
         }
-        for (f, c) in self.value.finish().map_err(batch_failure)? {
+        for (f, c) in value_columns {
             fields.push(Arc::new(escape_payload_field(f.as_ref().clone())));
             columns.push(c);
         }

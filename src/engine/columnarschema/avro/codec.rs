@@ -229,7 +229,7 @@ impl ValueDecoder for AvroValueDecoder {
 
     fn finish(&mut self) -> Result<PayloadColumns, CodecError> {
         match self.reader.as_mut() {
-            Some(r) => r.rows.finish().map_err(CodecError::invalid),
+            Some(r) => r.rows.finish().map_err(deserialize_error),
             None => Ok(Vec::new()),
         }
     }

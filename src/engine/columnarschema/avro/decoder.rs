@@ -12,7 +12,7 @@ use arrow_array::builder::{
     StringBuilder, Time32MillisecondBuilder, Time64MicrosecondBuilder, TimestampMicrosecondBuilder,
     TimestampMillisecondBuilder,
 };
-use arrow_array::{ArrayRef, ListArray, MapArray, StructArray};
+use arrow_array::{ArrayRef, ListArray, MapArray, StringArray, StructArray};
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer, i256};
 use arrow_schema::{DataType, Field, FieldRef, Fields, Metadata, TimeUnit};
 
@@ -46,7 +46,8 @@ enum Node {
     Float(Float32Builder),
     Double(Float64Builder),
     Bytes(BinaryBuilder),
-    Str(StringBuilder),
+    /// UTF-8 is validated once per batch at `finish` (a per-value check costs more).
+    Str(RawStrings),
     Date(Date32Builder),
     TimeMillis(Time32MillisecondBuilder),
     TimeMicros(Time64MicrosecondBuilder),
@@ -117,6 +118,48 @@ fn meta(pairs: &[(&str, String)]) -> Metadata {
         m.insert(*k, v.clone());
     }
     m
+}
+
+/// String values gathered as raw bytes; `finish` validates the whole buffer at once.
+struct RawStrings {
+    values: Vec<u8>,
+    offsets: Vec<i32>,
+    nulls: NullBufferBuilder,
+}
+
+impl RawStrings {
+    fn new() -> Self {
+        RawStrings {
+            values: Vec::with_capacity(1 << 16),
+            offsets: vec![0],
+            nulls: NullBufferBuilder::new(0),
+        }
+    }
+
+    #[inline]
+    fn append(&mut self, bytes: &[u8]) -> DecodeResult<()> {
+        self.values.extend_from_slice(bytes);
+        self.offsets.push(offset(self.values.len())?);
+        self.nulls.append_non_null();
+        Ok(())
+    }
+
+    fn append_null(&mut self) {
+        self.offsets.push(*self.offsets.last().unwrap_or(&0));
+        self.nulls.append_null();
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, String> {
+        let values = std::mem::replace(&mut self.values, Vec::with_capacity(1 << 16));
+        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        let array = StringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            values.into(),
+            self.nulls.finish(),
+        )
+        .map_err(|_| "invalid UTF-8 in Avro string".to_string())?;
+        Ok(Arc::new(array))
+    }
 }
 
 /// A compiled type: Arrow type, field metadata, nullability and the decoding node.
@@ -238,10 +281,10 @@ fn compile(
         AvroType::Float => Compiled::plain(DataType::Float32, Node::Float(Float32Builder::new())),
         AvroType::Double => Compiled::plain(DataType::Float64, Node::Double(Float64Builder::new())),
         AvroType::Bytes => Compiled::plain(DataType::Binary, Node::Bytes(BinaryBuilder::new())),
-        AvroType::String => Compiled::plain(DataType::Utf8, Node::Str(StringBuilder::new())),
+        AvroType::String => Compiled::plain(DataType::Utf8, Node::Str(RawStrings::new())),
         AvroType::Uuid => Compiled {
             metadata: meta(&[(LOGICAL_KEY, "uuid".into())]),
-            ..Compiled::plain(DataType::Utf8, Node::Str(StringBuilder::new()))
+            ..Compiled::plain(DataType::Utf8, Node::Str(RawStrings::new()))
         },
         AvroType::Date => Compiled::plain(DataType::Date32, Node::Date(Date32Builder::new())),
         AvroType::TimeMillis => Compiled::plain(
@@ -487,7 +530,7 @@ impl Node {
             Node::Float(b) => b.append_value(c.read_f32()?),
             Node::Double(b) => b.append_value(c.read_f64()?),
             Node::Bytes(b) => b.append_value(c.read_bytes()?),
-            Node::Str(b) => b.append_value(c.read_str()?),
+            Node::Str(b) => b.append(c.read_bytes()?)?,
             Node::Date(b) => b.append_value(c.read_int()?),
             Node::TimeMillis(b) => b.append_value(c.read_int()?),
             Node::TimeMicros(b) => b.append_value(c.read_long()?),
@@ -669,7 +712,7 @@ impl Node {
             Node::Float(b) => Arc::new(b.finish()),
             Node::Double(b) => Arc::new(b.finish()),
             Node::Bytes(b) => Arc::new(b.finish()),
-            Node::Str(b) => Arc::new(b.finish()),
+            Node::Str(b) => b.finish()?,
             Node::Date(b) => Arc::new(b.finish()),
             Node::TimeMillis(b) => Arc::new(b.finish()),
             Node::TimeMicros(b) => Arc::new(b.finish()),

@@ -402,6 +402,34 @@ mod codec {
         assert_eq!(cols[1].1.as_string::<i32>().value(0), "dflt");
     }
 
+    #[test]
+    fn invalid_utf8_found_in_bulk_is_traced_back_to_its_record() {
+        use crate::engine::columnar::batch::BatchDecoder;
+        use crate::engine::columnar::record::Record;
+        const S: &str = r#"{"type":"record","name":"S","fields":[{"name":"s","type":"string"}]}"#;
+        let schemas: Arc<dyn WriterSchemas> = Arc::new(SeededWriterSchemas::new().with_avro(1, S));
+        let mut decoder = BatchDecoder::new(None, Box::new(AvroValueDecoder::new(schemas)));
+        let record = |offset: i64, body: &[u8]| Record {
+            offset,
+            value: Some(framing::encode(1, body)),
+            ..Default::default()
+        };
+        let records = [
+            record(0, b"\x04ok"),
+            record(1, b"\x04\xff\xfe"),
+            record(2, b"\x04ok"),
+        ];
+        let refs: Vec<&Record> = records.iter().collect();
+        let failure = decoder.decode(&refs).unwrap_err();
+        assert_eq!(failure.index, 1, "{}", failure.error);
+        assert_eq!(
+            failure.error.to_string(),
+            "cannot deserialize schema value: invalid UTF-8 in Avro string"
+        );
+        let refs = [&records[0], &records[2]];
+        assert_eq!(decoder.decode(&refs).unwrap().num_rows(), 2);
+    }
+
     struct AlwaysPending;
     impl WriterSchemas for AlwaysPending {
         fn writer_schema(&self, id: i32) -> Result<Arc<WriterSchema>, WriterSchemaError> {
