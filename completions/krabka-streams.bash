@@ -46,6 +46,9 @@ _krabka__streams() {
             krabka__streams,snapshot)
                 cmd="krabka__streams__subcmd__snapshot"
                 ;;
+            krabka__streams,tail)
+                cmd="krabka__streams__subcmd__tail"
+                ;;
             krabka__streams__subcmd__barrier,decode)
                 cmd="krabka__streams__subcmd__barrier__subcmd__decode"
                 ;;
@@ -111,6 +114,9 @@ _krabka__streams() {
                 ;;
             krabka__streams__subcmd__help,snapshot)
                 cmd="krabka__streams__subcmd__help__subcmd__snapshot"
+                ;;
+            krabka__streams__subcmd__help,tail)
+                cmd="krabka__streams__subcmd__help__subcmd__tail"
                 ;;
             krabka__streams__subcmd__help__subcmd__barrier,decode)
                 cmd="krabka__streams__subcmd__help__subcmd__barrier__subcmd__decode"
@@ -374,7 +380,7 @@ _krabka__streams() {
 
     case "${cmd}" in
         krabka__streams)
-            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version run demo dev-cluster barrier schema leader snapshot completions generate-assets help"
+            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1250,7 +1256,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__help)
-            opts="run demo dev-cluster barrier schema leader snapshot completions generate-assets help"
+            opts="run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1770,6 +1776,20 @@ _krabka__streams() {
         krabka__subcmd__streams__subcmd__help__subcmd__snapshot__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        krabka__subcmd__streams__subcmd__help__subcmd__tail)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -4178,6 +4198,152 @@ _krabka__streams() {
                 return 0
             fi
             case "${prev}" in
+                --bootstrap-server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema-registry-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema-registry-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        krabka__subcmd__streams__subcmd__tail)
+            opts="-p -e -n -g -b -X -v -q -y -h -V --partitions --from --until-end --num --max-records --group --isolation --key-glob --header --columns --key-format --value-format --format --out --row-group-size --rotate-rows --rotate-bytes --on-error --batch-records --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-records)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --num)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --isolation)
+                    COMPREPLY=($(compgen -W "read-committed read-uncommitted" -- "${cur}"))
+                    return 0
+                    ;;
+                --key-glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --value-format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "arrow arrow-file parquet ndjson table" -- "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --row-group-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rotate-rows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rotate-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --batch-records)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --bootstrap-server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -17,6 +17,7 @@ pub mod output;
 pub mod run;
 pub mod schema;
 pub mod snapshot;
+pub mod tail;
 
 use std::ffi::OsString;
 
@@ -61,6 +62,8 @@ pub enum Command {
     Leader(leader::LeaderArgs),
     /// State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut.
     Snapshot(snapshot::SnapshotArgs),
+    /// Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table.
+    Tail(Box<tail::TailArgs>),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Regenerate the committed completions and man pages (used by `cargo xtask`).
@@ -79,6 +82,7 @@ impl Command {
             Command::Schema(_) => "schema",
             Command::Leader(_) => "leader",
             Command::Snapshot(args) => args.command.name(),
+            Command::Tail(_) => "tail",
             Command::Completions(_) => "completions",
             Command::GenerateAssets(_) => "generate-assets",
         }
@@ -126,6 +130,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
         Command::Schema(args) => schema::run(&cli.global, args),
         Command::Leader(args) => leader::run(&cli.global, args),
         Command::Snapshot(args) => snapshot::run(&cli.global, args),
+        Command::Tail(args) => tail::run(&cli.global, *args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
     }

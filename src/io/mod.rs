@@ -4,11 +4,14 @@
 
 pub mod arrow_files;
 pub mod atomic_file;
+pub mod atomic_writer;
 pub mod barrier_verify;
 pub mod batch_file;
+pub mod batch_sink;
 pub mod kafka;
 pub mod properties;
 pub mod registry_client;
 pub mod registry_server;
 pub mod snapshot_dir;
 pub mod topology_file;
+pub mod writer_schemas;

@@ -15,3 +15,4 @@ mod run;
 mod schema;
 mod snapshot;
 mod snapshot_cut;
+mod tail;

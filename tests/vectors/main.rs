@@ -3,6 +3,7 @@
 mod support;
 
 mod barrier;
+mod columnar;
 mod columnar_ops;
 mod coordination;
 mod framing;

@@ -145,6 +145,26 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         ),
         json!({"totals": totals.iter().map(|(p, u, total, n)| json!({"partition": p, "user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
     );
+    let dir = tempfile::tempdir()
+        .map_err(|e| CliError::failure(format!("cannot create a temp directory: {e}")))?;
+    let parquet = dir.path().join("orders.parquet");
+    let (rows, preview) = crate::cmd::tail::demo_to_parquet(
+        &bootstrap,
+        &registry_url,
+        orders::ORDERS_TOPIC,
+        &parquet,
+        6,
+    )?;
+    let size = std::fs::metadata(&parquet).map(|m| m.len()).unwrap_or(0);
+    w.step(
+        "tail the topic to Parquet",
+        format!(
+            "krabka-streams tail {} -e --key-format string --value-format avro --out {}\n{rows} rows, {size} bytes (zstd); first rows:\n{preview}",
+            orders::ORDERS_TOPIC,
+            parquet.display()
+        ),
+        json!({"file": parquet.display().to_string(), "rows": rows, "bytes": size}),
+    );
 
     ui.report(json!({"steps": w.steps}), |out| {
         for s in &w.human {

@@ -1,12 +1,18 @@
-//! Columnar processing: batches, metadata columns, state snapshots and barrier cuts.
-//! Must not depend on Avro or Protobuf.
+//! Columnar processing: batches, metadata columns, payload codecs, state snapshots
+//! and barrier cuts. Must not depend on Avro or Protobuf.
 
 pub mod barrier;
+pub mod batch;
+pub mod codec;
 pub mod expr;
 pub mod headers;
 pub mod ipc;
+pub mod json_values;
 pub mod metadata;
 pub mod ops;
+pub mod record;
+pub mod record_filter;
+pub mod reserved;
 pub mod runner;
 pub mod snapshot;
 pub mod topology;

@@ -12,4 +12,5 @@ pub mod mock_cluster;
 pub mod partition_log;
 pub mod reader_context;
 pub mod settings;
+pub mod tail_consumer;
 pub mod topic_reader;

@@ -1,0 +1,340 @@
+//! `cargo bench --bench tail`: the decoding and output ratios of the `tail` issue,
+//! on the same bytes in one run (bounded sizes; `KRABKA_BENCH_RECORDS`, default 200000):
+//!
+//! * Avro → Arrow: krabka-streams' decoder vs apache-avro's `Value` path (target ≥ 8×)
+//!   and vs arrow-avro's decoder (target ≥ 0.9×), on Confluent-framed order records
+//!   (~120 B, 8 fields incl. a timestamp, a decimal and a nested record);
+//! * output: decode + write Parquet (zstd) vs decode + write an Arrow IPC stream (target ≤ 1.5×).
+//!
+//! The broker-bound ratio (tail vs a bare rdkafka consumer) is `scripts/bench-tail`.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use apache_avro::types::Value as Avro;
+use arrow_array::RecordBatch;
+use arrow_schema::Schema;
+use krabka_streams::engine::columnar::codec::ValueDecoder;
+use krabka_streams::engine::columnarschema::avro::codec::AvroValueDecoder;
+use krabka_streams::engine::columnarschema::writer_schemas::{SeededWriterSchemas, WriterSchemas};
+use krabka_streams::engine::schema::framing;
+
+const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
+ {"name":"order_id","type":"string"},
+ {"name":"user","type":"string"},
+ {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":12,"scale":2}},
+ {"name":"quantity","type":"int"},
+ {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
+ {"name":"status","type":{"type":"enum","name":"Status","symbols":["NEW","PAID","SHIPPED"]}},
+ {"name":"address","type":{"type":"record","name":"Address","fields":[{"name":"street","type":"string"},{"name":"city","type":"string"},{"name":"zip","type":["null","string"],"default":null}]}},
+ {"name":"note","type":["null","string"],"default":null}]}"#;
+
+const BATCH: usize = 8192;
+const SCHEMA_ID: u32 = 1;
+
+fn records(n: usize) -> Vec<Vec<u8>> {
+    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+    let writer = apache_avro::writer::datum::GenericDatumWriter::builder(&schema)
+        .build()
+        .unwrap();
+    let users = ["alice", "bob", "carol", "dave", "erin"];
+    (0..n)
+        .map(|i| {
+            let cents = 1000 + (i as i64 * 37) % 100_000;
+            let v = Avro::Record(vec![
+                (
+                    "order_id".into(),
+                    Avro::String(format!("ord-2024-11-29-{i:012}")),
+                ),
+                ("user".into(), Avro::String(users[i % users.len()].into())),
+                (
+                    "amount".into(),
+                    Avro::Decimal(apache_avro::Decimal::from(cents.to_be_bytes().to_vec())),
+                ),
+                ("quantity".into(), Avro::Int((i % 17) as i32)),
+                (
+                    "ts".into(),
+                    Avro::TimestampMillis(1_732_870_800_000 + i as i64),
+                ),
+                (
+                    "status".into(),
+                    Avro::Enum((i % 3) as u32, ["NEW", "PAID", "SHIPPED"][i % 3].into()),
+                ),
+                (
+                    "address".into(),
+                    Avro::Record(vec![
+                        (
+                            "street".into(),
+                            Avro::String(format!("{} Korenmarkt", i % 300)),
+                        ),
+                        ("city".into(), Avro::String("Ghent".into())),
+                        (
+                            "zip".into(),
+                            if i % 4 == 0 {
+                                Avro::Union(0, Box::new(Avro::Null))
+                            } else {
+                                Avro::Union(1, Box::new(Avro::String("9000".into())))
+                            },
+                        ),
+                    ]),
+                ),
+                (
+                    "note".into(),
+                    if i % 2 == 0 {
+                        Avro::Union(1, Box::new(Avro::String("leave at the door".into())))
+                    } else {
+                        Avro::Union(0, Box::new(Avro::Null))
+                    },
+                ),
+            ]);
+            framing::encode(SCHEMA_ID, &writer.write_value_to_vec(v).unwrap())
+        })
+        .collect()
+}
+
+/// Best of `runs` wall times.
+fn best(runs: usize, mut f: impl FnMut()) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+fn krabka_batches(framed: &[Vec<u8>]) -> Vec<RecordBatch> {
+    let schemas: Arc<dyn WriterSchemas> =
+        Arc::new(SeededWriterSchemas::new().with_avro(SCHEMA_ID as i32, ORDER_SCHEMA));
+    let mut d = AvroValueDecoder::new(schemas);
+    let mut out = Vec::new();
+    for chunk in framed.chunks(BATCH) {
+        for v in chunk {
+            d.append(Some(v)).unwrap();
+        }
+        let cols = d.finish().unwrap();
+        let (fields, arrays): (Vec<_>, Vec<_>) = cols.into_iter().unzip();
+        out.push(RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).unwrap());
+    }
+    out
+}
+
+fn arrow_avro_rows(framed: &[Vec<u8>]) -> usize {
+    use arrow_avro::reader::ReaderBuilder;
+    use arrow_avro::schema::{AvroSchema, Fingerprint, FingerprintAlgorithm, SchemaStore};
+    let mut store = SchemaStore::new_with_type(FingerprintAlgorithm::Id);
+    store
+        .set(
+            Fingerprint::Id(SCHEMA_ID),
+            AvroSchema::new(ORDER_SCHEMA.to_string()),
+        )
+        .unwrap();
+    let mut d = ReaderBuilder::new()
+        .with_batch_size(BATCH)
+        .with_writer_schema_store(store)
+        .build_decoder()
+        .unwrap();
+    let mut rows = 0;
+    for chunk in framed.chunks(BATCH) {
+        for v in chunk {
+            d.decode(v).unwrap();
+        }
+        if let Some(b) = d.flush().unwrap() {
+            rows += b.num_rows();
+        }
+    }
+    rows
+}
+
+fn apache_values(framed: &[Vec<u8>]) -> usize {
+    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+    let reader = apache_avro::reader::datum::GenericDatumReader::builder(&schema)
+        .build()
+        .unwrap();
+    let mut n = 0;
+    for v in framed {
+        let mut body = &v[5..];
+        black_box(reader.read_value(&mut body).unwrap());
+        n += 1;
+    }
+    n
+}
+
+/// apache-avro's Value path all the way to Arrow: decode a `Value`, then append it to
+/// builders (what an Avro → Arrow decoder built on apache-avro does).
+fn apache_to_arrow(framed: &[Vec<u8>]) -> usize {
+    use apache_avro::types::Value as V;
+    use arrow_array::builder::{
+        Decimal128Builder, Int32Builder, StringBuilder, TimestampMillisecondBuilder,
+    };
+    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+    let reader = apache_avro::reader::datum::GenericDatumReader::builder(&schema)
+        .build()
+        .unwrap();
+    let mut rows = 0;
+    for chunk in framed.chunks(BATCH) {
+        let mut strings: Vec<StringBuilder> = (0..7).map(|_| StringBuilder::new()).collect();
+        let mut amount = Decimal128Builder::new()
+            .with_precision_and_scale(12, 2)
+            .unwrap();
+        let mut qty = Int32Builder::new();
+        let mut ts = TimestampMillisecondBuilder::new().with_timezone("UTC");
+        for v in chunk {
+            let mut body = &v[5..];
+            let V::Record(fields) = reader.read_value(&mut body).unwrap() else {
+                panic!("not a record")
+            };
+            let mut s = 0;
+            for (_, f) in fields {
+                match f {
+                    V::String(x) | V::Enum(_, x) => {
+                        strings[s].append_value(x);
+                        s += 1;
+                    }
+                    V::Decimal(d) => {
+                        let b: Vec<u8> = d.try_into().unwrap();
+                        let mut buf = [if b[0] & 0x80 != 0 { 0xff } else { 0 }; 16];
+                        buf[16 - b.len()..].copy_from_slice(&b);
+                        amount.append_value(i128::from_be_bytes(buf));
+                    }
+                    V::Int(i) => qty.append_value(i),
+                    V::TimestampMillis(t) => ts.append_value(t),
+                    V::Record(inner) => {
+                        for (_, x) in inner {
+                            match x {
+                                V::String(x) => {
+                                    strings[s].append_value(x);
+                                    s += 1;
+                                }
+                                V::Union(_, b) => match *b {
+                                    V::String(x) => {
+                                        strings[s].append_value(x);
+                                        s += 1;
+                                    }
+                                    _ => {
+                                        strings[s].append_null();
+                                        s += 1;
+                                    }
+                                },
+                                _ => {}
+                            }
+                        }
+                    }
+                    V::Union(_, b) => match *b {
+                        V::String(x) => {
+                            strings[s].append_value(x);
+                            s += 1;
+                        }
+                        _ => {
+                            strings[s].append_null();
+                            s += 1;
+                        }
+                    },
+                    _ => {}
+                }
+            }
+        }
+        black_box(strings.iter_mut().map(|b| b.finish()).collect::<Vec<_>>());
+        black_box((amount.finish(), qty.finish(), ts.finish()));
+        rows += chunk.len();
+    }
+    rows
+}
+
+fn write_ipc(batches: &[RecordBatch]) -> usize {
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(Vec::new(), &batches[0].schema()).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+    w.into_inner().unwrap().len()
+}
+
+fn write_parquet(batches: &[RecordBatch]) -> usize {
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::file::properties::WriterProperties;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_max_row_group_row_count(Some(128 * 1024))
+        .build();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(Vec::new(), batches[0].schema(), Some(props)).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.into_inner().unwrap().len()
+}
+
+fn rate(n: usize, d: Duration) -> String {
+    format!("{:>10.0} records/s", n as f64 / d.as_secs_f64())
+}
+
+fn main() {
+    let n: usize = std::env::var("KRABKA_BENCH_RECORDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000);
+    let framed = records(n);
+    if std::env::var("KRABKA_BENCH_ONLY").as_deref() == Ok("krabka") {
+        // For profilers: only our decoder, repeatedly.
+        for _ in 0..20 {
+            black_box(krabka_batches(&framed));
+        }
+        return;
+    }
+    let bytes: usize = framed.iter().map(Vec::len).sum();
+    println!(
+        "{n} Confluent-framed Avro orders, {:.0} B each on average",
+        bytes as f64 / n as f64
+    );
+    assert_eq!(arrow_avro_rows(&framed), n);
+
+    let runs = 5;
+    let ours = best(runs, || {
+        black_box(krabka_batches(&framed));
+    });
+    let arrow_avro = best(runs, || {
+        black_box(arrow_avro_rows(&framed));
+    });
+    let apache = best(runs.min(3), || {
+        black_box(apache_values(&framed));
+    });
+    let apache_arrow = best(runs.min(3), || {
+        black_box(apache_to_arrow(&framed));
+    });
+    println!("decode  krabka-streams  {}", rate(n, ours));
+    println!("decode  arrow-avro      {}", rate(n, arrow_avro));
+    println!(
+        "decode  apache-avro     {}  (Value only, no Arrow)",
+        rate(n, apache)
+    );
+    println!(
+        "decode  apache-avro     {}  (Value path to Arrow builders)",
+        rate(n, apache_arrow)
+    );
+    let vs_apache = apache_arrow.as_secs_f64() / ours.as_secs_f64();
+    println!(
+        "ratio   vs apache-avro Value decoding alone: {:.2}x",
+        apache.as_secs_f64() / ours.as_secs_f64()
+    );
+    let vs_arrow_avro = arrow_avro.as_secs_f64() / ours.as_secs_f64();
+    println!("ratio   vs apache-avro Value path to Arrow: {vs_apache:.2}x (target >= 8x)");
+    println!("ratio   vs arrow-avro:        {vs_arrow_avro:.2}x (target >= 0.9x)");
+
+    let ipc = best(runs, || {
+        let b = krabka_batches(&framed);
+        black_box(write_ipc(&b));
+    });
+    let pq = best(runs, || {
+        let b = krabka_batches(&framed);
+        black_box(write_parquet(&b));
+    });
+    println!("output  decode + Arrow IPC stream  {}", rate(n, ipc));
+    println!("output  decode + Parquet (zstd)    {}", rate(n, pq));
+    println!(
+        "ratio   Parquet / IPC time: {:.2}x (target <= 1.5x)",
+        pq.as_secs_f64() / ipc.as_secs_f64()
+    );
+}

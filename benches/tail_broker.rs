@@ -1,0 +1,224 @@
+//! `cargo bench --bench tail_broker`: `tail --until-end` to Arrow IPC on /dev/null
+//! against a bare rdkafka consumer that only counts bytes of the same topic, in the
+//! same run, on an embedded cluster on 127.0.0.1 (the librdkafka mock: correct high
+//! watermarks after batched produce, unlike Tansu). Also reports the tail's peak RSS.
+//! Size: `KRABKA_BENCH_BROKER_RECORDS` (default 300000) registry-framed Avro orders in 4 partitions.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use apache_avro::types::Value as Avro;
+use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
+use krabka_streams::io::kafka::mock_cluster::EmbeddedCluster;
+use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
+use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::Message;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::{Offset, TopicPartitionList};
+
+const TOPIC: &str = "bench-orders";
+const PARTITIONS: i32 = 4;
+const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
+ {"name":"order_id","type":"string"},{"name":"user","type":"string"},
+ {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":12,"scale":2}},
+ {"name":"quantity","type":"int"},
+ {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
+ {"name":"status","type":{"type":"enum","name":"Status","symbols":["NEW","PAID","SHIPPED"]}},
+ {"name":"address","type":{"type":"record","name":"Address","fields":[{"name":"street","type":"string"},{"name":"city","type":"string"},{"name":"zip","type":["null","string"],"default":null}]}},
+ {"name":"note","type":["null","string"],"default":null}]}"#;
+
+fn produce(bootstrap: &str, id: u32, n: usize) {
+    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+    let writer = apache_avro::writer::datum::GenericDatumWriter::builder(&schema)
+        .build()
+        .unwrap();
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("linger.ms", "20")
+        .set("queue.buffering.max.messages", "1000000")
+        .create()
+        .unwrap();
+    for i in 0..n {
+        let v = Avro::Record(vec![
+            ("order_id".into(), Avro::String(format!("order-{i:010}"))),
+            (
+                "user".into(),
+                Avro::String(["alice", "bob", "carol"][i % 3].into()),
+            ),
+            (
+                "amount".into(),
+                Avro::Decimal(apache_avro::Decimal::from(
+                    (1000 + i as i64 % 9999).to_be_bytes().to_vec(),
+                )),
+            ),
+            ("quantity".into(), Avro::Int((i % 17) as i32)),
+            (
+                "ts".into(),
+                Avro::TimestampMillis(1_732_870_800_000 + i as i64),
+            ),
+            (
+                "status".into(),
+                Avro::Enum((i % 3) as u32, ["NEW", "PAID", "SHIPPED"][i % 3].into()),
+            ),
+            (
+                "address".into(),
+                Avro::Record(vec![
+                    (
+                        "street".into(),
+                        Avro::String(format!("{} Korenmarkt", i % 300)),
+                    ),
+                    ("city".into(), Avro::String("Ghent".into())),
+                    (
+                        "zip".into(),
+                        Avro::Union(1, Box::new(Avro::String("9000".into()))),
+                    ),
+                ]),
+            ),
+            ("note".into(), Avro::Union(0, Box::new(Avro::Null))),
+        ]);
+        let value = framing::encode(id, &writer.write_value_to_vec(v).unwrap());
+        let key = format!("user-{}", i % 1000);
+        loop {
+            match producer.send(
+                BaseRecord::to(TOPIC)
+                    .partition((i % PARTITIONS as usize) as i32)
+                    .key(key.as_bytes())
+                    .payload(&value),
+            ) {
+                Ok(()) => break,
+                Err((KafkaError::MessageProduction(_), _)) => {
+                    producer.poll(Duration::from_millis(10));
+                }
+                Err((e, _)) => panic!("produce: {e}"),
+            }
+        }
+        producer.poll(Duration::ZERO);
+    }
+    producer.flush(Duration::from_secs(120)).unwrap();
+}
+
+/// A consumer that only counts bytes up to the end offsets: the client's own limit.
+fn bare_consumer(bootstrap: &str) -> (usize, u64) {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", "bench-bare")
+        .set("enable.auto.commit", "false")
+        .set("fetch.max.bytes", "52428800")
+        .set("queued.max.messages.kbytes", "65536")
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    let mut remaining = 0usize;
+    let mut ends = Vec::new();
+    for p in 0..PARTITIONS {
+        let (_, high) = consumer
+            .fetch_watermarks(TOPIC, p, Duration::from_secs(10))
+            .unwrap();
+        ends.push(high);
+        remaining += high as usize;
+        tpl.add_partition_offset(TOPIC, p, Offset::Beginning)
+            .unwrap();
+    }
+    consumer.assign(&tpl).unwrap();
+    let (mut n, mut bytes) = (0usize, 0u64);
+    while n < remaining {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(100)) {
+            bytes += (m.payload_len() + m.key().map_or(0, <[u8]>::len)) as u64;
+            n += 1;
+        }
+    }
+    (n, bytes)
+}
+
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn main() {
+    let n: usize = std::env::var("KRABKA_BENCH_BROKER_RECORDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300_000);
+    let cluster = EmbeddedCluster::start(None).unwrap();
+    cluster.create_topic(TOPIC, PARTITIONS).unwrap();
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
+    let id = client
+        .register(
+            &format!("{TOPIC}-value"),
+            &SchemaSpec {
+                schema: ORDER_SCHEMA.into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let t = Instant::now();
+    produce(cluster.bootstrap(), id as u32, n);
+    println!(
+        "produced {n} records to {PARTITIONS} partitions in {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
+
+    let mut bare = Duration::MAX;
+    let mut tail = Duration::MAX;
+    let mut rss = 0u64;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let (got, bytes) = bare_consumer(cluster.bootstrap());
+        bare = bare.min(t.elapsed());
+        assert_eq!(got, n, "bare consumer read {got} of {n} ({bytes} bytes)");
+
+        let t = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+            .args([
+                "tail",
+                TOPIC,
+                "-e",
+                "--value-format",
+                "avro",
+                "--format",
+                "arrow",
+                "-q",
+            ])
+            .args(["-b", cluster.bootstrap(), "--registry", &registry.url()])
+            .stdout(std::fs::File::create("/dev/null").unwrap())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let status = loop {
+            if let Some(kib) = peak_rss_kib(pid) {
+                rss = rss.max(kib);
+            }
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        tail = tail.min(t.elapsed());
+        let out = child.wait_with_output().unwrap();
+        assert!(status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let rate = |d: Duration| n as f64 / d.as_secs_f64();
+    println!("bare rdkafka consumer  {:>10.0} records/s", rate(bare));
+    println!(
+        "tail -e to Arrow IPC   {:>10.0} records/s (process start included)",
+        rate(tail)
+    );
+    println!(
+        "ratio   tail / bare consumer throughput: {:.2}x (target >= 0.8x)",
+        bare.as_secs_f64() / tail.as_secs_f64()
+    );
+    println!("peak RSS of tail: {} MiB (target < 256 MiB)", rss / 1024);
+}

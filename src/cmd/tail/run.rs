@@ -1,0 +1,622 @@
+//! The tail loop: resolve positions, poll a batch, filter, decode per topic, route
+//! failures (hold a partition whose writer schema is pending, else fail, skip or
+//! dead-letter), project, write, track stops, report progress; on Ctrl-C or any
+//! stop, close the output properly.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use arrow_array::RecordBatch;
+use arrow_schema::{Schema, SchemaRef};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::{GlobalArgs, RegistrySettings};
+use crate::cmd::output::finish_stdout;
+use crate::cmd::tail::dead_letter::DeadLetterFile;
+use crate::cmd::tail::formats::{self, FormatSpec};
+use crate::cmd::tail::positions::{Positions, Start, Stop};
+use crate::cmd::tail::{OnError, OutputFormat, OutputPlan, table};
+use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
+use crate::engine::columnar::record::Record;
+use crate::engine::columnar::record_filter::RecordFilter;
+use crate::engine::columnar::reserved::reserved_fields;
+use crate::engine::columnarschema::writer_schemas::WriterSchemas;
+use crate::io::batch_sink::{BatchSink, SinkError, SinkOptions};
+use crate::io::kafka::tail_consumer::{Polled, TailConsumer, TailConsumerOptions};
+use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
+use crate::io::writer_schemas::RegistryWriterSchemas;
+
+/// Largest number of value bytes decoded into one batch.
+const BATCH_BYTES: usize = 16 << 20;
+
+/// Everything `tail` was asked to do, validated.
+pub struct TailPlan {
+    pub topics: Vec<String>,
+    pub partitions: Vec<i32>,
+    pub positions: Positions,
+    pub max_records: Option<u64>,
+    pub group: Option<String>,
+    pub isolation: String,
+    pub filter: RecordFilter,
+    pub columns: Vec<String>,
+    pub key_specs: Vec<FormatSpec>,
+    pub value_specs: Vec<FormatSpec>,
+    pub output: OutputPlan,
+    pub row_group_size: usize,
+    pub rotate_rows: Option<u64>,
+    pub rotate_bytes: Option<u64>,
+    pub on_error: OnError,
+    pub batch_records: usize,
+    pub registry: Option<RegistrySettings>,
+    /// Print the summary (off when another command drives the tail, e.g. the demo).
+    pub report: bool,
+}
+
+type Tp = (String, i32);
+
+/// Sets the flag on Ctrl-C or SIGTERM.
+fn watch_signals(flag: Arc<AtomicBool>) {
+    let _ = std::thread::Builder::new()
+        .name("tail-signals".into())
+        .spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                let Ok(mut term) =
+                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                else {
+                    return;
+                };
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {},
+                    _ = term.recv() => {},
+                }
+            });
+            flag.store(true, Ordering::SeqCst);
+        });
+}
+
+/// Where each assigned partition stands relative to its stop.
+#[derive(Default)]
+struct Stops {
+    /// Exclusive stop offset per partition (bounded reads only).
+    stop: HashMap<Tp, i64>,
+    /// The stop is the end captured at start: a partition-EOF event also reaches it.
+    stop_is_end: bool,
+    done: BTreeSet<Tp>,
+    /// Next offset to fetch per partition (last received + 1).
+    next: HashMap<Tp, i64>,
+}
+
+impl Stops {
+    fn bounded(&self) -> bool {
+        !self.stop.is_empty() || self.stop_is_end
+    }
+
+    fn observe(&mut self, tp: &Tp, offset: i64) {
+        self.next.insert(tp.clone(), offset + 1);
+        if self.stop.get(tp).is_some_and(|s| offset + 1 >= *s) {
+            self.done.insert(tp.clone());
+        }
+    }
+
+    fn beyond_stop(&self, tp: &Tp, offset: i64) -> bool {
+        self.stop.get(tp).is_some_and(|s| offset >= *s)
+    }
+}
+
+/// Counters for the progress line and the summary.
+#[derive(Default)]
+struct Counters {
+    records: u64,
+    bytes: u64,
+    skipped: u64,
+    dead_lettered: u64,
+}
+
+enum Output {
+    Data(Box<BatchSink>),
+    Table,
+}
+
+pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
+    let settings = global.connection.kafka_settings("tail")?;
+    let timeout = global.connection.timeout;
+    let schemas: Option<Arc<dyn WriterSchemas>> = match &plan.registry {
+        Some(r) => {
+            let mut opts = HttpRegistryOptions::new(r.url.clone());
+            opts.user = r.user.clone();
+            opts.password = r.password.clone();
+            let client = HttpRegistry::new(opts).map_err(|e| CliError::usage(e.to_string()))?;
+            Some(Arc::new(RegistryWriterSchemas::new(Arc::new(client))))
+        }
+        None => None,
+    };
+    let mut decoders: HashMap<String, BatchDecoder> = HashMap::new();
+    for t in &plan.topics {
+        let key = formats::decoder(
+            &formats::format_for(&plan.key_specs, t),
+            true,
+            schemas.as_ref(),
+        )?;
+        let value = formats::decoder(
+            &formats::format_for(&plan.value_specs, t),
+            false,
+            schemas.as_ref(),
+        )?
+        .expect("value decoders always exist");
+        decoders.insert(t.clone(), BatchDecoder::new(key, value));
+    }
+    let mut dead_letter = match &plan.on_error {
+        OnError::DeadLetter(p) => Some(DeadLetterFile::create(p).map_err(|e| {
+            CliError::usage(format!("cannot open dead-letter file {}: {e}", p.display()))
+        })?),
+        _ => None,
+    };
+
+    let consumer = TailConsumer::new(
+        &settings,
+        &TailConsumerOptions {
+            group: plan.group.clone(),
+            isolation: plan.isolation.clone(),
+            auto_offset_reset: if plan.positions.start == Start::End {
+                "latest".into()
+            } else {
+                "earliest".into()
+            },
+            timeout,
+        },
+    )?;
+    let mut stops = Stops {
+        stop_is_end: plan.positions.stop == Stop::End,
+        ..Default::default()
+    };
+    let mut all_partitions: Vec<Tp> = Vec::new();
+    for t in &plan.topics {
+        for p in consumer.partitions(t)? {
+            if plan.partitions.is_empty() || plan.partitions.contains(&p) {
+                all_partitions.push((t.clone(), p));
+            }
+        }
+    }
+    if let Some(&p) = plan
+        .partitions
+        .iter()
+        .find(|p| !all_partitions.iter().any(|(_, q)| q == *p))
+    {
+        return Err(CliError::usage(format!(
+            "partition {p} does not exist in the tailed topics"
+        )));
+    }
+    let mut assignment = Vec::new();
+    for (t, p) in &all_partitions {
+        let bounded = plan.positions.stop != Stop::Never;
+        let needs_marks = bounded
+            || !matches!(plan.positions.start, Start::Beginning | Start::End)
+            || plan.group.is_none();
+        let (low, high) = if needs_marks {
+            consumer.watermarks(t, *p)?
+        } else {
+            (0, 0)
+        };
+        let stop = match plan.positions.stop {
+            Stop::Never => None,
+            Stop::End => Some(high),
+            Stop::Offset(o) => Some(o),
+            Stop::Time(ts) => Some(consumer.offset_for_time(t, *p, ts)?.unwrap_or(high)),
+        };
+        if let Some(s) = stop {
+            stops.stop.insert((t.clone(), *p), s);
+        }
+        if plan.group.is_some() {
+            continue;
+        }
+        let start = match plan.positions.start {
+            Start::Beginning => low,
+            Start::End => high,
+            Start::AfterStart(n) => (low + n).min(high),
+            Start::BeforeEnd(n) => (high - n).max(low),
+            Start::Offset(o) => o,
+            Start::Time(ts) => consumer.offset_for_time(t, *p, ts)?.unwrap_or(high),
+        };
+        if stop.is_some_and(|s| start >= s) {
+            stops.done.insert((t.clone(), *p));
+            continue;
+        }
+        stops.next.insert((t.clone(), *p), start);
+        assignment.push((t.clone(), *p, start));
+    }
+    match &plan.group {
+        Some(_) => consumer.subscribe(&plan.topics)?,
+        None => consumer.assign(&assignment)?,
+    }
+
+    let cancelled = Arc::new(AtomicBool::new(false));
+    watch_signals(cancelled.clone());
+    let mut output = match plan.output.data_format() {
+        Some(format) => Output::Data(Box::new(BatchSink::new(SinkOptions {
+            format,
+            path: plan.output.path.clone(),
+            row_group_size: plan.row_group_size,
+            rotate_rows: plan.rotate_rows,
+            rotate_bytes: plan.rotate_bytes,
+        }))),
+        None => Output::Table,
+    };
+    let show_progress = std::io::stderr().is_terminal()
+        && global.output.quiet == 0
+        && !matches!(global.output.output, crate::cmd::global::OutputMode::Json);
+    let progress = show_progress.then(|| {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    });
+    let started = Instant::now();
+    let mut counters = Counters::default();
+    let mut held: BTreeMap<Tp, (Vec<Record>, Instant)> = BTreeMap::new();
+    let mut last_lag = Instant::now() - Duration::from_secs(10);
+    let mut lag: Option<i64> = None;
+    let mut first_schema: Option<SchemaRef> = None;
+    let mut outcome: CliResult<()> = Ok(());
+
+    'outer: loop {
+        if cancelled.load(Ordering::SeqCst) {
+            outcome = Err(CliError::cancelled());
+            break;
+        }
+        if plan.max_records.is_some_and(|n| counters.records >= n) {
+            break;
+        }
+        if stops.bounded() && held.is_empty() {
+            let pending: Vec<Tp> = if plan.group.is_some() {
+                // Only partitions this tail reads (-p) and was given count; none yet: wait.
+                let a = consumer.assignment();
+                if a.is_empty() {
+                    vec![("".into(), -1)]
+                } else {
+                    a.into_iter()
+                        .filter(|tp| stops.stop.contains_key(tp) && !stops.done.contains(tp))
+                        .collect()
+                }
+            } else {
+                assignment
+                    .iter()
+                    .map(|(t, p, _)| (t.clone(), *p))
+                    .filter(|tp| !stops.done.contains(tp))
+                    .collect()
+            };
+            if pending.is_empty() {
+                break;
+            }
+        }
+        // Held records (waiting for a writer schema) come first, then new ones.
+        let mut batch: Vec<Record> = Vec::new();
+        for (tp, (records, since)) in std::mem::take(&mut held) {
+            if since.elapsed() > timeout {
+                let why = records.first().map(|r| r.offset).unwrap_or_default();
+                outcome = Err(CliError::unreachable(format!(
+                    "{}/{} offset {why}: the writer schema is still pending after {timeout:?}; is the registry reachable?",
+                    tp.0, tp.1
+                )));
+                break 'outer;
+            }
+            held.insert(tp, (Vec::new(), since));
+            batch.extend(records);
+        }
+        let held_before: BTreeSet<Tp> = held.keys().cloned().collect();
+        let mut bytes = 0usize;
+        let mut wait = if batch.is_empty() {
+            Duration::from_millis(100)
+        } else {
+            Duration::ZERO
+        };
+        while batch.len() < plan.batch_records && bytes < BATCH_BYTES {
+            match consumer.poll(wait) {
+                None => break,
+                Some(Err(e)) => {
+                    outcome = Err(e.into());
+                    break 'outer;
+                }
+                Some(Ok(Polled::PartitionEof(p))) => {
+                    if stops.stop_is_end {
+                        let candidates: Vec<Tp> = stops
+                            .stop
+                            .keys()
+                            .filter(|(_, q)| *q == p)
+                            .filter(|tp| !stops.done.contains(*tp) && !held.contains_key(*tp))
+                            .cloned()
+                            .collect();
+                        if candidates.len() == 1 {
+                            stops.done.insert(candidates[0].clone());
+                        }
+                    }
+                }
+                Some(Ok(Polled::Record(r))) => {
+                    let tp = (r.topic.clone(), r.partition);
+                    if stops.beyond_stop(&tp, r.offset) {
+                        stops.done.insert(tp);
+                        continue;
+                    }
+                    stops.observe(&tp, r.offset);
+                    bytes += r.payload_len();
+                    batch.push(r);
+                }
+            }
+            wait = Duration::ZERO;
+        }
+        if batch.is_empty() {
+            held.retain(|_, (r, _)| !r.is_empty());
+            continue;
+        }
+        // Filter, then group per topic, keeping fetch order.
+        let mut processed_next: HashMap<Tp, i64> = HashMap::new();
+        let mut per_topic: BTreeMap<String, Vec<Record>> = BTreeMap::new();
+        for r in batch {
+            counters.bytes += r.payload_len() as u64;
+            if !plan.filter.keeps(&r) {
+                processed_next.insert((r.topic.clone(), r.partition), r.offset + 1);
+                continue;
+            }
+            per_topic.entry(r.topic.clone()).or_default().push(r);
+        }
+        for (topic, mut records) in per_topic {
+            let decoder = decoders.get_mut(&topic).expect("a decoder per topic");
+            loop {
+                if records.is_empty() {
+                    break;
+                }
+                let refs: Vec<&Record> = records.iter().collect();
+                match decoder.decode(&refs) {
+                    Ok(decoded) => {
+                        for r in &records {
+                            processed_next.insert((r.topic.clone(), r.partition), r.offset + 1);
+                        }
+                        let decoded = match project(&decoded, &plan.columns) {
+                            Ok(b) => b,
+                            Err(e) => {
+                                outcome = Err(e);
+                                break 'outer;
+                            }
+                        };
+                        let decoded = match plan.max_records {
+                            Some(n) if counters.records + decoded.num_rows() as u64 > n => {
+                                decoded.slice(0, (n - counters.records) as usize)
+                            }
+                            _ => decoded,
+                        };
+                        if first_schema.is_none() {
+                            first_schema = Some(decoded.schema());
+                        }
+                        counters.records += decoded.num_rows() as u64;
+                        match write(&mut output, &decoded) {
+                            Ok(()) => {}
+                            // The reader of stdout went away: a normal end.
+                            Err(SinkError::Closed) => break 'outer,
+                            Err(SinkError::Failed(m)) => {
+                                outcome = Err(CliError::failure(format!("topic {topic}: {m}")));
+                                break 'outer;
+                            }
+                        }
+                        break;
+                    }
+                    Err(failure) => {
+                        let bad = &records[failure.index];
+                        let tp = (bad.topic.clone(), bad.partition);
+                        if failure.error.is_retriable() {
+                            // Hold this partition from the pending record on; pause its fetches.
+                            let from = bad.offset;
+                            let (moved, kept): (Vec<Record>, Vec<Record>) = records
+                                .into_iter()
+                                .partition(|r| r.partition == tp.1 && r.offset >= from);
+                            records = kept;
+                            if !held_before.contains(&tp)
+                                && let Err(e) = consumer.pause(&tp.0, tp.1)
+                            {
+                                outcome = Err(e.into());
+                                break 'outer;
+                            }
+                            let since = held.get(&tp).map_or_else(Instant::now, |(_, s)| *s);
+                            held.insert(tp, (moved, since));
+                            continue;
+                        }
+                        let part = match failure.part {
+                            RecordPart::Key => "key",
+                            RecordPart::Value => "value",
+                        };
+                        let message = format!(
+                            "cannot decode the {part} of {}/{} offset {}: {}",
+                            bad.topic, bad.partition, bad.offset, failure.error
+                        );
+                        match &plan.on_error {
+                            OnError::Fail => {
+                                outcome = Err(CliError::failure(message));
+                                break 'outer;
+                            }
+                            OnError::Skip => {
+                                tracing::warn!("skipping: {message}");
+                                counters.skipped += 1;
+                            }
+                            OnError::DeadLetter(path) => {
+                                let dl = dead_letter.as_mut().expect("opened for this policy");
+                                if let Err(e) = dl.append(bad, &failure.error.to_string()) {
+                                    outcome = Err(CliError::failure(format!(
+                                        "cannot write dead-letter file {}: {e}",
+                                        path.display()
+                                    )));
+                                    break 'outer;
+                                }
+                                tracing::warn!("dead-lettered: {message}");
+                                counters.dead_lettered += 1;
+                            }
+                        }
+                        let removed = records.remove(failure.index);
+                        processed_next.insert(
+                            (removed.topic.clone(), removed.partition),
+                            removed.offset + 1,
+                        );
+                    }
+                }
+            }
+        }
+        // Partitions that were held and are now drained resume from their next offset.
+        let drained: Vec<Tp> = held
+            .iter()
+            .filter(|(_, (r, _))| r.is_empty())
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        for tp in drained {
+            held.remove(&tp);
+            let next = stops.next.get(&tp).copied().unwrap_or_default();
+            if let Err(e) = consumer.resume(&tp.0, tp.1, next) {
+                outcome = Err(e.into());
+                break 'outer;
+            }
+        }
+        for ((t, p), next) in processed_next {
+            if held.contains_key(&(t.clone(), p)) {
+                continue;
+            }
+            if let Err(e) = consumer.store_offset(&t, p, next) {
+                outcome = Err(e.into());
+                break 'outer;
+            }
+        }
+        if let Some(bar) = &progress {
+            if last_lag.elapsed() > Duration::from_secs(2) {
+                last_lag = Instant::now();
+                lag = compute_lag(&consumer, &stops);
+            }
+            let secs = started.elapsed().as_secs_f64().max(0.001);
+            bar.set_message(format!(
+                "{} records, {}, {:.0} records/s{}",
+                counters.records,
+                indicatif::HumanBytes(counters.bytes),
+                counters.records as f64 / secs,
+                lag.map_or_else(String::new, |l| format!(", lag {l}"))
+            ));
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let fallback: SchemaRef =
+        first_schema.unwrap_or_else(|| Arc::new(Schema::new(reserved_fields().to_vec())));
+    let files = match output {
+        Output::Data(sink) => {
+            if outcome
+                .as_ref()
+                .is_err_and(|e| e.code != crate::cmd::exit::ExitCode::Cancelled)
+            {
+                // A failed tail publishes nothing (the temp file is removed on drop).
+                drop(sink);
+                Vec::new()
+            } else {
+                match sink.finish(&fallback) {
+                    Ok(f) => f,
+                    Err(SinkError::Closed) => Vec::new(),
+                    Err(SinkError::Failed(m)) => return Err(CliError::failure(m)),
+                }
+            }
+        }
+        Output::Table => Vec::new(),
+    };
+    if outcome.is_ok()
+        || outcome
+            .as_ref()
+            .is_err_and(|e| e.code == crate::cmd::exit::ExitCode::Cancelled)
+    {
+        consumer.commit_stored()?;
+    }
+    if plan.report {
+        summary(global, &plan, &counters, &files);
+    }
+    outcome
+}
+
+fn write(output: &mut Output, batch: &RecordBatch) -> Result<(), SinkError> {
+    match output {
+        Output::Data(sink) => sink.write(batch),
+        Output::Table => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            table::render(&mut out, batch)
+                .and_then(|_| out.flush())
+                .map_err(SinkError::from)
+        }
+    }
+}
+
+fn project(batch: &RecordBatch, columns: &[String]) -> CliResult<RecordBatch> {
+    if columns.is_empty() {
+        return Ok(batch.clone());
+    }
+    let schema = batch.schema();
+    let indices = columns
+        .iter()
+        .map(|c| {
+            schema
+                .index_of(c)
+                .map_err(|_| CliError::usage(format!("Arrow column does not exist: {c}")))
+        })
+        .collect::<CliResult<Vec<_>>>()?;
+    batch
+        .project(&indices)
+        .map_err(|e| CliError::failure(format!("cannot project columns: {e}")))
+}
+
+fn compute_lag(consumer: &TailConsumer, stops: &Stops) -> Option<i64> {
+    let mut lag = 0;
+    for (tp, next) in &stops.next {
+        let end = match stops.stop.get(tp) {
+            Some(s) => *s,
+            None => consumer.watermarks_quick(&tp.0, tp.1)?.1,
+        };
+        lag += (end - next).max(0);
+    }
+    Some(lag)
+}
+
+fn summary(global: &GlobalArgs, plan: &TailPlan, c: &Counters, files: &[std::path::PathBuf]) {
+    if global.output.output == crate::cmd::global::OutputMode::Json {
+        let doc = json!({"data": {
+            "records": c.records,
+            "bytes": c.bytes,
+            "skipped": c.skipped,
+            "dead_lettered": c.dead_lettered,
+            "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+        }});
+        // Data on stdout → the report goes to stderr.
+        if plan.output.path.is_some() {
+            let _ = finish_stdout(writeln!(std::io::stdout(), "{doc}"));
+        } else {
+            eprintln!("{doc}");
+        }
+        return;
+    }
+    let mut line = format!("Processed a total of {} records", c.records);
+    if c.skipped > 0 {
+        line.push_str(&format!(" ({} undecodable skipped)", c.skipped));
+    }
+    if c.dead_lettered > 0 {
+        line.push_str(&format!(" ({} dead-lettered)", c.dead_lettered));
+    }
+    eprintln!("{line}");
+    if plan.output.format != OutputFormat::Table {
+        for f in files {
+            tracing::info!("wrote {}", f.display());
+        }
+    }
+}

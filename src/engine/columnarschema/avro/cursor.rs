@@ -1,0 +1,124 @@
+//! A strict cursor over Avro binary: zigzag varints, lengths checked against the
+//! input, no panics on any input.
+
+/// Why Avro bytes could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DecodeError(pub String);
+
+pub type DecodeResult<T> = Result<T, DecodeError>;
+
+fn truncated<T>() -> DecodeResult<T> {
+    Err(DecodeError("truncated Avro value".into()))
+}
+
+pub struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Cursor { buf, pos: 0 }
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    #[inline]
+    pub fn read_long(&mut self) -> DecodeResult<i64> {
+        let mut value: u64 = 0;
+        let mut shift = 0;
+        loop {
+            let Some(&b) = self.buf.get(self.pos) else {
+                return truncated();
+            };
+            self.pos += 1;
+            value |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+            if shift > 63 {
+                return Err(DecodeError("Avro varint is too long".into()));
+            }
+        }
+        Ok(((value >> 1) as i64) ^ -((value & 1) as i64))
+    }
+
+    #[inline]
+    pub fn read_int(&mut self) -> DecodeResult<i32> {
+        let v = self.read_long()?;
+        i32::try_from(v).map_err(|_| DecodeError(format!("Avro int out of range: {v}")))
+    }
+
+    #[inline]
+    pub fn read_bool(&mut self) -> DecodeResult<bool> {
+        match self.buf.get(self.pos) {
+            Some(0) => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(1) => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b) => Err(DecodeError(format!("invalid Avro boolean byte 0x{b:02x}"))),
+            None => truncated(),
+        }
+    }
+
+    #[inline]
+    pub fn read_fixed(&mut self, n: usize) -> DecodeResult<&'a [u8]> {
+        if self.remaining() < n {
+            return truncated();
+        }
+        let out = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    #[inline]
+    pub fn read_f32(&mut self) -> DecodeResult<f32> {
+        let b = self.read_fixed(4)?;
+        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    #[inline]
+    pub fn read_f64(&mut self) -> DecodeResult<f64> {
+        let b = self.read_fixed(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(f64::from_le_bytes(a))
+    }
+
+    #[inline]
+    pub fn read_bytes(&mut self) -> DecodeResult<&'a [u8]> {
+        let len = self.read_long()?;
+        if len < 0 {
+            return Err(DecodeError(format!("negative Avro length {len}")));
+        }
+        self.read_fixed(len as usize)
+    }
+
+    #[inline]
+    pub fn read_str(&mut self) -> DecodeResult<&'a str> {
+        let b = self.read_bytes()?;
+        std::str::from_utf8(b).map_err(|_| DecodeError("invalid UTF-8 in Avro string".into()))
+    }
+
+    /// The item count of the next array/map block (0 ends); a negative count is
+    /// followed by the block's byte size, which is skipped over as a hint.
+    pub fn read_block_count(&mut self) -> DecodeResult<usize> {
+        let n = self.read_long()?;
+        let n = if n < 0 {
+            self.read_long()?;
+            n.checked_neg()
+                .ok_or_else(|| DecodeError("invalid Avro block count".into()))?
+        } else {
+            n
+        };
+        usize::try_from(n).map_err(|_| DecodeError("invalid Avro block count".into()))
+    }
+}

@@ -1,0 +1,427 @@
+//! Where decoded batches go: an Arrow IPC stream or file, Parquet (zstd, row-group
+//! size, rotation by rows or bytes, timestamps never in nanoseconds) or NDJSON, on
+//! stdout or in a file published atomically when the sink is finished. The first
+//! batch fixes the schema of a binary output; a later batch with another schema is
+//! refused (one stream or file holds one schema).
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_ipc::writer::{FileWriter, StreamWriter};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+use crate::engine::columnar::json_values::batch_to_json_lines;
+use crate::io::atomic_writer::AtomicWriter;
+
+/// The binary and text data formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataFormat {
+    ArrowStream,
+    ArrowFile,
+    Parquet,
+    Ndjson,
+}
+
+/// Why a sink failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkError {
+    /// The reader of stdout went away: stop quietly.
+    #[error("the output was closed")]
+    Closed,
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<io::Error> for SinkError {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            SinkError::Closed
+        } else {
+            SinkError::Failed(e.to_string())
+        }
+    }
+}
+
+fn arrow_err(e: impl std::fmt::Display) -> SinkError {
+    let text = e.to_string();
+    if text.contains("Broken pipe") {
+        SinkError::Closed
+    } else {
+        SinkError::Failed(text)
+    }
+}
+
+/// Where bytes go: stdout or an atomically published file.
+pub enum Target {
+    Stdout(io::Stdout),
+    File(AtomicWriter),
+}
+
+impl Target {
+    fn open(path: Option<&Path>) -> Result<Target, SinkError> {
+        match path {
+            None => Ok(Target::Stdout(io::stdout())),
+            Some(p) => AtomicWriter::create(p)
+                .map(Target::File)
+                .map_err(|e| SinkError::Failed(format!("cannot create {}: {e}", p.display()))),
+        }
+    }
+
+    fn commit(self) -> Result<Option<PathBuf>, SinkError> {
+        match self {
+            Target::Stdout(mut s) => {
+                s.flush()?;
+                Ok(None)
+            }
+            Target::File(f) => {
+                let path = f.path().to_path_buf();
+                f.commit()
+                    .map(Some)
+                    .map_err(|e| SinkError::Failed(format!("cannot write {}: {e}", path.display())))
+            }
+        }
+    }
+}
+
+impl Write for Target {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Target::Stdout(s) => s.write(buf),
+            Target::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Target::Stdout(s) => s.flush(),
+            Target::File(f) => f.flush(),
+        }
+    }
+}
+
+/// Options of a data sink.
+#[derive(Debug, Clone)]
+pub struct SinkOptions {
+    pub format: DataFormat,
+    /// `None` = stdout.
+    pub path: Option<PathBuf>,
+    pub row_group_size: usize,
+    pub rotate_rows: Option<u64>,
+    pub rotate_bytes: Option<u64>,
+}
+
+enum Writer {
+    Stream(StreamWriter<Target>),
+    File(FileWriter<Target>),
+    Parquet(ArrowWriter<Target>),
+    Ndjson(Target),
+}
+
+/// A data sink (all formats but the table preview).
+pub struct BatchSink {
+    opts: SinkOptions,
+    schema: Option<SchemaRef>,
+    writer: Option<Writer>,
+    /// Rows and bytes in the current (rotated) file.
+    rows_in_file: u64,
+    /// Approximate bytes in the current file for formats that do not report them.
+    approx_bytes: u64,
+    parquet_schema: Option<SchemaRef>,
+    files: Vec<PathBuf>,
+    file_index: usize,
+}
+
+/// `out.parquet`, index 3 → `out-000003.parquet`.
+pub fn rotated_path(path: &Path, index: usize) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{index:06}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{index:06}"),
+    };
+    path.with_file_name(name)
+}
+
+/// Parquet readers (Spark, Athena, DuckDB) want ms or µs: nanosecond times become µs.
+fn parquet_schema(schema: &Schema) -> Schema {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Timestamp(TimeUnit::Nanosecond, tz) => f
+                .as_ref()
+                .clone()
+                .with_data_type(DataType::Timestamp(TimeUnit::Microsecond, tz.clone())),
+            DataType::Time64(TimeUnit::Nanosecond) => f
+                .as_ref()
+                .clone()
+                .with_data_type(DataType::Time64(TimeUnit::Microsecond)),
+            _ => f.as_ref().clone(),
+        })
+        .collect();
+    Schema::new_with_metadata(fields, schema.metadata().clone())
+}
+
+fn to_parquet_batch(batch: &RecordBatch, target: &SchemaRef) -> Result<RecordBatch, SinkError> {
+    if batch.schema().as_ref() == target.as_ref() {
+        return Ok(batch.clone());
+    }
+    let columns: Vec<ArrayRef> = batch
+        .columns()
+        .iter()
+        .zip(target.fields())
+        .map(|(c, f)| {
+            if c.data_type() == f.data_type() {
+                Ok(c.clone())
+            } else {
+                arrow_cast::cast(c, f.data_type()).map_err(arrow_err)
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    RecordBatch::try_new(target.clone(), columns).map_err(arrow_err)
+}
+
+impl BatchSink {
+    pub fn new(opts: SinkOptions) -> Self {
+        BatchSink {
+            opts,
+            schema: None,
+            writer: None,
+            rows_in_file: 0,
+            approx_bytes: 0,
+            parquet_schema: None,
+            files: Vec::new(),
+            file_index: 0,
+        }
+    }
+
+    fn rotating(&self) -> bool {
+        self.opts.path.is_some()
+            && (self.opts.rotate_rows.is_some() || self.opts.rotate_bytes.is_some())
+    }
+
+    fn open(&mut self, schema: &SchemaRef) -> Result<(), SinkError> {
+        let path = match &self.opts.path {
+            Some(p) if self.rotating() => Some(rotated_path(p, self.file_index)),
+            other => other.clone(),
+        };
+        self.file_index += 1;
+        self.rows_in_file = 0;
+        self.approx_bytes = 0;
+        let target = Target::open(path.as_deref())?;
+        self.writer = Some(match self.opts.format {
+            DataFormat::ArrowStream => {
+                Writer::Stream(StreamWriter::try_new(target, schema).map_err(arrow_err)?)
+            }
+            DataFormat::ArrowFile => {
+                Writer::File(FileWriter::try_new(target, schema).map_err(arrow_err)?)
+            }
+            DataFormat::Parquet => {
+                let props = WriterProperties::builder()
+                    .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                    .set_max_row_group_row_count(Some(self.opts.row_group_size.max(1)))
+                    .build();
+                let pschema = Arc::new(parquet_schema(schema));
+                self.parquet_schema = Some(pschema.clone());
+                Writer::Parquet(
+                    ArrowWriter::try_new(target, pschema, Some(props)).map_err(arrow_err)?,
+                )
+            }
+            DataFormat::Ndjson => Writer::Ndjson(target),
+        });
+        Ok(())
+    }
+
+    fn close_current(&mut self) -> Result<(), SinkError> {
+        let Some(w) = self.writer.take() else {
+            return Ok(());
+        };
+        let target = match w {
+            Writer::Stream(mut w) => {
+                w.finish().map_err(arrow_err)?;
+                w.into_inner().map_err(arrow_err)?
+            }
+            Writer::File(mut w) => {
+                w.finish().map_err(arrow_err)?;
+                w.into_inner().map_err(arrow_err)?
+            }
+            Writer::Parquet(w) => w.into_inner().map_err(arrow_err)?,
+            Writer::Ndjson(t) => t,
+        };
+        if let Some(p) = target.commit()? {
+            self.files.push(p);
+        }
+        Ok(())
+    }
+
+    /// Writes one batch; the first fixes the schema.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), SinkError> {
+        match &self.schema {
+            None => self.schema = Some(batch.schema()),
+            Some(s)
+                if self.opts.format != DataFormat::Ndjson
+                    && s.as_ref() != batch.schema().as_ref() =>
+            {
+                return Err(SinkError::Failed(format!(
+                    "a batch has another Arrow schema than the first one written ({} vs {} columns); one output holds one schema: tail such topics separately or use --format ndjson",
+                    batch.num_columns(),
+                    s.fields().len()
+                )));
+            }
+            Some(_) => {}
+        }
+        if self.writer.is_none() {
+            let schema = batch.schema();
+            self.open(&schema)?;
+        }
+        match self.writer.as_mut().expect("opened above") {
+            Writer::Stream(w) => {
+                w.write(batch).map_err(arrow_err)?;
+                w.flush().map_err(arrow_err)?;
+            }
+            Writer::File(w) => w.write(batch).map_err(arrow_err)?,
+            Writer::Parquet(w) => {
+                let target = self.parquet_schema.clone().expect("set when opened");
+                w.write(&to_parquet_batch(batch, &target)?)
+                    .map_err(arrow_err)?;
+            }
+            Writer::Ndjson(t) => {
+                let lines = batch_to_json_lines(batch).map_err(SinkError::Failed)?;
+                for line in lines {
+                    t.write_all(line.as_bytes())?;
+                    t.write_all(b"\n")?;
+                }
+                t.flush()?;
+            }
+        }
+        self.rows_in_file += batch.num_rows() as u64;
+        self.approx_bytes += batch.get_array_memory_size() as u64;
+        let over_rows = self
+            .opts
+            .rotate_rows
+            .is_some_and(|n| self.rows_in_file >= n);
+        let over_bytes = self
+            .opts
+            .rotate_bytes
+            .is_some_and(|n| self.bytes_in_file() >= n);
+        if self.rotating() && (over_rows || over_bytes) {
+            self.close_current()?;
+        }
+        Ok(())
+    }
+
+    fn bytes_in_file(&self) -> u64 {
+        match &self.writer {
+            Some(Writer::Parquet(w)) => (w.bytes_written() + w.in_progress_size()) as u64,
+            _ => self.approx_bytes,
+        }
+    }
+
+    /// Closes the output properly (footer, end-of-stream) and publishes the file(s).
+    /// With no batch at all, `fallback` gives the schema of an empty output.
+    pub fn finish(mut self, fallback: &SchemaRef) -> Result<Vec<PathBuf>, SinkError> {
+        if self.writer.is_none() && self.files.is_empty() && self.opts.format != DataFormat::Ndjson
+        {
+            let schema = self.schema.clone().unwrap_or_else(|| fallback.clone());
+            self.open(&schema)?;
+        }
+        if self.writer.is_none() && self.files.is_empty() && self.opts.path.is_some() {
+            self.open(fallback)?;
+        }
+        self.close_current()?;
+        Ok(self.files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::TimestampNanosecondArray;
+
+    fn nanos_batch() -> RecordBatch {
+        let schema = Schema::new(vec![Field::new(
+            "t",
+            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+            true,
+        )]);
+        let a = TimestampNanosecondArray::from(vec![1_500_000_000i64]).with_timezone("UTC");
+        RecordBatch::try_new(Arc::new(schema), vec![Arc::new(a)]).unwrap()
+    }
+
+    #[test]
+    fn parquet_never_stores_nanoseconds_and_arrow_files_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let mut sink = BatchSink::new(SinkOptions {
+            format: DataFormat::Parquet,
+            path: Some(path.clone()),
+            row_group_size: 10,
+            rotate_rows: None,
+            rotate_bytes: None,
+        });
+        sink.write(&nanos_batch()).unwrap();
+        assert!(!path.exists(), "published only when finished");
+        let files = sink.finish(&nanos_batch().schema()).unwrap();
+        assert_eq!(files, vec![path.clone()]);
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+            std::fs::File::open(&path).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            reader.schema().field(0).data_type(),
+            &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+        );
+
+        let path = dir.path().join("t.arrow");
+        let mut sink = BatchSink::new(SinkOptions {
+            format: DataFormat::ArrowFile,
+            path: Some(path.clone()),
+            row_group_size: 10,
+            rotate_rows: None,
+            rotate_bytes: None,
+        });
+        sink.write(&nanos_batch()).unwrap();
+        sink.finish(&nanos_batch().schema()).unwrap();
+        let (schema, batches) =
+            crate::engine::columnar::ipc::read_batches(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(schema, nanos_batch().schema());
+        assert_eq!(batches[0].num_rows(), 1);
+    }
+
+    #[test]
+    fn a_second_schema_is_refused_for_binary_outputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sink = BatchSink::new(SinkOptions {
+            format: DataFormat::ArrowStream,
+            path: Some(dir.path().join("x.arrows")),
+            row_group_size: 10,
+            rotate_rows: None,
+            rotate_bytes: None,
+        });
+        sink.write(&nanos_batch()).unwrap();
+        let other = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, true)])),
+            vec![Arc::new(arrow_array::Int64Array::from(vec![1]))],
+        )
+        .unwrap();
+        assert!(matches!(sink.write(&other), Err(SinkError::Failed(_))));
+    }
+
+    #[test]
+    fn rotated_names_keep_the_extension() {
+        assert_eq!(
+            rotated_path(Path::new("/d/out.parquet"), 3),
+            PathBuf::from("/d/out-000003.parquet")
+        );
+        assert_eq!(
+            rotated_path(Path::new("out"), 0),
+            PathBuf::from("out-000000")
+        );
+    }
+}

@@ -1,0 +1,247 @@
+//! The consumer behind `tail`: partitions and watermarks from metadata, offsets
+//! for timestamps, manual assignment at resolved offsets or group subscription,
+//! polling into owned [`Record`]s, and pause/resume of single partitions (a
+//! partition whose next record waits for a writer schema is paused, never the loop).
+
+use std::time::Duration;
+
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::{Headers, Message};
+use rdkafka::topic_partition_list::TopicPartitionListElem;
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::engine::columnar::headers::Header;
+use crate::engine::columnar::record::Record;
+use crate::io::kafka::error::KafkaIoError;
+use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::topic_reader::partition_count;
+
+/// One poll result.
+#[derive(Debug)]
+pub enum Polled {
+    Record(Record),
+    /// The end of a partition was reached (partition number only: librdkafka's event).
+    PartitionEof(i32),
+}
+
+/// How the consumer is set up.
+#[derive(Debug, Clone)]
+pub struct TailConsumerOptions {
+    /// Consumer group (subscribe mode); `None` assigns partitions by hand.
+    pub group: Option<String>,
+    /// `read_committed` or `read_uncommitted`.
+    pub isolation: String,
+    /// Group mode: where partitions without a committed offset start (`earliest`/`latest`).
+    pub auto_offset_reset: String,
+    pub timeout: Duration,
+}
+
+pub struct TailConsumer {
+    consumer: BaseConsumer,
+    timeout: Duration,
+    group: bool,
+}
+
+fn tp(topic: &str, partition: i32) -> TopicPartitionList {
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition(topic, partition);
+    tpl
+}
+
+impl TailConsumer {
+    pub fn new(settings: &KafkaSettings, opts: &TailConsumerOptions) -> Result<Self, KafkaIoError> {
+        let mut config = settings.client_config();
+        config
+            .set("enable.partition.eof", "true")
+            .set("isolation.level", &opts.isolation)
+            .set("auto.offset.reset", &opts.auto_offset_reset)
+            // Larger fetches: the throughput of a tail is bounded by the client.
+            .set("fetch.max.bytes", "52428800")
+            .set("queued.max.messages.kbytes", "65536");
+        match &opts.group {
+            Some(g) => {
+                config
+                    .set("group.id", g)
+                    .set("enable.auto.commit", "true")
+                    .set("enable.auto.offset.store", "false");
+            }
+            None => {
+                config
+                    .set("group.id", "krabka-streams-tail-unused")
+                    .set("enable.auto.commit", "false");
+            }
+        }
+        let consumer: BaseConsumer = config
+            .create()
+            .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
+        Ok(TailConsumer {
+            consumer,
+            timeout: opts.timeout,
+            group: opts.group.is_some(),
+        })
+    }
+
+    /// The partitions of a topic; an error naming the topic when it does not exist.
+    pub fn partitions(&self, topic: &str) -> Result<Vec<i32>, KafkaIoError> {
+        match partition_count(&self.consumer, topic, self.timeout)? {
+            Some(n) => Ok((0..n).collect()),
+            None => Err(KafkaIoError::failed(format!(
+                "topic {topic} does not exist"
+            ))),
+        }
+    }
+
+    /// (log start, high watermark) of one partition.
+    pub fn watermarks(&self, topic: &str, partition: i32) -> Result<(i64, i64), KafkaIoError> {
+        self.consumer
+            .fetch_watermarks(topic, partition, self.timeout)
+            .map_err(|e| {
+                KafkaIoError::from_kafka(format!("read watermarks of {topic}/{partition}"), &e)
+            })
+    }
+
+    /// Watermarks with a short timeout, for progress displays; `None` on any failure.
+    pub fn watermarks_quick(&self, topic: &str, partition: i32) -> Option<(i64, i64)> {
+        self.consumer
+            .fetch_watermarks(topic, partition, Duration::from_millis(300))
+            .ok()
+    }
+
+    /// The first offset whose timestamp is at or after `ts_ms`; `None` when there is none.
+    pub fn offset_for_time(
+        &self,
+        topic: &str,
+        partition: i32,
+        ts_ms: i64,
+    ) -> Result<Option<i64>, KafkaIoError> {
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset(topic, partition, Offset::Offset(ts_ms))
+            .map_err(|e| KafkaIoError::failed(e.to_string()))?;
+        let found = self
+            .consumer
+            .offsets_for_times(tpl, self.timeout)
+            .map_err(|e| {
+                KafkaIoError::from_kafka(
+                    format!("look up offsets by time in {topic}/{partition}"),
+                    &e,
+                )
+            })?;
+        let offset = found
+            .find_partition(topic, partition)
+            .map(|e: TopicPartitionListElem<'_>| e.offset());
+        Ok(match offset {
+            Some(Offset::Offset(o)) if o >= 0 => Some(o),
+            _ => None,
+        })
+    }
+
+    /// Assigns exactly these partitions at these offsets.
+    pub fn assign(&self, at: &[(String, i32, i64)]) -> Result<(), KafkaIoError> {
+        let mut tpl = TopicPartitionList::new();
+        for (t, p, o) in at {
+            tpl.add_partition_offset(t, *p, Offset::Offset(*o))
+                .map_err(|e| KafkaIoError::failed(e.to_string()))?;
+        }
+        self.consumer
+            .assign(&tpl)
+            .map_err(|e| KafkaIoError::failed(format!("assign partitions: {e}")))
+    }
+
+    pub fn subscribe(&self, topics: &[String]) -> Result<(), KafkaIoError> {
+        let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+        self.consumer
+            .subscribe(&names)
+            .map_err(|e| KafkaIoError::failed(format!("subscribe to {}: {e}", names.join(", "))))
+    }
+
+    /// The partitions currently assigned (group mode changes them on rebalance).
+    pub fn assignment(&self) -> Vec<(String, i32)> {
+        self.consumer
+            .assignment()
+            .map(|tpl| {
+                tpl.elements()
+                    .iter()
+                    .map(|e| (e.topic().to_string(), e.partition()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// One record or event, or `None` when nothing arrived within `timeout`.
+    pub fn poll(&self, timeout: Duration) -> Option<Result<Polled, KafkaIoError>> {
+        match self.consumer.poll(timeout)? {
+            Ok(m) => Some(Ok(Polled::Record(Record {
+                topic: m.topic().to_string(),
+                partition: m.partition(),
+                offset: m.offset(),
+                timestamp: m.timestamp().to_millis().unwrap_or(0),
+                key: m.key().map(<[u8]>::to_vec),
+                value: m.payload().map(<[u8]>::to_vec),
+                headers: m
+                    .headers()
+                    .map(|hs| {
+                        hs.iter()
+                            .map(|h| Header::new(h.key, h.value.map(<[u8]>::to_vec)))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            }))),
+            Err(KafkaError::PartitionEOF(p)) => Some(Ok(Polled::PartitionEof(p))),
+            Err(e) => Some(Err(KafkaIoError::from_kafka("consume", &e))),
+        }
+    }
+
+    /// Stops fetching one partition; records already delivered stay with the caller.
+    pub fn pause(&self, topic: &str, partition: i32) -> Result<(), KafkaIoError> {
+        self.consumer
+            .pause(&tp(topic, partition))
+            .map_err(|e| KafkaIoError::failed(format!("pause {topic}/{partition}: {e}")))
+    }
+
+    /// Fetches one partition again from `next_offset`.
+    pub fn resume(
+        &self,
+        topic: &str,
+        partition: i32,
+        next_offset: i64,
+    ) -> Result<(), KafkaIoError> {
+        self.consumer
+            .resume(&tp(topic, partition))
+            .map_err(|e| KafkaIoError::failed(format!("resume {topic}/{partition}: {e}")))?;
+        self.consumer
+            .seek(topic, partition, Offset::Offset(next_offset), self.timeout)
+            .map_err(|e| KafkaIoError::from_kafka(format!("seek {topic}/{partition}"), &e))
+    }
+
+    /// Group mode: marks records up to `next_offset` (exclusive) as processed.
+    pub fn store_offset(
+        &self,
+        topic: &str,
+        partition: i32,
+        next_offset: i64,
+    ) -> Result<(), KafkaIoError> {
+        if !self.group {
+            return Ok(());
+        }
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset(topic, partition, Offset::Offset(next_offset))
+            .map_err(|e| KafkaIoError::failed(e.to_string()))?;
+        self.consumer
+            .store_offsets(&tpl)
+            .map_err(|e| KafkaIoError::failed(format!("store offset of {topic}/{partition}: {e}")))
+    }
+
+    /// Group mode: commits the stored offsets now (at the end of a tail).
+    pub fn commit_stored(&self) -> Result<(), KafkaIoError> {
+        if !self.group {
+            return Ok(());
+        }
+        match self.consumer.commit_consumer_state(CommitMode::Sync) {
+            Ok(()) => Ok(()),
+            // Nothing stored since the last commit.
+            Err(KafkaError::ConsumerCommit(rdkafka::types::RDKafkaErrorCode::NoOffset)) => Ok(()),
+            Err(e) => Err(KafkaIoError::from_kafka("commit offsets", &e)),
+        }
+    }
+}
