@@ -42,6 +42,12 @@ const RUNS: usize = 5;
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 fn main() {
+    // `cargo test --all-targets` also runs bench targets; only `cargo bench` (which passes
+    // --bench) should pay for a broker and 10,000 records.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("barrier_list: a benchmark; run it with scripts/bench-barrier");
+        return;
+    }
     let broker = Tansu::start();
     let bootstrap = broker.bootstrap();
     create_state_topic(&bootstrap);
