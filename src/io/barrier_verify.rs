@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::engine::columnar::barrier::record::TopicPartition;
 use crate::engine::columnar::barrier::verify::{
@@ -157,12 +157,14 @@ impl From<BarrierStateReadError> for VerifyError {
 
 /// Runs every requested check against the cut the request names. A partial or missing cut
 /// ends the run early with its selection as the finding: nothing is checked against it.
+/// `timeout` bounds all broker requests together, not each one.
 pub fn verify(
     settings: &KafkaSettings,
     timeout: Duration,
     request: &VerifyRequest,
 ) -> Result<VerifyReport, VerifyError> {
-    let state = read_barrier_state(settings, timeout)?;
+    let deadline = Deadline(Instant::now() + timeout);
+    let state = read_barrier_state(settings, deadline.remaining("read __barrier_state")?)?;
     let selection = select_cut(&state.log, &request.group, request.epoch);
     let mut report = VerifyReport {
         group: request.group.clone(),
@@ -176,15 +178,34 @@ pub fn verify(
         return Ok(report);
     };
     if let Some(cg) = &request.consumer_group {
+        let timeout = deadline.remaining("read committed offsets")?;
         report.consumer_group = Some(verify_committed(settings, timeout, &cut.cut, cg)?);
     }
     if let Some(snapshots) = &request.snapshots {
         report.snapshots = Some(verify_snapshot_dir(&cut, snapshots)?);
     }
     if let Some(input) = &request.input {
-        report.input = Some(verify_input(settings, timeout, &cut.cut, input)?);
+        report.input = Some(verify_input(settings, deadline, &cut.cut, input)?);
     }
     Ok(report)
+}
+
+/// The end of the command's time for broker requests.
+#[derive(Debug, Clone, Copy)]
+struct Deadline(Instant);
+
+impl Deadline {
+    /// The time left for the next step, or the unreachable error once none is left.
+    fn remaining(self, step: &str) -> Result<Duration, KafkaIoError> {
+        let left = self.0.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            Err(KafkaIoError::unreachable(format!(
+                "timed out before the step \"{step}\""
+            )))
+        } else {
+            Ok(left)
+        }
+    }
 }
 
 fn verify_committed(
@@ -284,7 +305,7 @@ fn list_names(dir: &Path) -> Result<Vec<String>, VerifyError> {
 
 fn verify_input(
     settings: &KafkaSettings,
-    timeout: Duration,
+    deadline: Deadline,
     cut: &Cut,
     request: &InputRequest,
 ) -> Result<InputCheckReport, VerifyError> {
@@ -313,6 +334,7 @@ fn verify_input(
         .filter(|(tp, _)| tp.topic == topic)
         .map(|(tp, offset)| (tp.partition, offset))
         .collect();
+    let timeout = deadline.remaining("read the offsets of the input's topic")?;
     let logs = offsets_below(settings, &topic, &limits, timeout)?;
     Ok(InputCheckReport {
         source,

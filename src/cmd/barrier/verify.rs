@@ -2,7 +2,7 @@
 //! Exit 0 only when the cut is complete and every requested check holds; 3 with a
 //! per-partition report of each difference otherwise.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, ValueEnum};
@@ -105,6 +105,11 @@ impl VerifyArgs {
         {
             return Err(CliError::usage(
                 "--task-prefix and --snapshot-group apply to the rust layout only",
+            ));
+        }
+        if self.input.as_deref() == Some("-") && std::io::stdin().is_terminal() {
+            return Err(CliError::usage(
+                "--input - reads the Arrow input from stdin, which is a terminal; pipe it in or pass a file",
             ));
         }
         Ok(VerifyRequest {
