@@ -163,10 +163,10 @@ pub fn prepare_epoch_copy(
             .ok_or_else(|| {
                 CliError::failure(format!("{} disappeared while being read", step.source))
             })?;
-        let snapshot = container::read(&bytes).map_err(|e| {
+        let generation = container::detect(&bytes).map_err(|e| {
             CliError::failure(format!("{}: {e}", dir.path().join(&step.source).display()))
         })?;
-        if snapshot.generation == Generation::A {
+        if generation == Generation::A {
             return Err(CliError::failure(format!(
                 "{} is a legacy gen A (Java ≤ 1.2) container and krabka-streams never writes gen A: \
                  dump it with `snapshot dump --lossless` and write it with `snapshot restore --from-json … --convert-legacy`",

@@ -49,12 +49,14 @@ fn cut_selector(text: &str) -> Result<CutSelector, String> {
 }
 
 #[derive(Debug, Args)]
-#[command(after_long_help = "A dry run by default: without --yes the plan (live state files written, \
+#[command(
+    after_long_help = "A dry run by default: without --yes the plan (live state files written, \
 offsets committed, from and to) is printed under `DRY RUN: no change was made.` and the command exits 0. \
 With --yes it first checks everything (the cut is complete, every partition's snapshot at that epoch \
 exists and decodes, the consumer group has no members), then writes the live state files and then \
 commits the offsets. Exit codes: 0 done (or planned), 1 refused or failed (the message says what was \
-and was not changed), 2 usage, 4 broker unreachable or commit outcome unknown.")]
+and was not changed), 2 usage, 4 broker unreachable or commit outcome unknown."
+)]
 pub struct RestoreCutArgs {
     /// The barrier group whose cut to restore to.
     #[arg(long, value_name = "G")]
