@@ -155,11 +155,18 @@ impl SnapshotDir {
                 continue;
             };
             let (file_name, name) = name;
-            // DirEntry::metadata does not follow links.
-            let meta = entry.metadata().map_err(|e| DirError::Read {
-                path: entry.path().display().to_string(),
-                message: e.to_string(),
-            })?;
+            // DirEntry::metadata does not follow links. A file removed while
+            // listing (a writer's temp file being renamed) is simply not there.
+            let meta = match entry.metadata() {
+                Ok(meta) => meta,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    return Err(DirError::Read {
+                        path: entry.path().display().to_string(),
+                        message: e.to_string(),
+                    });
+                }
+            };
             listing.files.push(ListedFile {
                 file_name,
                 name,

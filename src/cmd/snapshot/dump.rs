@@ -199,7 +199,13 @@ pub fn run(global: &GlobalArgs, args: DumpArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
     let dumped = read_selected(&args)?;
     if !args.lossless {
-        return ui.report(dumped.json(), |out| dumped.human(out));
+        // The JSON of a large container holds every opaque byte as hex: build it only when asked.
+        let data = if ui.is_json() {
+            dumped.json()
+        } else {
+            Value::Null
+        };
+        return ui.report(data, |out| dumped.human(out));
     }
     match &args.out {
         None => {

@@ -89,6 +89,24 @@ pub struct PreparedWrite {
     pub dir: Option<SnapshotDir>,
 }
 
+impl PreparedWrite {
+    /// `create` or `replace`.
+    pub fn action(&self) -> &'static str {
+        if self.replaces { "replace" } else { "create" }
+    }
+
+    /// One row of a restore report.
+    pub fn json(&self, written: bool) -> Value {
+        json!({
+            "target": self.target,
+            "source": self.source,
+            "bytes": self.bytes.len(),
+            "action": self.action(),
+            "written": written,
+        })
+    }
+}
+
 /// The report of a restore: the same shape for a dry run and a real one.
 pub struct CopyReport {
     pub location: String,
@@ -100,13 +118,7 @@ impl CopyReport {
     pub fn json(&self) -> Value {
         json!({
             "to": self.location,
-            "files": self.files.iter().map(|(w, written)| json!({
-                "target": w.target,
-                "source": w.source,
-                "bytes": w.bytes.len(),
-                "action": if w.replaces { "replace" } else { "create" },
-                "written": written,
-            })).collect::<Vec<_>>(),
+            "files": self.files.iter().map(|(w, written)| w.json(*written)).collect::<Vec<_>>(),
             "written": self.files.iter().filter(|(_, w)| *w).count(),
         })
     }
@@ -118,7 +130,7 @@ impl CopyReport {
                 w.target.clone(),
                 w.source.clone(),
                 w.bytes.len().to_string(),
-                if w.replaces { "replace" } else { "create" }.to_owned(),
+                w.action().to_owned(),
                 if *written { "yes" } else { "no" }.to_owned(),
             ]);
         }
@@ -163,10 +175,10 @@ pub fn prepare_epoch_copy(
             .ok_or_else(|| {
                 CliError::failure(format!("{} disappeared while being read", step.source))
             })?;
-        let snapshot = container::read(&bytes).map_err(|e| {
+        let generation = container::detect(&bytes).map_err(|e| {
             CliError::failure(format!("{}: {e}", dir.path().join(&step.source).display()))
         })?;
-        if snapshot.generation == Generation::A {
+        if generation == Generation::A {
             return Err(CliError::failure(format!(
                 "{} is a legacy gen A (Java ≤ 1.2) container and krabka-streams never writes gen A: \
                  dump it with `snapshot dump --lossless` and write it with `snapshot restore --from-json … --convert-legacy`",

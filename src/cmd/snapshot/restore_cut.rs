@@ -155,13 +155,7 @@ fn plan_json(args: &RestoreCutArgs, plan: &Plan, files_written: bool, committed:
         "snapshot_dir": args.snapshot_dir.display().to_string(),
         "consumer_group": args.consumer_group,
         "consumer_group_state": plan.group_state,
-        "files": plan.writes.iter().map(|w| json!({
-            "target": w.target,
-            "source": w.source,
-            "bytes": w.bytes.len(),
-            "action": if w.replaces { "replace" } else { "create" },
-            "written": files_written,
-        })).collect::<Vec<_>>(),
+        "files": plan.writes.iter().map(|w| w.json(files_written)).collect::<Vec<_>>(),
         "offsets": plan.offsets.iter().map(|o| json!({
             "topic": o.tp.0,
             "partition": o.tp.1,
@@ -201,7 +195,7 @@ fn plan_human(
             w.target.clone(),
             w.source.clone(),
             w.bytes.len().to_string(),
-            if w.replaces { "replace" } else { "create" }.to_owned(),
+            w.action().to_owned(),
         ]);
     }
     writeln!(out, "{t}")?;

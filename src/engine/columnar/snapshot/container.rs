@@ -89,13 +89,36 @@ impl ReadSnapshot {
 /// Writes a gen B container. `String`'s order is the order of its UTF-8 bytes,
 /// so the map already iterates in the required unsigned-byte order.
 pub fn encode(entries: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
+    encode_sorted(
+        entries
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_slice())),
+    )
+}
+
+/// Writes a gen B container from entries in any order; names are sorted and a
+/// repeated name is rejected rather than silently dropping one value. The
+/// values are written straight from `entries`, never copied first.
+pub fn encode_entries(entries: &[SnapshotEntry]) -> Result<Vec<u8>, SnapshotError> {
+    let mut sorted: Vec<&SnapshotEntry> = entries.iter().collect();
+    sorted.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    if let Some(pair) = sorted.windows(2).find(|pair| pair[0].name == pair[1].name) {
+        return Err(SnapshotError::DuplicateName(pair[0].name.clone()));
+    }
+    Ok(encode_sorted(
+        sorted.iter().map(|e| (e.name.as_str(), e.value.as_slice())),
+    ))
+}
+
+fn encode_sorted<'a>(entries: impl Iterator<Item = (&'a str, &'a [u8])> + Clone) -> Vec<u8> {
+    let count = entries.clone().count();
     let size = 8 + entries
-        .iter()
+        .clone()
         .map(|(name, value)| 8 + name.len() + value.len())
         .sum::<usize>();
     let mut out = Vec::with_capacity(size);
     out.extend_from_slice(&SNAPSHOT_VERSION.to_be_bytes());
-    out.extend_from_slice(&(entries.len() as u32).to_be_bytes());
+    out.extend_from_slice(&(count as u32).to_be_bytes());
     for (name, value) in entries {
         out.extend_from_slice(&(name.len() as u32).to_be_bytes());
         out.extend_from_slice(name.as_bytes());
@@ -103,14 +126,6 @@ pub fn encode(entries: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
         out.extend_from_slice(value);
     }
     out
-}
-
-/// Writes a gen B container from entries in any order; names are sorted and a
-/// repeated name is rejected rather than silently dropping one value.
-pub fn encode_entries(entries: &[SnapshotEntry]) -> Result<Vec<u8>, SnapshotError> {
-    Ok(encode(&collect_unique(
-        entries.iter().map(|e| (e.name.clone(), e.value.clone())),
-    )?))
 }
 
 /// Reads a gen B container strictly. Entry order in the file is not enforced
@@ -194,12 +209,34 @@ pub fn read(bytes: &[u8]) -> Result<ReadSnapshot, SnapshotError> {
     }
 }
 
-/// The generation of a container, or why it is neither.
+/// The generation of a container, or why it is neither. A gen B file is only
+/// scanned, its values never copied, so checking a large file costs one pass.
 pub fn detect(bytes: &[u8]) -> Result<Generation, SnapshotError> {
-    read(bytes).map(|snapshot| snapshot.generation)
+    match scan_gen_b(bytes).and_then(|entries| {
+        collect_unique(entries.iter().map(|(name, _)| (name.to_string(), ())))?;
+        Ok(entries.len())
+    }) {
+        Ok(0) => Ok(Generation::Empty),
+        Ok(_) => Ok(Generation::B),
+        Err(gen_b_error) => match decode_gen_a(bytes) {
+            Ok(_) => Ok(Generation::A),
+            Err(_) => Err(gen_b_error),
+        },
+    }
 }
 
 fn decode_gen_b_entries(bytes: &[u8]) -> Result<Vec<SnapshotEntry>, SnapshotError> {
+    Ok(scan_gen_b(bytes)?
+        .into_iter()
+        .map(|(name, value)| SnapshotEntry {
+            name: name.to_owned(),
+            value: value.to_vec(),
+        })
+        .collect())
+}
+
+/// Parses a gen B container strictly into borrowed (name, value) pairs, in file order.
+fn scan_gen_b(bytes: &[u8]) -> Result<Vec<(&str, &[u8])>, SnapshotError> {
     let mut reader = Reader::new(bytes);
     let version = reader.u32().ok_or(SnapshotError::Truncated)?;
     if version != SNAPSHOT_VERSION {
@@ -218,10 +255,7 @@ fn decode_gen_b_entries(bytes: &[u8]) -> Result<Vec<SnapshotEntry>, SnapshotErro
         let value = reader
             .take(value_len as usize)
             .ok_or(SnapshotError::Truncated)?;
-        entries.push(SnapshotEntry {
-            name: name.to_owned(),
-            value: value.to_vec(),
-        });
+        entries.push((name, value));
     }
     if !reader.is_empty() {
         return Err(SnapshotError::Trailing);

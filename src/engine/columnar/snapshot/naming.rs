@@ -277,7 +277,8 @@ pub struct EpochNotRetained {
     pub available: BTreeMap<i32, Vec<i64>>,
 }
 
-fn java_map(available: &BTreeMap<i32, Vec<i64>>) -> String {
+/// A map printed the way Java prints a `Map<K, List<Long>>`: `{0=[7, 8], 3=[]}`.
+pub fn java_map<K: fmt::Display>(available: &BTreeMap<K, Vec<i64>>) -> String {
     let parts: Vec<String> = available
         .iter()
         .map(|(partition, epochs)| {

@@ -12,8 +12,8 @@ use std::fmt;
 use std::time::SystemTime;
 
 use super::naming::{
-    EpochNotRetained, NO_EPOCH, NamingError, SnapshotFileName, SnapshotKey, parse_file_name,
-    sanitise,
+    EpochNotRetained, NO_EPOCH, NamingError, SnapshotFileName, SnapshotKey, java_map,
+    parse_file_name, sanitise,
 };
 
 /// How `live` is spelled wherever an epoch is accepted.
@@ -141,7 +141,7 @@ pub enum PlanError {
     #[error(transparent)]
     NotRetained(#[from] EpochNotRetained),
     /// D15 for the Rust layout, where files are keyed by task, not partition.
-    #[error("snapshot epoch {epoch} is not retained; available epochs by task: {}", task_map(.available))]
+    #[error("snapshot epoch {epoch} is not retained; available epochs by task: {}", java_map(.available))]
     TaskEpochNotRetained {
         epoch: i64,
         available: BTreeMap<String, Vec<i64>>,
@@ -154,17 +154,6 @@ pub enum PlanError {
     NoLiveStateInRust,
     #[error("nothing selected: give at least one partition or task")]
     NothingSelected,
-}
-
-fn task_map(available: &BTreeMap<String, Vec<i64>>) -> String {
-    let parts: Vec<String> = available
-        .iter()
-        .map(|(task, epochs)| {
-            let epochs: Vec<String> = epochs.iter().map(i64::to_string).collect();
-            format!("{task}=[{}]", epochs.join(", "))
-        })
-        .collect();
-    format!("{{{}}}", parts.join(", "))
 }
 
 /// One file an epoch copy writes.
