@@ -76,7 +76,7 @@ def time_duckdb(data):
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     read_done = time.perf_counter()
-    result = con.execute(query).to_arrow_table()
+    result = con.sql(query).to_arrow_table()
     end = time.perf_counter()
     return end - start, end - read_done, result.num_rows
 
