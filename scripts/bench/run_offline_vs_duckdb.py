@@ -74,8 +74,9 @@ def time_duckdb(data):
     with pa.memory_map(data) as source:
         orders = ipc.open_stream(source).read_all()
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
     read_done = time.perf_counter()
-    result = con.execute(query).fetch_arrow_table()
+    result = con.sql(query).to_arrow_table()
     end = time.perf_counter()
     return end - start, end - read_done, result.num_rows
 

@@ -20,7 +20,52 @@ use crate::engine::columnar::metadata::{TIMESTAMP_COLUMN, WINDOW_END_COLUMN, WIN
 use crate::engine::columnar::snapshot::groupby::{GroupByState, GroupState, NO_STREAM_TIME};
 use crate::engine::columnar::snapshot::tagged::TaggedValue;
 
-type Index = std::collections::HashMap<Vec<u8>, u32, foldhash::fast::RandomState>;
+type Index = std::collections::HashMap<GroupKey, u32, foldhash::fast::RandomState>;
+
+/// A group's encoded key, kept inside the hash table when short (most keys):
+/// a lookup then compares bytes in the slot it probes instead of chasing a
+/// pointer to a heap copy, which dominated the cost of grouping.
+#[derive(Clone, Debug)]
+enum GroupKey {
+    Inline { len: u8, bytes: [u8; 30] },
+    Heap(Box<[u8]>),
+}
+
+impl GroupKey {
+    fn new(key: &[u8]) -> Self {
+        if key.len() <= 30 {
+            let mut bytes = [0u8; 30];
+            bytes[..key.len()].copy_from_slice(key);
+            GroupKey::Inline {
+                len: key.len() as u8,
+                bytes,
+            }
+        } else {
+            GroupKey::Heap(key.into())
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            GroupKey::Inline { len, bytes } => &bytes[..*len as usize],
+            GroupKey::Heap(bytes) => bytes,
+        }
+    }
+}
+
+impl PartialEq for GroupKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for GroupKey {}
+
+impl std::hash::Hash for GroupKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write(self.as_bytes());
+    }
+}
 
 /// An aggregate function (numbered as in Go: Count 0, Sum 1, Min 2, Max 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -262,7 +307,7 @@ struct GroupByProcessor {
     op: GroupBy,
     index: Index,
     /// Encoded key of each group (the index key), in first-appearance order.
-    keys: Vec<Vec<u8>>,
+    keys: Vec<GroupKey>,
     /// Decoded key parts of each group (user keys, then window start and end).
     parts: Vec<Vec<TaggedValue>>,
     /// `slots[aggregate][group]`.
@@ -347,7 +392,8 @@ impl GroupByProcessor {
                 }
                 window_parts = Some((start, end));
             }
-            let id = match self.index.get(buf.as_slice()) {
+            let key = GroupKey::new(&buf);
+            let id = match self.index.get(&key) {
                 Some(id) => *id,
                 None => {
                     let id = u32::try_from(self.keys.len())
@@ -362,8 +408,8 @@ impl GroupByProcessor {
                         parts.push(TaggedValue::Int(start));
                         parts.push(TaggedValue::Int(end));
                     }
-                    self.index.insert(buf.clone(), id);
-                    self.keys.push(buf.clone());
+                    self.index.insert(key.clone(), id);
+                    self.keys.push(key);
                     self.parts.push(parts);
                     for slots in &mut self.slots {
                         slots.push(Slot::Empty);
@@ -732,6 +778,7 @@ impl Processor for GroupByProcessor {
             for (a, value) in group.aggregates.into_iter().enumerate() {
                 slots[a].push(Slot::from_value(self.op.aggregations[a].func, value)?);
             }
+            let key = GroupKey::new(&key);
             index.insert(key.clone(), keys.len() as u32);
             keys.push(key);
             parts.push(group.parts);
