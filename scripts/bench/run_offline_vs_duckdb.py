@@ -27,7 +27,20 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOPOLOGY = os.path.join(HERE, "..", "..", "examples", "topologies", "large-orders-by-user.yaml")
+EXAMPLES = os.path.join(HERE, "..", "..", "examples", "topologies")
+
+# name -> (example file, sink, DuckDB query over the table `orders`, target ratio)
+CASES = {
+    "filter-group-by": (
+        "large-orders-by-user.yaml", "large-orders-by-user",
+        'SELECT "user", sum(amount) AS total, count(*) AS n FROM orders WHERE amount > 100 GROUP BY "user"',
+        2.0),
+    "windowed-group-by": (
+        "orders-per-minute.yaml", "orders-per-minute",
+        "SELECT upper(trim(country)) AS c, (__timestamp // 60000) * 60000 AS w, count(*) AS orders, "
+        "sum(CAST(amount // 100 AS BIGINT)) AS euros, max(amount) AS largest FROM orders GROUP BY c, w",
+        3.0),
+}
 
 
 def generate(path, rows, batch_rows=65536, users=10000, partitions=1):
@@ -60,16 +73,16 @@ def generate(path, rows, batch_rows=65536, users=10000, partitions=1):
             done += n
 
 
-def time_krabka(binary, data, out):
+def time_krabka(binary, data, out, case="filter-group-by"):
+    topology, sink, _, _ = CASES[case]
     start = time.perf_counter()
-    subprocess.run([binary, "run", TOPOLOGY, "--input", f"orders={data}",
-                    "--sink", f"large-orders-by-user={out}", "-q"], check=True)
+    subprocess.run([binary, "run", os.path.join(EXAMPLES, topology), "--input", f"orders={data}",
+                    "--sink", f"{sink}={out}", "-q"], check=True)
     return time.perf_counter() - start
 
 
-def time_duckdb(data):
-    query = ("SELECT \"user\", sum(amount) AS total, count(*) AS n FROM orders "
-             "WHERE amount > 100 GROUP BY \"user\"")
+def time_duckdb(data, case="filter-group-by"):
+    query = CASES[case][2]
     start = time.perf_counter()
     with pa.memory_map(data) as source:
         orders = ipc.open_stream(source).read_all()
@@ -87,23 +100,23 @@ def main():
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--dir", default="/tmp")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--case", choices=sorted(CASES), action="append")
     args = parser.parse_args()
     data = os.path.join(args.dir, f"orders-{args.rows}.arrows")
     out = os.path.join(args.dir, "large-orders-by-user.arrows")
     if not os.path.exists(data):
         print(f"generating {args.rows} rows into {data}", file=sys.stderr)
         generate(data, args.rows)
-    krabka = min(time_krabka(args.binary, data, out) for _ in range(args.repeat))
-    duck = [time_duckdb(data) for _ in range(args.repeat)]
-    duck_total = min(d[0] for d in duck)
-    duck_query = min(d[1] for d in duck)
-    with pa.memory_map(out) as source:
-        batches = list(ipc.open_stream(source))
-    final_groups = batches[-1].num_rows if batches else 0
-    print(f"rows {args.rows}: krabka-streams run {krabka:.3f}s; DuckDB read+query {duck_total:.3f}s "
-          f"(query only {duck_query:.3f}s, {duck[0][2]} groups; krabka's last batch {final_groups} groups)")
-    print(f"ratio krabka/DuckDB(read+query) = {krabka / duck_total:.2f}x; "
-          f"krabka/DuckDB(query only) = {krabka / duck_query:.2f}x (target <= 2x)")
+    for case in args.case or ["filter-group-by"]:
+        target = CASES[case][3]
+        krabka = min(time_krabka(args.binary, data, out, case) for _ in range(args.repeat))
+        duck = [time_duckdb(data, case) for _ in range(args.repeat)]
+        duck_total = min(d[0] for d in duck)
+        duck_query = min(d[1] for d in duck)
+        print(f"{case}, rows {args.rows}: krabka-streams run {krabka:.3f}s; DuckDB read+query {duck_total:.3f}s "
+              f"(query only {duck_query:.3f}s, {duck[0][2]} result rows)")
+        print(f"{case}: ratio krabka/DuckDB(read+query) = {krabka / duck_total:.2f}x; "
+              f"krabka/DuckDB(query only) = {krabka / duck_query:.2f}x (target <= {target:g}x)")
 
 
 if __name__ == "__main__":

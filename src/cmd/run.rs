@@ -22,7 +22,7 @@ use crate::engine::columnar::runner::offline::{
 use crate::engine::columnar::topology::spec::{
     self, BuiltSpec, ErrorPolicy, NodeOp, OfflineCodecs, TopologySpec,
 };
-use crate::io::arrow_files::{IpcInput, IpcOutput};
+use crate::io::arrow_files::{IpcInput, IpcOutput, PrefetchedInput};
 use crate::io::topology_file;
 
 #[derive(Debug, Args)]
@@ -162,7 +162,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         inputs.push(OfflineInput {
             source,
             topic,
-            reader: Box::new(reader),
+            reader: Box::new(PrefetchedInput::new(reader)),
         });
     }
     let built =

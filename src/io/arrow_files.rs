@@ -27,11 +27,49 @@ enum Inner {
 trait ReadSeek: Read + Seek + Send {}
 impl<T: Read + Seek + Send> ReadSeek for T {}
 
-/// Batches of one IPC stream or file.
+/// Batches of one IPC stream or file, read ahead on a thread of their own.
 pub struct IpcInput {
     name: String,
     inner: Inner,
     failed: bool,
+}
+
+/// Batches read ahead: a reader thread decodes the next batches (at most
+/// [`READ_AHEAD`] waiting) while the topology processes the current one.
+pub struct PrefetchedInput {
+    schema: SchemaRef,
+    batches: std::sync::mpsc::Receiver<Result<RecordBatch, String>>,
+}
+
+/// How many decoded batches may wait for the topology.
+pub const READ_AHEAD: usize = 2;
+
+impl PrefetchedInput {
+    pub fn new(mut input: IpcInput) -> Self {
+        let schema = input.schema();
+        let (tx, rx) = std::sync::mpsc::sync_channel(READ_AHEAD);
+        std::thread::spawn(move || {
+            while let Some(batch) = input.next_batch() {
+                if tx.send(batch).is_err() {
+                    break;
+                }
+            }
+        });
+        PrefetchedInput {
+            schema,
+            batches: rx,
+        }
+    }
+}
+
+impl BatchReader for PrefetchedInput {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn next_batch(&mut self) -> Option<Result<RecordBatch, String>> {
+        self.batches.recv().ok()
+    }
 }
 
 fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, ArrowError>) -> Result<T, String> {

@@ -44,18 +44,19 @@ impl GroupKey {
             GroupKey::Heap(key.into())
         }
     }
-
-    fn as_bytes(&self) -> &[u8] {
-        match self {
-            GroupKey::Inline { len, bytes } => &bytes[..*len as usize],
-            GroupKey::Heap(bytes) => bytes,
-        }
-    }
 }
 
+// Inline keys compare and hash as whole zero-padded arrays: fixed-size work the
+// compiler keeps inline, with no call per row.
 impl PartialEq for GroupKey {
     fn eq(&self, other: &Self) -> bool {
-        self.as_bytes() == other.as_bytes()
+        match (self, other) {
+            (GroupKey::Inline { len: a, bytes: x }, GroupKey::Inline { len: b, bytes: y }) => {
+                a == b && x == y
+            }
+            (GroupKey::Heap(x), GroupKey::Heap(y)) => x == y,
+            _ => false,
+        }
     }
 }
 
@@ -63,7 +64,13 @@ impl Eq for GroupKey {}
 
 impl std::hash::Hash for GroupKey {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write(self.as_bytes());
+        match self {
+            GroupKey::Inline { len, bytes } => {
+                state.write_u8(*len);
+                state.write(bytes);
+            }
+            GroupKey::Heap(bytes) => state.write(bytes),
+        }
     }
 }
 
