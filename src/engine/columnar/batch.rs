@@ -150,7 +150,7 @@ impl BatchDecoder {
             columns.push(c);
         }
         for (f, c) in value_columns {
-            fields.push(Arc::new(escape_payload_field(f.as_ref().clone())));
+            fields.push(Arc::new(escape_payload_field(f.as_ref())));
             columns.push(c);
         }
         if fields
