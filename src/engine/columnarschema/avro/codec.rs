@@ -153,15 +153,15 @@ impl ValueDecoder for AvroValueDecoder {
                 .map_err(|e| CodecError::invalid(e.0))?;
             return Ok(1);
         };
-        let frame = framing::decode(bytes).map_err(|e| CodecError::invalid(e.to_string()))?;
-        let id = frame.schema_id;
-        // Hot path: the reader's own writer id needs no lookup.
-        if let Some(reader) = self.reader.as_mut()
-            && reader.id == Some(id)
+        // Hot path: a well-formed frame of the reader's own writer id needs no lookup.
+        if let (Some(reader), [0, a, b, c, d, body @ ..]) = (self.reader.as_mut(), bytes)
+            && reader.id == Some(i32::from_be_bytes([*a, *b, *c, *d]))
         {
-            reader.rows.decode(frame.body).map_err(deserialize_error)?;
+            reader.rows.decode(body).map_err(deserialize_error)?;
             return Ok(1);
         }
+        let frame = framing::decode(bytes).map_err(|e| CodecError::invalid(e.to_string()))?;
+        let id = frame.schema_id;
         let writer = match self.schemas.writer_schema(id) {
             Ok(w) => w,
             Err(e @ WriterSchemaError::Pending { .. }) => {
