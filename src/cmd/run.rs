@@ -113,8 +113,7 @@ fn resolve_node(spec: &TopologySpec, name: &str, sources: bool, flag: &str) -> C
 
 fn load(args: &RunArgs) -> CliResult<TopologySpec> {
     let file = args.file.display().to_string();
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| CliError::failure(format!("cannot read {file}: {e}")))?;
+    let text = topology_file::read(&args.file).map_err(CliError::failure)?;
     topology_file::parse(&text).map_err(|e| invalid(args, &file, e))
 }
 

@@ -6,6 +6,9 @@
 //! `engine::columnar::topology::spec::TopologySpec`; building happens in the engine.
 //! The format is documented in `docs/topology.md`.
 
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
 use std::time::Duration;
 
 use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
@@ -31,8 +34,43 @@ pub const NODE_KINDS: [&str; 10] = [
     "pass_through",
 ];
 
+/// A topology file larger than this is refused before it is parsed: real
+/// topologies are a few kilobytes, and the parser keeps a position for every node.
+pub const MAX_TOPOLOGY_BYTES: usize = 1 << 20;
+
+/// At most this many nodes in one topology.
+pub const MAX_TOPOLOGY_NODES: usize = 1000;
+
+/// Reads a topology file: at most [`MAX_TOPOLOGY_BYTES`] (a larger file, a
+/// device or a FIFO that never ends is refused without reading it all), UTF-8.
+pub fn read(path: &Path) -> Result<String, String> {
+    let name = path.display();
+    let file = File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_TOPOLOGY_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    if bytes.len() > MAX_TOPOLOGY_BYTES {
+        return Err(format!(
+            "{name}: a topology file holds at most {MAX_TOPOLOGY_BYTES} bytes"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{name}: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
 /// Parses a topology file's text.
 pub fn parse(source: &str) -> Result<TopologySpec, SpecError> {
+    if source.len() > MAX_TOPOLOGY_BYTES {
+        return Err(SpecError::at(
+            Pos { line: 1, column: 1 },
+            format!("a topology file holds at most {MAX_TOPOLOGY_BYTES} bytes"),
+        ));
+    }
     let docs = MarkedYaml::load_from_str(source).map_err(|e| {
         let mark = e.marker();
         SpecError::at(
@@ -201,6 +239,15 @@ impl Reader {
         let YamlData::Sequence(items) = &nodes.data else {
             return Err(SpecError::at(self.pos(nodes), "nodes must be a list"));
         };
+        if items.len() > MAX_TOPOLOGY_NODES {
+            return Err(SpecError::at(
+                self.pos(nodes),
+                format!(
+                    "{} nodes; a topology holds at most {MAX_TOPOLOGY_NODES}",
+                    items.len()
+                ),
+            ));
+        }
         let nodes = items
             .iter()
             .map(|n| self.node(n))
@@ -564,5 +611,109 @@ nodes:
         };
         assert_eq!(predicate.pos, Pos { line: 6, column: 7 });
         assert_eq!(predicate.block_indent, Some(6));
+    }
+}
+
+#[cfg(test)]
+mod hostile_tests {
+    use super::*;
+    use crate::engine::columnar::topology::spec::{self, OfflineCodecs};
+
+    fn chain(filters: usize) -> String {
+        let mut text = String::from(
+            "version: 1\nnodes:\n  - source: s\n    topics: [t]\n    value: avro\n    columns:\n      amount: int64\n",
+        );
+        let mut parent = "s".to_owned();
+        for i in 0..filters {
+            text.push_str(&format!(
+                "  - filter: f{i}\n    parent: {parent}\n    where: amount > {i}\n"
+            ));
+            parent = format!("f{i}");
+        }
+        text.push_str(&format!(
+            "  - sink: out\n    parent: {parent}\n    topic: o\n    value: json\n"
+        ));
+        text
+    }
+
+    #[test]
+    fn an_alias_bomb_is_refused_by_its_expansion_budget() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..10 {
+            let prev = format!("*a{}", level - 1);
+            text.push_str(&format!(
+                "a{level}: &a{level} [{}]\n",
+                vec![prev.as_str(); 10].join(", ")
+            ));
+        }
+        text.push_str("version: 1\nnodes: []\n");
+        let err = parse(&text).unwrap_err();
+        assert!(err.message.contains("alias expansion"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_file_over_the_size_limit_is_refused_before_parsing() {
+        let text = format!(
+            "version: 1\n#{}\nnodes: []\n",
+            "x".repeat(MAX_TOPOLOGY_BYTES)
+        );
+        let err = parse(&text).unwrap_err();
+        assert!(
+            err.message.contains("at most 1048576 bytes"),
+            "{}",
+            err.message
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("big.yaml");
+        std::fs::write(&path, &text).unwrap();
+        assert!(read(&path).unwrap_err().contains("at most 1048576 bytes"));
+        // A device that never ends is read only up to the limit.
+        assert!(
+            read(Path::new("/dev/zero"))
+                .unwrap_err()
+                .contains("at most")
+        );
+        std::fs::write(&path, b"version: 1\n# \xff\n").unwrap();
+        assert!(
+            read(&path)
+                .unwrap_err()
+                .contains("not UTF-8 text (invalid byte at offset 13)")
+        );
+    }
+
+    #[test]
+    fn too_many_nodes_are_refused_and_the_most_allowed_build_without_overflow() {
+        let err = parse(&chain(MAX_TOPOLOGY_NODES)).unwrap_err();
+        assert!(err.message.contains("at most 1000"), "{}", err.message);
+        // The longest chain allowed (on a test thread's 2 MiB stack).
+        let spec = parse(&chain(MAX_TOPOLOGY_NODES - 2)).unwrap();
+        spec::build(&spec, &OfflineCodecs, &Default::default()).unwrap();
+    }
+
+    #[test]
+    fn cycles_and_self_references_are_refused_with_the_node_named() {
+        let cyclic = "version: 1\nnodes:\n  - filter: a\n    parent: b\n    where: x > 1\n  - filter: b\n    parent: a\n    where: x > 1\n";
+        let spec = parse(cyclic).unwrap();
+        let err = spec::build(&spec, &OfflineCodecs, &Default::default()).unwrap_err();
+        assert!(err.message.contains('b'), "{}", err.message);
+        let own = "version: 1\nnodes:\n  - filter: a\n    parent: a\n    where: x > 1\n";
+        let spec = parse(own).unwrap();
+        assert!(spec::build(&spec, &OfflineCodecs, &Default::default()).is_err());
+    }
+
+    #[test]
+    fn deeply_nested_yaml_is_a_clear_error() {
+        let text = format!(
+            "version: 1\nnodes: {}{}\n",
+            "[".repeat(5000),
+            "]".repeat(5000)
+        );
+        assert!(parse(&text).is_err());
+        let text = format!(
+            "version: 1\nnodes: {}1{}\n",
+            "{a: ".repeat(5000),
+            "}".repeat(5000)
+        );
+        assert!(parse(&text).is_err());
     }
 }

@@ -8,6 +8,7 @@ mod barrier;
 mod broker;
 mod cross_impl;
 mod frame;
+mod hostile;
 mod leader;
 mod leader_transport;
 mod registry_tls;

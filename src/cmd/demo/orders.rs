@@ -6,13 +6,14 @@ use std::time::{Duration, Instant};
 use apache_avro::Schema;
 use apache_avro::types::Value as AvroValue;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::message::{Header, Headers, OwnedHeaders};
+use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
 
 use crate::cmd::exit::{CliError, CliResult};
 use crate::engine::schema::framing;
 use crate::engine::schema::registry::{Registry, SchemaSpec, subject_for};
+use crate::io::kafka::headers::message_headers;
 
 pub const ORDERS_TOPIC: &str = "orders";
 pub const ORDERS_PARTITIONS: i32 = 3;
@@ -185,19 +186,10 @@ pub fn read_back(
                     msg.offset()
                 ))
             })?;
-        let headers = msg
-            .headers()
-            .map(|hs| {
-                hs.iter()
-                    .map(|h| {
-                        (
-                            h.key.to_string(),
-                            h.value.map(|v| String::from_utf8_lossy(v).into_owned()),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let headers = message_headers(&msg)
+            .into_iter()
+            .map(|(key, value)| (key, value.map(|v| String::from_utf8_lossy(&v).into_owned())))
+            .collect();
         out.push(ReadBack {
             partition: msg.partition(),
             offset: msg.offset(),

@@ -8,6 +8,7 @@ pub mod barrier_watch;
 pub mod coordination;
 pub mod error;
 pub mod groups;
+pub mod headers;
 pub mod mock_cluster;
 pub mod partition_log;
 pub mod reader_context;

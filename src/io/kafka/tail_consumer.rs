@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::KafkaError;
-use rdkafka::message::{Headers, Message};
+use rdkafka::message::Message;
 use rdkafka::topic_partition_list::TopicPartitionListElem;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::record::Record;
 use crate::io::kafka::error::KafkaIoError;
+use crate::io::kafka::headers::message_headers;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::topic_reader::partition_count;
 
@@ -178,14 +179,10 @@ impl TailConsumer {
                 timestamp: m.timestamp().to_millis().unwrap_or(0),
                 key: m.key().map(<[u8]>::to_vec),
                 value: m.payload().map(<[u8]>::to_vec),
-                headers: m
-                    .headers()
-                    .map(|hs| {
-                        hs.iter()
-                            .map(|h| Header::new(h.key, h.value.map(<[u8]>::to_vec)))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                headers: message_headers(&m)
+                    .into_iter()
+                    .map(|(key, value)| Header::new(key, value))
+                    .collect(),
             }))),
             Err(KafkaError::PartitionEOF(p)) => Some(Ok(Polled::PartitionEof(p))),
             Err(e) => Some(Err(KafkaIoError::from_kafka("consume", &e))),

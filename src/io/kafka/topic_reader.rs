@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::KafkaError;
-use rdkafka::message::{Headers, Message};
+use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::io::kafka::error::KafkaIoError;
+use crate::io::kafka::headers::message_headers;
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 
@@ -29,7 +30,7 @@ pub struct RawRecord {
 }
 
 impl RawRecord {
-    fn from_message<M: Message>(m: &M) -> Self {
+    fn from_message(m: &BorrowedMessage<'_>) -> Self {
         RawRecord {
             topic: m.topic().to_string(),
             partition: m.partition(),
@@ -37,14 +38,7 @@ impl RawRecord {
             timestamp: m.timestamp().to_millis(),
             key: m.key().map(<[u8]>::to_vec),
             value: m.payload().map(<[u8]>::to_vec),
-            headers: m
-                .headers()
-                .map(|hs| {
-                    hs.iter()
-                        .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            headers: message_headers(m),
         }
     }
 }

@@ -19,8 +19,9 @@ use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use arrow_schema::{DataType, Schema};
 use sqlparser::ast::Expr as SqlExpr;
 use sqlparser::dialect::GenericDialect;
-use sqlparser::parser::Parser;
-use sqlparser::tokenizer::Token;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
 pub(crate) use compile::Node;
 
@@ -68,9 +69,13 @@ impl ParsedExpr {
     /// Parses `expr`, or `expr AS name` when `allow_alias`.
     pub fn parse(text: &str, allow_alias: bool) -> Result<ParsedExpr, ExprError> {
         let dialect = GenericDialect {};
+        let tokens = Tokenizer::new(&dialect, text)
+            .tokenize_with_location()
+            .map_err(|e| parser_error(&ParserError::TokenizerError(e.to_string()), text))?;
+        check_operator_count(&tokens)?;
         let mut parser = Parser::new(&dialect)
-            .try_with_sql(text)
-            .map_err(|e| parser_error(&e, text))?;
+            .with_recursion_limit(MAX_EXPR_NESTING)
+            .with_tokens_with_locations(tokens);
         let (ast, alias) = if allow_alias {
             let with_alias = parser
                 .parse_expr_with_alias()
@@ -228,6 +233,56 @@ pub fn parse_aggregate(text: &str) -> Result<AggregateCall, ExprError> {
 /// Maps a sqlparser error to our message, pulling out the ` at Line: l, Column: c` suffix.
 /// Errors the parser reports without a position point at the end of the text
 /// when the input ran out, else at its start.
+/// At most this many nested sub-expressions (parentheses, function calls,
+/// prefix operators). sqlparser's own default (50) lets a 60-byte expression
+/// such as `length(length(…))` overflow a 2 MiB thread stack (tokio workers,
+/// test threads) in a debug build; real expressions nest a few levels.
+pub const MAX_EXPR_NESTING: usize = 16;
+
+/// At most this many operators (symbols and keywords) in one expression.
+///
+/// sqlparser bounds the nesting of parentheses, function calls and prefix
+/// operators, but builds a chain of infix or postfix operators (`a + a + …`,
+/// `x IS NULL IS NULL …`) in a loop, one tree level per operator; compiling,
+/// evaluating and dropping that tree recurse once per level. Capping the
+/// operators caps the depth, so no expression can overflow the stack: a debug
+/// build spends about 20 KiB of stack per level, and 64 operators plus the
+/// deepest nesting stay well inside a 2 MiB thread. A longer condition splits
+/// into several `filter` or `with_columns` nodes.
+pub const MAX_EXPR_OPERATORS: usize = 64;
+
+fn check_operator_count(tokens: &[TokenWithSpan]) -> Result<(), ExprError> {
+    let mut count = 0usize;
+    for token in tokens {
+        let operator = match &token.token {
+            Token::Word(word) => word.keyword != Keyword::NoKeyword && word.quote_style.is_none(),
+            Token::Whitespace(_)
+            | Token::Number(..)
+            | Token::SingleQuotedString(_)
+            | Token::DoubleQuotedString(_)
+            | Token::Comma
+            | Token::LParen
+            | Token::RParen
+            | Token::EOF => false,
+            _ => true,
+        };
+        if operator {
+            count += 1;
+            if count > MAX_EXPR_OPERATORS {
+                let at = token.span.start;
+                return Err(ExprError::at(
+                    format!(
+                        "the expression has more than {MAX_EXPR_OPERATORS} operators; split it into several columns"
+                    ),
+                    at.line,
+                    at.column,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn parser_error(e: &sqlparser::parser::ParserError, text: &str) -> ExprError {
     use sqlparser::parser::ParserError as P;
     let raw = match e {

@@ -188,3 +188,57 @@ fn aliases_and_bare_columns_are_recognised() {
     let p = ParsedExpr::parse("amount", true).unwrap();
     assert_eq!(p.column_name(), Some("amount"));
 }
+
+#[test]
+fn operator_chains_beyond_the_limit_are_refused_before_they_can_overflow_the_stack() {
+    for chain in [
+        "amount + ".repeat(100_000) + "1",
+        "user IS NULL ".repeat(50_000).replacen("user", "(user", 1) + ")",
+        "qty::BIGINT".to_owned() + &"::BIGINT".repeat(50_000),
+    ] {
+        let e = ParsedExpr::parse(&chain, true).unwrap_err();
+        assert!(
+            e.message.contains("more than 64 operators"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.line, 1);
+    }
+}
+
+#[test]
+fn deep_nesting_is_a_clear_error() {
+    for nested in [
+        "(".repeat(20_000) + "1" + &")".repeat(20_000),
+        "NOT ".repeat(400) + "true",
+        "length(".repeat(5_000) + "user" + &")".repeat(5_000),
+        "(".repeat(MAX_EXPR_NESTING) + "qty" + &")".repeat(MAX_EXPR_NESTING),
+        "upper(".repeat(MAX_EXPR_NESTING) + "user" + &")".repeat(MAX_EXPR_NESTING),
+        "- ".repeat(400) + "1",
+    ] {
+        let e = ParsedExpr::parse(&nested, true).unwrap_err();
+        assert!(!e.message.is_empty());
+    }
+    let e = ParsedExpr::parse(&("(".repeat(50) + "1" + &")".repeat(50)), true).unwrap_err();
+    assert_eq!(e.message, "expression nests too deeply");
+}
+
+#[test]
+fn the_deepest_and_longest_allowed_expressions_run_on_a_small_stack() {
+    // Test threads have a 2 MiB stack, as tokio workers do: less than the main thread's 8 MiB.
+    // A function call or parenthesis takes up to two levels of the parser's budget.
+    let depth = MAX_EXPR_NESTING / 2 - 1;
+    let chain = "qty + ".repeat(MAX_EXPR_OPERATORS - 1) + "1";
+    for text in [
+        "(".repeat(depth) + &chain + &")".repeat(depth),
+        "upper(".repeat(depth) + "user" + &")".repeat(depth),
+        "NOT ".repeat(depth)
+            + "("
+            + &"qty > 0 OR ".repeat((MAX_EXPR_OPERATORS - depth) / 2 - 1)
+            + "true)",
+    ] {
+        let parsed = ParsedExpr::parse(&text, true).unwrap();
+        let expression = parsed.compile(&orders().schema()).unwrap();
+        assert_eq!(expression.evaluate(&orders()).unwrap().len(), 3, "{text}");
+    }
+}

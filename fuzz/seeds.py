@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of every fuzz target into fuzz/corpus/<target>/.
+
+Seeds are derived, never hand-copied: the byte decoders get every hex field of
+the golden vectors (/work/shared/vectors or $KRABKA_VECTORS) routed by vector
+kind, the topology and expression targets get the example topologies and the
+YAML/expression snippets of docs/, and the properties target the properties
+blocks of the spec and docs. Seeds that need a real encoder (Arrow IPC, Avro
+bodies) are made with pyarrow/fastavro from the test virtualenv when it is
+there ($KRABKA_TEST_VENV), and skipped with a note otherwise.
+
+Usage: fuzz/seeds.py [corpus-dir]   (default: fuzz/corpus)
+"""
+
+import base64
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FUZZ = ROOT / "fuzz"
+
+
+def vectors_dir():
+    for candidate in (
+        os.environ.get("KRABKA_VECTORS"),
+        ROOT.parent / "shared" / "vectors",
+        Path("/work/shared/vectors"),
+    ):
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    sys.exit("seeds.py: golden vectors not found; set KRABKA_VECTORS")
+
+
+class Corpus:
+    def __init__(self, out):
+        self.out = Path(out)
+        self.counts = {}
+
+    def add(self, target, data):
+        if isinstance(data, str):
+            data = data.encode()
+        folder = self.out / target
+        folder.mkdir(parents=True, exist_ok=True)
+        name = "seed-" + hashlib.sha1(data).hexdigest()[:16]
+        (folder / name).write_bytes(data)
+        self.counts[target] = self.counts.get(target, 0) + 1
+
+
+def hex_fields(node, path=""):
+    """Yields (path, bytes) for every `*hex` string field anywhere in a vector."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, str) and key.endswith("hex"):
+                try:
+                    yield f"{path}.{key}", bytes.fromhex(value)
+                except ValueError:
+                    pass
+            else:
+                yield from hex_fields(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for item in node:
+            yield from hex_fields(item, path)
+
+
+# Vector kind prefix -> targets every hex field of that kind seeds.
+ROUTES = {
+    "framing.": ["framing"],
+    "headers.": ["headers"],
+    "barrier.marker": ["barrier_marker"],
+    "barrier.": ["barrier_record"],
+    "coordination.": ["coordination_record"],
+    "snapshot.container": ["snapshot_container", "snapshot_payload"],
+    "snapshot.decode_error": ["snapshot_container"],
+    "snapshot.detect": ["snapshot_container"],
+    "snapshot.tagged_value": ["snapshot_tagged", "snapshot_groupby"],
+    "snapshot.groupby": ["snapshot_groupby", "snapshot_payload"],
+    "snapshot.rust_byte_store": ["snapshot_byte_store", "snapshot_payload"],
+    "snapshot.u64": ["snapshot_payload"],
+    "arrow.ipc_sniff": ["arrow_ipc"],
+}
+
+
+def route(kind):
+    for prefix, targets in ROUTES.items():
+        if kind.startswith(prefix):
+            return targets
+    return []
+
+
+def from_vectors(corpus, vectors):
+    containers = []
+    for file in sorted(vectors.glob("*.json")):
+        for vector in json.loads(file.read_text()):
+            kind = vector.get("kind", "")
+            fields = list(hex_fields(vector))
+            for target in route(kind):
+                for _, data in fields:
+                    corpus.add(target, data)
+            if kind.startswith("barrier."):
+                # The barrier target splits its input: first byte = key length.
+                keys = [d for p, d in fields if p.endswith(".key_hex")]
+                values = [d for p, d in fields if p.endswith(".value_hex")]
+                for key in keys:
+                    for value in values or [b""]:
+                        if len(key) < 256:
+                            corpus.add("barrier_record", bytes([len(key)]) + key + value)
+            if kind.startswith("snapshot.container") and "expected" in vector:
+                containers.append(vector)
+            if kind == "snapshot.container":
+                for path, data in fields:
+                    if path.endswith("value_hex"):
+                        corpus.add("snapshot_payload", data)
+    for vector in containers:
+        entries = vector.get("inputs", {}).get("entries", [])
+        generation = "A" if vector["kind"].endswith("gen_a") else "B"
+        corpus.add("snapshot_lossless", lossless_dump(generation, vector["id"], entries))
+
+
+def lossless_dump(generation, source, entries):
+    """The JSON `snapshot dump --lossless` writes, for a vector's entries."""
+    out = []
+    for entry in entries:
+        name = entry.get("name", "")
+        value = bytes.fromhex(entry.get("value_hex", ""))
+        out.append(
+            {
+                "name": name,
+                "name_hex": name.encode().hex(),
+                "size": len(value),
+                "value_base64": base64.b64encode(value).decode(),
+            }
+        )
+    return json.dumps(
+        {
+            "format": "krabka-streams.snapshot-dump",
+            "version": 1,
+            "generation": generation,
+            "source": source,
+            "entries": out,
+        }
+    )
+
+
+EXPRESSION_KEYS = re.compile(
+    r"^\s*-?\s*(?:filter|predicate|where|on|expr|aggregates?|columns|select|with_columns)\s*:\s*(.+)$"
+)
+
+
+def from_docs(corpus):
+    yaml_texts = [p.read_text() for p in sorted((ROOT / "examples").rglob("*.yaml"))]
+    docs = sorted((ROOT / "docs").rglob("*.md")) + sorted(ROOT.glob("*.md"))
+    spec = vectors_dir().parent / "spec"
+    if spec.is_dir():
+        docs += sorted(spec.glob("*.md"))
+    for doc in docs:
+        text = doc.read_text(errors="replace")
+        for lang, body in re.findall(r"```([a-z]*)\n(.*?)```", text, re.S):
+            if lang in ("yaml", "yml"):
+                yaml_texts.append(body)
+            elif lang in ("properties", "ini", "conf"):
+                corpus.add("properties_file", body)
+    for text in yaml_texts:
+        corpus.add("topology_file", text)
+        for line in text.splitlines():
+            match = EXPRESSION_KEYS.match(line)
+            if not match:
+                continue
+            value = match.group(1).strip()
+            items = value.strip("[]").split(",") if value.startswith("[") else [value]
+            for item in items:
+                item = item.strip().strip("\"'")
+                if item and not item.endswith(":"):
+                    corpus.add("sql_expression", item)
+    # Every string literal of the expression unit tests that reads as an expression.
+    for source in sorted((ROOT / "src" / "engine" / "columnar" / "expr").glob("*.rs")):
+        for literal in re.findall(r'"((?:[^"\\\n]|\\.)*)"', source.read_text()):
+            if re.search(r"[ (<>=*+/-]", literal) and not literal.startswith(("{", "unexpected")):
+                corpus.add("sql_expression", literal.replace("\\n", "\n").replace('\\"', '"'))
+    # Properties as --command-config files hold them (keys from the spec's -X examples).
+    for doc in docs:
+        for key, value in re.findall(r"-X\s+([a-z][a-z0-9.]+)=(\S+)", doc.read_text(errors="replace")):
+            corpus.add("properties_file", f"# from {doc.name}\n{key}={value}\n{key} : {value}\\\n  continued\n")
+        keys = sorted(set(re.findall(r"`((?:ssl|sasl|security|client|request)\.[a-z.]+)`", doc.read_text(errors="replace"))))
+        if keys:
+            corpus.add("properties_file", "".join(f"! {doc.name}\n{k}=v\\u00e9\n" for k in keys))
+
+
+def from_avro_corpus(corpus):
+    path = ROOT / "tests" / "data" / "avro-canonical-corpus.json"
+    if not path.is_file():
+        return
+    def texts(node):
+        if isinstance(node, dict):
+            for value in node.values():
+                yield from texts(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from texts(value)
+        elif isinstance(node, str) and node[:1] in "{[\"":
+            yield node
+    for text in texts(json.loads(path.read_text())):
+        corpus.add("avro_schema", text)
+    corpus.add("avro_schema", (FUZZ / "schemas" / "every_type.avsc").read_text())
+
+
+ENCODER_SCRIPT = r"""
+import io, json, sys, uuid, decimal, datetime
+out = sys.argv[1]
+def save(target, name, data):
+    import os
+    os.makedirs(f"{out}/{target}", exist_ok=True)
+    open(f"{out}/{target}/seed-{name}", "wb").write(data)
+try:
+    import pyarrow as pa, pyarrow.ipc as ipc
+    vectors = json.load(open(sys.argv[2]))
+    rows = [r for v in vectors for r in v.get("inputs", {}).get("records", []) if "value" in r]
+    table = pa.table({
+        "value": [r["value"] for r in rows],
+        "__key": [bytes.fromhex(r.get("key_hex", "")) for r in rows],
+        "__timestamp": pa.array([r.get("timestamp", 0) for r in rows], pa.int64()),
+        "__partition": pa.array([r.get("partition", 0) for r in rows], pa.int32()),
+    })
+    dictionary = pa.table({"d": pa.array(["a", "b", "a"]).dictionary_encode(),
+                           "l": pa.array([[1], None, [2, 3]]),
+                           "s": pa.array([{"x": 1}, None, {"x": 2}])})
+    for name, t in (("vectors", table), ("nested", dictionary)):
+        for writer, suffix in ((ipc.new_stream, "stream"), (ipc.new_file, "file")):
+            sink = io.BytesIO()
+            with writer(sink, t.schema) as w:
+                w.write_table(t)
+            save("arrow_ipc", f"{name}-{suffix}", sink.getvalue())
+except ImportError as e:
+    print(f"seeds.py: no Arrow IPC seeds ({e})", file=sys.stderr)
+try:
+    import fastavro
+    schema = fastavro.parse_schema(json.load(open(sys.argv[3])))
+    record = {"b": True, "i": -3, "l": 1 << 40, "f": 1.5, "d": -2.25, "s": "héllo",
+              "raw": b"\x00\xff", "opt": "x", "choice": 7, "tags": ["a", "b"],
+              "attrs": {"k": 1}, "colour": "GREEN", "hash": b"abcd",
+              "inner": {"x": 1, "nested": [{"m": None, "n": 0.5}]},
+              "date": 19000, "tm": 1000, "tu": 1000000, "ts": 1724500000000,
+              "tsu": 1724500000000000, "lts": 5, "id": str(uuid.UUID(int=1)),
+              "price": decimal.Decimal("12.34")}
+    for variant in (record, dict(record, opt=None, choice=None, tags=[], attrs={})):
+        sink = io.BytesIO()
+        fastavro.schemaless_writer(sink, schema, variant)
+        save("avro_value", f"every-type-{len(sink.getvalue())}", sink.getvalue())
+        save("avro_schema", f"every-type-{len(sink.getvalue())}",
+             open(sys.argv[3], "rb").read() + b"\0" + sink.getvalue())
+except ImportError as e:
+    print(f"seeds.py: no Avro body seeds ({e})", file=sys.stderr)
+"""
+
+
+def from_encoders(corpus, vectors):
+    venv = os.environ.get("KRABKA_TEST_VENV")
+    python = Path(venv) / "bin" / "python" if venv else None
+    if not python or not python.exists():
+        print("seeds.py: KRABKA_TEST_VENV has no python; no Arrow IPC or Avro body seeds", file=sys.stderr)
+        return
+    subprocess.run(
+        [str(python), "-c", ENCODER_SCRIPT, str(corpus.out), str(vectors / "columnar.json"),
+         str(FUZZ / "schemas" / "every_type.avsc")],
+        check=True,
+    )
+
+
+def main():
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else FUZZ / "corpus"
+    corpus = Corpus(out)
+    vectors = vectors_dir()
+    from_vectors(corpus, vectors)
+    from_docs(corpus)
+    from_avro_corpus(corpus)
+    from_encoders(corpus, vectors)
+    for target in sorted(corpus.counts):
+        print(f"{target}: {corpus.counts[target]} seeds", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
