@@ -95,7 +95,7 @@ fn a_snapshot_directory_entry_that_is_not_utf8_is_ignored_not_fatal() {
         os("snapshot"),
         os("list"),
         tmp.path().as_os_str(),
-        os("-o"),
+        os("--output"),
         os("json"),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
