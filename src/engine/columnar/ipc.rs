@@ -2,8 +2,10 @@
 //! format (what the Go/Java codecs write) and the IPC **file** format (what
 //! krabka-streams-rs `PolarsIpcSerde` writes), told apart by their first bytes.
 
+use std::cell::Cell;
 use std::io::Cursor;
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::{self, AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::{FileReader, StreamReader};
@@ -66,7 +68,7 @@ pub fn read_batches(bytes: &[u8]) -> Result<(SchemaRef, Vec<RecordBatch>), Arrow
         IpcFormat::File => check_file_lengths(bytes)?,
         IpcFormat::Unknown => return Err(malformed("not an Arrow IPC stream or file")),
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
+    let outcome = quietly(|| {
         if format == IpcFormat::Stream {
             let reader = StreamReader::try_new(Cursor::new(bytes), None)?;
             let schema = reader.schema();
@@ -76,8 +78,32 @@ pub fn read_batches(bytes: &[u8]) -> Result<(SchemaRef, Vec<RecordBatch>), Arrow
             let schema = reader.schema();
             Ok((schema, reader.collect::<Result<Vec<_>, _>>()?))
         }
-    }));
-    outcome.unwrap_or_else(|_| Err(malformed("malformed Arrow IPC data")))
+    });
+    outcome.unwrap_or_else(|| Err(malformed("malformed Arrow IPC data")))
+}
+
+thread_local! {
+    /// Set while this thread runs a call whose panics are caught and reported as errors.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic into `None` without the panic hook printing
+/// `thread … panicked at …` to stderr: the caller reports its own error. Other
+/// threads' panics still reach the previous hook.
+fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    outcome.ok()
 }
 
 fn malformed(what: &str) -> ArrowError {
@@ -114,9 +140,58 @@ fn check_stream_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
             .ok()
             .filter(|&len| len <= bytes.len() - pos)
             .ok_or_else(|| malformed("invalid Arrow IPC body length"))?;
+        check_buffers(&message, body_len as u64)?;
         pos += body_len;
     }
     Ok(())
+}
+
+/// Every buffer a record or dictionary batch names must lie inside its body:
+/// arrow-ipc slices them without checking and panics on one that does not.
+fn check_buffers(message: &arrow_ipc::Message<'_>, body_len: u64) -> Result<(), ArrowError> {
+    let batch = message
+        .header_as_record_batch()
+        .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()));
+    let Some(batch) = batch else {
+        return Ok(());
+    };
+    for buffer in batch.buffers().into_iter().flatten() {
+        let end = u64::try_from(buffer.offset())
+            .ok()
+            .zip(u64::try_from(buffer.length()).ok())
+            .and_then(|(offset, length)| offset.checked_add(length));
+        if end.is_none_or(|end| end > body_len) {
+            return Err(malformed("Arrow IPC buffer outside its message body"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the message a file block points at: its metadata and buffers.
+fn check_file_block(
+    bytes: &[u8],
+    offset: u64,
+    meta_len: u64,
+    body_len: u64,
+) -> Result<(), ArrowError> {
+    let block = usize::try_from(offset)
+        .ok()
+        .and_then(|start| bytes.get(start..start + usize::try_from(meta_len).ok()?))
+        .ok_or_else(|| malformed("invalid Arrow IPC block"))?;
+    // The block's metadata is a length-prefixed message, after an optional continuation marker.
+    let framed = block
+        .strip_prefix(&IPC_CONTINUATION_MARKER[..])
+        .unwrap_or(block);
+    let message = framed
+        .get(4..)
+        .and_then(|rest| {
+            let len = usize::try_from(i32::from_le_bytes(framed[..4].try_into().ok()?)).ok()?;
+            rest.get(..len)
+        })
+        .ok_or_else(|| malformed("invalid Arrow IPC block metadata"))?;
+    let message = arrow_ipc::root_as_message(message)
+        .map_err(|e| ArrowError::IpcError(format!("invalid Arrow IPC message: {e}")))?;
+    check_buffers(&message, body_len)
 }
 
 /// Checks the file footer and every block it lists against the input.
@@ -147,12 +222,24 @@ fn check_file_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
         if end.is_none_or(|end| end > bytes.len() as u64) {
             return Err(malformed("invalid Arrow IPC block"));
         }
+        check_file_block(
+            bytes,
+            block.offset() as u64,
+            block.metaDataLength() as u64,
+            block.bodyLength() as u64,
+        )?;
     }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::Int64Array;
+    use arrow_ipc::writer::{FileWriter, StreamWriter};
+    use arrow_schema::{DataType, Field, Schema};
+
     use super::*;
 
     #[test]
@@ -170,5 +257,87 @@ mod tests {
             Some(264)
         );
         assert!(read_batches(b"nope").is_err());
+    }
+
+    fn stream_of_one_batch() -> Vec<u8> {
+        let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int64, false)]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from(vec![1, 2, 3]))],
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        let mut writer = StreamWriter::try_new(&mut out, &schema).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+        out
+    }
+
+    /// The stream offset of the `i64` offset of the batch's last buffer (the
+    /// values), found by its value: the writer puts the values at body offset 8
+    /// after an 8-byte-aligned empty validity buffer.
+    fn last_buffer_offset_at(stream: &[u8]) -> usize {
+        let values_len = 24i64.to_le_bytes();
+        let at = stream
+            .windows(16)
+            .rposition(|w| w[8..] == values_len && w[..8] == 0i64.to_le_bytes())
+            .expect("the values buffer descriptor");
+        at
+    }
+
+    #[test]
+    fn a_buffer_outside_its_body_is_an_error_before_arrow_can_panic_on_it() {
+        let good = stream_of_one_batch();
+        assert_eq!(read_batches(&good).unwrap().1[0].num_rows(), 3);
+        let at = last_buffer_offset_at(&good);
+        let mut bad = good.clone();
+        bad[at..at + 8].copy_from_slice(&(1i64 << 40).to_le_bytes());
+        let err = read_batches(&bad).unwrap_err().to_string();
+        assert!(err.contains("buffer outside its message body"), "{err}");
+        // The same batch in the IPC file format, reached through the footer's block.
+        let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int64, false)]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from(vec![1, 2, 3]))],
+        )
+        .unwrap();
+        let mut file = Vec::new();
+        let mut writer = FileWriter::try_new(&mut file, &schema).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+        assert_eq!(read_batches(&file).unwrap().1.len(), 1);
+        let at = last_buffer_offset_at(&file);
+        file[at..at + 8].copy_from_slice(&(1i64 << 40).to_le_bytes());
+        let err = read_batches(&file).unwrap_err().to_string();
+        assert!(err.contains("buffer outside its message body"), "{err}");
+    }
+
+    #[test]
+    fn a_caught_panic_prints_nothing_and_other_panics_still_reach_the_hook() {
+        const CHILD: &str = "KRABKA_QUIET_PANIC_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            assert_eq!(quietly(|| panic!("inside the quiet call")), None::<()>);
+            assert_eq!(quietly(|| 7), Some(7));
+            let _ = std::thread::spawn(|| panic!("outside the quiet call")).join();
+            return;
+        }
+        // The panic hook is process-wide: look at it from a child process of
+        // this test binary, running only this test with its output uncaptured.
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "engine::columnar::ipc::tests::a_caught_panic_prints_nothing_and_other_panics_still_reach_the_hook",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(!stderr.contains("inside the quiet call"), "{stderr}");
+        assert!(stderr.contains("outside the quiet call"), "{stderr}");
     }
 }
