@@ -223,3 +223,44 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod hostile_tests {
+    use super::*;
+
+    fn nested_properties(depth: usize) -> String {
+        let mut text = String::from(r#"{"type":"integer"}"#);
+        for _ in 0..depth {
+            text = format!(r#"{{"type":"object","properties":{{"a":{text}}}}}"#);
+        }
+        text
+    }
+
+    #[test]
+    fn a_schema_nested_past_the_json_depth_limit_is_a_clear_error() {
+        let err = JsonSchema::parse(&nested_properties(5_000))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("invalid JSON Schema"), "{err}");
+        assert!(err.contains("recursion limit"), "{err}");
+    }
+
+    #[test]
+    fn the_deepest_schema_json_allows_compiles_and_validates_on_a_small_stack() {
+        // 60 levels of properties are 120 JSON levels, under serde_json's 128.
+        let schema = JsonSchema::parse(&nested_properties(60)).unwrap();
+        let mut value = serde_json::json!(1);
+        for _ in 0..60 {
+            value = serde_json::json!({ "a": value });
+        }
+        schema.validate(&value).unwrap();
+    }
+
+    #[test]
+    fn a_deeply_nested_value_is_a_decode_error() {
+        let body = "[".repeat(100_000) + &"]".repeat(100_000);
+        let err = decode_body(body.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("recursion limit"), "{err}");
+    }
+}

@@ -433,3 +433,48 @@ message M { map<string, int32> a = 1; map<int64, M> nested = 2; string tail = 3;
         );
     }
 }
+
+#[cfg(test)]
+mod hostile_tests {
+    use super::*;
+
+    #[test]
+    fn deeply_nested_message_declarations_are_an_error_or_compile_without_overflow() {
+        for depth in [40, 2_000] {
+            let mut text = String::from("syntax = \"proto3\";\npackage deep;\n");
+            for i in 0..depth {
+                text.push_str(&format!("message M{i} {{ int32 v = 1;\n"));
+            }
+            text.push_str(&"}\n".repeat(depth));
+            match ProtoSchema::parse(&text, &[]) {
+                Ok(schema) => assert!(schema.message(Some("deep.M0")).is_ok()),
+                Err(e) => assert!(e.to_string().contains("invalid Protobuf schema"), "{e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_deeply_nested_value_is_a_decode_error_not_a_stack_overflow() {
+        let schema = ProtoSchema::parse(
+            "syntax = \"proto3\";\npackage deep;\nmessage Node { Node child = 1; int32 v = 2; }\n",
+            &[],
+        )
+        .unwrap();
+        let node = schema.message(Some("deep.Node")).unwrap();
+        // Field 1 (length-delimited) wrapping itself 100 000 times.
+        let mut body: Vec<u8> = vec![0x10, 0x01];
+        for _ in 0..100_000 {
+            let mut outer = vec![0x0a];
+            let mut len = body.len();
+            while len >= 0x80 {
+                outer.push((len as u8) | 0x80);
+                len >>= 7;
+            }
+            outer.push(len as u8);
+            outer.extend_from_slice(&body);
+            body = outer;
+        }
+        let err = decode_body(&node, &body).unwrap_err().to_string();
+        assert!(err.contains("recursion"), "{err}");
+    }
+}

@@ -107,10 +107,12 @@ impl AvroSchema {
         let v: Value =
             serde_json::from_str(text).map_err(|e| SchemaError(format!("not JSON: {e}")))?;
         let root = p.parse(&v, "")?;
-        Ok(AvroSchema {
+        let schema = AvroSchema {
             named: p.named.into_iter().map(|n| n.expect("defined")).collect(),
             root,
-        })
+        };
+        Shape::default().check(&schema)?;
+        Ok(schema)
     }
 
     pub fn named(&self, index: usize) -> &NamedType {
@@ -118,10 +120,107 @@ impl AvroSchema {
     }
 }
 
+/// Types nest at most this deep (a record's field, an array's items, a union's
+/// branch: one level each). Decoding walks the type tree recursively, and a debug
+/// build spends several KiB of stack per level; real schemas nest a few levels.
+pub const MAX_AVRO_DEPTH: usize = 32;
+
+/// A schema expands to at most this many type nodes once named types are
+/// substituted: a record used twice by a record used twice by … doubles per
+/// level, so a few hundred bytes of schema could otherwise stand for billions
+/// of columns (the Avro cousin of a YAML alias bomb).
+pub const MAX_AVRO_EXPANDED_TYPES: u64 = 100_000;
+
+/// Height and expanded size of the type tree, memoised per named record so the
+/// walk is linear in the schema text. A reference back to a record being
+/// walked (a recursive type) ends the walk there: its values are decoded as
+/// JSON text with a depth limit of their own.
+#[derive(Default)]
+struct Shape {
+    records: HashMap<usize, (usize, u64)>,
+    walking: Vec<usize>,
+}
+
+impl Shape {
+    fn check(&mut self, schema: &AvroSchema) -> Result<(), SchemaError> {
+        let (_, size) = self.walk(schema, &schema.root, 1)?;
+        if size > MAX_AVRO_EXPANDED_TYPES {
+            return err(format!(
+                "the Avro schema expands to more than {MAX_AVRO_EXPANDED_TYPES} types"
+            ));
+        }
+        Ok(())
+    }
+
+    /// (height below `ty`, expanded size of `ty`), failing past the limits.
+    fn walk(
+        &mut self,
+        schema: &AvroSchema,
+        ty: &AvroType,
+        depth: usize,
+    ) -> Result<(usize, u64), SchemaError> {
+        if depth > MAX_AVRO_DEPTH {
+            return err(format!(
+                "the Avro schema nests types more than {MAX_AVRO_DEPTH} deep"
+            ));
+        }
+        let children: Vec<&AvroType> = match ty {
+            AvroType::Array(inner) | AvroType::Map(inner) => vec![inner],
+            AvroType::Union(branches) => branches.iter().collect(),
+            AvroType::Named(i) => {
+                let NamedType::Record { fields, .. } = schema.named(*i) else {
+                    return Ok((0, 1));
+                };
+                if self.walking.contains(i) {
+                    return Ok((0, 1));
+                }
+                if let Some(&(height, size)) = self.records.get(i) {
+                    if depth + height > MAX_AVRO_DEPTH {
+                        return err(format!(
+                            "the Avro schema nests types more than {MAX_AVRO_DEPTH} deep"
+                        ));
+                    }
+                    return Ok((height, size));
+                }
+                self.walking.push(*i);
+                let shape = self.children(schema, fields.iter().map(|f| &f.ty), depth);
+                self.walking.pop();
+                let shape = shape?;
+                self.records.insert(*i, shape);
+                return Ok(shape);
+            }
+            _ => return Ok((0, 1)),
+        };
+        self.children(schema, children.into_iter(), depth)
+    }
+
+    fn children<'a>(
+        &mut self,
+        schema: &AvroSchema,
+        children: impl Iterator<Item = &'a AvroType>,
+        depth: usize,
+    ) -> Result<(usize, u64), SchemaError> {
+        let (mut height, mut size) = (0usize, 1u64);
+        for child in children {
+            let (h, s) = self.walk(schema, child, depth + 1)?;
+            height = height.max(h + 1);
+            size = size.saturating_add(s);
+            if size > MAX_AVRO_EXPANDED_TYPES {
+                return err(format!(
+                    "the Avro schema expands to more than {MAX_AVRO_EXPANDED_TYPES} types"
+                ));
+            }
+        }
+        Ok((height, size))
+    }
+}
+
 #[derive(Default)]
 struct Parser {
     named: Vec<Option<NamedType>>,
     by_name: HashMap<String, usize>,
+    /// How deep the JSON being parsed is, bounded by [`MAX_AVRO_DEPTH`].
+    depth: usize,
 }
 
 fn full_name(name: &str, namespace: Option<&str>, enclosing: &str) -> String {
@@ -164,6 +263,20 @@ impl Parser {
     }
 
     fn parse(&mut self, v: &Value, ns: &str) -> Result<AvroType, SchemaError> {
+        // A type written `{"type": {"type": …}}` takes two levels here for one
+        // type level, so the JSON may nest twice as deep as the types.
+        if self.depth >= 2 * MAX_AVRO_DEPTH {
+            return err(format!(
+                "the Avro schema nests types more than {MAX_AVRO_DEPTH} deep"
+            ));
+        }
+        self.depth += 1;
+        let parsed = self.parse_value(v, ns);
+        self.depth -= 1;
+        parsed
+    }
+
+    fn parse_value(&mut self, v: &Value, ns: &str) -> Result<AvroType, SchemaError> {
         match v {
             Value::String(name) => self.primitive_or_ref(name, ns),
             Value::Array(branches) => {

@@ -473,3 +473,90 @@ mod codec {
         assert!(d.finish().unwrap()[0].1.is_empty());
     }
 }
+
+fn nested_arrays(depth: usize) -> String {
+    let mut text = String::from(r#""long""#);
+    for _ in 0..depth {
+        text = format!(r#"{{"type":"array","items":{text}}}"#);
+    }
+    text
+}
+
+#[test]
+fn a_schema_nested_past_the_depth_limit_is_a_clear_error() {
+    for depth in [super::schema::MAX_AVRO_DEPTH, 5_000] {
+        let err = AvroSchema::parse(&nested_arrays(depth)).err().unwrap();
+        assert!(
+            err.0.contains("more than 32 deep") || err.0.contains("recursion limit"),
+            "{}",
+            err.0
+        );
+    }
+    // Depth built from named records referring to earlier ones, not from JSON nesting.
+    let mut text =
+        String::from(r#"[{"type":"record","name":"R0","fields":[{"name":"v","type":"long"}]}"#);
+    for i in 1..40 {
+        text.push_str(&format!(
+            r#",{{"type":"record","name":"R{i}","fields":[{{"name":"f","type":"R{}"}}]}}"#,
+            i - 1
+        ));
+    }
+    text.push(']');
+    let err = AvroSchema::parse(&text).err().unwrap();
+    assert!(err.0.contains("more than 32 deep"), "{}", err.0);
+}
+
+#[test]
+fn a_schema_that_expands_exponentially_is_refused() {
+    let mut text =
+        String::from(r#"[{"type":"record","name":"R0","fields":[{"name":"v","type":"long"}]}"#);
+    for i in 1..30 {
+        text.push_str(&format!(
+            r#",{{"type":"record","name":"R{i}","fields":[{{"name":"a","type":"R{p}"}},{{"name":"b","type":"R{p}"}}]}}"#,
+            p = i - 1
+        ));
+    }
+    text.push(']');
+    let err = AvroSchema::parse(&text).err().unwrap();
+    assert!(
+        err.0.contains("expands to more than 100000 types"),
+        "{}",
+        err.0
+    );
+}
+
+#[test]
+fn the_deepest_schema_allowed_maps_and_decodes_on_a_small_stack() {
+    let depth = super::schema::MAX_AVRO_DEPTH - 1;
+    let schema = Arc::new(AvroSchema::parse(&nested_arrays(depth)).unwrap());
+    let mut decoder = RowDecoder::new(schema).unwrap();
+    // One item per level down to a single long, then each level's end-of-blocks.
+    let mut body = Vec::new();
+    for _ in 0..depth {
+        long(&mut body, 1);
+    }
+    long(&mut body, 7);
+    body.extend(std::iter::repeat_n(0, depth));
+    decoder.decode(&body).unwrap();
+    decoder.finish().unwrap();
+}
+
+#[test]
+fn a_deeply_recursive_value_is_a_decode_error_not_a_stack_overflow() {
+    let schema = Arc::new(
+        AvroSchema::parse(
+            r#"{"type":"record","name":"Top","fields":[{"name":"list","type":
+                {"type":"record","name":"Node","fields":[{"name":"next","type":["null","Node"]}]}}]}"#,
+        )
+        .unwrap(),
+    );
+    let mut decoder = RowDecoder::new(schema).unwrap();
+    // Branch 1 (Node) 100 000 times, then branch 0 (null).
+    let mut body = Vec::new();
+    for _ in 0..100_000 {
+        long(&mut body, 1);
+    }
+    long(&mut body, 0);
+    let err = decoder.decode(&body).unwrap_err();
+    assert!(err.0.contains("nested too deeply"), "{}", err.0);
+}
