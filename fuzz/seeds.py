@@ -2,7 +2,7 @@
 """Writes the seed corpus of every fuzz target into fuzz/corpus/<target>/.
 
 Seeds are derived, never hand-copied: the byte decoders get every hex field of
-the golden vectors (/work/shared/vectors or $KRABKA_VECTORS) routed by vector
+the golden vectors (../shared/vectors or $KRABKA_VECTORS_DIR) routed by vector
 kind, the topology and expression targets get the example topologies and the
 YAML/expression snippets of docs/, and the properties target the properties
 blocks of the spec and docs. Seeds that need a real encoder (Arrow IPC, Avro
@@ -27,13 +27,13 @@ FUZZ = ROOT / "fuzz"
 
 def vectors_dir():
     for candidate in (
-        os.environ.get("KRABKA_VECTORS"),
+        os.environ.get("KRABKA_VECTORS_DIR"),
         ROOT.parent / "shared" / "vectors",
         Path("/work/shared/vectors"),
     ):
         if candidate and Path(candidate).is_dir():
             return Path(candidate)
-    sys.exit("seeds.py: golden vectors not found; set KRABKA_VECTORS")
+    sys.exit("seeds.py: golden vectors not found; set KRABKA_VECTORS_DIR")
 
 
 class Corpus:

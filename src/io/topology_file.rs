@@ -643,7 +643,7 @@ mod hostile_tests {
             let prev = format!("*a{}", level - 1);
             text.push_str(&format!(
                 "a{level}: &a{level} [{}]\n",
-                vec![prev.as_str(); 10].join(", ")
+                [prev.as_str(); 10].join(", ")
             ));
         }
         text.push_str("version: 1\nnodes: []\n");

@@ -279,11 +279,10 @@ mod tests {
     /// after an 8-byte-aligned empty validity buffer.
     fn last_buffer_offset_at(stream: &[u8]) -> usize {
         let values_len = 24i64.to_le_bytes();
-        let at = stream
+        stream
             .windows(16)
             .rposition(|w| w[8..] == values_len && w[..8] == 0i64.to_le_bytes())
-            .expect("the values buffer descriptor");
-        at
+            .expect("the values buffer descriptor")
     }
 
     #[test]
