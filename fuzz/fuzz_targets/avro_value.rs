@@ -14,6 +14,8 @@ static SCHEMA: LazyLock<Arc<AvroSchema>> = LazyLock::new(|| {
 fuzz_target!(|data: &[u8]| {
     let mut decoder = RowDecoder::new(SCHEMA.clone()).expect("schema maps to Arrow");
     if decoder.decode(data).is_ok() {
-        decoder.finish().expect("a decoded row finishes");
+        // Strings are checked for UTF-8 in bulk when the batch finishes, so
+        // finishing may fail (and the codec then names the record); it may not panic.
+        let _ = decoder.finish();
     }
 });

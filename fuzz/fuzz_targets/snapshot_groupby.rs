@@ -5,7 +5,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(state) = GroupByState::decode(data) {
-        let _ = state.window();
         let once = state.encode();
         let twice = GroupByState::decode(&once)
             .expect("re-encoded decodes")

@@ -7,6 +7,8 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(state) = JoinState::decode(data) {
         let once = state.encode();
         assert_eq!(JoinState::decode(&once).expect("re-encoded decodes"), state);
-        let _ = state.record_batches();
+        for batch in state.left.iter().chain(&state.right) {
+            let _ = batch.record_batches();
+        }
     }
 });
