@@ -290,3 +290,5 @@ fn a_rebalance_loads_and_saves_live_state() {
     assert_eq!(r.store.saves, [(3, LIVE_EPOCH)]);
     assert!(!r.topology.has_partition(3));
 }
+
+mod barrier;
