@@ -142,6 +142,8 @@ pub struct GroupRunner<C, P, S> {
     pub metrics: Metrics,
     pub listener: Option<BarrierListener>,
     owned: BTreeSet<Tp>,
+    /// Partitions holding state adopted from a cut, kept on their first assignment.
+    adopted: BTreeSet<i32>,
     barrier: Option<Aligner>,
     warnings: Vec<String>,
 }
@@ -198,6 +200,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             metrics: Metrics::default(),
             listener: None,
             owned: BTreeSet::new(),
+            adopted: BTreeSet::new(),
             barrier: None,
             warnings: Vec::new(),
         }
@@ -227,11 +230,15 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         self.owned.iter().map(|(_, p)| *p).collect()
     }
 
-    /// Newly assigned topic-partitions: a logical partition not owned before loads its live state.
+    /// Newly assigned topic-partitions: a logical partition not owned before loads
+    /// its live state, unless it holds state adopted from a cut.
     pub fn on_assigned(&mut self, tps: &[Tp]) {
         let before = self.owned_partitions();
         self.owned.extend(tps.iter().cloned());
         for partition in self.owned_partitions().difference(&before) {
+            if self.adopted.remove(partition) {
+                continue;
+            }
             if let Ok(state) = self.store.load(*partition, LIVE_EPOCH) {
                 let _ = self.topology.restore_partition(*partition, &state);
             }

@@ -3,13 +3,14 @@
 //! offsets, and put the aligner at that epoch. A snapshot the store does not
 //! hold fails the restore (D15) instead of loading empty state.
 //!
-//! [`stage_cut`] is the same restore for a runner that is not started yet: a
-//! subscribing consumer owns nothing to seek, so the cut's snapshots become the
-//! live state that assignment loads, and the caller commits the cut offsets.
+//! [`load_cut`] + [`GroupRunner::adopt_cut`] is the same restore for a runner
+//! that is not started yet: a subscribing consumer owns nothing to seek, so the
+//! caller commits the cut offsets to the group first, and the adopted state is
+//! kept when the partitions are first assigned.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Consumer, GroupRunner, LIVE_EPOCH, Producer, RunnerError, StateStore, Tp};
+use super::{Consumer, GroupRunner, Producer, RunnerError, StateStore, Tp};
 use crate::engine::columnar::barrier::BarrierCut;
 use crate::engine::columnar::runner::align::{CutSource, cut_offsets};
 
@@ -66,20 +67,18 @@ fn check_retained(
     Ok(())
 }
 
-/// Copies the cut's epoch snapshot of every partition it names to the live
-/// state and returns the offsets to commit before the runner starts.
-pub fn stage_cut(
+/// The state of every logical partition `cut` names, at its epoch, ascending;
+/// fails when the store does not hold one (D15).
+pub fn load_cut(
     store: &mut dyn StateStore,
     cut: &BarrierCut,
-) -> Result<BTreeMap<Tp, i64>, RunnerError> {
-    let offsets = cut_offsets(cut);
-    let partitions: BTreeSet<i32> = offsets.keys().map(|tp| tp.1).collect();
+) -> Result<Vec<(i32, BTreeMap<String, Vec<u8>>)>, RunnerError> {
+    let partitions: BTreeSet<i32> = cut_offsets(cut).keys().map(|tp| tp.1).collect();
     check_retained(store, &partitions, cut.epoch)?;
-    for partition in &partitions {
-        let state = store.load(*partition, cut.epoch)?;
-        store.save(*partition, LIVE_EPOCH, &state)?;
-    }
-    Ok(offsets)
+    partitions
+        .into_iter()
+        .map(|p| Ok((p, store.load(p, cut.epoch)?)))
+        .collect()
 }
 
 impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
@@ -122,16 +121,28 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         Ok(cut)
     }
 
-    /// Puts the aligner at `cut` for `targets` (all of the cut when empty): the
-    /// runner resumes there, after [`stage_cut`] and a commit of its offsets.
-    pub fn started_from_cut(&mut self, cut: &BarrierCut, targets: &[Tp]) {
-        let all: Vec<Tp>;
-        let targets = if targets.is_empty() {
-            all = cut_offsets(cut).into_keys().collect();
-            &all
-        } else {
-            targets
-        };
+    /// Starts a runner that owns nothing yet from `cut`, with `states` from
+    /// [`load_cut`]: the partitions take the cut state and keep it when they are
+    /// first assigned (instead of loading live state), and the aligner continues
+    /// after the cut's epoch. The caller has set the group's committed offsets to
+    /// the cut offsets, since a consumer with no assignment cannot seek.
+    pub fn adopt_cut(
+        &mut self,
+        cut: &BarrierCut,
+        states: &[(i32, BTreeMap<String, Vec<u8>>)],
+    ) -> Result<(), RunnerError> {
+        for (partition, state) in states {
+            self.topology.release_partition(*partition);
+            self.topology
+                .restore_partition(*partition, state)
+                .map_err(|e| RunnerError::new(e.to_string()))?;
+            self.adopted.insert(*partition);
+        }
+        self.started_from_cut(cut, &cut_offsets(cut).into_keys().collect::<Vec<_>>());
+        Ok(())
+    }
+
+    fn started_from_cut(&mut self, cut: &BarrierCut, targets: &[Tp]) {
         if let Some(aligner) = self.barrier.as_mut() {
             aligner.restored(cut, targets);
         }

@@ -11,7 +11,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use serde_json::Value;
 
-use super::super::restore::{CutChoice, stage_cut};
+use super::super::restore::{CutChoice, load_cut};
 use super::super::*;
 use super::orders;
 use crate::engine::columnar::barrier::{
@@ -745,24 +745,29 @@ fn a_runner_without_a_barrier_group_cannot_restore() {
 }
 
 #[test]
-fn staging_a_cut_copies_its_snapshots_to_the_live_state_and_returns_the_offsets() {
+fn a_runner_started_from_a_cut_keeps_the_cut_state_when_first_assigned() {
     let offsets = BTreeMap::from([(tp("in/0"), 2), (tp("in/1"), 4)]);
-    let mut r = runner(&[(3, CutStatus::Complete, offsets.clone(), vec![])]);
+    let mut r = runner(&[(3, CutStatus::Complete, offsets, vec![])]);
     r.store.lists_epochs = true;
     r.store.data.insert((0, 3), counter_state(5));
     r.store.data.insert((1, 3), counter_state(6));
+    r.store.data.insert((0, LIVE_EPOCH), counter_state(99));
     let cut = r.aligner_cut(3);
-    assert_eq!(stage_cut(&mut r.store, &cut).unwrap(), offsets);
-    assert_eq!(r.store.data[&(0, LIVE_EPOCH)], counter_state(5));
-    assert_eq!(r.store.data[&(1, LIVE_EPOCH)], counter_state(6));
-    r.started_from_cut(&cut, &[]);
+    let states = load_cut(&mut r.store, &cut).unwrap();
+    r.adopt_cut(&cut, &states).unwrap();
     r.on_assigned(&[tp("in/0"), tp("in/1")]);
-    assert_eq!((count(&r, 0), count(&r, 1)), (5, 6));
+    assert_eq!((count(&r, 0), count(&r, 1)), (5, 6), "not the live state");
+    assert_eq!(r.aligner().unwrap().last_epoch(), 3);
+    // Revoked and assigned again, a partition loads the live state it saved.
+    r.store.data.insert((0, LIVE_EPOCH), counter_state(99));
+    r.on_lost(&[tp("in/0")]);
+    r.on_assigned(&[tp("in/0")]);
+    assert_eq!(count(&r, 0), 99);
     r.store.data.remove(&(1, 3));
-    let err = stage_cut(&mut r.store, &cut).unwrap_err();
-    assert!(
-        err.message.starts_with("snapshot epoch 3 is not retained"),
-        "{err}"
+    let err = load_cut(&mut r.store, &cut).unwrap_err();
+    assert_eq!(
+        err.message,
+        "snapshot epoch 3 is not retained; available epochs by partition: {0=[3], 1=[]}"
     );
 }
 
