@@ -14,6 +14,9 @@ use super::{Consumer, GroupRunner, Producer, RunnerError, StateStore, Tp};
 use crate::engine::columnar::barrier::BarrierCut;
 use crate::engine::columnar::runner::align::{CutSource, cut_offsets};
 
+/// Node name → state bytes of one partition.
+pub type PartitionState = BTreeMap<String, Vec<u8>>;
+
 /// Which cut to restore.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CutChoice {
@@ -72,7 +75,7 @@ fn check_retained(
 pub fn load_cut(
     store: &mut dyn StateStore,
     cut: &BarrierCut,
-) -> Result<Vec<(i32, BTreeMap<String, Vec<u8>>)>, RunnerError> {
+) -> Result<Vec<(i32, PartitionState)>, RunnerError> {
     let partitions: BTreeSet<i32> = cut_offsets(cut).keys().map(|tp| tp.1).collect();
     check_retained(store, &partitions, cut.epoch)?;
     partitions
@@ -129,7 +132,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
     pub fn adopt_cut(
         &mut self,
         cut: &BarrierCut,
-        states: &[(i32, BTreeMap<String, Vec<u8>>)],
+        states: &[(i32, PartitionState)],
     ) -> Result<(), RunnerError> {
         for (partition, state) in states {
             self.topology.release_partition(*partition);
