@@ -7,5 +7,6 @@ mod fixture;
 mod consumer;
 mod decode;
 mod list;
+mod runner;
 mod verify;
 mod watch;
