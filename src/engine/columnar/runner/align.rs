@@ -165,6 +165,13 @@ impl Aligner {
         }
     }
 
+    /// Forgets what was accepted on these topic-partitions (they were just assigned).
+    pub fn forget_accepted(&mut self, tps: &[Tp]) {
+        for tp in tps {
+            self.accepted.remove(tp);
+        }
+    }
+
     /// Topic-partitions whose accepted offset is not known yet.
     pub fn unknown_accepted(&self, tps: &[Tp]) -> Vec<Tp> {
         tps.iter()

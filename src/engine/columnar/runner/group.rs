@@ -235,6 +235,10 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
     pub fn on_assigned(&mut self, tps: &[Tp]) {
         let before = self.owned_partitions();
         self.owned.extend(tps.iter().cloned());
+        if let Some(aligner) = self.barrier.as_mut() {
+            // Another member may have consumed these meanwhile: ask the group again.
+            aligner.forget_accepted(tps);
+        }
         for partition in self.owned_partitions().difference(&before) {
             if self.adopted.remove(partition) {
                 continue;
@@ -329,7 +333,11 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         }
         let unknown = aligner.unknown_accepted(&aligned);
         if !unknown.is_empty() {
-            let committed = self.consumer.committed(&unknown)?;
+            let mut committed = self.consumer.committed(&unknown)?;
+            // Nothing committed is a known answer too: ask once per partition.
+            for tp in unknown {
+                committed.entry(tp).or_insert(0);
+            }
             aligner.observe_committed(&committed);
         }
         if let Some(positions) = self.consumer.positions(&aligned)? {
