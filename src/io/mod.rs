@@ -12,6 +12,7 @@ pub mod kafka;
 pub mod properties;
 pub mod registry_client;
 pub mod registry_server;
+pub mod runner_state;
 pub mod snapshot_dir;
 pub mod topology_file;
 pub mod writer_schemas;

@@ -12,6 +12,7 @@ mod leader;
 mod leader_transport;
 mod registry_tls;
 mod run;
+mod run_online;
 mod schema;
 mod snapshot;
 mod snapshot_cut;

@@ -9,6 +9,7 @@ pub mod avro_arrow;
 pub mod json_arrow;
 pub mod json_schema;
 pub mod proto_arrow;
+pub mod topology_codecs;
 pub mod writer_schemas;
 
 use std::collections::BTreeMap;

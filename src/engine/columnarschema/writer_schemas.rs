@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::registry::SchemaType;
 
 /// A writer schema as registered, with the texts of its references (dependencies first).
@@ -85,6 +86,44 @@ impl WriterSchemas for SeededWriterSchemas {
                 id,
                 message: "not seeded".to_string(),
             })
+    }
+}
+
+/// The shared schema cache as decoders see it: a cached writer schema answers at
+/// once; a miss starts the cache's single background fetch and answers pending,
+/// unless the last fetch of that id failed for good (e.g. 40403), which is final.
+#[derive(Debug, Clone)]
+pub struct CachedWriterSchemas(pub SchemaCache);
+
+impl WriterSchemas for CachedWriterSchemas {
+    fn writer_schema(&self, id: i32) -> Result<Arc<WriterSchema>, WriterSchemaError> {
+        if let Some(failure) = self.0.last_fetch_failure(id).filter(|e| !e.is_retriable()) {
+            return Err(WriterSchemaError::Failed {
+                id,
+                message: failure.to_string(),
+            });
+        }
+        match self.0.writer_schema(id) {
+            Ok(w) => Ok(Arc::new(WriterSchema {
+                id: w.id,
+                schema_type: w.schema_type,
+                text: w.text.clone(),
+                message_type: w.message_type.clone(),
+                references: w
+                    .references
+                    .iter()
+                    .map(|r| (r.name.clone(), r.spec_text.clone()))
+                    .collect(),
+            })),
+            Err(e) if e.is_retriable() => Err(WriterSchemaError::Pending {
+                id,
+                last_error: self.0.last_fetch_failure(id).map(|f| f.to_string()),
+            }),
+            Err(e) => Err(WriterSchemaError::Failed {
+                id,
+                message: e.to_string(),
+            }),
+        }
     }
 }
 

@@ -1,7 +1,9 @@
-//! `run`: a topology file (docs/topology.md) checked, explained, or run offline
-//! over Arrow IPC inputs (`tail … | run … | …` with no broker). The flags are
-//! turned into one offline run of the engine; this file only maps names to
-//! nodes, opens the files and renders the report.
+//! `run`: a topology file (docs/topology.md) checked, explained, run offline
+//! over Arrow IPC inputs (`tail … | run … | …` with no broker), or run online
+//! as a consumer group (`online`). This file maps names to nodes, opens the
+//! files and renders the report.
+
+mod online;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -179,9 +181,13 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         );
     }
     if inputs.is_empty() {
-        return Err(CliError::failure(
-            "the consumer-group runner is not available in this build yet; run offline with --input NAME=PATH and --sink NAME=PATH",
-        ));
+        if !args.sinks.is_empty() || args.dead_letter.is_some() {
+            return Err(CliError::usage(
+                "--sink and --dead-letter belong to offline runs: add --input NAME=PATH, or drop them to run online with -b",
+            ));
+        }
+        drop(built);
+        return online::run_online(global, &ui, &args, &spec, &file);
     }
     run_offline(global, &ui, &args, built, inputs, &spec)
 }
@@ -237,6 +243,18 @@ fn metrics_json(m: &Metrics) -> Value {
         "failures": m.failures,
         "dead_letter_records": m.dead_letter_records,
         "processing_nanos": m.processing_nanos,
+    })
+}
+
+/// Prints the metrics so far on stderr: one JSON line in json mode, else a text line unless quiet.
+fn metrics_reporter(ui: &Ui, quiet: bool) -> Box<dyn FnMut(&Metrics)> {
+    let json_mode = ui.is_json();
+    Box::new(move |m: &Metrics| {
+        if json_mode {
+            eprintln!("{}", json!({"metrics": metrics_json(m)}));
+        } else if !quiet {
+            eprintln!("metrics: {m}");
+        }
     })
 }
 
@@ -311,16 +329,9 @@ fn run_offline(
 
     let quiet = global.output.quiet > 0;
     let json_mode = ui.is_json();
-    let progress: Option<Progress<'_>> = args.metrics_interval.map(|interval| {
-        let report: Box<dyn FnMut(&Metrics)> = Box::new(move |m: &Metrics| {
-            if json_mode {
-                eprintln!("{}", json!({"metrics": metrics_json(m)}));
-            } else if !quiet {
-                eprintln!("metrics: {m}");
-            }
-        });
-        (interval, report)
-    });
+    let progress: Option<Progress<'_>> = args
+        .metrics_interval
+        .map(|interval| (interval, metrics_reporter(ui, quiet)));
 
     // Writers are lent to the run and finished (or discarded) afterwards.
     let sink_schemas: HashMap<String, Option<SchemaRef>> = built
