@@ -58,6 +58,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l in
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l sink -d 'Offline: write a sink\'s batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `-` stdout (stream). Repeatable' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l dead-letter -d 'Offline with `error_policy: dead-letter`: write the failed input rows (with the krabka.error.* headers) to PATH' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l metrics-interval -d 'Print the metrics so far on stderr at this interval (e.g. 5s)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l restore-cut -d 'Online with a barrier group: start from a complete cut (an epoch or `latest`): each partition\'s state from the cut\'s epoch snapshots, the consumer group\'s offsets set to the cut offsets. The group must have no members' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r

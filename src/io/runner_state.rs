@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::engine::columnar::runner::group::{RunnerError, StateStore};
 use crate::engine::columnar::snapshot::container;
-use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotKey};
+use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotFileName, SnapshotKey};
 use crate::engine::columnar::snapshot::store::{MemorySnapshotStore, SnapshotStore};
 use crate::io::snapshot_dir::SnapshotDir;
 
@@ -131,6 +131,48 @@ impl StateStore for FileStateStore {
             }
         }
     }
+
+    fn epochs(&mut self, partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
+        let fail = |m: String| RunnerError::new(format!("list partition {partition} epochs: {m}"));
+        let mut epochs: Vec<i64> = match &self.backing {
+            Backing::Memory(m) => m
+                .keys()
+                .into_iter()
+                .filter(|(p, e)| *p == partition && *e != NO_EPOCH)
+                .map(|(_, e)| e)
+                .collect(),
+            Backing::JavaGo(dir) => dir
+                .list()
+                .map_err(|e| fail(e.to_string()))?
+                .files
+                .iter()
+                .filter_map(|f| match f.name {
+                    SnapshotFileName::JavaGo {
+                        partition: p,
+                        epoch,
+                    } if p == partition => Some(epoch),
+                    _ => None,
+                })
+                .filter(|e| *e != NO_EPOCH)
+                .collect(),
+            Backing::Rust { dir, group } => {
+                let prefix = rust_name(group, partition, 0)
+                    .map_err(fail)?
+                    .trim_end_matches("0.snapshot")
+                    .to_owned();
+                dir.list()
+                    .map_err(|e| fail(e.to_string()))?
+                    .files
+                    .iter()
+                    .filter(|f| f.file_name.starts_with(&prefix))
+                    .map(|f| f.name.epoch())
+                    .collect()
+            }
+        };
+        epochs.sort_unstable();
+        epochs.dedup();
+        Ok(Some(epochs))
+    }
 }
 
 #[cfg(test)]
@@ -173,6 +215,23 @@ mod tests {
         store.save(2, 4, &state()).unwrap();
         assert!(tmp.path().join("ledger_x-0-2-epoch-4.snapshot").exists());
         assert_eq!(store.load(2, 4).unwrap(), state());
+    }
+
+    #[test]
+    fn epochs_lists_a_partitions_barrier_epochs_in_every_layout() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut stores = [
+            FileStateStore::java_go(&tmp.path().join("jg")).unwrap(),
+            FileStateStore::rust(&tmp.path().join("rs"), "ledger").unwrap(),
+            FileStateStore::memory(),
+        ];
+        for store in &mut stores {
+            for (partition, epoch) in [(1, NO_EPOCH), (1, 8), (1, 3), (10, 5), (0, 2)] {
+                store.save(partition, epoch, &state()).unwrap();
+            }
+            assert_eq!(store.epochs(1).unwrap(), Some(vec![3, 8]));
+            assert_eq!(store.epochs(4).unwrap(), Some(vec![]));
+        }
     }
 
     #[test]

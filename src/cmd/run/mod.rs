@@ -4,6 +4,7 @@
 //! files and renders the report.
 
 mod online;
+mod restore_cut;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ use serde_json::{Value, json};
 use crate::cmd::exit::{CliError, CliResult, ExitCode};
 use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::output::{Ui, refuse_binary_on_tty};
+use crate::cmd::snapshot::restore_cut::{CutSelector, cut_selector};
 use crate::engine::columnar::expr::types::type_name;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::{
@@ -55,6 +57,10 @@ pub struct RunArgs {
     /// Print the metrics so far on stderr at this interval (e.g. 5s).
     #[arg(long, value_parser = parse_interval, value_name = "DURATION")]
     pub metrics_interval: Option<Duration>,
+
+    /// Online with a barrier group: start from a complete cut (an epoch or `latest`): each partition's state from the cut's epoch snapshots, the consumer group's offsets set to the cut offsets. The group must have no members.
+    #[arg(long, value_name = "E|latest", value_parser = cut_selector, conflicts_with_all = ["check", "explain", "inputs"])]
+    pub restore_cut: Option<CutSelector>,
 }
 
 fn parse_interval(text: &str) -> Result<Duration, String> {

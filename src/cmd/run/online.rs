@@ -1,9 +1,11 @@
-//! `run FILE -b …`: the topology as a consumer-group runner (at-least-once).
-//! Wires the rdkafka consumer and producer, the state directory and the
-//! registry-backed codecs into the engine's `GroupRunner`, applies the
-//! rebalances the consumer queued between rounds, and stops on Ctrl-C after
-//! the round in flight: its records are sent, flushed and committed, every
-//! owned partition's state is saved, and the exit code is 130.
+//! `run FILE -b …`: the topology as a consumer-group runner. Wires the rdkafka
+//! consumer and producer (transactional under `guarantee: exactly-once`), the
+//! state directory, the registry-backed codecs and, with a `barrier_group`, the
+//! cut reader over `__barrier_state` into the engine's `GroupRunner`; starts
+//! from a cut with `--restore-cut`; applies the rebalances the consumer queued
+//! between rounds, and stops on Ctrl-C after the round in flight: its records
+//! are sent, flushed and committed, every owned partition's state is saved, and
+//! the exit code is 130.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::{invalid, metrics_json, metrics_reporter};
+use super::{invalid, metrics_json, metrics_reporter, restore_cut};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::interrupt::Interrupt;
@@ -23,7 +25,9 @@ use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::columnarschema::writer_schemas::{CachedWriterSchemas, WriterSchemas};
 use crate::engine::schema::cache::SchemaCache;
 use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerConsumerOptions};
+use crate::io::kafka::runner_cuts::BrokerCuts;
 use crate::io::kafka::runner_producer::RunnerProducer;
+use crate::io::kafka::transactions;
 use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use crate::io::runner_state::FileStateStore;
 
@@ -103,16 +107,6 @@ pub fn run_online(
             "{file}: an online run needs `consumer_group` in the topology settings"
         )));
     };
-    if settings.guarantee == Guarantee::ExactlyOnce {
-        return Err(CliError::failure(
-            "guarantee: exactly-once is not available in this build yet; use at-least-once",
-        ));
-    }
-    if settings.barrier_group.is_some() {
-        return Err(CliError::failure(
-            "barrier_group: barrier alignment is not available in this build yet",
-        ));
-    }
     check_sink_codecs(spec).map_err(|e| invalid(args, file, e))?;
     let cache = schema_cache(global)?;
     let codecs = OnlineCodecs {
@@ -131,10 +125,27 @@ pub fn run_online(
         t.dedup();
         t
     };
-    let store = state_store(spec, &group)?;
+    let mut store = state_store(spec, &group)?;
     let timeout = global.connection.timeout;
+    let restored = match args.restore_cut {
+        Some(selector) => Some(restore_cut::prepare(
+            &kafka,
+            timeout,
+            settings.barrier_group.as_deref(),
+            &group,
+            selector,
+            &mut store,
+        )?),
+        None => None,
+    };
+    let exactly_once = settings.guarantee == Guarantee::ExactlyOnce;
+    let mut consumer_kafka = kafka.clone();
+    if exactly_once && kafka.get("isolation.level").is_none() {
+        // Only records of committed transactions (up to the LSO) are processed.
+        consumer_kafka.set("isolation.level", "read_committed");
+    }
     let consumer = RunnerConsumer::subscribe(
-        &kafka,
+        &consumer_kafka,
         &RunnerConsumerOptions {
             group: group.clone(),
             topics: topics.clone(),
@@ -143,7 +154,13 @@ pub fn run_online(
         },
     )
     .map_err(runner_failure)?;
-    let producer = RunnerProducer::new(&kafka, timeout).map_err(runner_failure)?;
+    let producer = if exactly_once {
+        let id = transactions::transactional_id(&kafka, &group);
+        RunnerProducer::transactional(&kafka, timeout, &id)
+    } else {
+        RunnerProducer::new(&kafka, timeout)
+    }
+    .map_err(runner_failure)?;
     let interrupt = Interrupt::install()?;
     let mut runner = GroupRunner::new(
         built.topology,
@@ -153,6 +170,18 @@ pub fn run_online(
         built.settings.error_policy.clone(),
     );
     runner.poll_timeout = POLL_TIMEOUT;
+    runner.guarantee = settings.guarantee;
+    if let Some(barrier_group) = settings.barrier_group.as_deref() {
+        let cuts = BrokerCuts::new(kafka.clone(), timeout);
+        runner = runner
+            .with_barrier(barrier_group, Box::new(cuts))
+            .map_err(runner_failure)?;
+    }
+    if let Some(restored) = &restored {
+        runner
+            .adopt_cut(&restored.cut, &restored.states)
+            .map_err(runner_failure)?;
+    }
 
     let quiet = global.output.quiet > 0;
     let mut progress = args
@@ -163,6 +192,21 @@ pub fn run_online(
             "Running {file} as group {group} on {} (Ctrl-C to stop)",
             topics.join(", ")
         );
+        if let Some(restored) = &restored {
+            let offsets: Vec<String> = restored
+                .cut
+                .cut
+                .offsets()
+                .map(|(tp, o)| format!("{tp}@{o}"))
+                .collect();
+            eprintln!(
+                "Started from cut {} of barrier group {}: {} partition(s) restored, offsets {}",
+                restored.cut.epoch,
+                restored.cut.group,
+                restored.states.len(),
+                offsets.join(", ")
+            );
+        }
     }
     let failure = loop {
         if interrupt.is_set() {
@@ -175,6 +219,9 @@ pub fn run_online(
                 std::thread::sleep(RETRY_PAUSE);
             }
             Err(e) => break Some(e),
+        }
+        for warning in runner.take_warnings() {
+            tracing::warn!("{warning}");
         }
         for event in runner.consumer.take_rebalances() {
             match event {

@@ -9,6 +9,10 @@
 //! it had gathered from partitions still owned is kept for the next poll, and
 //! records of revoked or lost partitions are dropped (they were not committed,
 //! so their next owner reads them again).
+//!
+//! For barrier alignment it reports positions (capped at records it still
+//! holds) and the group's committed offsets; for exactly-once it hands out the
+//! consumer group metadata that transactional offset commits carry.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
@@ -280,5 +284,58 @@ impl group::Consumer for RunnerConsumer {
                 message: format!("seek {}/{} to {offset}: {e}", tp.0, tp.1),
                 retriable: is_unreachable_error(&e),
             })
+    }
+
+    fn positions(&mut self, tps: &[Tp]) -> Result<Option<BTreeMap<Tp, i64>>, RunnerError> {
+        let list = self.consumer.position().map_err(|e| RunnerError {
+            message: format!("read consumer positions: {e}"),
+            retriable: true,
+        })?;
+        let mut out = BTreeMap::new();
+        for e in list.elements() {
+            let tp = (e.topic().to_owned(), e.partition());
+            // A partition not fetched from yet has no position (OFFSET_INVALID).
+            if let Offset::Offset(o) = e.offset()
+                && tps.contains(&tp)
+            {
+                out.insert(tp, o);
+            }
+        }
+        // Records kept back by a poll that saw a rebalance have not reached the
+        // runner yet: its position on such a partition is the first of them.
+        for r in &self.held {
+            if let Some(p) = out.get_mut(&(r.topic.clone(), r.partition)) {
+                *p = (*p).min(r.offset);
+            }
+        }
+        Ok(Some(out))
+    }
+
+    fn committed(&mut self, tps: &[Tp]) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+        let mut list = TopicPartitionList::new();
+        for (topic, partition) in tps {
+            list.add_partition(topic, *partition);
+        }
+        let committed = self
+            .consumer
+            .committed_offsets(list, self.timeout)
+            .map_err(|e| RunnerError {
+                message: format!("read committed offsets: {e}"),
+                retriable: is_unreachable_error(&e),
+            })?;
+        Ok(committed
+            .elements()
+            .iter()
+            .filter_map(|e| match e.offset() {
+                Offset::Offset(o) => Some(((e.topic().to_owned(), e.partition()), o)),
+                _ => None,
+            })
+            .collect())
+    }
+
+    fn group_metadata(&self) -> Option<Box<dyn std::any::Any + Send>> {
+        self.consumer
+            .group_metadata()
+            .map(|m| Box::new(m) as Box<dyn std::any::Any + Send>)
     }
 }

@@ -31,11 +31,6 @@ pub fn configure(config: &mut ClientConfig, transactional_id: &str) {
         .set("acks", "all");
 }
 
-/// The consumer settings of an exactly-once runner: read only committed records (up to the LSO).
-pub fn configure_consumer(config: &mut ClientConfig) {
-    config.set("isolation.level", "read_committed");
-}
-
 /// Next offsets as a partition list.
 pub fn offsets_list(offsets: &BTreeMap<Tp, i64>) -> Result<TopicPartitionList, RunnerError> {
     let mut list = TopicPartitionList::new();

@@ -186,7 +186,6 @@ fn metrics(output: &Output) -> Value {
 }
 
 #[test]
-#[ignore = "needs the online runner (run FILE -b) from wt-online"]
 fn run_snapshots_at_the_cut_and_restore_cut_resumes_from_that_state_and_offset() {
     let mut cluster = Cluster::start();
     cluster.create_barrier_state(3);
@@ -240,7 +239,6 @@ fn run_snapshots_at_the_cut_and_restore_cut_resumes_from_that_state_and_offset()
 }
 
 #[test]
-#[ignore = "needs the online runner (run FILE -b) from wt-online"]
 fn restore_cut_fails_clearly_without_the_cut_or_its_snapshot_and_changes_nothing() {
     let mut cluster = Cluster::start();
     cluster.create_barrier_state(1);
@@ -285,7 +283,6 @@ fn restore_cut_fails_clearly_without_the_cut_or_its_snapshot_and_changes_nothing
 }
 
 #[test]
-#[ignore = "needs the online runner (run FILE -b) from wt-online"]
 fn exactly_once_writes_each_output_once_across_a_kill_and_a_restart() {
     let cluster = Cluster::start();
     let (input, output) = (unique_name("lines"), unique_name("copies"));
