@@ -781,3 +781,20 @@ impl Runner {
             .unwrap()
     }
 }
+
+#[test]
+fn a_cut_naming_none_of_the_owned_partitions_fires_at_once_without_a_snapshot() {
+    let cut = BTreeMap::from([(tp("other/0"), 5)]);
+    let mut r = runner(&[(4, CutStatus::Complete, cut, vec![])]);
+    let barriers = Arc::new(Mutex::new(Vec::new()));
+    let seen = barriers.clone();
+    r.listener = Some(Box::new(move |b: &Barrier| {
+        seen.lock().unwrap().push(b.clone())
+    }));
+    r.on_assigned(&[tp("in/0")]);
+    assert_eq!(r.run_once().unwrap(), BTreeMap::new());
+    let fired = barriers.lock().unwrap().pop().expect("D10: fires at once");
+    assert!(fired.partitions.is_empty() && fired.offsets.is_empty());
+    assert!(barrier_saves(&r).is_empty());
+    assert_eq!(r.aligner().unwrap().last_epoch(), 4);
+}
