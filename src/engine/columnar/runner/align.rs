@@ -66,7 +66,8 @@ impl<C: BarrierConsumer> CutSource for CutReader<C> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Barrier {
     pub cut: BarrierCut,
-    /// Logical partitions whose state is saved under the cut epoch, ascending.
+    /// Logical partitions whose state is saved under the cut epoch, ascending
+    /// (none is saved when `late`).
     pub partitions: Vec<i32>,
     /// The commits of the aligned topic-partitions.
     pub offsets: BTreeMap<Tp, i64>,
