@@ -4,7 +4,8 @@
 //! that state and the cut offsets. Exactly-once is checked across a `kill -9` and a restart
 //! by counting the outputs a `read_committed` reader sees (Tansu does not hide aborted
 //! records, so the kill happens between transactions) and by the offset gaps that the
-//! transaction markers leave in the output topic.
+//! transaction markers leave in the output topic. A runner fenced by a newer one with the
+//! same `transactional.id` stops with exit 1.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -52,7 +53,7 @@ nodes:
 }
 
 fn copying_topology(dir: &Path, consumer_group: &str, input: &str, output: &str) -> PathBuf {
-    let path = dir.join("copy.yaml");
+    let path = dir.join(format!("copy-{consumer_group}.yaml"));
     let text = format!(
         "version: 1
 settings:
@@ -326,4 +327,46 @@ fn exactly_once_writes_each_output_once_across_a_kill_and_a_restart() {
         high_watermark(&bootstrap, &output) > 10,
         "transaction markers leave offset gaps in the output"
     );
+}
+
+#[test]
+fn a_runner_fenced_by_a_newer_one_with_the_same_transactional_id_stops_with_exit_1() {
+    let cluster = Cluster::start();
+    let (input, output) = (unique_name("lines"), unique_name("copies"));
+    cluster.create_topic(&input, 1, false);
+    cluster.create_topic(&output, 1, false);
+    let dir = tempfile::tempdir().unwrap();
+    let bootstrap = cluster.bootstrap();
+    let transactional_id = unique_name("tid");
+    let id_arg = format!("transactional.id={transactional_id}");
+    // Each runner has its own consumer group; only the transactional id is shared.
+    let older = copying_topology(dir.path(), &unique_name("g"), &input, &output);
+    let newer = copying_topology(dir.path(), &unique_name("g"), &input, &output);
+
+    let first = start(&bootstrap, &older, &["-X", &id_arg]);
+    cluster.send(&input, 0, None, Some(b"one"));
+    read_until(&bootstrap, &output, |r| !r.is_empty());
+    let second = start(&bootstrap, &newer, &["-X", &id_arg]);
+    // The newer runner copies "one" too once it has fenced the older one.
+    read_until(&bootstrap, &output, |r| r.len() >= 2);
+    cluster.send(&input, 0, None, Some(b"two"));
+
+    let mut first = first;
+    let until = Instant::now() + TIMEOUT;
+    while first.try_wait().unwrap().is_none() {
+        if Instant::now() > until {
+            first.kill().unwrap();
+            panic!("the fenced runner kept running");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let fenced = first.wait_with_output().unwrap();
+    assert_code(&fenced, 1);
+    assert!(
+        stderr(&fenced).contains("producer fenced"),
+        "{}",
+        stderr(&fenced)
+    );
+    let out = interrupt(second);
+    assert_code(&out, 130);
 }
