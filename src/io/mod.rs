@@ -14,4 +14,3 @@ pub mod registry_client;
 pub mod registry_server;
 pub mod snapshot_dir;
 pub mod topology_file;
-pub mod writer_schemas;

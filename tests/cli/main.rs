@@ -13,6 +13,7 @@ mod leader_transport;
 mod registry_tls;
 mod run;
 mod schema;
+mod schema_cache;
 mod snapshot;
 mod snapshot_cut;
 mod tail;
