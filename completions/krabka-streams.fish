@@ -58,6 +58,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l in
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l sink -d 'Offline: write a sink\'s batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `-` stdout (stream). Repeatable' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l dead-letter -d 'Offline with `error_policy: dead-letter`: write the failed input rows (with the krabka.error.* headers) to PATH' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l metrics-interval -d 'Print the metrics so far on stderr at this interval (e.g. 5s)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l schema-cache -d 'Schema cache file written by `schema prewarm --write-cache`: its ids need no registry round trip' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
@@ -794,6 +795,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l rotate-bytes -d 'Start a new output file after about this many bytes (e.g. 256MiB)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l on-error -d 'Undecodable records: fail (exit 1), skip (reported on stderr), or dead-letter FILE (NDJSON)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l batch-records -d 'Largest number of records decoded into one Arrow batch' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l schema-cache -d 'Schema cache file written by `schema prewarm --write-cache`: its ids need no registry round trip' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r

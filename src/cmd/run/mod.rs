@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use crate::cmd::exit::{CliError, CliResult, ExitCode};
 use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::output::{Ui, refuse_binary_on_tty};
+use crate::cmd::schema_cache::{SchemaCacheArgs, open_cache};
 use crate::engine::columnar::expr::types::type_name;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::{
@@ -55,6 +56,9 @@ pub struct RunArgs {
     /// Print the metrics so far on stderr at this interval (e.g. 5s).
     #[arg(long, value_parser = parse_interval, value_name = "DURATION")]
     pub metrics_interval: Option<Duration>,
+
+    #[command(flatten)]
+    pub schema_cache: SchemaCacheArgs,
 }
 
 fn parse_interval(text: &str) -> Result<Duration, String> {
@@ -132,6 +136,12 @@ fn invalid(args: &RunArgs, file: &str, e: spec::SpecError) -> CliError {
 pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
     let spec = load(&args)?;
+    // Offline runs move Arrow batches and resolve no registry codec, so the cache is
+    // only loaded and checked here: a bad file fails before any input is read, and
+    // the same file works unchanged once sources consume topics.
+    if let Some(path) = &args.schema_cache.schema_cache {
+        open_cache(None, Some(path))?;
+    }
     let file = args.file.display().to_string();
 
     // Inputs are opened first: their schemas take part in validation.

@@ -110,7 +110,7 @@ pub fn check(topic: &str, key: &Format, value: &Format, has_registry: bool) -> C
     for (part, f) in [("key", key), ("value", value)] {
         if f.needs_registry() && !has_registry {
             return Err(CliError::usage(format!(
-                "topic {topic}: the {part} format {} needs a schema registry: pass --registry URL or set KRABKA_SCHEMA_REGISTRY_URL",
+                "topic {topic}: the {part} format {} needs a schema registry or cache: pass --registry URL (or set KRABKA_SCHEMA_REGISTRY_URL) and/or --schema-cache FILE",
                 if matches!(f, Format::JsonRegistry) {
                     "json-sr"
                 } else {
@@ -141,7 +141,9 @@ pub fn decoder(
         }
         Format::Avro(reader) => {
             let schemas = schemas.cloned().ok_or_else(|| {
-                CliError::usage("the avro format needs a schema registry (--registry)")
+                CliError::usage(
+                    "the avro format needs a schema registry (--registry) or --schema-cache",
+                )
             })?;
             match reader {
                 None => Box::new(AvroValueDecoder::new(schemas)),
@@ -162,7 +164,11 @@ pub fn decoder(
             }
         }
         Format::JsonRegistry => Box::new(RegistryJsonDecoder::new(schemas.cloned().ok_or_else(
-            || CliError::usage("the json-sr format needs a schema registry (--registry)"),
+            || {
+                CliError::usage(
+                    "the json-sr format needs a schema registry (--registry) or --schema-cache",
+                )
+            },
         )?)),
         Format::Arrow => Box::new(BlobDecoder::new()),
         Format::Gzip(inner) => {

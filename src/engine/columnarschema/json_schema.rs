@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::engine::columnar::codec::json::{JsonDecoder, JsonRowSchema};
 use crate::engine::columnar::codec::{CodecError, PayloadColumns, ValueDecoder};
-use crate::engine::columnarschema::writer_schemas::{WriterSchemaError, WriterSchemas};
+use crate::engine::columnarschema::writer_schemas::{WriterSchemas, lookup};
 use crate::engine::schema::framing;
 use crate::engine::schema::registry::SchemaType;
 
@@ -37,13 +37,7 @@ impl ValueDecoder for RegistryJsonDecoder {
         };
         let frame = framing::decode(bytes).map_err(|e| CodecError::invalid(e.to_string()))?;
         if self.inner.is_none() {
-            let writer = match self.schemas.writer_schema(frame.schema_id) {
-                Ok(w) => w,
-                Err(e @ WriterSchemaError::Pending { .. }) => {
-                    return Err(CodecError::Pending(e.to_string()));
-                }
-                Err(e) => return Err(CodecError::invalid(e.to_string())),
-            };
+            let writer = lookup(self.schemas.as_ref(), frame.schema_id)?;
             if writer.schema_type != SchemaType::Json {
                 return Err(CodecError::invalid(format!(
                     "writer schema {} is {}, not JSON",
@@ -78,12 +72,13 @@ impl ValueDecoder for RegistryJsonDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::columnarschema::writer_schemas::{SeededWriterSchemas, WriterSchema};
+    use crate::engine::columnarschema::writer_schemas::WriterSchema;
+    use crate::engine::schema::cache::SchemaCache;
 
     #[test]
     fn columns_come_from_the_registered_json_schema() {
-        let seeded = SeededWriterSchemas::new();
-        seeded.insert(WriterSchema {
+        let seeded = SchemaCache::offline();
+        seeded.seed_writer(WriterSchema {
             id: 3,
             schema_type: SchemaType::Json,
             text: r#"{"type":"object","required":["id"],"properties":{"id":{"type":"string"},"n":{"type":"integer"}}}"#.into(),
