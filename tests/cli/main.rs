@@ -17,3 +17,4 @@ mod schema_cache;
 mod snapshot;
 mod snapshot_cut;
 mod tail;
+mod tail_registry_formats;

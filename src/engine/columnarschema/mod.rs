@@ -1,7 +1,8 @@
 //! Bridges between registry schemas (Avro, Protobuf, JSON Schema) and Arrow: the type
 //! mappings of behaviour §3, as Arrow schemas built with `arrow-schema`. The batch
 //! codecs (values ↔ Arrow arrays) build on these: `avro` decodes Avro binary straight
-//! into Arrow builders, and [`writer_schemas::WriterSchemas`] is the seam through which
+//! into Arrow builders, `protobuf` decodes framed Protobuf through prost-reflect into
+//! builders shaped by `proto_arrow`, `json_schema` reads registry-framed JSON, and [`writer_schemas::WriterSchemas`] is the seam through which
 //! decoders get writer schemas by id without ever blocking on the registry.
 
 pub mod avro;
@@ -9,6 +10,7 @@ pub mod avro_arrow;
 pub mod json_arrow;
 pub mod json_schema;
 pub mod proto_arrow;
+pub mod protobuf;
 pub mod writer_schemas;
 
 use std::collections::BTreeMap;
