@@ -253,3 +253,40 @@ fn an_unknown_writer_id_is_retriable_and_a_non_protobuf_writer_is_refused() {
         .unwrap_err();
     assert_eq!(e.to_string(), "writer schema 2 is AVRO, not PROTOBUF");
 }
+
+#[test]
+fn a_later_writer_of_the_same_message_fills_the_first_columns_by_field_name() {
+    const V1: &str = "syntax = \"proto3\";\npackage p;\nmessage M { string a = 1; int64 b = 2; }\n";
+    const V2: &str =
+        "syntax = \"proto3\";\npackage p;\nmessage M { string a = 1; string c = 3; }\n";
+    let cache = SchemaCache::offline();
+    for (id, text) in [(1, V1), (2, V2)] {
+        cache.seed_writer(WriterSchema {
+            id,
+            schema_type: SchemaType::Protobuf,
+            text: text.into(),
+            message_type: None,
+            references: vec![],
+        });
+    }
+    let frame = |id: u32, text: &str, value: serde_json::Value| {
+        let msg = ProtoSchema::parse(text, &[])
+            .unwrap()
+            .message(None)
+            .unwrap();
+        framing::encode_protobuf(id, &[0], &encode_body(&msg, &value).unwrap()).unwrap()
+    };
+    let mut d = ProtobufValueDecoder::new(Arc::new(cache));
+    d.append(Some(&frame(1, V1, json!({"a": "x", "b": 5}))))
+        .unwrap();
+    d.append(Some(&frame(2, V2, json!({"a": "y", "c": "dropped"}))))
+        .unwrap();
+    let b = batch(&mut d);
+    assert_eq!(b.num_columns(), 2, "columns of the first writer only");
+    assert_eq!(b.column(0).as_string::<i32>().value(1), "y");
+    assert_eq!(
+        b.column(1).as_primitive::<Int64Type>().values(),
+        &[5, 0],
+        "a field the writer lacks reads as its proto3 default"
+    );
+}
