@@ -18,3 +18,4 @@ mod schema_cache;
 mod snapshot;
 mod snapshot_cut;
 mod tail;
+mod tail_registry_formats;

@@ -11,6 +11,7 @@ use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
 use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use serde_json::Value;
 
+use crate::support::binary;
 use crate::tail::{BASE_TS, ORDER_SCHEMA, Orders, Rec, order_body, orders, produce, stderr};
 
 /// `ORDER_SCHEMA` plus one optional field: its body is an order body and a 0 (null).
@@ -22,8 +23,8 @@ fn order_v2_schema() -> String {
     format!("{trimmed}{ORDER_V2_SCHEMA_TAIL}")
 }
 
-fn binary(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+fn krabka(args: &[&str]) -> Output {
+    Command::new(binary())
         .args(args)
         .env_remove("KRABKA_OUTPUT")
         .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
@@ -39,7 +40,7 @@ fn prewarm(o: &Orders, dir: &Path) -> std::path::PathBuf {
     std::fs::write(&avsc, ORDER_SCHEMA).unwrap();
     let cache = dir.join("schema-cache.json");
     let url = o.registry.url();
-    let out = binary(&[
+    let out = krabka(&[
         "schema",
         "prewarm",
         "--registry",
@@ -72,7 +73,7 @@ fn tail_ndjson(o: &Orders, extra: &[&str]) -> Output {
         bootstrap.as_str(),
     ];
     args.extend(extra);
-    binary(&args)
+    krabka(&args)
 }
 
 fn rows(out: &Output) -> Vec<Value> {
@@ -116,7 +117,7 @@ fn a_prewarmed_cache_decodes_every_record_with_the_registry_stopped_or_absent() 
         );
     }
     // The same file through the environment.
-    let out = Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+    let out = Command::new(binary())
         .args([
             "tail",
             &o.topic,
@@ -285,7 +286,7 @@ fn a_corrupt_or_truncated_cache_file_exits_2_naming_the_file_before_the_broker()
         ] {
             let mut args = command.clone();
             args.extend(["--schema-cache", file.to_str().unwrap()]);
-            let out = binary(&args);
+            let out = krabka(&args);
             let message = stderr(&out);
             assert_eq!(out.status.code(), Some(2), "{message}");
             assert!(

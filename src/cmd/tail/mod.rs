@@ -155,11 +155,11 @@ pub struct TailArgs {
     #[arg(long = "columns", value_name = "LIST", value_delimiter = ',')]
     pub columns: Vec<String>,
 
-    /// Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|gzip+… (repeatable).
+    /// Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|gzip+… (repeatable).
     #[arg(long = "key-format", value_name = "[TOPIC=]FORMAT", action = clap::ArgAction::Append)]
     pub key_formats: Vec<String>,
 
-    /// Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|arrow|gzip+… (repeatable).
+    /// Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|arrow|gzip+… (repeatable).
     #[arg(long = "value-format", value_name = "[TOPIC=]FORMAT", action = clap::ArgAction::Append)]
     pub value_formats: Vec<String>,
 

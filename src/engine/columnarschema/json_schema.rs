@@ -85,7 +85,7 @@ mod tests {
             message_type: None,
             references: Vec::new(),
         });
-        let mut d = RegistryJsonDecoder::new(Arc::new(seeded));
+        let mut d = RegistryJsonDecoder::new(Arc::new(seeded.clone()));
         d.append(Some(&framing::encode(3, br#"{"n":5,"id":"a"}"#)))
             .unwrap();
         let err = d
@@ -99,5 +99,15 @@ mod tests {
         let names: Vec<&str> = cols.iter().map(|(f, _)| f.name().as_str()).collect();
         assert_eq!(names, ["id", "n"]);
         assert!(!cols[0].0.is_nullable());
+        // `schema inspect --arrow` shows exactly the columns the decoder writes.
+        let text = seeded.cached_writer(3).unwrap().text.clone();
+        let mapped =
+            crate::engine::columnarschema::arrow_schema_for(SchemaType::Json, &text, None, &[])
+                .unwrap();
+        let decoded: Vec<arrow_schema::Field> =
+            cols.iter().map(|(f, _)| f.as_ref().clone()).collect();
+        let mapped: Vec<arrow_schema::Field> =
+            mapped.fields().iter().map(|f| f.as_ref().clone()).collect();
+        assert_eq!(mapped, decoded);
     }
 }
