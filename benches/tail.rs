@@ -17,8 +17,10 @@ use arrow_array::RecordBatch;
 use arrow_schema::Schema;
 use krabka_streams::engine::columnar::codec::ValueDecoder;
 use krabka_streams::engine::columnarschema::avro::codec::AvroValueDecoder;
-use krabka_streams::engine::columnarschema::writer_schemas::{SeededWriterSchemas, WriterSchemas};
+use krabka_streams::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemas};
+use krabka_streams::engine::schema::cache::SchemaCache;
 use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::registry::SchemaType;
 
 const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
  {"name":"order_id","type":"string"},
@@ -106,8 +108,15 @@ fn best(runs: usize, mut f: impl FnMut()) -> Duration {
 }
 
 fn krabka_batches(framed: &[Vec<u8>]) -> Vec<RecordBatch> {
-    let schemas: Arc<dyn WriterSchemas> =
-        Arc::new(SeededWriterSchemas::new().with_avro(SCHEMA_ID as i32, ORDER_SCHEMA));
+    let cache = SchemaCache::offline();
+    cache.seed_writer(WriterSchema {
+        id: SCHEMA_ID as i32,
+        schema_type: SchemaType::Avro,
+        text: ORDER_SCHEMA.to_string(),
+        message_type: None,
+        references: Vec::new(),
+    });
+    let schemas: Arc<dyn WriterSchemas> = Arc::new(cache);
     let mut d = AvroValueDecoder::new(schemas);
     let mut out = Vec::new();
     for chunk in framed.chunks(BATCH) {

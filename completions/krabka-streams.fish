@@ -59,6 +59,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l si
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l dead-letter -d 'Offline with `error_policy: dead-letter`: write the failed input rows (with the krabka.error.* headers) to PATH' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l metrics-interval -d 'Print the metrics so far on stderr at this interval (e.g. 5s)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l restore-cut -d 'Online with a barrier group: start from a complete cut (an epoch or `latest`): each partition\'s state from the cut\'s epoch snapshots, the consumer group\'s offsets set to the cut offsets. The group must have no members' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l schema-cache -d 'Schema cache file written by `schema prewarm --write-cache`: its ids need no registry round trip' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
@@ -782,8 +783,8 @@ read-uncommitted\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l key-glob -d 'Keep only records whose key matches this glob (*, ?, [a-z])' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l header -d 'Keep only records with a header NAME whose value matches GLOB (repeatable; all must match)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l columns -d 'Output only these columns, in this order (payload and reserved names, comma list)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l key-format -d 'Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|gzip+… (repeatable)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l value-format -d 'Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|arrow|gzip+… (repeatable)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l key-format -d 'Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|gzip+… (repeatable)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l value-format -d 'Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|arrow|gzip+… (repeatable)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l format -d 'Output format [default: table on a terminal, else arrow; with --out, from the extension]' -r -f -a "arrow\t'Arrow IPC stream (`.arrows`, application/vnd.apache.arrow.stream)'
 arrow-file\t'Arrow IPC file (`.arrow`)'
 parquet\t'Parquet, zstd-compressed, timestamps in ms/µs'
@@ -795,6 +796,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l rotate-bytes -d 'Start a new output file after about this many bytes (e.g. 256MiB)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l on-error -d 'Undecodable records: fail (exit 1), skip (reported on stderr), or dead-letter FILE (NDJSON)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l batch-records -d 'Largest number of records decoded into one Arrow batch' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l schema-cache -d 'Schema cache file written by `schema prewarm --write-cache`: its ids need no registry round trip' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r

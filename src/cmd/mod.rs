@@ -16,6 +16,7 @@ pub mod logging;
 pub mod output;
 pub mod run;
 pub mod schema;
+pub mod schema_cache;
 pub mod snapshot;
 pub mod tail;
 

@@ -15,4 +15,3 @@ pub mod registry_server;
 pub mod runner_state;
 pub mod snapshot_dir;
 pub mod topology_file;
-pub mod writer_schemas;

@@ -14,6 +14,8 @@ mod registry_tls;
 mod run;
 mod run_online;
 mod schema;
+mod schema_cache;
 mod snapshot;
 mod snapshot_cut;
 mod tail;
+mod tail_registry_formats;

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::support::tansu::{Tansu, test_venv};
 use crate::support::unique_name;
 
-const TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 
 pub const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
  {"name":"order_id","type":"string"},
@@ -34,9 +34,9 @@ pub const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"s
  {"name":"address","type":{"type":"record","name":"Address","fields":[{"name":"city","type":"string"},{"name":"zip","type":["null","string"],"default":null}]}},
  {"name":"note","type":["null","string"],"default":null}]}"#;
 
-const BASE_TS: i64 = 1_732_870_800_000;
+pub(crate) const BASE_TS: i64 = 1_732_870_800_000;
 
-fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
+pub(crate) fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -55,16 +55,16 @@ fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
 }
 
 /// One record to produce: partition, key, value, headers.
-struct Rec {
-    partition: i32,
-    key: Option<Vec<u8>>,
-    value: Option<Vec<u8>>,
-    headers: Vec<(&'static str, &'static str)>,
-    ts: i64,
+pub(crate) struct Rec {
+    pub(crate) partition: i32,
+    pub(crate) key: Option<Vec<u8>>,
+    pub(crate) value: Option<Vec<u8>>,
+    pub(crate) headers: Vec<(&'static str, &'static str)>,
+    pub(crate) ts: i64,
 }
 
 /// Produces one record per batch, flushing after each send.
-fn produce(bootstrap: &str, topic: &str, records: &[Rec]) {
+pub(crate) fn produce(bootstrap: &str, topic: &str, records: &[Rec]) {
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("linger.ms", "0")
@@ -94,7 +94,7 @@ fn produce(bootstrap: &str, topic: &str, records: &[Rec]) {
     }
 }
 
-fn order_body(schema: &apache_avro::Schema, i: i64) -> Vec<u8> {
+pub(crate) fn order_body(schema: &apache_avro::Schema, i: i64) -> Vec<u8> {
     let cents = 1000 + i * 25;
     let value = Avro::Record(vec![
         ("order_id".into(), Avro::String(format!("o-{i:04}"))),
@@ -138,13 +138,13 @@ fn order_body(schema: &apache_avro::Schema, i: i64) -> Vec<u8> {
 }
 
 /// A broker, a registry and an orders topic with `n` Avro orders over 2 partitions.
-struct Orders {
-    broker: Tansu,
-    registry: RegistryServer,
-    topic: String,
+pub(crate) struct Orders {
+    pub(crate) broker: Tansu,
+    pub(crate) registry: RegistryServer,
+    pub(crate) topic: String,
 }
 
-fn orders(n: i64) -> Orders {
+pub(crate) fn orders(n: i64) -> Orders {
     let broker = Tansu::start();
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
     let topic = unique_name("orders");
@@ -193,12 +193,12 @@ fn tail(bootstrap: &str, args: &[&str]) -> Output {
         .expect("run krabka-streams")
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Runs a Python check in the test venv; the script prints one JSON document.
-fn python(script: &str, arg: &Path) -> Value {
+pub(crate) fn python(script: &str, arg: &Path) -> Value {
     let python = test_venv().join("bin").join("python");
     let out = Command::new(&python)
         .arg("-c")

@@ -70,7 +70,11 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         HttpRegistry::new(HttpRegistryOptions::new(registry_url.clone()))
             .map_err(|e| CliError::failure(e.to_string()))?,
     );
-    let (text, data) = schemas::prewarm_and_inspect(registry.clone())?;
+    let dir = tempfile::tempdir()
+        .map_err(|e| CliError::failure(format!("cannot create a temp directory: {e}")))?;
+    let schema_cache = dir.path().join("schema-cache.json");
+    let (text, data) =
+        schemas::prewarm_and_inspect(registry.clone(), &registry_url, &schema_cache)?;
     w.step("schema prewarm and inspect the orders subjects", text, data);
     let (subject, id) = orders::register(registry.as_ref())?;
     w.step(
@@ -145,12 +149,11 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         ),
         json!({"totals": totals.iter().map(|(p, u, total, n)| json!({"partition": p, "user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
     );
-    let dir = tempfile::tempdir()
-        .map_err(|e| CliError::failure(format!("cannot create a temp directory: {e}")))?;
     let parquet = dir.path().join("orders.parquet");
     let (rows, preview) = crate::cmd::tail::demo_to_parquet(
         &bootstrap,
         &registry_url,
+        Some(&schema_cache),
         orders::ORDERS_TOPIC,
         &parquet,
         6,
@@ -159,8 +162,9 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     w.step(
         "tail the topic to Parquet",
         format!(
-            "krabka-streams tail {} -e --key-format string --value-format avro --out {}\n{rows} rows, {size} bytes (zstd); first rows:\n{preview}",
+            "krabka-streams tail {} -e --key-format string --value-format avro --schema-cache {} --out {}\n{rows} rows, {size} bytes (zstd); first rows:\n{preview}",
             orders::ORDERS_TOPIC,
+            schema_cache.display(),
             parquet.display()
         ),
         json!({"file": parquet.display().to_string(), "rows": rows, "bytes": size}),

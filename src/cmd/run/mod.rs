@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use crate::cmd::exit::{CliError, CliResult, ExitCode};
 use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::output::{Ui, refuse_binary_on_tty};
+use crate::cmd::schema_cache::{SchemaCacheArgs, open_cache};
 use crate::cmd::snapshot::restore_cut::{CutSelector, cut_selector};
 use crate::engine::columnar::expr::types::type_name;
 use crate::engine::columnar::runner::Metrics;
@@ -61,6 +62,9 @@ pub struct RunArgs {
     /// Online with a barrier group: start from a complete cut (an epoch or `latest`): each partition's state from the cut's epoch snapshots, the consumer group's offsets set to the cut offsets. The group must have no members.
     #[arg(long, value_name = "E|latest", value_parser = cut_selector, conflicts_with_all = ["check", "explain", "inputs"])]
     pub restore_cut: Option<CutSelector>,
+
+    #[command(flatten)]
+    pub schema_cache: SchemaCacheArgs,
 }
 
 fn parse_interval(text: &str) -> Result<Duration, String> {
@@ -138,6 +142,12 @@ fn invalid(args: &RunArgs, file: &str, e: spec::SpecError) -> CliError {
 pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
     let spec = load(&args)?;
+    // Offline runs move Arrow batches and resolve no registry codec, so the cache is
+    // only loaded and checked here: a bad file fails before any input is read, and
+    // the same file works unchanged once sources consume topics.
+    if let Some(path) = &args.schema_cache.schema_cache {
+        open_cache(None, Some(path))?;
+    }
     let file = args.file.display().to_string();
 
     // Inputs are opened first: their schemas take part in validation.

@@ -19,16 +19,16 @@ use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
+use crate::cmd::schema_cache::open_cache;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError};
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
-use crate::engine::columnarschema::writer_schemas::{CachedWriterSchemas, WriterSchemas};
+use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::engine::schema::cache::SchemaCache;
 use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerConsumerOptions};
 use crate::io::kafka::runner_cuts::BrokerCuts;
 use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::transactions;
-use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use crate::io::runner_state::FileStateStore;
 
 use super::RunArgs;
@@ -40,16 +40,15 @@ const POLL_TIMEOUT: Duration = Duration::from_millis(200);
 /// Pause after a retriable failure (a writer schema being fetched, a commit during a rebalance).
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
 
-/// The schema cache the codecs read writer schemas from: the registry's, when one is given.
-fn schema_cache(global: &GlobalArgs) -> CliResult<Option<SchemaCache>> {
-    let Some(registry) = global.registry.settings()? else {
+/// The schema cache the codecs read writer schemas from: the registry's and/or the
+/// `--schema-cache` file's, when either is given.
+fn schema_cache(global: &GlobalArgs, args: &RunArgs) -> CliResult<Option<SchemaCache>> {
+    let registry = global.registry.settings()?;
+    let file = args.schema_cache.schema_cache.as_deref();
+    if registry.is_none() && file.is_none() {
         return Ok(None);
-    };
-    let mut opts = HttpRegistryOptions::new(registry.url.clone());
-    opts.user = registry.user.clone();
-    opts.password = registry.password.clone();
-    let client = HttpRegistry::new(opts).map_err(|e| CliError::usage(e.to_string()))?;
-    Ok(Some(SchemaCache::new(Arc::new(client))))
+    }
+    open_cache(registry.as_ref(), file).map(Some)
 }
 
 /// Refuses sink codecs that cannot encode, naming the line of the codec.
@@ -108,11 +107,9 @@ pub fn run_online(
         )));
     };
     check_sink_codecs(spec).map_err(|e| invalid(args, file, e))?;
-    let cache = schema_cache(global)?;
+    let cache = schema_cache(global, args)?;
     let codecs = OnlineCodecs {
-        schemas: cache
-            .clone()
-            .map(|c| Arc::new(CachedWriterSchemas(c)) as Arc<dyn WriterSchemas>),
+        schemas: cache.clone().map(|c| Arc::new(c) as Arc<dyn WriterSchemas>),
     };
     let built = spec::build(spec, &codecs, &HashMap::new()).map_err(|e| invalid(args, file, e))?;
     let topics: Vec<String> = {

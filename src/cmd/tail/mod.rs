@@ -20,6 +20,7 @@ use clap::{Args, ValueEnum};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::refuse_binary_on_tty;
+use crate::cmd::schema_cache::SchemaCacheArgs;
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
 use crate::io::batch_sink::DataFormat;
 
@@ -154,11 +155,11 @@ pub struct TailArgs {
     #[arg(long = "columns", value_name = "LIST", value_delimiter = ',')]
     pub columns: Vec<String>,
 
-    /// Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|gzip+… (repeatable).
+    /// Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|gzip+… (repeatable).
     #[arg(long = "key-format", value_name = "[TOPIC=]FORMAT", action = clap::ArgAction::Append)]
     pub key_formats: Vec<String>,
 
-    /// Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|arrow|gzip+… (repeatable).
+    /// Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|arrow|gzip+… (repeatable).
     #[arg(long = "value-format", value_name = "[TOPIC=]FORMAT", action = clap::ArgAction::Append)]
     pub value_formats: Vec<String>,
 
@@ -189,6 +190,9 @@ pub struct TailArgs {
     /// Largest number of records decoded into one Arrow batch.
     #[arg(long = "batch-records", default_value_t = DEFAULT_BATCH_RECORDS, value_name = "N")]
     pub batch_records: usize,
+
+    #[command(flatten)]
+    pub schema_cache: SchemaCacheArgs,
 }
 
 /// The output side after validation.
@@ -330,7 +334,7 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
             t,
             &formats::format_for(&key_specs, t),
             &formats::format_for(&value_specs, t),
-            registry.is_some(),
+            registry.is_some() || args.schema_cache.schema_cache.is_some(),
         )?;
     }
     let on_error = parse_on_error(&args.on_error).map_err(CliError::usage)?;
@@ -361,16 +365,19 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
         on_error,
         batch_records: args.batch_records,
         registry,
+        schema_cache: args.schema_cache.schema_cache.clone(),
         report: true,
     };
     run::run(global, plan)
 }
 
-/// For the demo: tails `topic` (Avro values via the registry) to the end into a
-/// Parquet file, then renders the file's first rows as a table preview.
+/// For the demo: tails `topic` (Avro values via the registry, writer schemas from
+/// `schema_cache` first) to the end into a Parquet file, then renders the file's
+/// first rows as a table preview.
 pub fn demo_to_parquet(
     bootstrap: &str,
     registry_url: &str,
+    schema_cache: Option<&std::path::Path>,
     topic: &str,
     path: &std::path::Path,
     preview_rows: usize,
@@ -404,6 +411,7 @@ pub fn demo_to_parquet(
         on_error: OnError::Fail,
         batch_records: DEFAULT_BATCH_RECORDS,
         registry: global.registry.settings()?,
+        schema_cache: schema_cache.map(|p| p.to_path_buf()),
         report: false,
     };
     run::run(&global, plan)?;

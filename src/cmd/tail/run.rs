@@ -17,6 +17,7 @@ use serde_json::json;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::{GlobalArgs, RegistrySettings};
 use crate::cmd::output::finish_stdout;
+use crate::cmd::schema_cache::open_cache;
 use crate::cmd::tail::dead_letter::DeadLetterFile;
 use crate::cmd::tail::formats::{self, FormatSpec};
 use crate::cmd::tail::positions::{Positions, Start, Stop};
@@ -28,8 +29,6 @@ use crate::engine::columnar::reserved::reserved_fields;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::io::batch_sink::{BatchSink, SinkError, SinkOptions};
 use crate::io::kafka::tail_consumer::{Polled, TailConsumer, TailConsumerOptions};
-use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
-use crate::io::writer_schemas::RegistryWriterSchemas;
 
 /// Largest number of value bytes decoded into one batch.
 const BATCH_BYTES: usize = 16 << 20;
@@ -53,6 +52,8 @@ pub struct TailPlan {
     pub on_error: OnError,
     pub batch_records: usize,
     pub registry: Option<RegistrySettings>,
+    /// A `schema prewarm --write-cache` file seeding the schema cache.
+    pub schema_cache: Option<std::path::PathBuf>,
     /// Print the summary (off when another command drives the tail, e.g. the demo).
     pub report: bool,
 }
@@ -123,6 +124,22 @@ struct Counters {
     dead_lettered: u64,
 }
 
+/// The records of one partition waiting for a writer schema, since when, and why.
+struct Held {
+    records: Vec<Record>,
+    since: Instant,
+    why: String,
+}
+
+/// A duration as `--timeout` takes it (whole seconds, else milliseconds).
+fn humantime_secs(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
 enum Output {
     Data(Box<BatchSink>),
     Table,
@@ -131,16 +148,14 @@ enum Output {
 pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     let settings = global.connection.kafka_settings("tail")?;
     let timeout = global.connection.timeout;
-    let schemas: Option<Arc<dyn WriterSchemas>> = match &plan.registry {
-        Some(r) => {
-            let mut opts = HttpRegistryOptions::new(r.url.clone());
-            opts.user = r.user.clone();
-            opts.password = r.password.clone();
-            let client = HttpRegistry::new(opts).map_err(|e| CliError::usage(e.to_string()))?;
-            Some(Arc::new(RegistryWriterSchemas::new(Arc::new(client))))
-        }
-        None => None,
-    };
+    // The cache file is read before the broker is touched: a bad file fails fast.
+    let schemas: Option<Arc<dyn WriterSchemas>> =
+        if plan.registry.is_some() || plan.schema_cache.is_some() {
+            let cache = open_cache(plan.registry.as_ref(), plan.schema_cache.as_deref())?;
+            Some(Arc::new(cache))
+        } else {
+            None
+        };
     let mut decoders: HashMap<String, BatchDecoder> = HashMap::new();
     for t in &plan.topics {
         let key = formats::decoder(
@@ -266,7 +281,7 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     });
     let started = Instant::now();
     let mut counters = Counters::default();
-    let mut held: BTreeMap<Tp, (Vec<Record>, Instant)> = BTreeMap::new();
+    let mut held: BTreeMap<Tp, Held> = BTreeMap::new();
     let mut last_lag = Instant::now() - Duration::from_secs(10);
     let mut lag: Option<i64> = None;
     let mut first_schema: Option<SchemaRef> = None;
@@ -304,22 +319,39 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         }
         // Held records (waiting for a writer schema) come first, then new ones.
         let mut batch: Vec<Record> = Vec::new();
-        for (tp, (records, since)) in std::mem::take(&mut held) {
-            if since.elapsed() > timeout {
-                let why = records.first().map(|r| r.offset).unwrap_or_default();
+        for (tp, held_part) in std::mem::take(&mut held) {
+            if held_part.since.elapsed() > timeout {
+                let offset = held_part
+                    .records
+                    .first()
+                    .map(|r| r.offset)
+                    .unwrap_or_default();
                 outcome = Err(CliError::unreachable(format!(
-                    "{}/{} offset {why}: the writer schema is still pending after {timeout:?}; is the registry reachable?",
-                    tp.0, tp.1
+                    "{}/{} offset {offset}: {} for longer than --timeout {}; check that the schema registry is reachable, or prewarm the id into --schema-cache",
+                    tp.0,
+                    tp.1,
+                    held_part.why,
+                    humantime_secs(timeout)
                 )));
                 break 'outer;
             }
-            held.insert(tp, (Vec::new(), since));
-            batch.extend(records);
+            batch.extend(held_part.records);
+            held.insert(
+                tp,
+                Held {
+                    records: Vec::new(),
+                    ..held_part
+                },
+            );
         }
         let held_before: BTreeSet<Tp> = held.keys().cloned().collect();
         let mut bytes = 0usize;
+        // Retrying held records only: give the background fetch a moment instead of
+        // spinning (a poll still returns at once when other partitions have data).
         let mut wait = if batch.is_empty() {
             Duration::from_millis(100)
+        } else if !held_before.is_empty() {
+            Duration::from_millis(20)
         } else {
             Duration::ZERO
         };
@@ -358,7 +390,7 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
             wait = Duration::ZERO;
         }
         if batch.is_empty() {
-            held.retain(|_, (r, _)| !r.is_empty());
+            held.retain(|_, h| !h.records.is_empty());
             continue;
         }
         // Filter, then group per topic, keeping fetch order.
@@ -428,8 +460,15 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                                 outcome = Err(e.into());
                                 break 'outer;
                             }
-                            let since = held.get(&tp).map_or_else(Instant::now, |(_, s)| *s);
-                            held.insert(tp, (moved, since));
+                            let since = held.get(&tp).map_or_else(Instant::now, |h| h.since);
+                            held.insert(
+                                tp,
+                                Held {
+                                    records: moved,
+                                    since,
+                                    why: failure.error.to_string(),
+                                },
+                            );
                             continue;
                         }
                         let part = match failure.part {
@@ -474,7 +513,7 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         // Partitions that were held and are now drained resume from their next offset.
         let drained: Vec<Tp> = held
             .iter()
-            .filter(|(_, (r, _))| r.is_empty())
+            .filter(|(_, h)| h.records.is_empty())
             .map(|(tp, _)| tp.clone())
             .collect();
         for tp in drained {

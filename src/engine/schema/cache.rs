@@ -35,6 +35,16 @@ pub struct WriterSchema {
     pub references: Vec<ResolvedReference>,
 }
 
+impl WriterSchema {
+    /// `(import name, text)` of every reference, dependencies first.
+    pub fn reference_texts(&self) -> Vec<(String, String)> {
+        self.references
+            .iter()
+            .map(|r| (r.name.clone(), r.spec_text.clone()))
+            .collect()
+    }
+}
+
 #[derive(Debug, Default)]
 struct State {
     interned: BTreeMap<String, LocalSchema>,
@@ -206,6 +216,26 @@ impl SchemaCache {
         Err(FetchPendingError { id: id as u32 }.into())
     }
 
+    /// [`writer_schema`](Self::writer_schema) for long-running decoders: an id whose
+    /// last fetch failed for good (the registry answered, e.g. 40403) answers that
+    /// registry error instead of fetching again on every retry of the record; an id
+    /// whose last fetch failed retriably (unreachable, 5xx) is fetched again.
+    pub fn writer_schema_unless_failed(&self, id: i32) -> SchemaResult<Arc<WriterSchema>> {
+        {
+            let state = self.lock();
+            if let Some(w) = state.writers.get(&id) {
+                return Ok(w.clone());
+            }
+            if let Some(e) = state.last_failure.get(&id)
+                && !e.is_retriable()
+                && !state.in_flight.contains(&id)
+            {
+                return Err(SchemaError::Registry(e.clone()));
+            }
+        }
+        self.writer_schema(id)
+    }
+
     /// For one-shot tools: [`writer_schema`](Self::writer_schema), then wait for the
     /// background fetch until `timeout`. A failed fetch answers its registry error.
     pub fn writer_schema_wait(
@@ -314,6 +344,8 @@ mod tests {
     struct Fake {
         by_id_calls: AtomicUsize,
         fail: std::sync::atomic::AtomicBool,
+        /// Answer 404 (a final failure) instead of 503.
+        missing: std::sync::atomic::AtomicBool,
         versions: Mutex<BTreeMap<(String, i32), RegisteredSchema>>,
     }
 
@@ -359,6 +391,9 @@ mod tests {
         fn schema_by_id(&self, id: i32) -> RegistryResult<RegisteredSchema> {
             self.by_id_calls.fetch_add(1, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(100));
+            if self.missing.load(Ordering::SeqCst) {
+                return Err(RegistryError::new(404, "Schema not found"));
+            }
             if self.fail.load(Ordering::SeqCst) {
                 return Err(RegistryError::new(503, "unavailable"));
             }
@@ -428,6 +463,36 @@ mod tests {
         assert!(cache.writer_schema(5).is_err(), "a miss is pending again");
         cache.writer_schema_wait(5, Duration::from_secs(5)).unwrap();
         assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn decoders_fetch_again_after_a_retriable_failure_but_not_after_a_final_one() {
+        let fake = Arc::new(Fake::default());
+        fake.fail.store(true, Ordering::SeqCst);
+        let cache = SchemaCache::new(fake.clone());
+        cache
+            .writer_schema_wait(5, Duration::from_secs(5))
+            .unwrap_err();
+        assert!(matches!(
+            cache.writer_schema_unless_failed(5),
+            Err(SchemaError::FetchPending(_))
+        ));
+        cache
+            .writer_schema_wait(5, Duration::from_secs(5))
+            .unwrap_err();
+        assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 2);
+        fake.missing.store(true, Ordering::SeqCst);
+        cache
+            .writer_schema_wait(5, Duration::from_secs(5))
+            .unwrap_err();
+        for _ in 0..3 {
+            let e = cache.writer_schema_unless_failed(5).unwrap_err();
+            assert!(
+                matches!(&e, SchemaError::Registry(r) if r.status == 404),
+                "{e:?}"
+            );
+        }
+        assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 3);
     }
 
     #[test]
