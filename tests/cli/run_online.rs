@@ -19,6 +19,11 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 use serde_json::{Value, json};
 
+use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
+use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
+use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+
 use crate::support::tansu::Tansu;
 use crate::support::{binary, unique_name};
 
@@ -44,6 +49,14 @@ fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
 
 /// Produces (partition, key, value) one record per batch.
 fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, String)]) {
+    let bytes: Vec<(i32, String, Vec<u8>)> = records
+        .iter()
+        .map(|(p, k, v)| (*p, k.clone(), v.clone().into_bytes()))
+        .collect();
+    produce_bytes(bootstrap, topic, &bytes);
+}
+
+fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, String, Vec<u8>)]) {
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("linger.ms", "0")
@@ -56,7 +69,7 @@ fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, String)]) {
                 BaseRecord::to(topic)
                     .partition(*partition)
                     .key(key.as_bytes())
-                    .payload(value.as_bytes()),
+                    .payload(value.as_slice()),
             )
             .unwrap();
         producer.flush(TIMEOUT).unwrap();
@@ -420,4 +433,70 @@ nodes:
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["data"]["metrics"]["dead_letter_records"], 1);
     assert_eq!(report["data"]["metrics"]["failures"], 1);
+}
+
+const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
+ {"name":"user","type":"string"},
+ {"name":"country","type":"string"},
+ {"name":"amount","type":"long"},
+ {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}}]}"#;
+
+fn avro_order(schema: &apache_avro::Schema, user: &str, amount: i64, ts: i64) -> Vec<u8> {
+    use apache_avro::types::Value as Avro;
+    let value = Avro::Record(vec![
+        ("user".into(), Avro::String(user.into())),
+        ("country".into(), Avro::String("BE".into())),
+        ("amount".into(), Avro::Long(amount)),
+        ("ts".into(), Avro::TimestampMillis(ts)),
+    ]);
+    apache_avro::writer::datum::GenericDatumWriter::builder(schema)
+        .build()
+        .and_then(|w| w.write_value_to_vec(value))
+        .unwrap()
+}
+
+#[test]
+fn the_shipped_example_runs_online_over_avro_orders_from_the_registry() {
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    // The example's own topic names: every test has a broker of its own.
+    create_topic(&bootstrap, "orders", 2);
+    create_topic(&bootstrap, "large-orders-by-user", 1);
+    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
+    let id = client
+        .register(
+            "orders-value",
+            &SchemaSpec {
+                schema: ORDER_SCHEMA.into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+    let records: Vec<(i32, String, Vec<u8>)> = [("alice", 150), ("bob", 99), ("alice", 120)]
+        .iter()
+        .enumerate()
+        .map(|(i, (user, amount))| {
+            let body = avro_order(&schema, user, *amount, 1_700_000_000_000 + i as i64);
+            (0, format!("o{i}"), framing::encode(id as u32, &body))
+        })
+        .collect();
+    produce_bytes(&bootstrap, "orders", &records);
+    let topology =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/topologies/large-orders-by-user.yaml");
+    let runner = start_runner(&bootstrap, &topology, &["--registry", &registry.url()]);
+    let done = |rs: &[Read]| {
+        rs.iter()
+            .any(|r| r.value == json!({"user": "alice", "total": 270, "n": 2}))
+    };
+    let read = read_until(&bootstrap, "large-orders-by-user", 1, TIMEOUT, done);
+    let out = interrupt(runner);
+    assert!(
+        done(&read),
+        "{read:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!read.iter().any(|r| r.value["user"] == "bob"), "{read:?}");
+    assert_eq!(out.status.code(), Some(130));
 }

@@ -44,7 +44,7 @@ pub struct RunArgs {
     #[arg(long = "input", value_name = "NAME=PATH")]
     pub inputs: Vec<String>,
 
-    /// Offline: write a sink's batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `-` stdout (stream). Repeatable.
+    /// Offline: write a sink's batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `.parquet` Parquet, `-` stdout (stream). Repeatable.
     #[arg(long = "sink", value_name = "NAME=PATH")]
     pub sinks: Vec<String>,
 
