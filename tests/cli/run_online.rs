@@ -500,3 +500,42 @@ fn the_shipped_example_runs_online_over_avro_orders_from_the_registry() {
     assert!(!read.iter().any(|r| r.value["user"] == "bob"), "{read:?}");
     assert_eq!(out.status.code(), Some(130));
 }
+
+#[test]
+fn the_demo_runs_the_example_online_and_gets_the_offline_totals() {
+    let out = Command::new(binary())
+        .args(["--output", "json", "demo"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let steps = doc["data"]["steps"].as_array().unwrap();
+    let online = steps
+        .iter()
+        .find(|s| s["step"].as_str().unwrap_or("").contains("online"))
+        .expect("an online step");
+    let offline = steps
+        .iter()
+        .find(|s| s["step"].as_str().unwrap_or("").contains("offline"))
+        .expect("an offline step");
+    let last_per_user = |rows: &Value| -> BTreeMap<String, (i64, i64)> {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["user"].as_str().unwrap().to_owned(),
+                    (r["total"].as_i64().unwrap(), r["n"].as_i64().unwrap()),
+                )
+            })
+            .collect()
+    };
+    let online = last_per_user(&online["result"]["totals"]);
+    assert_eq!(online, last_per_user(&offline["result"]["totals"]));
+    assert_eq!(online["dave"], (130, 1));
+}

@@ -3,7 +3,7 @@
 //! as a consumer group (`online`). This file maps names to nodes, opens the
 //! files and renders the report.
 
-mod online;
+pub mod online;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
