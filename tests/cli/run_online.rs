@@ -406,7 +406,11 @@ nodes:
             (1, "bad".into(), "{not json".into()),
         ],
     );
-    let runner = start_runner(&bootstrap, &topology, &["--output", "json"]);
+    let runner = start_runner(
+        &bootstrap,
+        &topology,
+        &["--output", "json", "--metrics-interval", "500ms"],
+    );
     let dead = read_until(&bootstrap, &dlq, 2, TIMEOUT, |rs| !rs.is_empty());
     let good = read_until(&bootstrap, &output, 2, TIMEOUT, |rs| !rs.is_empty());
     let out = interrupt(runner);
@@ -430,6 +434,10 @@ nodes:
     );
     assert_eq!(good.len(), 1, "{good:?}");
     assert_eq!(good[0].value, json!({"n": 1}));
+    assert!(
+        stderr.lines().any(|l| l.starts_with(r#"{"metrics":{"#)),
+        "no metrics line every --metrics-interval: {stderr}"
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["data"]["metrics"]["dead_letter_records"], 1);
     assert_eq!(report["data"]["metrics"]["failures"], 1);
@@ -538,4 +546,60 @@ fn the_demo_runs_the_example_online_and_gets_the_offline_totals() {
     let online = last_per_user(&online["result"]["totals"]);
     assert_eq!(online, last_per_user(&offline["result"]["totals"]));
     assert_eq!(online["dave"], (130, 1));
+}
+
+#[test]
+fn a_missing_source_topic_fails_and_an_unreachable_cluster_exits_4() {
+    let tansu = Tansu::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let topology = write_topology(
+        tmp.path(),
+        r#"version: 1
+settings:
+  consumer_group: g
+nodes:
+  - source: in
+    topics: [no-such-topic]
+    value: json
+  - sink: out
+    parent: in
+    topic: out
+    value: json
+"#,
+    );
+    let run = |bootstrap: &str| {
+        Command::new(binary())
+            .args([
+                "run",
+                topology.to_str().unwrap(),
+                "-b",
+                bootstrap,
+                "--timeout",
+                "3s",
+            ])
+            .output()
+            .unwrap()
+    };
+    let missing = run(&tansu.bootstrap());
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("source topic no-such-topic does not exist"),
+        "{stderr}"
+    );
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let started = Instant::now();
+    let unreachable = run(&format!("127.0.0.1:{port}"));
+    assert_eq!(
+        unreachable.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&unreachable.stderr)
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
 }

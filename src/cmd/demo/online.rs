@@ -46,6 +46,7 @@ pub fn run(
     .map_err(|e| match e {
         StartError::Usage(m) | StartError::Failed(m) => CliError::failure(m),
         StartError::Spec(e) => CliError::failure(e.to_string()),
+        StartError::Kafka(e) => e.into(),
     })?;
     let mut runner = started.runner;
     let deadline = Instant::now() + DEADLINE;

@@ -22,6 +22,7 @@ use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayo
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::columnarschema::writer_schemas::{CachedWriterSchemas, WriterSchemas};
 use crate::engine::schema::cache::SchemaCache;
+use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerConsumerOptions};
 use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::settings::KafkaSettings;
@@ -146,7 +147,7 @@ pub fn start(
             timeout,
         },
     )
-    .map_err(|e| StartError::Failed(e.message))?;
+    .map_err(StartError::Kafka)?;
     let producer =
         RunnerProducer::new(kafka, timeout).map_err(|e| StartError::Failed(e.message))?;
     let mut runner = GroupRunner::new(
@@ -170,6 +171,8 @@ pub enum StartError {
     Usage(String),
     /// The topology file is wrong at a position.
     Spec(spec::SpecError),
+    /// The cluster is unreachable or refused (exit 4 or 1).
+    Kafka(KafkaIoError),
     Failed(String),
 }
 
@@ -224,6 +227,7 @@ pub fn run_online(
     .map_err(|e| match e {
         StartError::Usage(m) => CliError::usage(format!("{file}: {m}")),
         StartError::Spec(e) => invalid(args, file, e),
+        StartError::Kafka(e) => e.into(),
         StartError::Failed(m) => CliError::failure(m),
     })?;
     let interrupt = Interrupt::install()?;
