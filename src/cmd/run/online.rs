@@ -158,6 +158,14 @@ pub fn start(
         built.settings.error_policy.clone(),
     );
     runner.poll_timeout = POLL_TIMEOUT;
+    // With a state directory, stateful topologies keep their files in step with
+    // the committed offsets, so a kill -9 never restarts from older state.
+    let stateful = spec
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, NodeOp::GroupBy { .. } | NodeOp::Join { .. }));
+    runner.save_each_round =
+        stateful && settings.state_dir.is_some() && settings.state_layout == StateLayout::JavaGo;
     Ok(Started {
         runner,
         group,
