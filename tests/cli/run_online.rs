@@ -681,3 +681,123 @@ nodes:
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Lines of a child's stderr, collected by a thread as they come.
+fn stderr_lines(child: &mut Child) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+    use std::io::BufRead;
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            sink.lock().unwrap().push(line);
+        }
+    });
+    lines
+}
+
+#[test]
+fn a_rebalance_hands_a_partition_and_its_saved_state_to_the_new_member() {
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let (input, output) = (unique_name("clicks"), unique_name("counts"));
+    create_topic(&bootstrap, &input, 2);
+    create_topic(&bootstrap, &output, 1);
+    let tmp = tempfile::tempdir().unwrap();
+    let topology = write_topology(
+        tmp.path(),
+        &format!(
+            r#"version: 1
+settings:
+  consumer_group: {group}
+  state_dir: {state}
+nodes:
+  - source: clicks
+    topics: [{input}]
+    value: json
+  - group_by: per-page
+    parent: clicks
+    keys: [page]
+    aggregates: [count(*) AS n]
+  - sink: out
+    parent: per-page
+    topic: {output}
+    value: json
+"#,
+            group = unique_name("group"),
+            state = tmp.path().join("state").display()
+        ),
+    );
+    // Page p<i> only ever lives in partition i.
+    let clicks = |n: usize| -> Vec<(i32, String, String)> {
+        (0..n)
+            .map(|i| {
+                (
+                    (i % 2) as i32,
+                    format!("c{i}"),
+                    json!({"page": format!("p{}", i % 2)}).to_string(),
+                )
+            })
+            .collect()
+    };
+    let counts = |rs: &[Read]| -> BTreeMap<String, i64> {
+        let mut m = BTreeMap::new();
+        for r in rs {
+            let e = m
+                .entry(r.value["page"].as_str().unwrap_or("").to_owned())
+                .or_insert(0);
+            *e = (*e).max(r.value["n"].as_i64().unwrap_or(0));
+        }
+        m
+    };
+    produce(&bootstrap, &input, &clicks(20));
+    let mut first = start_runner(&bootstrap, &topology, &["-v"]);
+    let first_log = stderr_lines(&mut first);
+    let read = read_until(&bootstrap, &output, 1, TIMEOUT, |rs| {
+        counts(rs).values().sum::<i64>() >= 20
+    });
+    assert_eq!(counts(&read).values().sum::<i64>(), 20);
+
+    // A second member joins: one partition moves to it with the state saved on revoke.
+    let mut second = start_runner(&bootstrap, &topology, &["-v"]);
+    let second_log = stderr_lines(&mut second);
+    let until = Instant::now() + TIMEOUT;
+    while !second_log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.contains(&format!("assigned: {input}/")))
+    {
+        assert!(
+            Instant::now() < until,
+            "the second member got no partition: {:?}",
+            second_log.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    produce(&bootstrap, &input, &clicks(20));
+    let read = read_until(&bootstrap, &output, 1, TIMEOUT, |rs| {
+        let c = counts(rs);
+        c.len() == 2 && c.values().all(|n| *n >= 20)
+    });
+    let (a, b) = (interrupt(first), interrupt(second));
+    assert_eq!(a.status.code(), Some(130));
+    assert_eq!(b.status.code(), Some(130));
+    assert_eq!(
+        counts(&read),
+        BTreeMap::from([("p0".to_owned(), 20), ("p1".to_owned(), 20)]),
+        "first:\n{}\nsecond:\n{}",
+        first_log.lock().unwrap().join("\n"),
+        second_log.lock().unwrap().join("\n")
+    );
+    assert!(
+        first_log
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("revoked: "))
+    );
+}

@@ -197,10 +197,25 @@ pub fn round(runner: &mut OnlineRunner) -> Result<BTreeMap<Tp, i64>, RunnerError
         Err(e) => return Err(e),
     };
     for event in runner.consumer.take_rebalances() {
+        let named = |tps: &[Tp]| {
+            tps.iter()
+                .map(|(t, p)| format!("{t}/{p}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match event {
-            RebalanceEvent::Assigned(tps) => runner.on_assigned(&tps),
-            RebalanceEvent::Revoked(tps) => runner.on_revoked(&tps),
-            RebalanceEvent::Lost(tps) => runner.on_lost(&tps),
+            RebalanceEvent::Assigned(tps) => {
+                tracing::info!("assigned: {}", named(&tps));
+                runner.on_assigned(&tps)
+            }
+            RebalanceEvent::Revoked(tps) => {
+                tracing::info!("revoked: {}", named(&tps));
+                runner.on_revoked(&tps)
+            }
+            RebalanceEvent::Lost(tps) => {
+                tracing::info!("lost: {}", named(&tps));
+                runner.on_lost(&tps)
+            }
         }
     }
     Ok(committed)
