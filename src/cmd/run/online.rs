@@ -7,7 +7,7 @@
 //! are sent, flushed and committed, every owned partition's state is saved, and
 //! the exit code is 130.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,18 +20,21 @@ use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
 use crate::cmd::schema_cache::open_cache;
-use crate::engine::columnar::runner::group::{GroupRunner, RunnerError};
+use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::engine::schema::cache::SchemaCache;
+use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerConsumerOptions};
 use crate::io::kafka::runner_cuts::BrokerCuts;
 use crate::io::kafka::runner_producer::RunnerProducer;
+use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::transactions;
 use crate::io::runner_state::FileStateStore;
 
 use super::RunArgs;
+use crate::cmd::snapshot::restore_cut::CutSelector;
 
 /// Records handed to the topology per round, at most.
 const MAX_POLL_RECORDS: usize = 1000;
@@ -73,7 +76,7 @@ fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecError> {
     Ok(())
 }
 
-fn state_store(spec: &TopologySpec, group: &str) -> CliResult<FileStateStore> {
+fn state_store(spec: &TopologySpec, group: &str) -> Result<FileStateStore, String> {
     let settings = &spec.settings;
     let Some(dir) = settings.state_dir.as_deref() else {
         return Ok(FileStateStore::memory());
@@ -85,54 +88,65 @@ fn state_store(spec: &TopologySpec, group: &str) -> CliResult<FileStateStore> {
             FileStateStore::rust(dir, settings.barrier_group.as_deref().unwrap_or(group))
         }
     }
-    .map_err(CliError::failure)
 }
 
 fn runner_failure(e: RunnerError) -> CliError {
     CliError::failure(e.message)
 }
 
-pub fn run_online(
-    global: &GlobalArgs,
-    ui: &Ui,
-    args: &RunArgs,
+/// The runner over the real adapters.
+pub type OnlineRunner = GroupRunner<RunnerConsumer, RunnerProducer, FileStateStore>;
+
+/// A runner subscribed to the topology's source topics, with its group name and topics.
+pub struct Started {
+    pub runner: OnlineRunner,
+    pub group: String,
+    pub topics: Vec<String>,
+    /// The cut the run started from (`--restore-cut`).
+    pub restored: Option<restore_cut::RestoredCut>,
+}
+
+/// Builds the topology with registry-backed codecs and subscribes its group.
+/// Errors in the file are reported like `--check`'s (with `check` set, exit 3).
+pub fn start(
+    kafka: &KafkaSettings,
     spec: &TopologySpec,
-    file: &str,
-) -> CliResult<()> {
-    let kafka = global.connection.kafka_settings("run")?;
+    schemas: Option<SchemaCache>,
+    timeout: Duration,
+    restore_cut: Option<CutSelector>,
+) -> Result<Started, StartError> {
     let settings = &spec.settings;
     let Some(group) = settings.consumer_group.clone() else {
-        return Err(CliError::usage(format!(
-            "{file}: an online run needs `consumer_group` in the topology settings"
-        )));
+        return Err(StartError::Usage(
+            "an online run needs `consumer_group` in the topology settings".into(),
+        ));
     };
-    check_sink_codecs(spec).map_err(|e| invalid(args, file, e))?;
-    let cache = schema_cache(global, args)?;
+    check_sink_codecs(spec).map_err(StartError::Spec)?;
     let codecs = OnlineCodecs {
-        schemas: cache.clone().map(|c| Arc::new(c) as Arc<dyn WriterSchemas>),
+        schemas: schemas.map(|c| Arc::new(c) as Arc<dyn WriterSchemas>),
     };
-    let built = spec::build(spec, &codecs, &HashMap::new()).map_err(|e| invalid(args, file, e))?;
-    let topics: Vec<String> = {
-        let mut t: Vec<String> = built
-            .topology
-            .sources()
-            .into_iter()
-            .flat_map(|(_, topics)| topics)
-            .collect();
-        t.dedup();
-        t
-    };
-    let mut store = state_store(spec, &group)?;
-    let timeout = global.connection.timeout;
-    let restored = match args.restore_cut {
-        Some(selector) => Some(restore_cut::prepare(
-            &kafka,
-            timeout,
-            settings.barrier_group.as_deref(),
-            &group,
-            selector,
-            &mut store,
-        )?),
+    let built = spec::build(spec, &codecs, &HashMap::new()).map_err(StartError::Spec)?;
+    let mut topics: Vec<String> = Vec::new();
+    for (_, source_topics) in built.topology.sources() {
+        for t in source_topics {
+            if !topics.contains(&t) {
+                topics.push(t);
+            }
+        }
+    }
+    let mut store = state_store(spec, &group).map_err(StartError::Failed)?;
+    let restored = match restore_cut {
+        Some(selector) => Some(
+            restore_cut::prepare(
+                kafka,
+                timeout,
+                settings.barrier_group.as_deref(),
+                &group,
+                selector,
+                &mut store,
+            )
+            .map_err(StartError::Cli)?,
+        ),
         None => None,
     };
     let exactly_once = settings.guarantee == Guarantee::ExactlyOnce;
@@ -150,15 +164,14 @@ pub fn run_online(
             timeout,
         },
     )
-    .map_err(runner_failure)?;
+    .map_err(StartError::Kafka)?;
     let producer = if exactly_once {
-        let id = transactions::transactional_id(&kafka, &group);
-        RunnerProducer::transactional(&kafka, timeout, &id)
+        let id = transactions::transactional_id(kafka, &group);
+        RunnerProducer::transactional(kafka, timeout, &id)
     } else {
-        RunnerProducer::new(&kafka, timeout)
+        RunnerProducer::new(kafka, timeout)
     }
-    .map_err(runner_failure)?;
-    let interrupt = Interrupt::install()?;
+    .map_err(|e| StartError::Failed(e.message))?;
     let mut runner = GroupRunner::new(
         built.topology,
         consumer,
@@ -168,17 +181,122 @@ pub fn run_online(
     );
     runner.poll_timeout = POLL_TIMEOUT;
     runner.guarantee = settings.guarantee;
+    // With a state directory, stateful topologies keep their files in step with
+    // the committed offsets, so a kill -9 never restarts from older state.
+    let stateful = spec
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, NodeOp::GroupBy { .. } | NodeOp::Join { .. }));
+    runner.save_each_round =
+        stateful && settings.state_dir.is_some() && settings.state_layout == StateLayout::JavaGo;
     if let Some(barrier_group) = settings.barrier_group.as_deref() {
         let cuts = BrokerCuts::new(kafka.clone(), timeout);
         runner = runner
             .with_barrier(barrier_group, Box::new(cuts))
-            .map_err(runner_failure)?;
+            .map_err(|e| StartError::Failed(e.message))?;
     }
     if let Some(restored) = &restored {
         runner
             .adopt_cut(&restored.cut, &restored.states)
-            .map_err(runner_failure)?;
+            .map_err(|e| StartError::Failed(e.message))?;
     }
+    Ok(Started {
+        runner,
+        group,
+        topics,
+        restored,
+    })
+}
+
+/// Why a runner could not start.
+#[derive(Debug)]
+pub enum StartError {
+    Usage(String),
+    /// The topology file is wrong at a position.
+    Spec(spec::SpecError),
+    /// The cluster is unreachable or refused (exit 4 or 1).
+    Kafka(KafkaIoError),
+    Failed(String),
+    /// Already a command error (e.g. `--restore-cut` found no such cut).
+    Cli(CliError),
+}
+
+/// One round, then the rebalances it queued; returns the offsets committed
+/// (none when the round is retried). `Err` only for a failure that ends the run.
+pub fn round(runner: &mut OnlineRunner) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    let committed = match runner.run_once() {
+        Ok(offsets) => offsets,
+        Err(e) if e.retriable => {
+            tracing::info!("round retried: {}", e.message);
+            std::thread::sleep(RETRY_PAUSE);
+            BTreeMap::new()
+        }
+        Err(e) => return Err(e),
+    };
+    for warning in runner.take_warnings() {
+        tracing::warn!("{warning}");
+    }
+    for event in runner.consumer.take_rebalances() {
+        let named = |tps: &[Tp]| {
+            tps.iter()
+                .map(|(t, p)| format!("{t}/{p}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match event {
+            RebalanceEvent::Assigned(tps) => {
+                tracing::info!("assigned: {}", named(&tps));
+                runner.on_assigned(&tps)
+            }
+            RebalanceEvent::Revoked(tps) => {
+                tracing::info!("revoked: {}", named(&tps));
+                runner.on_revoked(&tps)
+            }
+            RebalanceEvent::Lost(tps) => {
+                tracing::info!("lost: {}", named(&tps));
+                runner.on_lost(&tps)
+            }
+        }
+    }
+    Ok(committed)
+}
+
+/// Saves every owned partition's state and leaves the group.
+pub fn stop(runner: &mut OnlineRunner) {
+    // A failed round was rolled back, so the state of every owned partition
+    // matches its committed offsets and can be saved either way.
+    runner.close();
+    runner.consumer.close();
+}
+
+pub fn run_online(
+    global: &GlobalArgs,
+    ui: &Ui,
+    args: &RunArgs,
+    spec: &TopologySpec,
+    file: &str,
+) -> CliResult<()> {
+    let kafka = global.connection.kafka_settings("run")?;
+    let Started {
+        mut runner,
+        group,
+        topics,
+        restored,
+    } = start(
+        &kafka,
+        spec,
+        schema_cache(global, args)?,
+        global.connection.timeout,
+        args.restore_cut,
+    )
+    .map_err(|e| match e {
+        StartError::Usage(m) => CliError::usage(format!("{file}: {m}")),
+        StartError::Spec(e) => invalid(args, file, e),
+        StartError::Kafka(e) => e.into(),
+        StartError::Failed(m) => CliError::failure(m),
+        StartError::Cli(e) => e,
+    })?;
+    let interrupt = Interrupt::install()?;
 
     let quiet = global.output.quiet > 0;
     let mut progress = args
@@ -209,23 +327,8 @@ pub fn run_online(
         if interrupt.is_set() {
             break None;
         }
-        match runner.run_once() {
-            Ok(_) => {}
-            Err(e) if e.retriable => {
-                tracing::warn!("round retried: {}", e.message);
-                std::thread::sleep(RETRY_PAUSE);
-            }
-            Err(e) => break Some(e),
-        }
-        for warning in runner.take_warnings() {
-            tracing::warn!("{warning}");
-        }
-        for event in runner.consumer.take_rebalances() {
-            match event {
-                RebalanceEvent::Assigned(tps) => runner.on_assigned(&tps),
-                RebalanceEvent::Revoked(tps) => runner.on_revoked(&tps),
-                RebalanceEvent::Lost(tps) => runner.on_lost(&tps),
-            }
+        if let Err(e) = round(&mut runner) {
+            break Some(e);
         }
         if let Some((every, next, report)) = progress.as_mut()
             && Instant::now() >= *next
@@ -234,10 +337,7 @@ pub fn run_online(
             *next = Instant::now() + *every;
         }
     };
-    // The failed round was rolled back, so the state of every owned partition
-    // matches its committed offsets and can be saved either way.
-    runner.close();
-    runner.consumer.close();
+    stop(&mut runner);
     let metrics = runner.metrics;
     let outcome = if failure.is_some() {
         "failed"

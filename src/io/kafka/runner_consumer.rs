@@ -27,8 +27,9 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::runner::group::{self, RunnerError, Tp};
 use crate::engine::columnar::topology::Record;
-use crate::io::kafka::error::is_unreachable_error;
+use crate::io::kafka::error::{KafkaIoError, is_unreachable_error};
 use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::topic_reader::partition_count;
 
 /// A change of the group assignment, in the order it happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,11 +141,12 @@ fn record_of<M: Message>(m: &M) -> Record {
 }
 
 impl RunnerConsumer {
-    /// Creates the consumer and subscribes the group to `topics`.
+    /// Creates the consumer and subscribes the group to `topics`, which must
+    /// exist (an unreachable cluster is told apart from a missing topic).
     pub fn subscribe(
         settings: &KafkaSettings,
         opts: &RunnerConsumerOptions,
-    ) -> Result<Self, RunnerError> {
+    ) -> Result<Self, KafkaIoError> {
         let mut config = settings.client_config();
         config
             .set("group.id", &opts.group)
@@ -156,11 +158,18 @@ impl RunnerConsumer {
         }
         let consumer: BaseConsumer<RunnerContext> = config
             .create_with_context(RunnerContext::default())
-            .map_err(|e| RunnerError::new(format!("create Kafka consumer: {e}")))?;
+            .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
+        for topic in &opts.topics {
+            if partition_count(&consumer, topic, opts.timeout)?.is_none() {
+                return Err(KafkaIoError::failed(format!(
+                    "source topic {topic} does not exist"
+                )));
+            }
+        }
         let names: Vec<&str> = opts.topics.iter().map(String::as_str).collect();
         consumer
             .subscribe(&names)
-            .map_err(|e| RunnerError::new(format!("subscribe to {}: {e}", names.join(", "))))?;
+            .map_err(|e| KafkaIoError::failed(format!("subscribe to {}: {e}", names.join(", "))))?;
         Ok(RunnerConsumer {
             consumer,
             context_events: Vec::new(),
@@ -262,7 +271,6 @@ impl group::Consumer for RunnerConsumer {
             .commit(&list, CommitMode::Sync)
             .map_err(|e| RunnerError {
                 message: format!("commit offsets: {e}"),
-                // A commit refused during a rebalance only means records are read again.
                 retriable: true,
             })
     }

@@ -140,6 +140,11 @@ pub struct GroupRunner<C, P, S> {
     pub guarantee: Guarantee,
     pub poll_timeout: Duration,
     pub metrics: Metrics,
+    /// Save the live state of every partition a round processed after the
+    /// flush and before the commit, so that a crash never leaves state behind
+    /// committed offsets (at-least-once for state too). Java and Go save only
+    /// on rebalance and close; off by default.
+    pub save_each_round: bool,
     pub listener: Option<BarrierListener>,
     owned: BTreeSet<Tp>,
     /// Partitions holding state adopted from a cut, kept on their first assignment.
@@ -198,6 +203,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             guarantee: Guarantee::AtLeastOnce,
             poll_timeout: Duration::from_millis(100),
             metrics: Metrics::default(),
+            save_each_round: false,
             listener: None,
             owned: BTreeSet::new(),
             adopted: BTreeSet::new(),
@@ -429,6 +435,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
     fn complete(&mut self, round: &Round) -> Result<(), RunnerError> {
         self.send_all(&round.outputs)?;
         self.save_barrier(round)?;
+        self.save_round(round)?;
         if !round.offsets.is_empty() {
             self.consumer.commit(&round.offsets)?;
         }
@@ -440,6 +447,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
     fn complete_transactional(&mut self, round: &Round) -> Result<(), RunnerError> {
         self.send_all(&round.outputs)?;
         self.save_barrier(round)?;
+        self.save_round(round)?;
         if !round.offsets.is_empty() {
             let group = self.consumer.group_metadata();
             self.producer
@@ -453,6 +461,22 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             .iter()
             .try_for_each(|p| self.producer.send(&p.topic, &p.record))?;
         self.producer.flush()
+    }
+
+    /// With `save_each_round`, saves the live state of every partition the round
+    /// processed, after the flush and before the commit.
+    fn save_round(&mut self, round: &Round) -> Result<(), RunnerError> {
+        if !self.save_each_round {
+            return Ok(());
+        }
+        for (partition, _) in &round.prior {
+            let state = self
+                .topology
+                .snapshot_partition(*partition)
+                .map_err(|e| RunnerError::new(e.to_string()))?;
+            self.store.save(*partition, LIVE_EPOCH, &state)?;
+        }
+        Ok(())
     }
 
     /// Saves every barrier partition under the cut epoch, unless the cut came too late (D9).
