@@ -1,37 +1,41 @@
-//! `run FILE -b … --schema-cache FILE`: the online runner decodes Avro source
-//! records with the writer schemas `schema prewarm --write-cache` stored, so a
-//! prewarmed id costs no registry round trip and the registry may be stopped or
-//! absent while the topology runs.
+//! `run FILE -b … --schema-cache FILE`: the online runner decodes registry-framed
+//! source records (Avro, Protobuf) with the writer schemas `schema prewarm
+//! --write-cache` stored, so a prewarmed id costs no registry round trip and the
+//! registry may be stopped or absent while the topology runs.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use krabka_streams::engine::schema::registry::Registry;
+use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::registry::{Registry, SchemaSpec, SchemaType};
 use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
+use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 use serde_json::{Value, json};
 
+use crate::support::tansu::Tansu;
 use crate::support::{binary, unique_name};
-use crate::tail::{ORDER_SCHEMA, Orders, create_topic, orders, stderr};
+use crate::tail::{BASE_TS, ORDER_SCHEMA, Orders, Rec, create_topic, orders, produce, stderr};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-/// `schema prewarm --write-cache` for the orders value subject; answers the file.
-fn prewarm(o: &Orders, dir: &Path) -> std::path::PathBuf {
-    let avsc = dir.join("order.avsc");
-    std::fs::write(&avsc, ORDER_SCHEMA).unwrap();
-    let cache = dir.join("schema-cache.json");
+/// `schema prewarm --write-cache` of `subject` with the schema `file_name` holding
+/// `text` (its extension tells the kind); answers the cache file.
+fn prewarm(registry: &str, subject: &str, file_name: &str, text: &str, dir: &Path) -> PathBuf {
+    let schema = dir.join(file_name);
+    std::fs::write(&schema, text).unwrap();
+    let cache = dir.join(format!("{file_name}.cache.json"));
     let out = Command::new(binary())
-        .args(["schema", "prewarm", "--registry", &o.registry.url()])
-        .args(["--subject", &format!("{}-value", o.topic)])
+        .args(["schema", "prewarm", "--registry", registry])
+        .args(["--subject", subject])
         .args([
             "--schema-file",
-            avsc.to_str().unwrap(),
+            schema.to_str().unwrap(),
             "--mode",
             "use-latest",
         ])
@@ -44,8 +48,9 @@ fn prewarm(o: &Orders, dir: &Path) -> std::path::PathBuf {
     cache
 }
 
-/// Each order's id, user and quantity as JSON on `sink`, in a fresh consumer group.
-fn topology(dir: &Path, source: &str, sink: &str) -> std::path::PathBuf {
+/// `columns` of `source` records decoded by `codec`, as JSON on `sink`, in a fresh
+/// consumer group.
+fn topology(dir: &Path, source: &str, codec: &str, columns: &str, sink: &str) -> PathBuf {
     let path = dir.join(format!("{sink}.yaml"));
     let text = format!(
         r#"version: 1
@@ -54,10 +59,10 @@ settings:
 nodes:
   - source: orders
     topics: [{source}]
-    value: avro
+    value: {codec}
   - select: slim
     parent: orders
-    columns: [order_id, user, quantity]
+    columns: [{columns}]
   - sink: slim-orders
     parent: slim
     topic: {sink}
@@ -105,9 +110,9 @@ fn interrupt(mut child: Child) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// The sink records of `topic` by order id, once all 6 orders are there or the
+/// The sink records of `topic` by their `id` column, once `n` are there or the
 /// deadline passed.
-fn sunk(bootstrap: &str, topic: &str) -> BTreeMap<String, Value> {
+fn sunk(bootstrap: &str, topic: &str, id: &str, n: usize) -> BTreeMap<String, Value> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", unique_name("reader"))
@@ -120,10 +125,10 @@ fn sunk(bootstrap: &str, topic: &str) -> BTreeMap<String, Value> {
     consumer.assign(&tpl).unwrap();
     let mut by_id = BTreeMap::new();
     let until = Instant::now() + TIMEOUT;
-    while Instant::now() < until && by_id.len() < 6 {
+    while Instant::now() < until && by_id.len() < n {
         if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
             let v: Value = serde_json::from_slice(m.payload().unwrap_or(b"null")).unwrap();
-            by_id.insert(v["order_id"].as_str().unwrap_or("").to_owned(), v);
+            by_id.insert(v[id].as_str().unwrap_or("").to_owned(), v);
         }
     }
     by_id
@@ -141,6 +146,8 @@ fn expected() -> BTreeMap<String, Value> {
         .collect()
 }
 
+const AVRO_COLUMNS: &str = "order_id, user, quantity";
+
 fn schema_fetches(o: &Orders, id: i32) -> usize {
     let path = format!("/schemas/ids/{}", id as u32);
     o.registry
@@ -156,7 +163,14 @@ fn a_prewarmed_cache_runs_avro_sources_online_with_no_fetch_and_with_the_registr
     let mut o = orders(6);
     let bootstrap = o.broker.bootstrap();
     let dir = tempfile::tempdir().unwrap();
-    let cache = prewarm(&o, dir.path());
+    let subject = format!("{}-value", o.topic);
+    let cache = prewarm(
+        &o.registry.url(),
+        &subject,
+        "order.avsc",
+        ORDER_SCHEMA,
+        dir.path(),
+    );
     let cache = cache.to_str().unwrap();
     let id = HttpRegistry::new(HttpRegistryOptions::new(o.registry.url()))
         .unwrap()
@@ -171,10 +185,10 @@ fn a_prewarmed_cache_runs_avro_sources_online_with_no_fetch_and_with_the_registr
     let url = o.registry.url();
     let runner = start_runner(
         &bootstrap,
-        &topology(dir.path(), &o.topic, &sink),
+        &topology(dir.path(), &o.topic, "avro", AVRO_COLUMNS, &sink),
         &["--registry", &url, "--schema-cache", cache],
     );
-    let read = sunk(&bootstrap, &sink);
+    let read = sunk(&bootstrap, &sink, "order_id", 6);
     let out = interrupt(runner);
     assert_eq!(read, expected(), "{}", stderr(&out));
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
@@ -189,10 +203,90 @@ fn a_prewarmed_cache_runs_avro_sources_online_with_no_fetch_and_with_the_registr
         if let Some(url) = registry {
             extra.extend(["--registry", url]);
         }
-        let runner = start_runner(&bootstrap, &topology(dir.path(), &o.topic, &sink), &extra);
-        let read = sunk(&bootstrap, &sink);
+        let runner = start_runner(
+            &bootstrap,
+            &topology(dir.path(), &o.topic, "avro", AVRO_COLUMNS, &sink),
+            &extra,
+        );
+        let read = sunk(&bootstrap, &sink, "order_id", 6);
         let out = interrupt(runner);
         assert_eq!(read, expected(), "{registry:?}: {}", stderr(&out));
         assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     }
+}
+
+const PAYMENT_PROTO: &str = r#"syntax = "proto3";
+package shop;
+message Payment { string id = 1; int32 cents = 2; }
+"#;
+
+/// A `shop.Payment` body: field 1 (string) and field 2 (varint), hand-encoded.
+fn payment_body(id: &str, cents: u8) -> Vec<u8> {
+    let mut body = vec![0x0a, id.len() as u8];
+    body.extend(id.as_bytes());
+    body.extend([0x10, cents]);
+    body
+}
+
+#[test]
+fn a_protobuf_source_runs_online_from_a_prewarmed_cache_with_no_registry() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let mut registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    let (topic, sink) = (unique_name("payments"), unique_name("payments-json"));
+    create_topic(&bootstrap, &topic, 1);
+    create_topic(&bootstrap, &sink, 1);
+    let subject = format!("{topic}-value");
+    let id = HttpRegistry::new(HttpRegistryOptions::new(registry.url()))
+        .unwrap()
+        .register(
+            &subject,
+            &SchemaSpec {
+                schema: PAYMENT_PROTO.into(),
+                schema_type: SchemaType::Protobuf,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let records: Vec<Rec> = [("p1", 5u8), ("p2", 120)]
+        .iter()
+        .map(|(pid, cents)| Rec {
+            partition: 0,
+            key: Some(pid.as_bytes().to_vec()),
+            value: Some(
+                framing::encode_protobuf(id as u32, &[0], &payment_body(pid, *cents)).unwrap(),
+            ),
+            headers: vec![],
+            ts: BASE_TS,
+        })
+        .collect();
+    produce(&bootstrap, &topic, &records);
+    let dir = tempfile::tempdir().unwrap();
+    let cache = prewarm(
+        &registry.url(),
+        &subject,
+        "payment.proto",
+        PAYMENT_PROTO,
+        dir.path(),
+    );
+    registry.shutdown();
+
+    let topology = topology(dir.path(), &topic, "protobuf", "id, cents", &sink);
+    let runner = start_runner(
+        &bootstrap,
+        &topology,
+        &["--schema-cache", cache.to_str().unwrap()],
+    );
+    let read = sunk(&bootstrap, &sink, "id", 2);
+    let out = interrupt(runner);
+    assert_eq!(
+        read.into_values().collect::<Vec<_>>(),
+        [
+            json!({"id": "p1", "cents": 5}),
+            json!({"id": "p2", "cents": 120})
+        ],
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
 }
