@@ -43,7 +43,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -l dry-run -
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), or run it offline over Arrow IPC'
+complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input)'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
@@ -55,7 +55,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "compl
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l input -d 'Run offline: read an Arrow IPC stream or file (`-` = stdin) into a source, named by node or topic. Repeatable' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l sink -d 'Offline: write a sink\'s batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `-` stdout (stream). Repeatable' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l sink -d 'Offline: write a sink\'s batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `.parquet` Parquet, `-` stdout (stream). Repeatable' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l dead-letter -d 'Offline with `error_policy: dead-letter`: write the failed input rows (with the krabka.error.* headers) to PATH' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l metrics-interval -d 'Print the metrics so far on stderr at this interval (e.g. 5s)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l schema-cache -d 'Schema cache file written by `schema prewarm --write-cache`: its ids need no registry round trip' -r -F
@@ -855,7 +855,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), or run it offline over Arrow IPC'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'

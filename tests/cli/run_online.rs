@@ -19,6 +19,11 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 use serde_json::{Value, json};
 
+use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
+use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
+use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+
 use crate::support::tansu::Tansu;
 use crate::support::{binary, unique_name};
 
@@ -44,6 +49,14 @@ fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
 
 /// Produces (partition, key, value) one record per batch.
 fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, String)]) {
+    let bytes: Vec<(i32, String, Vec<u8>)> = records
+        .iter()
+        .map(|(p, k, v)| (*p, k.clone(), v.clone().into_bytes()))
+        .collect();
+    produce_bytes(bootstrap, topic, &bytes);
+}
+
+fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, String, Vec<u8>)]) {
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("linger.ms", "0")
@@ -56,7 +69,7 @@ fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, String)]) {
                 BaseRecord::to(topic)
                     .partition(*partition)
                     .key(key.as_bytes())
-                    .payload(value.as_bytes()),
+                    .payload(value.as_slice()),
             )
             .unwrap();
         producer.flush(TIMEOUT).unwrap();
@@ -393,7 +406,11 @@ nodes:
             (1, "bad".into(), "{not json".into()),
         ],
     );
-    let runner = start_runner(&bootstrap, &topology, &["--output", "json"]);
+    let runner = start_runner(
+        &bootstrap,
+        &topology,
+        &["--output", "json", "--metrics-interval", "500ms"],
+    );
     let dead = read_until(&bootstrap, &dlq, 2, TIMEOUT, |rs| !rs.is_empty());
     let good = read_until(&bootstrap, &output, 2, TIMEOUT, |rs| !rs.is_empty());
     let out = interrupt(runner);
@@ -417,7 +434,370 @@ nodes:
     );
     assert_eq!(good.len(), 1, "{good:?}");
     assert_eq!(good[0].value, json!({"n": 1}));
+    assert!(
+        stderr.lines().any(|l| l.starts_with(r#"{"metrics":{"#)),
+        "no metrics line every --metrics-interval: {stderr}"
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["data"]["metrics"]["dead_letter_records"], 1);
     assert_eq!(report["data"]["metrics"]["failures"], 1);
+}
+
+const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
+ {"name":"user","type":"string"},
+ {"name":"country","type":"string"},
+ {"name":"amount","type":"long"},
+ {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}}]}"#;
+
+fn avro_order(schema: &apache_avro::Schema, user: &str, amount: i64, ts: i64) -> Vec<u8> {
+    use apache_avro::types::Value as Avro;
+    let value = Avro::Record(vec![
+        ("user".into(), Avro::String(user.into())),
+        ("country".into(), Avro::String("BE".into())),
+        ("amount".into(), Avro::Long(amount)),
+        ("ts".into(), Avro::TimestampMillis(ts)),
+    ]);
+    apache_avro::writer::datum::GenericDatumWriter::builder(schema)
+        .build()
+        .and_then(|w| w.write_value_to_vec(value))
+        .unwrap()
+}
+
+#[test]
+fn the_shipped_example_runs_online_over_avro_orders_from_the_registry() {
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    // The example's own topic names: every test has a broker of its own.
+    create_topic(&bootstrap, "orders", 2);
+    create_topic(&bootstrap, "large-orders-by-user", 1);
+    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
+    let id = client
+        .register(
+            "orders-value",
+            &SchemaSpec {
+                schema: ORDER_SCHEMA.into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+    let records: Vec<(i32, String, Vec<u8>)> = [("alice", 150), ("bob", 99), ("alice", 120)]
+        .iter()
+        .enumerate()
+        .map(|(i, (user, amount))| {
+            let body = avro_order(&schema, user, *amount, 1_700_000_000_000 + i as i64);
+            (0, format!("o{i}"), framing::encode(id as u32, &body))
+        })
+        .collect();
+    produce_bytes(&bootstrap, "orders", &records);
+    let topology =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/topologies/large-orders-by-user.yaml");
+    let runner = start_runner(&bootstrap, &topology, &["--registry", &registry.url()]);
+    let done = |rs: &[Read]| {
+        rs.iter()
+            .any(|r| r.value == json!({"user": "alice", "total": 270, "n": 2}))
+    };
+    let read = read_until(&bootstrap, "large-orders-by-user", 1, TIMEOUT, done);
+    let out = interrupt(runner);
+    assert!(
+        done(&read),
+        "{read:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!read.iter().any(|r| r.value["user"] == "bob"), "{read:?}");
+    assert_eq!(out.status.code(), Some(130));
+}
+
+#[test]
+fn the_demo_runs_the_example_online_and_gets_the_offline_totals() {
+    let out = Command::new(binary())
+        .args(["--output", "json", "demo"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let steps = doc["data"]["steps"].as_array().unwrap();
+    let online = steps
+        .iter()
+        .find(|s| s["step"].as_str().unwrap_or("").contains("online"))
+        .expect("an online step");
+    let offline = steps
+        .iter()
+        .find(|s| s["step"].as_str().unwrap_or("").contains("offline"))
+        .expect("an offline step");
+    let last_per_user = |rows: &Value| -> BTreeMap<String, (i64, i64)> {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["user"].as_str().unwrap().to_owned(),
+                    (r["total"].as_i64().unwrap(), r["n"].as_i64().unwrap()),
+                )
+            })
+            .collect()
+    };
+    let online = last_per_user(&online["result"]["totals"]);
+    assert_eq!(online, last_per_user(&offline["result"]["totals"]));
+    assert_eq!(online["dave"], (130, 1));
+}
+
+#[test]
+fn a_missing_source_topic_fails_and_an_unreachable_cluster_exits_4() {
+    let tansu = Tansu::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let topology = write_topology(
+        tmp.path(),
+        r#"version: 1
+settings:
+  consumer_group: g
+nodes:
+  - source: in
+    topics: [no-such-topic]
+    value: json
+  - sink: out
+    parent: in
+    topic: out
+    value: json
+"#,
+    );
+    let run = |bootstrap: &str| {
+        Command::new(binary())
+            .args([
+                "run",
+                topology.to_str().unwrap(),
+                "-b",
+                bootstrap,
+                "--timeout",
+                "3s",
+            ])
+            .output()
+            .unwrap()
+    };
+    let missing = run(&tansu.bootstrap());
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("source topic no-such-topic does not exist"),
+        "{stderr}"
+    );
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let started = Instant::now();
+    let unreachable = run(&format!("127.0.0.1:{port}"));
+    assert_eq!(
+        unreachable.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&unreachable.stderr)
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn group_by_state_in_a_state_dir_survives_a_kill_9_with_no_count_lost() {
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let (input, output) = (unique_name("clicks"), unique_name("counts"));
+    create_topic(&bootstrap, &input, 2);
+    create_topic(&bootstrap, &output, 1);
+    let tmp = tempfile::tempdir().unwrap();
+    let topology = write_topology(
+        tmp.path(),
+        &format!(
+            r#"version: 1
+settings:
+  consumer_group: {group}
+  state_dir: {state}
+nodes:
+  - source: clicks
+    topics: [{input}]
+    value: json
+  - group_by: per-page
+    parent: clicks
+    keys: [page]
+    aggregates: [count(*) AS n]
+  - sink: out
+    parent: per-page
+    topic: {output}
+    value: json
+"#,
+            group = unique_name("group"),
+            state = tmp.path().join("state").display()
+        ),
+    );
+    let clicks = |n: usize| -> Vec<(i32, String, String)> {
+        (0..n)
+            .map(|i| {
+                (
+                    (i % 2) as i32,
+                    format!("c{i}"),
+                    json!({"page": format!("p{}", i % 2)}).to_string(),
+                )
+            })
+            .collect()
+    };
+    // The highest count seen per page.
+    let counts = |rs: &[Read]| -> BTreeMap<String, i64> {
+        let mut m = BTreeMap::new();
+        for r in rs {
+            let page = r.value["page"].as_str().unwrap_or("").to_owned();
+            let n = r.value["n"].as_i64().unwrap_or(0);
+            let e = m.entry(page).or_insert(0);
+            *e = (*e).max(n);
+        }
+        m
+    };
+    produce(&bootstrap, &input, &clicks(20));
+    let mut first = start_runner(&bootstrap, &topology, &[]);
+    let read = read_until(&bootstrap, &output, 1, TIMEOUT, |rs| {
+        counts(rs).values().sum::<i64>() >= 20
+    });
+    assert_eq!(counts(&read).values().sum::<i64>(), 20, "{read:?}");
+    first.kill().unwrap(); // SIGKILL: no save on the way out
+    first.wait().unwrap();
+    produce(&bootstrap, &input, &clicks(20));
+
+    let second = start_runner(&bootstrap, &topology, &[]);
+    let read = read_until(&bootstrap, &output, 1, Duration::from_secs(60), |rs| {
+        counts(rs).values().all(|n| *n >= 20) && counts(rs).len() == 2
+    });
+    let out = interrupt(second);
+    let totals = counts(&read);
+    // At least once: a count may include a record twice, never miss one.
+    assert!(
+        totals.len() == 2 && totals.values().all(|n| *n >= 20),
+        "{totals:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Lines of a child's stderr, collected by a thread as they come.
+fn stderr_lines(child: &mut Child) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+    use std::io::BufRead;
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            sink.lock().unwrap().push(line);
+        }
+    });
+    lines
+}
+
+#[test]
+fn a_rebalance_hands_a_partition_and_its_saved_state_to_the_new_member() {
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let (input, output) = (unique_name("clicks"), unique_name("counts"));
+    create_topic(&bootstrap, &input, 2);
+    create_topic(&bootstrap, &output, 1);
+    let tmp = tempfile::tempdir().unwrap();
+    let topology = write_topology(
+        tmp.path(),
+        &format!(
+            r#"version: 1
+settings:
+  consumer_group: {group}
+  state_dir: {state}
+nodes:
+  - source: clicks
+    topics: [{input}]
+    value: json
+  - group_by: per-page
+    parent: clicks
+    keys: [page]
+    aggregates: [count(*) AS n]
+  - sink: out
+    parent: per-page
+    topic: {output}
+    value: json
+"#,
+            group = unique_name("group"),
+            state = tmp.path().join("state").display()
+        ),
+    );
+    // Page p<i> only ever lives in partition i.
+    let clicks = |n: usize| -> Vec<(i32, String, String)> {
+        (0..n)
+            .map(|i| {
+                (
+                    (i % 2) as i32,
+                    format!("c{i}"),
+                    json!({"page": format!("p{}", i % 2)}).to_string(),
+                )
+            })
+            .collect()
+    };
+    let counts = |rs: &[Read]| -> BTreeMap<String, i64> {
+        let mut m = BTreeMap::new();
+        for r in rs {
+            let e = m
+                .entry(r.value["page"].as_str().unwrap_or("").to_owned())
+                .or_insert(0);
+            *e = (*e).max(r.value["n"].as_i64().unwrap_or(0));
+        }
+        m
+    };
+    produce(&bootstrap, &input, &clicks(20));
+    let mut first = start_runner(&bootstrap, &topology, &["-v"]);
+    let first_log = stderr_lines(&mut first);
+    let read = read_until(&bootstrap, &output, 1, TIMEOUT, |rs| {
+        counts(rs).values().sum::<i64>() >= 20
+    });
+    assert_eq!(counts(&read).values().sum::<i64>(), 20);
+
+    // A second member joins: one partition moves to it with the state saved on revoke.
+    let mut second = start_runner(&bootstrap, &topology, &["-v"]);
+    let second_log = stderr_lines(&mut second);
+    let until = Instant::now() + TIMEOUT;
+    while !second_log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.contains(&format!("assigned: {input}/")))
+    {
+        assert!(
+            Instant::now() < until,
+            "the second member got no partition: {:?}",
+            second_log.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    produce(&bootstrap, &input, &clicks(20));
+    let read = read_until(&bootstrap, &output, 1, TIMEOUT, |rs| {
+        let c = counts(rs);
+        c.len() == 2 && c.values().all(|n| *n >= 20)
+    });
+    let (a, b) = (interrupt(first), interrupt(second));
+    assert_eq!(a.status.code(), Some(130));
+    assert_eq!(b.status.code(), Some(130));
+    assert_eq!(
+        counts(&read),
+        BTreeMap::from([("p0".to_owned(), 20), ("p1".to_owned(), 20)]),
+        "first:\n{}\nsecond:\n{}",
+        first_log.lock().unwrap().join("\n"),
+        second_log.lock().unwrap().join("\n")
+    );
+    assert!(
+        first_log
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("revoked: "))
+    );
 }

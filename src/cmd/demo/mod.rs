@@ -3,6 +3,7 @@
 
 mod barrier;
 mod leader;
+mod online;
 mod orders;
 mod schemas;
 mod snapshots;
@@ -148,6 +149,29 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
             "orders with amount > 100, summed per user, state per partition:\n{t}\n(the same as `tail orders --format arrow --out - | krabka-streams run large-orders-by-user.yaml --input orders=- --sink large-orders-by-user=-`)"
         ),
         json!({"totals": totals.iter().map(|(p, u, total, n)| json!({"partition": p, "user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
+    );
+    let online_totals = online::run(&cluster, registry.clone(), data.len())?;
+    let offline_totals: std::collections::BTreeMap<String, (i64, i64)> = totals
+        .iter()
+        .map(|(_, user, total, n)| (user.clone(), (*total, *n)))
+        .collect();
+    if online_totals != offline_totals {
+        return Err(CliError::failure(format!(
+            "the online run's totals {online_totals:?} differ from the offline run's {offline_totals:?}"
+        )));
+    }
+    let mut t = table(&["user", "total", "n"]);
+    for (user, (total, n)) in &online_totals {
+        t.add_row(vec![user.clone(), total.to_string(), n.to_string()]);
+    }
+    w.step(
+        "run the same topology online (consumer group, at-least-once)",
+        format!(
+            "krabka-streams run large-orders-by-user.yaml -b {bootstrap} --registry {registry_url}\nconsumer group `large-orders-by-user` over `{}`, JSON totals on `{}` (last row per user), equal to the offline totals:\n{t}",
+            orders::ORDERS_TOPIC,
+            online::SINK_TOPIC
+        ),
+        json!({"totals": online_totals.iter().map(|(u, (total, n))| json!({"user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
     );
     let parquet = dir.path().join("orders.parquet");
     let (rows, preview) = crate::cmd::tail::demo_to_parquet(

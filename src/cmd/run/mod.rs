@@ -3,7 +3,7 @@
 //! as a consumer group (`online`). This file maps names to nodes, opens the
 //! files and renders the report.
 
-mod online;
+pub mod online;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -45,7 +45,7 @@ pub struct RunArgs {
     #[arg(long = "input", value_name = "NAME=PATH")]
     pub inputs: Vec<String>,
 
-    /// Offline: write a sink's batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `-` stdout (stream). Repeatable.
+    /// Offline: write a sink's batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `.parquet` Parquet, `-` stdout (stream). Repeatable.
     #[arg(long = "sink", value_name = "NAME=PATH")]
     pub sinks: Vec<String>,
 

@@ -5,7 +5,7 @@
 //! the round in flight: its records are sent, flushed and committed, every
 //! owned partition's state is saved, and the exit code is 130.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,13 +18,15 @@ use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
 use crate::cmd::schema_cache::open_cache;
-use crate::engine::columnar::runner::group::{GroupRunner, RunnerError};
+use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::engine::schema::cache::SchemaCache;
+use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerConsumerOptions};
 use crate::io::kafka::runner_producer::RunnerProducer;
+use crate::io::kafka::settings::KafkaSettings;
 use crate::io::runner_state::FileStateStore;
 
 use super::RunArgs;
@@ -69,7 +71,7 @@ fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecError> {
     Ok(())
 }
 
-fn state_store(spec: &TopologySpec, group: &str) -> CliResult<FileStateStore> {
+fn state_store(spec: &TopologySpec, group: &str) -> Result<FileStateStore, String> {
     let settings = &spec.settings;
     let Some(dir) = settings.state_dir.as_deref() else {
         return Ok(FileStateStore::memory());
@@ -81,11 +83,149 @@ fn state_store(spec: &TopologySpec, group: &str) -> CliResult<FileStateStore> {
             FileStateStore::rust(dir, settings.barrier_group.as_deref().unwrap_or(group))
         }
     }
-    .map_err(CliError::failure)
 }
 
 fn runner_failure(e: RunnerError) -> CliError {
     CliError::failure(e.message)
+}
+
+/// The runner over the real adapters.
+pub type OnlineRunner = GroupRunner<RunnerConsumer, RunnerProducer, FileStateStore>;
+
+/// A runner subscribed to the topology's source topics, with its group name and topics.
+pub struct Started {
+    pub runner: OnlineRunner,
+    pub group: String,
+    pub topics: Vec<String>,
+}
+
+/// Builds the topology with registry-backed codecs and subscribes its group.
+/// Errors in the file are reported like `--check`'s (with `check` set, exit 3).
+pub fn start(
+    kafka: &KafkaSettings,
+    spec: &TopologySpec,
+    schemas: Option<SchemaCache>,
+    timeout: Duration,
+) -> Result<Started, StartError> {
+    let settings = &spec.settings;
+    let Some(group) = settings.consumer_group.clone() else {
+        return Err(StartError::Usage(
+            "an online run needs `consumer_group` in the topology settings".into(),
+        ));
+    };
+    if settings.guarantee == Guarantee::ExactlyOnce {
+        return Err(StartError::Failed(
+            "guarantee: exactly-once is not available in this build yet; use at-least-once".into(),
+        ));
+    }
+    if settings.barrier_group.is_some() {
+        return Err(StartError::Failed(
+            "barrier_group: barrier alignment is not available in this build yet".into(),
+        ));
+    }
+    check_sink_codecs(spec).map_err(StartError::Spec)?;
+    let codecs = OnlineCodecs {
+        schemas: schemas.map(|c| Arc::new(c) as Arc<dyn WriterSchemas>),
+    };
+    let built = spec::build(spec, &codecs, &HashMap::new()).map_err(StartError::Spec)?;
+    let mut topics: Vec<String> = Vec::new();
+    for (_, source_topics) in built.topology.sources() {
+        for t in source_topics {
+            if !topics.contains(&t) {
+                topics.push(t);
+            }
+        }
+    }
+    let store = state_store(spec, &group).map_err(StartError::Failed)?;
+    let consumer = RunnerConsumer::subscribe(
+        kafka,
+        &RunnerConsumerOptions {
+            group: group.clone(),
+            topics: topics.clone(),
+            max_records: MAX_POLL_RECORDS,
+            timeout,
+        },
+    )
+    .map_err(StartError::Kafka)?;
+    let producer =
+        RunnerProducer::new(kafka, timeout).map_err(|e| StartError::Failed(e.message))?;
+    let mut runner = GroupRunner::new(
+        built.topology,
+        consumer,
+        producer,
+        store,
+        built.settings.error_policy.clone(),
+    );
+    runner.poll_timeout = POLL_TIMEOUT;
+    // With a state directory, stateful topologies keep their files in step with
+    // the committed offsets, so a kill -9 never restarts from older state.
+    let stateful = spec
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, NodeOp::GroupBy { .. } | NodeOp::Join { .. }));
+    runner.save_each_round =
+        stateful && settings.state_dir.is_some() && settings.state_layout == StateLayout::JavaGo;
+    Ok(Started {
+        runner,
+        group,
+        topics,
+    })
+}
+
+/// Why a runner could not start.
+#[derive(Debug)]
+pub enum StartError {
+    Usage(String),
+    /// The topology file is wrong at a position.
+    Spec(spec::SpecError),
+    /// The cluster is unreachable or refused (exit 4 or 1).
+    Kafka(KafkaIoError),
+    Failed(String),
+}
+
+/// One round, then the rebalances it queued; returns the offsets committed
+/// (none when the round is retried). `Err` only for a failure that ends the run.
+pub fn round(runner: &mut OnlineRunner) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    let committed = match runner.run_once() {
+        Ok(offsets) => offsets,
+        Err(e) if e.retriable => {
+            tracing::info!("round retried: {}", e.message);
+            std::thread::sleep(RETRY_PAUSE);
+            BTreeMap::new()
+        }
+        Err(e) => return Err(e),
+    };
+    for event in runner.consumer.take_rebalances() {
+        let named = |tps: &[Tp]| {
+            tps.iter()
+                .map(|(t, p)| format!("{t}/{p}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match event {
+            RebalanceEvent::Assigned(tps) => {
+                tracing::info!("assigned: {}", named(&tps));
+                runner.on_assigned(&tps)
+            }
+            RebalanceEvent::Revoked(tps) => {
+                tracing::info!("revoked: {}", named(&tps));
+                runner.on_revoked(&tps)
+            }
+            RebalanceEvent::Lost(tps) => {
+                tracing::info!("lost: {}", named(&tps));
+                runner.on_lost(&tps)
+            }
+        }
+    }
+    Ok(committed)
+}
+
+/// Saves every owned partition's state and leaves the group.
+pub fn stop(runner: &mut OnlineRunner) {
+    // A failed round was rolled back, so the state of every owned partition
+    // matches its committed offsets and can be saved either way.
+    runner.close();
+    runner.consumer.close();
 }
 
 pub fn run_online(
@@ -96,60 +236,23 @@ pub fn run_online(
     file: &str,
 ) -> CliResult<()> {
     let kafka = global.connection.kafka_settings("run")?;
-    let settings = &spec.settings;
-    let Some(group) = settings.consumer_group.clone() else {
-        return Err(CliError::usage(format!(
-            "{file}: an online run needs `consumer_group` in the topology settings"
-        )));
-    };
-    if settings.guarantee == Guarantee::ExactlyOnce {
-        return Err(CliError::failure(
-            "guarantee: exactly-once is not available in this build yet; use at-least-once",
-        ));
-    }
-    if settings.barrier_group.is_some() {
-        return Err(CliError::failure(
-            "barrier_group: barrier alignment is not available in this build yet",
-        ));
-    }
-    check_sink_codecs(spec).map_err(|e| invalid(args, file, e))?;
-    let cache = schema_cache(global, args)?;
-    let codecs = OnlineCodecs {
-        schemas: cache.clone().map(|c| Arc::new(c) as Arc<dyn WriterSchemas>),
-    };
-    let built = spec::build(spec, &codecs, &HashMap::new()).map_err(|e| invalid(args, file, e))?;
-    let topics: Vec<String> = {
-        let mut t: Vec<String> = built
-            .topology
-            .sources()
-            .into_iter()
-            .flat_map(|(_, topics)| topics)
-            .collect();
-        t.dedup();
-        t
-    };
-    let store = state_store(spec, &group)?;
-    let timeout = global.connection.timeout;
-    let consumer = RunnerConsumer::subscribe(
+    let Started {
+        mut runner,
+        group,
+        topics,
+    } = start(
         &kafka,
-        &RunnerConsumerOptions {
-            group: group.clone(),
-            topics: topics.clone(),
-            max_records: MAX_POLL_RECORDS,
-            timeout,
-        },
+        spec,
+        schema_cache(global, args)?,
+        global.connection.timeout,
     )
-    .map_err(runner_failure)?;
-    let producer = RunnerProducer::new(&kafka, timeout).map_err(runner_failure)?;
+    .map_err(|e| match e {
+        StartError::Usage(m) => CliError::usage(format!("{file}: {m}")),
+        StartError::Spec(e) => invalid(args, file, e),
+        StartError::Kafka(e) => e.into(),
+        StartError::Failed(m) => CliError::failure(m),
+    })?;
     let interrupt = Interrupt::install()?;
-    let mut runner = GroupRunner::new(
-        built.topology,
-        consumer,
-        producer,
-        store,
-        built.settings.error_policy.clone(),
-    );
-    runner.poll_timeout = POLL_TIMEOUT;
 
     let quiet = global.output.quiet > 0;
     let mut progress = args
@@ -165,20 +268,8 @@ pub fn run_online(
         if interrupt.is_set() {
             break None;
         }
-        match runner.run_once() {
-            Ok(_) => {}
-            Err(e) if e.retriable => {
-                tracing::warn!("round retried: {}", e.message);
-                std::thread::sleep(RETRY_PAUSE);
-            }
-            Err(e) => break Some(e),
-        }
-        for event in runner.consumer.take_rebalances() {
-            match event {
-                RebalanceEvent::Assigned(tps) => runner.on_assigned(&tps),
-                RebalanceEvent::Revoked(tps) => runner.on_revoked(&tps),
-                RebalanceEvent::Lost(tps) => runner.on_lost(&tps),
-            }
+        if let Err(e) = round(&mut runner) {
+            break Some(e);
         }
         if let Some((every, next, report)) = progress.as_mut()
             && Instant::now() >= *next
@@ -187,10 +278,7 @@ pub fn run_online(
             *next = Instant::now() + *every;
         }
     };
-    // The failed round was rolled back, so the state of every owned partition
-    // matches its committed offsets and can be saved either way.
-    runner.close();
-    runner.consumer.close();
+    stop(&mut runner);
     let metrics = runner.metrics;
     let outcome = if failure.is_some() {
         "failed"

@@ -9,6 +9,10 @@
 //! it had gathered from partitions still owned is kept for the next poll, and
 //! records of revoked or lost partitions are dropped (they were not committed,
 //! so their next owner reads them again).
+//!
+//! A round that is not committed (the runner failed it, e.g. on a writer schema
+//! still being fetched) is read again: the next poll first seeks every
+//! topic-partition of that round back to the first offset it handed out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
@@ -23,8 +27,9 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::runner::group::{self, RunnerError, Tp};
 use crate::engine::columnar::topology::Record;
-use crate::io::kafka::error::is_unreachable_error;
+use crate::io::kafka::error::{KafkaIoError, is_unreachable_error};
 use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::topic_reader::partition_count;
 
 /// A change of the group assignment, in the order it happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +115,8 @@ pub struct RunnerConsumer {
     context_events: Vec<RebalanceEvent>,
     /// Records gathered by a poll that saw a rebalance, for the next poll.
     held: Vec<Record>,
+    /// First offset handed out per topic-partition since the last commit.
+    uncommitted: BTreeMap<Tp, i64>,
     max_records: usize,
     timeout: Duration,
     /// Errors already reported once (librdkafka repeats them on every poll).
@@ -136,11 +143,12 @@ fn record_of<M: Message>(m: &M) -> Record {
 }
 
 impl RunnerConsumer {
-    /// Creates the consumer and subscribes the group to `topics`.
+    /// Creates the consumer and subscribes the group to `topics`, which must
+    /// exist (an unreachable cluster is told apart from a missing topic).
     pub fn subscribe(
         settings: &KafkaSettings,
         opts: &RunnerConsumerOptions,
-    ) -> Result<Self, RunnerError> {
+    ) -> Result<Self, KafkaIoError> {
         let mut config = settings.client_config();
         config
             .set("group.id", &opts.group)
@@ -152,15 +160,23 @@ impl RunnerConsumer {
         }
         let consumer: BaseConsumer<RunnerContext> = config
             .create_with_context(RunnerContext::default())
-            .map_err(|e| RunnerError::new(format!("create Kafka consumer: {e}")))?;
+            .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
+        for topic in &opts.topics {
+            if partition_count(&consumer, topic, opts.timeout)?.is_none() {
+                return Err(KafkaIoError::failed(format!(
+                    "source topic {topic} does not exist"
+                )));
+            }
+        }
         let names: Vec<&str> = opts.topics.iter().map(String::as_str).collect();
         consumer
             .subscribe(&names)
-            .map_err(|e| RunnerError::new(format!("subscribe to {}: {e}", names.join(", "))))?;
+            .map_err(|e| KafkaIoError::failed(format!("subscribe to {}: {e}", names.join(", "))))?;
         Ok(RunnerConsumer {
             consumer,
             context_events: Vec::new(),
             held: Vec::new(),
+            uncommitted: BTreeMap::new(),
             max_records: opts.max_records.max(1),
             timeout: opts.timeout,
             reported: BTreeSet::new(),
@@ -189,6 +205,24 @@ impl RunnerConsumer {
         let keep = |r: &Record| !gone.contains(&(r.topic.clone(), r.partition));
         self.held.retain(keep);
         gathered.retain(keep);
+        self.uncommitted.retain(|tp, _| !gone.contains(tp));
+    }
+
+    /// Seeks the topic-partitions of a round that was handed out but not
+    /// committed back to where it started, so its records are read again.
+    fn rewind(&mut self) -> Result<(), RunnerError> {
+        let rewound = std::mem::take(&mut self.uncommitted);
+        self.held
+            .retain(|r| !rewound.contains_key(&(r.topic.clone(), r.partition)));
+        for ((topic, partition), offset) in &rewound {
+            self.consumer
+                .seek(topic, *partition, Offset::Offset(*offset), self.timeout)
+                .map_err(|e| RunnerError {
+                    message: format!("seek {topic}/{partition} back to {offset}: {e}"),
+                    retriable: is_unreachable_error(&e),
+                })?;
+        }
+        Ok(())
     }
 
     /// Closes the group membership cleanly (revokes are queued as rebalances).
@@ -211,6 +245,7 @@ impl group::Consumer for RunnerConsumer {
             // The caller has not applied the last rebalance yet.
             return Ok(Vec::new());
         }
+        self.rewind()?;
         let mut gathered = std::mem::take(&mut self.held);
         let deadline = Instant::now() + timeout;
         while gathered.len() < self.max_records {
@@ -242,6 +277,11 @@ impl group::Consumer for RunnerConsumer {
                 break;
             }
         }
+        for r in &gathered {
+            self.uncommitted
+                .entry((r.topic.clone(), r.partition))
+                .or_insert(r.offset);
+        }
         Ok(gathered)
     }
 
@@ -254,13 +294,16 @@ impl group::Consumer for RunnerConsumer {
             list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
                 .map_err(|e| RunnerError::new(e.to_string()))?;
         }
-        self.consumer
-            .commit(&list, CommitMode::Sync)
-            .map_err(|e| RunnerError {
-                message: format!("commit offsets: {e}"),
-                // A commit refused during a rebalance only means records are read again.
-                retriable: true,
-            })
+        let committed = self.consumer.commit(&list, CommitMode::Sync);
+        // Whether or not the commit went through, these records were sent: a
+        // failed commit only means they are read again after a restart or rebalance.
+        for tp in offsets.keys() {
+            self.uncommitted.remove(tp);
+        }
+        committed.map_err(|e| RunnerError {
+            message: format!("commit offsets: {e}"),
+            retriable: true,
+        })
     }
 
     fn assign(&mut self, tps: &[Tp]) -> Result<(), RunnerError> {

@@ -85,6 +85,11 @@ pub struct GroupRunner<C, P, S> {
     pub policy: ErrorPolicy,
     pub poll_timeout: Duration,
     pub metrics: Metrics,
+    /// Save the live state of every partition a round processed after the
+    /// flush and before the commit, so that a crash never leaves state behind
+    /// committed offsets (at-least-once for state too). Java and Go save only
+    /// on rebalance and close; off by default.
+    pub save_each_round: bool,
     owned: BTreeSet<Tp>,
 }
 
@@ -126,6 +131,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             policy,
             poll_timeout: Duration::from_millis(100),
             metrics: Metrics::default(),
+            save_each_round: false,
             owned: BTreeSet::new(),
         }
     }
@@ -249,6 +255,15 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
                 self.restore(*p, state);
             }
             return Err(e);
+        }
+        if self.save_each_round {
+            for (p, _) in &processed {
+                let state = self
+                    .topology
+                    .snapshot_partition(*p)
+                    .map_err(|e| RunnerError::new(e.to_string()))?;
+                self.store.save(*p, LIVE_EPOCH, &state)?;
+            }
         }
         self.consumer.commit(&offsets)?;
         Ok(offsets)
