@@ -13,6 +13,7 @@ mod leader_transport;
 mod registry_tls;
 mod run;
 mod run_online;
+mod run_schema_cache;
 mod schema;
 mod schema_cache;
 mod snapshot;

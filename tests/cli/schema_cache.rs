@@ -1,4 +1,4 @@
-//! `tail --schema-cache`: the file `schema prewarm --write-cache` writes, loaded at
+//! `tail --schema-cache` (and `run`, see run_schema_cache.rs): the file `schema prewarm --write-cache` writes, loaded at
 //! startup so prewarmed ids need no registry round trip; ids the file lacks are
 //! fetched once each in the background, or fail their record when the registry is
 //! down; a broken file is refused by name before the broker is touched.
@@ -283,6 +283,7 @@ fn a_corrupt_or_truncated_cache_file_exits_2_naming_the_file_before_the_broker()
                 "127.0.0.1:1",
             ],
             vec!["run", "--check", topology],
+            vec!["run", topology, "-b", "127.0.0.1:1"],
         ] {
             let mut args = command.clone();
             args.extend(["--schema-cache", file.to_str().unwrap()]);

@@ -1,5 +1,6 @@
 //! The codecs of an online topology: a topology file's codec names (`raw`,
-//! `string`, `json`, `json-schema`, `avro`, `arrow`, each optionally `gzip+`)
+//! `string`, `json`, `json-schema` (alias `json-sr`, tail's name), `avro`,
+//! `protobuf`, `arrow`, each optionally `gzip+`)
 //! turned into [`BatchCodec`]s that decode fetched records into one Arrow batch
 //! and encode sink batches back into records. Registry-framed codecs read
 //! writer schemas through [`WriterSchemas`] (never blocking: a schema still
@@ -26,6 +27,7 @@ use crate::engine::columnar::topology::spec::{CodecResolver, CodecSpec};
 use crate::engine::columnar::topology::{BatchCodec, CodecError, OutRecord, Record};
 use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
 use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
+use crate::engine::columnarschema::protobuf::ProtobufValueDecoder;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 
 /// One codec name, parsed.
@@ -50,7 +52,7 @@ impl Kind {
             "raw" => Kind::Raw,
             "string" => Kind::String,
             "json" => Kind::Json,
-            "json-schema" => Kind::JsonSchema,
+            "json-schema" | "json-sr" => Kind::JsonSchema,
             "avro" => Kind::Avro,
             "protobuf" => Kind::Protobuf,
             "arrow" => Kind::Arrow,
@@ -143,9 +145,7 @@ fn decoder(
         Kind::Json => Box::new(JsonDecoder::inferring()),
         Kind::JsonSchema => Box::new(RegistryJsonDecoder::new(registry("json-schema")?)),
         Kind::Avro => Box::new(AvroValueDecoder::new(registry("avro")?)),
-        Kind::Protobuf => {
-            return Err("the protobuf codec cannot decode topology sources in this build".into());
-        }
+        Kind::Protobuf => Box::new(ProtobufValueDecoder::new(registry("protobuf")?)),
         Kind::Arrow => Box::new(BlobDecoder::new()),
         Kind::Gzip(inner) => Box::new(GzipDecoder::new(
             decoder(inner, schemas)?,
@@ -363,5 +363,109 @@ mod tests {
             crate::engine::columnar::codec::gzip::decompress(out[0].value.as_deref().unwrap(), 100)
                 .unwrap();
         assert_eq!(back, b"hello");
+    }
+
+    /// A writer schema cache holding a Protobuf schema (id 1) and a JSON Schema (id 2)
+    /// of the same order shape.
+    fn registry_schemas() -> Arc<dyn WriterSchemas> {
+        use crate::engine::columnarschema::writer_schemas::WriterSchema;
+        use crate::engine::schema::cache::SchemaCache;
+        use crate::engine::schema::registry::SchemaType;
+        let cache = SchemaCache::offline();
+        cache.seed_writer(WriterSchema {
+            id: 1,
+            schema_type: SchemaType::Protobuf,
+            text: PROTO.into(),
+            message_type: Some("shop.Order".into()),
+            references: Vec::new(),
+        });
+        cache.seed_writer(WriterSchema {
+            id: 2,
+            schema_type: SchemaType::Json,
+            text: r#"{"type":"object","properties":{"user":{"type":"string"},"qty":{"type":"integer"}}}"#
+                .into(),
+            message_type: None,
+            references: Vec::new(),
+        });
+        Arc::new(cache)
+    }
+
+    const PROTO: &str = r#"syntax = "proto3";
+package shop;
+message Order { string user = 1; int32 qty = 2; }
+"#;
+
+    fn framed_record(offset: i64, value: Vec<u8>) -> Record {
+        Record {
+            value: Some(value),
+            ..record(offset, "")
+        }
+    }
+
+    #[test]
+    fn protobuf_and_json_sr_sources_decode_registry_framed_records_that_a_json_sink_writes_back() {
+        use crate::engine::schema::framing;
+        use crate::engine::schema::protobuf::{ProtoSchema, encode_body};
+        let codecs = OnlineCodecs {
+            schemas: Some(registry_schemas()),
+        };
+        let json_sink = codecs.resolve(&spec("json"), None).unwrap();
+        let message = ProtoSchema::parse(PROTO, &[])
+            .unwrap()
+            .message_at(&[0])
+            .unwrap();
+        let proto = |user: &str, qty: i32| {
+            let body = encode_body(&message, &serde_json::json!({"user": user, "qty": qty}));
+            framing::encode_protobuf(1, &[0], &body.unwrap()).unwrap()
+        };
+        let json = |user: &str, qty: i32| {
+            let body = serde_json::json!({"user": user, "qty": qty}).to_string();
+            framing::encode(2, body.as_bytes())
+        };
+        for (name, records) in [
+            (
+                "protobuf",
+                vec![
+                    framed_record(0, proto("a", 1)),
+                    framed_record(1, proto("b", 2)),
+                ],
+            ),
+            (
+                "gzip+json-sr",
+                vec![
+                    framed_record(0, compress(&json("a", 1))),
+                    framed_record(1, compress(&json("b", 2))),
+                ],
+            ),
+        ] {
+            let source = codecs.resolve(&spec(name), None).unwrap();
+            let batch = source.decode("t", &records).unwrap();
+            let out = json_sink.encode("out", &batch).unwrap();
+            let values: Vec<Value> = out
+                .iter()
+                .map(|r| serde_json::from_slice(r.value.as_deref().unwrap()).unwrap())
+                .collect();
+            assert_eq!(
+                values,
+                [
+                    serde_json::json!({"user": "a", "qty": 1}),
+                    serde_json::json!({"user": "b", "qty": 2})
+                ],
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_protobuf_source_needs_a_registry_and_cannot_be_a_sink() {
+        let e = OnlineCodecs { schemas: None }
+            .resolve(&spec("protobuf"), None)
+            .unwrap_err();
+        assert!(
+            e.contains("the protobuf codec needs a schema registry"),
+            "{e}"
+        );
+        assert!(encodable("protobuf").is_err());
+        assert!(encodable("json-sr").is_err());
     }
 }
