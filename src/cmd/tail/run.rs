@@ -19,6 +19,7 @@ use crate::cmd::global::{GlobalArgs, RegistrySettings};
 use crate::cmd::output::finish_stdout;
 use crate::cmd::tail::dead_letter::DeadLetterFile;
 use crate::cmd::tail::formats::{self, FormatSpec};
+use crate::cmd::tail::outage::Outage;
 use crate::cmd::tail::positions::{Positions, Start, Stop};
 use crate::cmd::tail::{OnError, OutputFormat, OutputPlan, table};
 use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
@@ -271,6 +272,7 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     let mut lag: Option<i64> = None;
     let mut first_schema: Option<SchemaRef> = None;
     let mut outcome: CliResult<()> = Ok(());
+    let mut outage = Outage::default();
 
     'outer: loop {
         if cancelled.load(Ordering::SeqCst) {
@@ -326,11 +328,18 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         while batch.len() < plan.batch_records && bytes < BATCH_BYTES {
             match consumer.poll(wait) {
                 None => break,
+                // A lost broker is retried by the client; it fails the tail only when
+                // it lasts the whole timeout (see `outage`).
+                Some(Err(e)) if e.unreachable => {
+                    outage.observe(&e);
+                    break;
+                }
                 Some(Err(e)) => {
                     outcome = Err(e.into());
                     break 'outer;
                 }
                 Some(Ok(Polled::PartitionEof(p))) => {
+                    outage.clear();
                     if stops.stop_is_end {
                         let candidates: Vec<Tp> = stops
                             .stop
@@ -345,6 +354,7 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                     }
                 }
                 Some(Ok(Polled::Record(r))) => {
+                    outage.clear();
                     let tp = (r.topic.clone(), r.partition);
                     if stops.beyond_stop(&tp, r.offset) {
                         stops.done.insert(tp);
@@ -356,6 +366,14 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                 }
             }
             wait = Duration::ZERO;
+        }
+        if let Err(e) = outage.check(timeout, || {
+            all_partitions
+                .first()
+                .is_some_and(|(t, p)| consumer.watermarks_quick(t, *p).is_some())
+        }) {
+            outcome = Err(e);
+            break;
         }
         if batch.is_empty() {
             held.retain(|_, (r, _)| !r.is_empty());

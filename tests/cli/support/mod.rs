@@ -1,5 +1,6 @@
 //! Helpers shared by the end-to-end tests: real servers and unique names.
 
+pub mod process;
 pub mod tansu;
 
 use std::path::PathBuf;

@@ -112,6 +112,35 @@ impl Tansu {
         self.addr.to_string()
     }
 
+    /// Freezes the broker (SIGSTOP): connections stay open, nothing is answered — an
+    /// outage that can come back, unlike a restart of this memory-only broker.
+    pub fn pause(&self) {
+        self.signal(libc::SIGSTOP);
+    }
+
+    /// Lets a paused broker run again (SIGCONT), with its data intact.
+    pub fn resume(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
+    /// Kills the broker for good (SIGKILL); its data is gone.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits pid_t");
+        // SAFETY: kill(2) on our own child's pid has no memory effects.
+        let rc = unsafe { libc::kill(pid, signal) };
+        assert_eq!(
+            rc,
+            0,
+            "cannot signal Tansu: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+
     /// The broker's log so far (stdout and stderr).
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
