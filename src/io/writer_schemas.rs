@@ -1,13 +1,16 @@
 //! Writer schemas by id through the registry, never blocking the caller: a miss
 //! answers "pending" and starts exactly one background fetch for that id
 //! (`GET /schemas/ids/{id}`, then every reference by subject and version,
-//! dependencies first). A retriable failure clears the in-flight mark so the next
-//! miss fetches again; a final one (e.g. 40403) is remembered and reported.
+//! dependencies first). A retriable failure clears the in-flight mark so a later
+//! miss fetches again — after a pause that doubles per failed round (0.5 s up to
+//! 8 s), so a failing registry is not hammered by a decoder that retries every
+//! poll; a final failure (e.g. 40403) is remembered and reported.
 //!
 //! Stand-in for the shared schema cache (`engine::schema::cache`), which replaces it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::engine::columnarschema::writer_schemas::{
     WriterSchema, WriterSchemaError, WriterSchemas,
@@ -20,6 +23,15 @@ struct State {
     failed: HashMap<i32, String>,
     last_error: HashMap<i32, String>,
     in_flight: HashSet<i32>,
+    /// After a retriable failure: failed rounds so far and when the next may start.
+    retry: HashMap<i32, (u32, Instant)>,
+}
+
+/// The pause before fetch round `failed + 1` after `failed` failed rounds.
+fn round_pause(failed: u32) -> Duration {
+    Duration::from_millis(500)
+        .saturating_mul(1 << failed.saturating_sub(1).min(4))
+        .min(Duration::from_secs(8))
 }
 
 /// Writer schemas fetched from a registry in the background.
@@ -90,7 +102,11 @@ impl WriterSchemas for RegistryWriterSchemas {
             });
         }
         let last_error = st.last_error.get(&id).cloned();
-        if st.in_flight.insert(id) {
+        let waiting = st
+            .retry
+            .get(&id)
+            .is_some_and(|(_, next)| Instant::now() < *next);
+        if !waiting && st.in_flight.insert(id) {
             let registry = self.registry.clone();
             let state = self.state.clone();
             let spawned = std::thread::Builder::new()
@@ -102,10 +118,14 @@ impl WriterSchemas for RegistryWriterSchemas {
                     match result {
                         Ok(s) => {
                             st.last_error.remove(&id);
+                            st.retry.remove(&id);
                             st.ready.insert(id, Arc::new(s));
                         }
                         Err(e) if e.is_retriable() => {
                             st.last_error.insert(id, e.to_string());
+                            let failed = st.retry.get(&id).map_or(0, |(n, _)| *n) + 1;
+                            st.retry
+                                .insert(id, (failed, Instant::now() + round_pause(failed)));
                         }
                         Err(e) => {
                             st.failed.insert(id, e.to_string());

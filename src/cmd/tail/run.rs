@@ -17,6 +17,7 @@ use serde_json::json;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::{GlobalArgs, RegistrySettings};
 use crate::cmd::output::finish_stdout;
+use crate::cmd::schema::connect::{ConnectOptions, connect};
 use crate::cmd::tail::dead_letter::DeadLetterFile;
 use crate::cmd::tail::formats::{self, FormatSpec};
 use crate::cmd::tail::outage::Outage;
@@ -29,7 +30,6 @@ use crate::engine::columnar::reserved::reserved_fields;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::io::batch_sink::{BatchSink, SinkError, SinkOptions};
 use crate::io::kafka::tail_consumer::{Polled, TailConsumer, TailConsumerOptions};
-use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use crate::io::writer_schemas::RegistryWriterSchemas;
 
 /// Largest number of value bytes decoded into one batch.
@@ -132,13 +132,17 @@ enum Output {
 pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     let settings = global.connection.kafka_settings("tail")?;
     let timeout = global.connection.timeout;
+    // The same client as `schema` (request timeout, TLS and token from the shared flags).
     let schemas: Option<Arc<dyn WriterSchemas>> = match &plan.registry {
-        Some(r) => {
-            let mut opts = HttpRegistryOptions::new(r.url.clone());
-            opts.user = r.user.clone();
-            opts.password = r.password.clone();
-            let client = HttpRegistry::new(opts).map_err(|e| CliError::usage(e.to_string()))?;
-            Some(Arc::new(RegistryWriterSchemas::new(Arc::new(client))))
+        Some(_) => {
+            let connected = connect(
+                global,
+                &ConnectOptions {
+                    no_deadline: true,
+                    ..ConnectOptions::default()
+                },
+            )?;
+            Some(Arc::new(RegistryWriterSchemas::new(connected.registry)))
         }
         None => None,
     };
@@ -273,6 +277,8 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     let mut first_schema: Option<SchemaRef> = None;
     let mut outcome: CliResult<()> = Ok(());
     let mut outage = Outage::default();
+    // Per held partition: why its next record waits (names the last registry failure).
+    let mut pending_why: HashMap<Tp, String> = HashMap::new();
 
     'outer: loop {
         if cancelled.load(Ordering::SeqCst) {
@@ -309,8 +315,11 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         for (tp, (records, since)) in std::mem::take(&mut held) {
             if since.elapsed() > timeout {
                 let why = records.first().map(|r| r.offset).unwrap_or_default();
+                let last = pending_why
+                    .get(&tp)
+                    .map_or_else(String::new, |m| format!(" ({m})"));
                 outcome = Err(CliError::unreachable(format!(
-                    "{}/{} offset {why}: the writer schema is still pending after {timeout:?}; is the registry reachable?",
+                    "{}/{} offset {why}: the writer schema is still pending after {timeout:?}; is the registry reachable?{last}",
                     tp.0, tp.1
                 )));
                 break 'outer;
@@ -446,6 +455,7 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                                 outcome = Err(e.into());
                                 break 'outer;
                             }
+                            pending_why.insert(tp.clone(), failure.error.to_string());
                             let since = held.get(&tp).map_or_else(Instant::now, |(_, s)| *s);
                             held.insert(tp, (moved, since));
                             continue;

@@ -40,7 +40,7 @@ impl ValueDecoder for RegistryJsonDecoder {
             let writer = match self.schemas.writer_schema(frame.schema_id) {
                 Ok(w) => w,
                 Err(e @ WriterSchemaError::Pending { .. }) => {
-                    return Err(CodecError::Pending(e.to_string()));
+                    return Err(CodecError::Pending(e.pending_message()));
                 }
                 Err(e) => return Err(CodecError::invalid(e.to_string())),
             };

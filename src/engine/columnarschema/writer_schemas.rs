@@ -38,6 +38,17 @@ impl WriterSchemaError {
     pub fn is_retriable(&self) -> bool {
         matches!(self, WriterSchemaError::Pending { .. })
     }
+
+    /// The message plus the last failed attempt, for a caller that may give up waiting.
+    pub fn pending_message(&self) -> String {
+        match self {
+            WriterSchemaError::Pending {
+                last_error: Some(last),
+                ..
+            } => format!("{self} (last attempt: {last})"),
+            _ => self.to_string(),
+        }
+    }
 }
 
 /// Source of writer schemas by id. Must never block on I/O.

@@ -4,6 +4,7 @@
 //! Every test is bounded in time; RELIABILITY.md lists what each one proves.
 
 mod broker_outage;
+mod registry_faults;
 
 use std::time::Duration;
 

@@ -165,7 +165,7 @@ impl ValueDecoder for AvroValueDecoder {
         let writer = match self.schemas.writer_schema(id) {
             Ok(w) => w,
             Err(e @ WriterSchemaError::Pending { .. }) => {
-                return Err(CodecError::Pending(e.to_string()));
+                return Err(CodecError::Pending(e.pending_message()));
             }
             Err(e) => return Err(CodecError::invalid(e.to_string())),
         };
