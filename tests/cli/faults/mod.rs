@@ -5,6 +5,7 @@
 
 mod broker_outage;
 mod registry_faults;
+mod restore_kill;
 
 use std::time::Duration;
 
