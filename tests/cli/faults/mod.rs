@@ -4,6 +4,7 @@
 //! Every test is bounded in time; RELIABILITY.md lists what each one proves.
 
 mod broker_outage;
+mod disk_full;
 mod registry_faults;
 mod restore_kill;
 

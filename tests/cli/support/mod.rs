@@ -1,6 +1,7 @@
 //! Helpers shared by the end-to-end tests: real servers and unique names.
 
 pub mod process;
+pub mod small_disk;
 pub mod tansu;
 
 use std::path::PathBuf;
