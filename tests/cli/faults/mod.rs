@@ -5,8 +5,10 @@
 
 mod broker_outage;
 mod disk_full;
+mod permissions;
 mod registry_faults;
 mod restore_kill;
+mod security;
 
 use std::time::Duration;
 

@@ -57,10 +57,6 @@ impl Running {
         }
     }
 
-    pub fn id(&self) -> u32 {
-        self.child.id()
-    }
-
     /// What the process wrote to stdout so far.
     pub fn stdout_so_far(&self) -> Vec<u8> {
         std::fs::read(&self.stdout).unwrap_or_default()
