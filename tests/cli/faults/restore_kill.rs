@@ -126,12 +126,12 @@ fn kill_9_during_an_epoch_copy_leaves_each_live_file_old_or_complete() {
     let new: Vec<Vec<u8>> = (0..partitions)
         .map(|p| container_of(200 + p, 3 << 20))
         .collect();
-    for p in 0..partitions as usize {
-        std::fs::write(d.join(format!("partition-{p}-epoch-41.snapshot")), &new[p]).unwrap();
+    for (p, bytes) in new.iter().enumerate() {
+        std::fs::write(d.join(format!("partition-{p}-epoch-41.snapshot")), bytes).unwrap();
     }
     let reset = || {
-        for p in 0..partitions as usize {
-            std::fs::write(d.join(format!("partition-{p}.snapshot")), &old[p]).unwrap();
+        for (p, bytes) in old.iter().enumerate() {
+            std::fs::write(d.join(format!("partition-{p}.snapshot")), bytes).unwrap();
         }
     };
     let args = [

@@ -333,7 +333,9 @@ fn sasl_and_registry_secrets_never_appear_in_verbose_logs_errors_or_json() {
     ];
     let password_file = d.join("registry-password");
     std::fs::write(&password_file, format!("{reg_secret}\n")).unwrap();
-    let runs: Vec<(Vec<&str>, Vec<(&str, &str)>)> = vec![
+    type Flags<'a> = Vec<&'a str>;
+    type Env<'a> = Vec<(&'a str, &'a str)>;
+    let runs: Vec<(Flags, Env)> = vec![
         (
             vec!["-vv", "--schema-registry-user", "reg-user"],
             vec![("KRABKA_SCHEMA_REGISTRY_PASSWORD", "reg-WRONG-654")],
