@@ -178,3 +178,73 @@ fn kill_9_during_an_epoch_copy_leaves_each_live_file_old_or_complete() {
         "old {all_old}, new {all_new}, mixed {mixed}"
     );
 }
+
+#[test]
+fn kill_9_during_restore_cut_leaves_each_live_file_old_or_complete() {
+    use crate::barrier::fixture::{Cluster, cut};
+
+    let mut c = Cluster::start();
+    c.create_barrier_state(3);
+    let topic = crate::support::unique_name("cut");
+    c.create_topic(&topic, 4, false);
+    c.write_group("ledger", &[&topic], 1);
+    c.write_cut(
+        "ledger",
+        1,
+        &cut(&topic, &[(0, 0), (1, 0), (2, 0), (3, 0)], &[]),
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let old: Vec<Vec<u8>> = (0..4).map(|p| container_of(300 + p, 128 << 10)).collect();
+    let new: Vec<Vec<u8>> = (0..4).map(|p| container_of(400 + p, 6 << 20)).collect();
+    for (p, bytes) in new.iter().enumerate() {
+        std::fs::write(d.join(format!("partition-{p}-epoch-1.snapshot")), bytes).unwrap();
+    }
+    let reset = || {
+        for (p, bytes) in old.iter().enumerate() {
+            std::fs::write(d.join(format!("partition-{p}.snapshot")), bytes).unwrap();
+        }
+    };
+    let bootstrap = c.bootstrap();
+    let cg = crate::support::unique_name("ledger-app");
+    let args = [
+        "-b",
+        &bootstrap,
+        "--yes",
+        "snapshot",
+        "restore-cut",
+        "--group",
+        "ledger",
+        "--epoch",
+        "1",
+        "--snapshot-dir",
+        s(d),
+        "--consumer-group",
+        &cg,
+    ];
+    reset();
+    let full = full_run(d, &args);
+    for (p, bytes) in new.iter().enumerate() {
+        let now = std::fs::read(d.join(format!("partition-{p}.snapshot"))).unwrap();
+        assert!(&now == bytes, "partition {p} not restored by a full run");
+    }
+    let mut saw = (0, 0);
+    for delay in kill_points(full) {
+        reset();
+        kill_after(d, &args, delay);
+        for p in 0..4 {
+            let now = std::fs::read(d.join(format!("partition-{p}.snapshot"))).unwrap();
+            if now == old[p] {
+                saw.0 += 1;
+            } else if now == new[p] {
+                saw.1 += 1;
+            } else {
+                panic!(
+                    "partition {p} torn after a kill at {delay:?}: {} bytes",
+                    now.len()
+                );
+            }
+        }
+    }
+    assert!(saw.0 > 0 && saw.1 > 0, "old {}, new {}", saw.0, saw.1);
+}
