@@ -395,3 +395,43 @@ fn sasl_and_registry_secrets_never_appear_in_verbose_logs_errors_or_json() {
                 && v.contains(&basic("reg-WRONG-654"))))
     );
 }
+
+#[test]
+fn the_leader_coordination_client_refuses_tls_and_sasl_rather_than_falling_back_to_plaintext() {
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    for protocol in ["SSL", "SASL_PLAINTEXT", "SASL_SSL"] {
+        let config = d.join("leader.properties");
+        std::fs::write(
+            &config,
+            format!(
+                "security.protocol={protocol}\nsasl.mechanism=PLAIN\n\
+                 sasl.jaas.config=x required username=\"u\" password=\"lead-SECRET\";\n"
+            ),
+        )
+        .unwrap();
+        let out = Running::start(
+            d,
+            &[
+                "-b",
+                "127.0.0.1:9",
+                "--command-config",
+                config.to_str().unwrap(),
+                "--timeout",
+                "2s",
+                "leader",
+                "list",
+                "--topic",
+                "coordination",
+            ],
+        )
+        .wait(BOUND);
+        assert_eq!(out.code(), 2, "{protocol}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("leader speaks PLAINTEXT only for now"),
+            "{protocol}: {}",
+            out.stderr
+        );
+        assert_no_secret(&out, &["lead-SECRET"], protocol);
+    }
+}
