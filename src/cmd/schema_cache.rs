@@ -10,10 +10,9 @@ use std::sync::Arc;
 use clap::Args;
 
 use crate::cmd::exit::{CliError, CliResult};
-use crate::cmd::global::RegistrySettings;
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::cache_file::CacheFile;
-use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
+use crate::io::registry_client::HttpRegistry;
 
 /// Env var naming the schema cache file.
 pub const ENV_SCHEMA_CACHE: &str = "KRABKA_SCHEMA_CACHE";
@@ -47,18 +46,12 @@ pub fn read_cache_file(path: &Path) -> CliResult<CacheFile> {
 /// The cache a decoding command uses: fetching through `registry` when one is given,
 /// seeded from `file` when one is given.
 pub fn open_cache(
-    registry: Option<&RegistrySettings>,
+    registry: Option<Arc<HttpRegistry>>,
     file: Option<&Path>,
 ) -> CliResult<SchemaCache> {
     let loaded = file.map(read_cache_file).transpose()?;
     let cache = match registry {
-        Some(r) => {
-            let mut opts = HttpRegistryOptions::new(r.url.clone());
-            opts.user = r.user.clone();
-            opts.password = r.password.clone();
-            let client = HttpRegistry::new(opts).map_err(|e| CliError::usage(e.to_string()))?;
-            SchemaCache::new(Arc::new(client))
-        }
+        Some(client) => SchemaCache::new(client),
         None => SchemaCache::offline(),
     };
     if let (Some(loaded), Some(path)) = (&loaded, file) {

@@ -8,6 +8,7 @@ pub mod atomic_writer;
 pub mod barrier_verify;
 pub mod batch_file;
 pub mod batch_sink;
+pub mod file_mode;
 pub mod kafka;
 pub mod properties;
 pub mod registry_client;

@@ -2,7 +2,7 @@
 //! the frozen format by a test producer, committed offsets set by a real consumer group,
 //! snapshot directories in both layouts, Arrow inputs, and every bad input.
 
-mod fixture;
+pub mod fixture;
 
 mod consumer;
 mod decode;

@@ -7,6 +7,7 @@ mod support;
 mod barrier;
 mod broker;
 mod cross_impl;
+mod faults;
 mod frame;
 mod leader;
 mod leader_transport;

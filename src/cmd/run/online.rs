@@ -19,6 +19,7 @@ use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
+use crate::cmd::schema::connect::{ConnectOptions, connect};
 use crate::cmd::schema_cache::open_cache;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
@@ -51,7 +52,20 @@ fn schema_cache(global: &GlobalArgs, args: &RunArgs) -> CliResult<Option<SchemaC
     if registry.is_none() && file.is_none() {
         return Ok(None);
     }
-    open_cache(registry.as_ref(), file).map(Some)
+    let client = match registry {
+        Some(_) => Some(
+            connect(
+                global,
+                &ConnectOptions {
+                    no_deadline: true,
+                    ..ConnectOptions::default()
+                },
+            )?
+            .registry,
+        ),
+        None => None,
+    };
+    open_cache(client, file).map(Some)
 }
 
 /// Refuses sink codecs that cannot encode, naming the line of the codec.

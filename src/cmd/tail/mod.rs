@@ -8,6 +8,7 @@
 
 mod dead_letter;
 pub mod formats;
+mod outage;
 pub mod positions;
 mod run;
 mod table;

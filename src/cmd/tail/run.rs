@@ -17,9 +17,11 @@ use serde_json::json;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::{GlobalArgs, RegistrySettings};
 use crate::cmd::output::finish_stdout;
+use crate::cmd::schema::connect::{ConnectOptions, connect};
 use crate::cmd::schema_cache::open_cache;
 use crate::cmd::tail::dead_letter::DeadLetterFile;
 use crate::cmd::tail::formats::{self, FormatSpec};
+use crate::cmd::tail::outage::Outage;
 use crate::cmd::tail::positions::{Positions, Start, Stop};
 use crate::cmd::tail::{OnError, OutputFormat, OutputPlan, table};
 use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
@@ -151,7 +153,21 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     // The cache file is read before the broker is touched: a bad file fails fast.
     let schemas: Option<Arc<dyn WriterSchemas>> =
         if plan.registry.is_some() || plan.schema_cache.is_some() {
-            let cache = open_cache(plan.registry.as_ref(), plan.schema_cache.as_deref())?;
+            // The same client as `schema` (request timeout, TLS and token from the shared flags).
+            let client = match &plan.registry {
+                Some(_) => Some(
+                    connect(
+                        global,
+                        &ConnectOptions {
+                            no_deadline: true,
+                            ..ConnectOptions::default()
+                        },
+                    )?
+                    .registry,
+                ),
+                None => None,
+            };
+            let cache = open_cache(client, plan.schema_cache.as_deref())?;
             Some(Arc::new(cache))
         } else {
             None
@@ -286,6 +302,8 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     let mut lag: Option<i64> = None;
     let mut first_schema: Option<SchemaRef> = None;
     let mut outcome: CliResult<()> = Ok(());
+    let mut outage = Outage::default();
+    // Per held partition: why its next record waits (names the last registry failure).
 
     'outer: loop {
         if cancelled.load(Ordering::SeqCst) {
@@ -358,11 +376,18 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         while batch.len() < plan.batch_records && bytes < BATCH_BYTES {
             match consumer.poll(wait) {
                 None => break,
+                // A lost broker is retried by the client; it fails the tail only when
+                // it lasts the whole timeout (see `outage`).
+                Some(Err(e)) if e.unreachable => {
+                    outage.observe(&e);
+                    break;
+                }
                 Some(Err(e)) => {
                     outcome = Err(e.into());
                     break 'outer;
                 }
                 Some(Ok(Polled::PartitionEof(p))) => {
+                    outage.clear();
                     if stops.stop_is_end {
                         let candidates: Vec<Tp> = stops
                             .stop
@@ -377,6 +402,7 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                     }
                 }
                 Some(Ok(Polled::Record(r))) => {
+                    outage.clear();
                     let tp = (r.topic.clone(), r.partition);
                     if stops.beyond_stop(&tp, r.offset) {
                         stops.done.insert(tp);
@@ -388,6 +414,14 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                 }
             }
             wait = Duration::ZERO;
+        }
+        if let Err(e) = outage.check(timeout, || {
+            all_partitions
+                .first()
+                .is_some_and(|(t, p)| consumer.watermarks_quick(t, *p).is_some())
+        }) {
+            outcome = Err(e);
+            break;
         }
         if batch.is_empty() {
             held.retain(|_, h| !h.records.is_empty());

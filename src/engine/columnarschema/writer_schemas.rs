@@ -15,11 +15,19 @@ use crate::engine::schema::error::{SchemaError, SchemaResult};
 /// Source of writer schemas by id. Must never block on I/O.
 pub trait WriterSchemas: Send + Sync {
     fn writer_schema(&self, id: i32) -> SchemaResult<Arc<WriterSchema>>;
+    /// The last failed fetch of `id`, named in a pending message for a caller that gives up.
+    fn last_failure(&self, _id: i32) -> Option<String> {
+        None
+    }
 }
 
 impl WriterSchemas for SchemaCache {
     fn writer_schema(&self, id: i32) -> SchemaResult<Arc<WriterSchema>> {
         self.writer_schema_unless_failed(id)
+    }
+
+    fn last_failure(&self, id: i32) -> Option<String> {
+        self.last_fetch_failure(id).map(|e| e.to_string())
     }
 }
 
@@ -38,7 +46,14 @@ pub fn lookup_error(id: i32, e: SchemaError) -> CodecError {
 
 /// Looks `id` up and turns a failure into the codec error of [`lookup_error`].
 pub fn lookup(schemas: &dyn WriterSchemas, id: i32) -> Result<Arc<WriterSchema>, CodecError> {
-    schemas.writer_schema(id).map_err(|e| lookup_error(id, e))
+    schemas
+        .writer_schema(id)
+        .map_err(|e| match (lookup_error(id, e), schemas.last_failure(id)) {
+            (CodecError::Pending(m), Some(last)) => {
+                CodecError::Pending(format!("{m} (last attempt: {last})"))
+            }
+            (e, _) => e,
+        })
 }
 
 #[cfg(test)]

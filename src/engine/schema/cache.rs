@@ -53,6 +53,17 @@ struct State {
     in_flight: HashSet<i32>,
     /// The last failed background fetch per id, for diagnostics only.
     last_failure: BTreeMap<i32, RegistryError>,
+    /// After a retriable failure: consecutive failures and when the next fetch may start,
+    /// so a registry that is down is asked at a growing interval, not on every poll.
+    retry_at: BTreeMap<i32, (u32, Instant)>,
+}
+
+/// Pause before the next background fetch after `failures` retriable failures in a row:
+/// 0.5 s, 1 s, 2 s, … up to 8 s.
+fn retry_pause(failures: u32) -> Duration {
+    Duration::from_millis(500)
+        .saturating_mul(1u32 << failures.saturating_sub(1).min(4))
+        .min(Duration::from_secs(8))
 }
 
 struct Inner {
@@ -232,6 +243,11 @@ impl SchemaCache {
             {
                 return Err(SchemaError::Registry(e.clone()));
             }
+            if let Some((_, at)) = state.retry_at.get(&id)
+                && Instant::now() < *at
+            {
+                return Err(FetchPendingError { id: id as u32 }.into());
+            }
         }
         self.writer_schema(id)
     }
@@ -281,6 +297,7 @@ impl SchemaCache {
         match result {
             Ok(resolved) => {
                 state.last_failure.remove(&id);
+                state.retry_at.remove(&id);
                 let spec = resolved.schema.spec;
                 state.writers.insert(
                     id,
@@ -295,6 +312,10 @@ impl SchemaCache {
             }
             Err(e) => {
                 tracing::warn!("fetching writer schema {}: {e}", id as u32);
+                let failures = state.retry_at.get(&id).map_or(0, |(n, _)| *n) + 1;
+                state
+                    .retry_at
+                    .insert(id, (failures, Instant::now() + retry_pause(failures)));
                 state.last_failure.insert(id, e);
             }
         }
@@ -327,6 +348,19 @@ impl SchemaCache {
                 references: previous.map(|p| p.references.clone()).unwrap_or_default(),
             }),
         );
+    }
+}
+
+#[cfg(test)]
+mod retry_tests {
+    use super::retry_pause;
+    use std::time::Duration;
+
+    #[test]
+    fn failed_fetches_are_spaced_from_half_a_second_doubling_up_to_eight() {
+        let pauses: Vec<Duration> = (1..=7).map(retry_pause).collect();
+        let ms: Vec<u128> = pauses.iter().map(|d| d.as_millis()).collect();
+        assert_eq!(ms, [500, 1000, 2000, 4000, 8000, 8000, 8000]);
     }
 }
 
