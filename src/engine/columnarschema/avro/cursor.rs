@@ -28,23 +28,31 @@ impl<'a> Cursor<'a> {
 
     #[inline]
     pub fn read_long(&mut self) -> DecodeResult<i64> {
-        let mut value: u64 = 0;
-        let mut shift = 0;
-        loop {
-            let Some(&b) = self.buf.get(self.pos) else {
-                return truncated();
-            };
+        // Most lengths, branch indexes and small numbers fit one byte.
+        if let Some(&b) = self.buf.get(self.pos)
+            && b & 0x80 == 0
+        {
             self.pos += 1;
-            value |= u64::from(b & 0x7f) << shift;
+            return Ok(i64::from(b >> 1) ^ -i64::from(b & 1));
+        }
+        self.read_long_slow()
+    }
+
+    fn read_long_slow(&mut self) -> DecodeResult<i64> {
+        let rest = self.buf.get(self.pos..).unwrap_or_default();
+        let mut value: u64 = 0;
+        // At most 10 bytes (64 bits); iterating the slice avoids a bounds check per byte.
+        for (i, &b) in rest.iter().take(10).enumerate() {
+            value |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-            if shift > 63 {
-                return Err(DecodeError("Avro varint is too long".into()));
+                self.pos += i + 1;
+                return Ok(((value >> 1) as i64) ^ -((value & 1) as i64));
             }
         }
-        Ok(((value >> 1) as i64) ^ -((value & 1) as i64))
+        if rest.len() >= 10 {
+            return Err(DecodeError("Avro varint is too long".into()));
+        }
+        truncated()
     }
 
     #[inline]
