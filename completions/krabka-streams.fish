@@ -782,6 +782,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l i
 read-uncommitted\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l key-glob -d 'Keep only records whose key matches this glob (*, ?, [a-z])' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l header -d 'Keep only records with a header NAME whose value matches GLOB (repeatable; all must match)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l where -d 'Keep only rows for which this SQL predicate over the decoded columns is true (payload and reserved columns, e.g. "amount > 100 AND __partition = 0"); null is false' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l columns -d 'Output only these columns, in this order (payload and reserved names, comma list)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l key-format -d 'Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|gzip+… (repeatable)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l value-format -d 'Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|arrow|gzip+… (repeatable)' -r

@@ -621,6 +621,65 @@ fn group_mode_until_end_exits_and_a_second_run_starts_after_the_commits() {
 }
 
 #[test]
+fn where_keeps_the_rows_a_sql_predicate_over_payload_and_metadata_columns_selects() {
+    let o = orders(6);
+    let registry = o.registry.url();
+    let run = |predicate: &str| {
+        tail(
+            &o.broker.bootstrap(),
+            &[
+                &o.topic,
+                "-e",
+                "--value-format",
+                "avro",
+                "--registry",
+                &registry,
+                "--format",
+                "ndjson",
+                "--where",
+                predicate,
+            ],
+        )
+    };
+    let ids = |out: &Output| {
+        let mut ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["order_id"].to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    // Order i: quantity i + 1, partition i % 2, user alice/bob/carol by i % 3, status by i % 3.
+    let out = run("quantity > 2 AND __partition = 1 AND user <> 'carol'");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(ids(&out), ["\"o-0003\""]);
+    assert!(stderr(&out).contains("Processed a total of 1 records"));
+    let out = run("status = 'PAID' OR (quantity > 5 AND __offset >= 0)");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(ids(&out), ["\"o-0001\"", "\"o-0004\"", "\"o-0005\""]);
+    // amount is decimal(10, 2): 10.00 + 0.25 i.
+    let out = run("amount >= 11.0 AND __partition = 0");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(ids(&out), ["\"o-0004\""]);
+
+    // Columns learned from the writer schema are checked before the first batch is written.
+    for (predicate, message) in [
+        ("nope > 1", "Arrow column does not exist: nope"),
+        ("quantity + 1", "a filter predicate must be boolean"),
+        ("user > 5", "invalid --where `user > 5`"),
+    ] {
+        let out = run(predicate);
+        assert_eq!(out.status.code(), Some(2), "{predicate}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(message),
+            "{predicate}: {}",
+            stderr(&out)
+        );
+        assert!(out.stdout.is_empty(), "{predicate}: nothing is written");
+    }
+}
+
+#[test]
 fn usage_errors_exit_2_before_touching_the_broker() {
     let out = tail("127.0.0.1:1", &["t", "--from", "yesterday"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -629,6 +688,20 @@ fn usage_errors_exit_2_before_touching_the_broker() {
     assert!(stderr(&out).contains("needs a schema registry"));
     let out = tail("127.0.0.1:1", &["t", "--key-format", "arrow"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = tail("127.0.0.1:1", &["t", "--where", "value = "]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("invalid --where"), "{}", stderr(&out));
+    // Columns fixed by the formats (here `value` of the string codec) are checked at once.
+    let out = tail(
+        "127.0.0.1:1",
+        &["t", "--value-format", "string", "--where", "nope = 'x'"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Arrow column does not exist: nope"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 const PYARROW_PARQUET_ROWS: &str = r#"

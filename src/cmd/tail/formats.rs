@@ -77,6 +77,20 @@ impl Format {
         }
     }
 
+    /// The columns come from the data (a writer schema, inferred JSON, an IPC blob's
+    /// schema), not from the command line: unknown until the first record.
+    pub fn columns_from_data(&self) -> bool {
+        match self {
+            Format::Raw | Format::String | Format::Json(Some(_)) | Format::Avro(Some(_)) => false,
+            Format::Json(None)
+            | Format::Avro(None)
+            | Format::JsonRegistry
+            | Format::Protobuf
+            | Format::Arrow => true,
+            Format::Gzip(inner) => inner.columns_from_data(),
+        }
+    }
+
     fn is_arrow(&self) -> bool {
         match self {
             Format::Arrow => true,

@@ -10,6 +10,7 @@ mod dead_letter;
 pub mod formats;
 mod outage;
 pub mod positions;
+mod predicate;
 mod run;
 mod table;
 
@@ -109,6 +110,7 @@ fn parse_partitions(text: &str) -> Result<Vec<i32>, String> {
 #[command(after_help = "Examples:
   krabka-streams tail orders -e --value-format avro --out orders.parquet
   krabka-streams tail orders --from @-1h -n 100 --format ndjson
+  krabka-streams tail orders -e --value-format avro --where \"status = 'PAID' AND amount > 100.0\"
   krabka-streams tail orders -g audit --from start:end | duckdb …")]
 pub struct TailArgs {
     /// Topics to read.
@@ -151,6 +153,11 @@ pub struct TailArgs {
     /// Keep only records with a header NAME whose value matches GLOB (repeatable; all must match).
     #[arg(long = "header", value_name = "NAME=GLOB", action = clap::ArgAction::Append)]
     pub headers: Vec<String>,
+
+    /// Keep only rows for which this SQL predicate over the decoded columns is true
+    /// (payload and reserved columns, e.g. "amount > 100 AND __partition = 0"); null is false.
+    #[arg(long = "where", value_name = "PREDICATE")]
+    pub predicate: Option<String>,
 
     /// Output only these columns, in this order (payload and reserved names, comma list).
     #[arg(long = "columns", value_name = "LIST", value_delimiter = ',')]
@@ -344,6 +351,11 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
     }
     let output = OutputPlan::resolve(&args)?;
     let filter = build_filter(&args, &partitions)?;
+    let predicate = args
+        .predicate
+        .as_deref()
+        .map(predicate::WherePredicate::parse)
+        .transpose()?;
     let plan = run::TailPlan {
         topics: args.topics.clone(),
         partitions,
@@ -356,6 +368,7 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
         }
         .to_string(),
         filter,
+        predicate,
         columns: args.columns.clone(),
         key_specs,
         value_specs,
@@ -399,6 +412,7 @@ pub fn demo_to_parquet(
         group: None,
         isolation: "read_uncommitted".into(),
         filter: RecordFilter::default(),
+        predicate: None,
         columns: Vec::new(),
         key_specs: vec![formats::parse_spec("string").map_err(CliError::failure)?],
         value_specs: vec![formats::parse_spec("avro").map_err(CliError::failure)?],

@@ -23,6 +23,7 @@ use crate::cmd::tail::dead_letter::DeadLetterFile;
 use crate::cmd::tail::formats::{self, FormatSpec};
 use crate::cmd::tail::outage::Outage;
 use crate::cmd::tail::positions::{Positions, Start, Stop};
+use crate::cmd::tail::predicate::WherePredicate;
 use crate::cmd::tail::{OnError, OutputFormat, OutputPlan, table};
 use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
 use crate::engine::columnar::record::Record;
@@ -44,6 +45,8 @@ pub struct TailPlan {
     pub group: Option<String>,
     pub isolation: String,
     pub filter: RecordFilter,
+    /// `--where`: rows of the decoded batches to keep.
+    pub predicate: Option<WherePredicate>,
     pub columns: Vec<String>,
     pub key_specs: Vec<FormatSpec>,
     pub value_specs: Vec<FormatSpec>,
@@ -106,7 +109,13 @@ impl Stops {
     }
 
     fn observe(&mut self, tp: &Tp, offset: i64) {
-        self.next.insert(tp.clone(), offset + 1);
+        // Per record: update in place, allocating a key only for a new partition.
+        match self.next.get_mut(tp) {
+            Some(next) => *next = offset + 1,
+            None => {
+                self.next.insert(tp.clone(), offset + 1);
+            }
+        }
         if self.stop.get(tp).is_some_and(|s| offset + 1 >= *s) {
             self.done.insert(tp.clone());
         }
@@ -147,7 +156,7 @@ enum Output {
     Table,
 }
 
-pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
+pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
     let settings = global.connection.kafka_settings("tail")?;
     let timeout = global.connection.timeout;
     // The cache file is read before the broker is touched: a bad file fails fast.
@@ -185,7 +194,16 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
             schemas.as_ref(),
         )?
         .expect("value decoders always exist");
-        decoders.insert(t.clone(), BatchDecoder::new(key, value));
+        let mut decoder = BatchDecoder::new(key, value);
+        if let Some(predicate) = plan.predicate.as_mut() {
+            // An empty batch shows the columns the codecs know before any record.
+            let learned = formats::format_for(&plan.key_specs, t).columns_from_data()
+                || formats::format_for(&plan.value_specs, t).columns_from_data();
+            if let Ok(empty) = decoder.decode(&[]) {
+                predicate.check_known_columns(t, &empty.schema(), learned)?;
+            }
+        }
+        decoders.insert(t.clone(), decoder);
     }
     let mut dead_letter = match &plan.on_error {
         OnError::DeadLetter(p) => Some(DeadLetterFile::create(p).map_err(|e| {
@@ -373,6 +391,7 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         } else {
             Duration::ZERO
         };
+        let mut last_tp: Option<Tp> = None;
         while batch.len() < plan.batch_records && bytes < BATCH_BYTES {
             match consumer.poll(wait) {
                 None => break,
@@ -403,12 +422,19 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                 }
                 Some(Ok(Polled::Record(r))) => {
                     outage.clear();
-                    let tp = (r.topic.clone(), r.partition);
-                    if stops.beyond_stop(&tp, r.offset) {
-                        stops.done.insert(tp);
+                    // Records come in runs of one partition: reuse its key.
+                    if !last_tp
+                        .as_ref()
+                        .is_some_and(|(t, p)| *p == r.partition && *t == r.topic)
+                    {
+                        last_tp = Some((r.topic.clone(), r.partition));
+                    }
+                    let tp = last_tp.as_ref().expect("set above");
+                    if stops.beyond_stop(tp, r.offset) {
+                        stops.done.insert(tp.clone());
                         continue;
                     }
-                    stops.observe(&tp, r.offset);
+                    stops.observe(tp, r.offset);
                     bytes += r.payload_len();
                     batch.push(r);
                 }
@@ -436,7 +462,12 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                 processed_next.insert((r.topic.clone(), r.partition), r.offset + 1);
                 continue;
             }
-            per_topic.entry(r.topic.clone()).or_default().push(r);
+            match per_topic.get_mut(&r.topic) {
+                Some(records) => records.push(r),
+                None => {
+                    per_topic.insert(r.topic.clone(), vec![r]);
+                }
+            }
         }
         for (topic, mut records) in per_topic {
             let decoder = decoders.get_mut(&topic).expect("a decoder per topic");
@@ -447,9 +478,24 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                 let refs: Vec<&Record> = records.iter().collect();
                 match decoder.decode(&refs) {
                     Ok(decoded) => {
+                        // The last offset per partition, without a key allocation per record.
+                        let mut last: HashMap<(&str, i32), i64> = HashMap::new();
                         for r in &records {
-                            processed_next.insert((r.topic.clone(), r.partition), r.offset + 1);
+                            last.insert((r.topic.as_str(), r.partition), r.offset + 1);
                         }
+                        for ((t, p), next) in last {
+                            processed_next.insert((t.to_string(), p), next);
+                        }
+                        let decoded = match plan.predicate.as_mut() {
+                            Some(p) => match p.apply(&topic, &decoded) {
+                                Ok(b) => b,
+                                Err(e) => {
+                                    outcome = Err(e);
+                                    break 'outer;
+                                }
+                            },
+                            None => decoded,
+                        };
                         let decoded = match project(&decoded, &plan.columns) {
                             Ok(b) => b,
                             Err(e) => {
@@ -467,7 +513,13 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                             first_schema = Some(decoded.schema());
                         }
                         counters.records += decoded.num_rows() as u64;
-                        match write(&mut output, &decoded) {
+                        // A batch --where emptied is not written (a table would print an empty frame).
+                        let written = if decoded.num_rows() == 0 && plan.predicate.is_some() {
+                            Ok(())
+                        } else {
+                            write(&mut output, &decoded)
+                        };
+                        match written {
                             Ok(()) => {}
                             // The reader of stdout went away: a normal end.
                             Err(SinkError::Closed) => break 'outer,
