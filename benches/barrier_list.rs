@@ -13,6 +13,8 @@
 //! Run with `scripts/bench-barrier` (or `cargo bench --bench barrier_list` with
 //! `KRABKA_TANSU_BIN` set). `KRABKA_STREAMS_BIN` overrides the binary measured.
 
+// The fault tests' broker controls (pause, kill, …) are unused here.
+#[allow(dead_code)]
 #[path = "../tests/cli/support/tansu.rs"]
 mod tansu;
 

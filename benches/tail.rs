@@ -17,8 +17,10 @@ use arrow_array::RecordBatch;
 use arrow_schema::Schema;
 use krabka_streams::engine::columnar::codec::ValueDecoder;
 use krabka_streams::engine::columnarschema::avro::codec::AvroValueDecoder;
-use krabka_streams::engine::columnarschema::writer_schemas::{SeededWriterSchemas, WriterSchemas};
+use krabka_streams::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemas};
+use krabka_streams::engine::schema::cache::SchemaCache;
 use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::registry::SchemaType;
 
 const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
  {"name":"order_id","type":"string"},
@@ -45,9 +47,16 @@ fn records(n: usize) -> Vec<Vec<u8>> {
             let v = Avro::Record(vec![
                 (
                     "order_id".into(),
-                    Avro::String(format!("ord-2024-11-29-{i:012}")),
+                    Avro::String(format!(
+                        "{:08x}-2024-1129-{:04x}-{i:012x}",
+                        (i as u64).wrapping_mul(2_654_435_761) as u32,
+                        i % 65_536
+                    )),
                 ),
-                ("user".into(), Avro::String(users[i % users.len()].into())),
+                (
+                    "user".into(),
+                    Avro::String(format!("{}@example.com", users[i % users.len()])),
+                ),
                 (
                     "amount".into(),
                     Avro::Decimal(apache_avro::Decimal::from(cents.to_be_bytes().to_vec())),
@@ -105,9 +114,21 @@ fn best(runs: usize, mut f: impl FnMut()) -> Duration {
         .unwrap()
 }
 
+/// The offline cache holding the order schema under its id.
+fn order_schemas() -> Arc<dyn WriterSchemas> {
+    let cache = SchemaCache::offline();
+    cache.seed_writer(WriterSchema {
+        id: SCHEMA_ID as i32,
+        schema_type: SchemaType::Avro,
+        text: ORDER_SCHEMA.to_string(),
+        message_type: None,
+        references: Vec::new(),
+    });
+    Arc::new(cache)
+}
+
 fn krabka_batches(framed: &[Vec<u8>]) -> Vec<RecordBatch> {
-    let schemas: Arc<dyn WriterSchemas> =
-        Arc::new(SeededWriterSchemas::new().with_avro(SCHEMA_ID as i32, ORDER_SCHEMA));
+    let schemas = order_schemas();
     let mut d = AvroValueDecoder::new(schemas);
     let mut out = Vec::new();
     for chunk in framed.chunks(BATCH) {
@@ -119,6 +140,22 @@ fn krabka_batches(framed: &[Vec<u8>]) -> Vec<RecordBatch> {
         out.push(RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).unwrap());
     }
     out
+}
+
+/// Our decoder to Arrow record batches, each dropped like arrow-avro's below.
+fn krabka_rows(framed: &[Vec<u8>]) -> usize {
+    let schemas = order_schemas();
+    let mut d = AvroValueDecoder::new(schemas);
+    let mut rows = 0;
+    for chunk in framed.chunks(BATCH) {
+        for v in chunk {
+            d.append(Some(v)).unwrap();
+        }
+        let (fields, arrays): (Vec<_>, Vec<_>) = d.finish().unwrap().into_iter().unzip();
+        let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).unwrap();
+        rows += black_box(batch).num_rows();
+    }
+    rows
 }
 
 fn arrow_avro_rows(framed: &[Vec<u8>]) -> usize {
@@ -252,21 +289,92 @@ fn write_ipc(batches: &[RecordBatch]) -> usize {
     w.into_inner().unwrap().len()
 }
 
+/// Parquet with the writer settings `tail` uses.
 fn write_parquet(batches: &[RecordBatch]) -> usize {
-    use parquet::basic::{Compression, ZstdLevel};
-    use parquet::file::properties::WriterProperties;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::default()))
-        // Dictionary pages cost more write time than zstd saves on Kafka data.
-        .set_dictionary_enabled(false)
-        .set_max_row_group_row_count(Some(128 * 1024))
-        .build();
+    let props = krabka_streams::io::batch_sink::parquet_properties(128 * 1024);
     let mut w =
         parquet::arrow::ArrowWriter::try_new(Vec::new(), batches[0].schema(), Some(props)).unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
     w.into_inner().unwrap().len()
+}
+
+/// `KRABKA_BENCH_ONLY=parquet`: Parquet writer settings against the IPC stream writer,
+/// writing alone (decoded batches reused), to choose `tail`'s settings.
+fn parquet_settings(framed: &[Vec<u8>]) {
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+    let batches = krabka_batches(framed);
+    let write = |props: WriterProperties| {
+        let mut w =
+            parquet::arrow::ArrowWriter::try_new(Vec::new(), batches[0].schema(), Some(props))
+                .unwrap();
+        for b in &batches {
+            w.write(b).unwrap();
+        }
+        w.into_inner().unwrap().len()
+    };
+    let base = || {
+        WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_dictionary_enabled(false)
+            .set_max_row_group_row_count(Some(128 * 1024))
+    };
+    let mut ipc_bytes = 0;
+    let ipc = best(5, || ipc_bytes = write_ipc(&batches));
+    println!("write   Arrow IPC stream: {ipc:?}, {ipc_bytes} bytes");
+    let variants: Vec<(&str, WriterProperties)> = vec![
+        (
+            "tail's settings",
+            krabka_streams::io::batch_sink::parquet_properties(128 * 1024),
+        ),
+        ("zstd 1, no dictionary, page statistics", base().build()),
+        (
+            "  + chunk statistics only",
+            base()
+                .set_statistics_enabled(EnabledStatistics::Chunk)
+                .build(),
+        ),
+        (
+            "  + no statistics",
+            base()
+                .set_statistics_enabled(EnabledStatistics::None)
+                .build(),
+        ),
+        (
+            "  + chunk statistics, data page v2",
+            base()
+                .set_statistics_enabled(EnabledStatistics::Chunk)
+                .set_writer_version(WriterVersion::PARQUET_2_0)
+                .build(),
+        ),
+        (
+            "  + chunk statistics, write batches of 8192",
+            base()
+                .set_statistics_enabled(EnabledStatistics::Chunk)
+                .set_write_batch_size(8192)
+                .build(),
+        ),
+        (
+            "  with dictionary",
+            base().set_dictionary_enabled(true).build(),
+        ),
+        (
+            "  zstd 3",
+            base()
+                .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
+                .build(),
+        ),
+    ];
+    for (name, props) in variants {
+        let mut bytes = 0;
+        let t = best(5, || bytes = write(props.clone()));
+        println!(
+            "write   Parquet {name}: {:.2}x IPC time, {bytes} bytes",
+            t.as_secs_f64() / ipc.as_secs_f64()
+        );
+    }
 }
 
 fn rate(n: usize, d: Duration) -> String {
@@ -284,8 +392,12 @@ fn main() {
     if std::env::var("KRABKA_BENCH_ONLY").as_deref() == Ok("krabka") {
         // For profilers: only our decoder, repeatedly.
         for _ in 0..20 {
-            black_box(krabka_batches(&framed));
+            black_box(krabka_rows(&framed));
         }
+        return;
+    }
+    if std::env::var("KRABKA_BENCH_ONLY").as_deref() == Ok("parquet") {
+        parquet_settings(&framed);
         return;
     }
     let bytes: usize = framed.iter().map(Vec::len).sum();
@@ -294,10 +406,11 @@ fn main() {
         bytes as f64 / n as f64
     );
     assert_eq!(arrow_avro_rows(&framed), n);
+    assert_eq!(krabka_rows(&framed), n);
 
     let runs = 5;
     let ours = best(runs, || {
-        black_box(krabka_batches(&framed));
+        black_box(krabka_rows(&framed));
     });
     let arrow_avro = best(runs, || {
         black_box(arrow_avro_rows(&framed));

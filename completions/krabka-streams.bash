@@ -2484,7 +2484,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__run)
-            opts="-b -X -v -q -y -h -V --check --explain --input --sink --dead-letter --metrics-interval --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --check --explain --input --sink --dead-letter --metrics-interval --restore-cut --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2503,6 +2503,14 @@ _krabka__streams() {
                     return 0
                     ;;
                 --metrics-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --restore-cut)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema-cache)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4254,7 +4262,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__tail)
-            opts="-p -e -n -g -b -X -v -q -y -h -V --partitions --from --until-end --num --max-records --group --isolation --key-glob --header --columns --key-format --value-format --format --out --row-group-size --rotate-rows --rotate-bytes --on-error --batch-records --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-p -e -n -g -b -X -v -q -y -h -V --partitions --from --until-end --num --max-records --group --isolation --key-glob --header --where --columns --key-format --value-format --format --out --row-group-size --rotate-rows --rotate-bytes --on-error --batch-records --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4304,6 +4312,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --columns)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -4341,6 +4353,10 @@ _krabka__streams() {
                     return 0
                     ;;
                 --batch-records)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema-cache)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

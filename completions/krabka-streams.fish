@@ -43,7 +43,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -l dry-run -
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), or run it offline over Arrow IPC'
+complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input)'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
@@ -55,9 +55,11 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "compl
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l input -d 'Run offline: read an Arrow IPC stream or file (`-` = stdin) into a source, named by node or topic. Repeatable' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l sink -d 'Offline: write a sink\'s batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `-` stdout (stream). Repeatable' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l sink -d 'Offline: write a sink\'s batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `.parquet` Parquet, `-` stdout (stream). Repeatable' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l dead-letter -d 'Offline with `error_policy: dead-letter`: write the failed input rows (with the krabka.error.* headers) to PATH' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l metrics-interval -d 'Print the metrics so far on stderr at this interval (e.g. 5s)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l restore-cut -d 'Online with a barrier group: start from a complete cut (an epoch or `latest`): each partition\'s state from the cut\'s epoch snapshots, the consumer group\'s offsets set to the cut offsets. The group must have no members' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l schema-cache -d 'Schema cache file written by `schema prewarm --write-cache`: its ids need no registry round trip' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
@@ -780,9 +782,10 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l i
 read-uncommitted\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l key-glob -d 'Keep only records whose key matches this glob (*, ?, [a-z])' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l header -d 'Keep only records with a header NAME whose value matches GLOB (repeatable; all must match)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l where -d 'Keep only rows for which this SQL predicate over the decoded columns is true (payload and reserved columns, e.g. "amount > 100 AND __partition = 0"); null is false' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l columns -d 'Output only these columns, in this order (payload and reserved names, comma list)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l key-format -d 'Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|gzip+… (repeatable)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l value-format -d 'Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|arrow|gzip+… (repeatable)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l key-format -d 'Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|gzip+… (repeatable)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l value-format -d 'Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|arrow|gzip+… (repeatable)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l format -d 'Output format [default: table on a terminal, else arrow; with --out, from the extension]' -r -f -a "arrow\t'Arrow IPC stream (`.arrows`, application/vnd.apache.arrow.stream)'
 arrow-file\t'Arrow IPC file (`.arrow`)'
 parquet\t'Parquet, zstd-compressed, timestamps in ms/µs'
@@ -794,6 +797,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l rotate-bytes -d 'Start a new output file after about this many bytes (e.g. 256MiB)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l on-error -d 'Undecodable records: fail (exit 1), skip (reported on stderr), or dead-letter FILE (NDJSON)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l batch-records -d 'Largest number of records decoded into one Arrow batch' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l schema-cache -d 'Schema cache file written by `schema prewarm --write-cache`: its ids need no registry round trip' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
@@ -853,7 +857,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), or run it offline over Arrow IPC'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'

@@ -16,6 +16,7 @@ pub mod logging;
 pub mod output;
 pub mod run;
 pub mod schema;
+pub mod schema_cache;
 pub mod snapshot;
 pub mod tail;
 
@@ -48,7 +49,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a topology file: validate it (--check), print its graph (--explain), or run it offline over Arrow IPC.
+    /// Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input).
     Run(run::RunArgs),
     /// Walk through every subcommand on an embedded cluster and registry, no setup needed.
     Demo(demo::DemoArgs),

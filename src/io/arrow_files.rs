@@ -1,9 +1,9 @@
 //! Arrow IPC streams and files as batch readers and writers for offline runs.
 //! Inputs are sniffed (formats §5: stream or file) and read batch by batch;
-//! `-` is stdin. Outputs are IPC streams (`.arrows`, `-` = stdout) or IPC files
-//! (`.arrow`); a file is written under a temporary name in the same directory
-//! and renamed only when the run succeeds, so a failed run leaves nothing
-//! half-written. The Arrow readers run under `catch_unwind`: malformed input is
+//! `-` is stdin. Outputs are IPC streams (`.arrows`, `-` = stdout), IPC files
+//! (`.arrow`) or Parquet (`.parquet`, through `batch_sink`); a file is written
+//! under a temporary name in the same directory and renamed only when the run
+//! succeeds, so a failed run leaves nothing half-written. The Arrow readers run under `catch_unwind`: malformed input is
 //! an error naming the input, never a crash.
 
 use std::fs::File;
@@ -18,6 +18,7 @@ use arrow_schema::{ArrowError, Schema, SchemaRef};
 
 use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER};
 use crate::engine::columnar::runner::offline::{BatchReader, BatchWriter, WriteError};
+use crate::io::batch_sink::{BatchSink, DataFormat, SinkError, SinkOptions};
 
 enum Inner {
     Stream(StreamReader<BufReader<Box<dyn Read + Send>>>),
@@ -183,14 +184,19 @@ impl BatchReader for IpcInput {
     }
 }
 
+/// Rows per Parquet row group (`tail --row-group-size`'s default).
+const DEFAULT_ROW_GROUP_ROWS: usize = 128 * 1024;
+
 enum Writer {
     Stream(StreamWriter<BufWriter<Box<dyn Write>>>),
     File(FileWriter<BufWriter<Box<dyn Write>>>),
 }
 
-/// Where one sink writes: an IPC stream or file, created with the first batch's schema.
+/// Where one sink writes: an IPC stream or file, created with the first
+/// batch's schema, or a Parquet file.
 pub struct IpcOutput {
     target: String,
+    parquet: Option<BatchSink>,
     file_format: bool,
     /// The temporary file, renamed over `target` by `finish`.
     temp: Option<tempfile::NamedTempFile>,
@@ -202,9 +208,20 @@ impl IpcOutput {
     /// `-` writes an IPC stream to stdout; `*.arrow` an IPC file; anything else an IPC stream.
     pub fn create(target: &str) -> Result<IpcOutput, String> {
         if target.ends_with(".parquet") {
-            return Err(format!(
-                "cannot write {target}: Parquet output is not available in this build; write .arrows or .arrow"
-            ));
+            return Ok(IpcOutput {
+                target: target.to_owned(),
+                parquet: Some(BatchSink::new(SinkOptions {
+                    format: DataFormat::Parquet,
+                    path: Some(PathBuf::from(target)),
+                    row_group_size: DEFAULT_ROW_GROUP_ROWS,
+                    rotate_rows: None,
+                    rotate_bytes: None,
+                })),
+                file_format: false,
+                temp: None,
+                writer: None,
+                schema: None,
+            });
         }
         let temp = if target == "-" {
             None
@@ -223,6 +240,7 @@ impl IpcOutput {
         };
         Ok(IpcOutput {
             target: target.to_owned(),
+            parquet: None,
             file_format: target.ends_with(".arrow"),
             temp,
             writer: None,
@@ -252,6 +270,13 @@ impl IpcOutput {
     /// Ends the stream (an empty one with `schema` when nothing was written) and
     /// moves the file into place.
     pub fn finish(mut self, schema: Option<&Schema>) -> Result<(), String> {
+        if let Some(sink) = self.parquet.take() {
+            let fallback = std::sync::Arc::new(schema.cloned().unwrap_or_else(Schema::empty));
+            return sink
+                .finish(&fallback)
+                .map(|_| ())
+                .map_err(|e| format!("cannot write {}: {e}", self.target));
+        }
         if self.writer.is_none() {
             let empty = Schema::empty();
             self.open(schema.unwrap_or(&empty))
@@ -306,6 +331,12 @@ fn arrow_write_error(e: ArrowError) -> WriteError {
 
 impl BatchWriter for IpcOutput {
     fn write(&mut self, batch: &RecordBatch) -> Result<(), WriteError> {
+        if let Some(sink) = self.parquet.as_mut() {
+            return sink.write(batch).map_err(|e| match e {
+                SinkError::Closed => WriteError::Closed,
+                SinkError::Failed(m) => WriteError::Failed(m),
+            });
+        }
         if self.writer.is_none() {
             self.open(&batch.schema())?;
         }

@@ -4,7 +4,7 @@
 //! `<target name>.<random>.tmp`, which Java's stale-`partition-*.tmp` sweep also
 //! removes), are fsynced, renamed over the target, and the directory is fsynced
 //! so the rename survives a crash. On failure the temp file is removed and the
-//! target is untouched.
+//! target is untouched. Permissions follow `io::file_mode`.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -36,10 +36,7 @@ pub fn write_atomically_with(
     };
     let mut prefix = file_name.to_os_string();
     prefix.push(".");
-    let mut temp = tempfile::Builder::new()
-        .prefix(&prefix)
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut temp = crate::io::file_mode::temp_file_for(path, dir, &prefix, ".tmp")?;
     // On any early return `temp` is dropped, which deletes the temp file.
     write(temp.as_file_mut())?;
     temp.as_file().sync_all()?;

@@ -1,7 +1,7 @@
 //! A file written as a stream and published atomically: the bytes go to a temp
 //! file beside the target, and only [`AtomicWriter::commit`] fsyncs it and renames
 //! it over the target. Dropping an uncommitted writer removes the temp file, so a
-//! failed run leaves nothing half-written.
+//! failed run leaves nothing half-written. Permissions follow `io::file_mode`.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -29,10 +29,7 @@ impl AtomicWriter {
         };
         let mut prefix = file_name.to_os_string();
         prefix.push(".");
-        let temp = tempfile::Builder::new()
-            .prefix(&prefix)
-            .suffix(".tmp")
-            .tempfile_in(dir)?;
+        let temp = crate::io::file_mode::temp_file_for(path, dir, &prefix, ".tmp")?;
         Ok(AtomicWriter {
             temp: BufWriter::with_capacity(1 << 20, temp),
             path: path.to_path_buf(),

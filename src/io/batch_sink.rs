@@ -149,6 +149,17 @@ pub fn rotated_path(path: &Path, index: usize) -> PathBuf {
 }
 
 /// Parquet readers (Spark, Athena, DuckDB) want ms or µs: nanosecond times become µs.
+/// The Parquet writer settings of `tail` (also what `benches/tail.rs` measures): zstd,
+/// row groups of `row_group_rows` rows.
+pub fn parquet_properties(row_group_rows: usize) -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        // Dictionary pages cost more write time than zstd saves on Kafka data.
+        .set_dictionary_enabled(false)
+        .set_max_row_group_row_count(Some(row_group_rows.max(1)))
+        .build()
+}
+
 fn parquet_schema(schema: &Schema) -> Schema {
     let fields: Vec<Field> = schema
         .fields()
@@ -223,12 +234,7 @@ impl BatchSink {
                 Writer::File(FileWriter::try_new(target, schema).map_err(arrow_err)?)
             }
             DataFormat::Parquet => {
-                let props = WriterProperties::builder()
-                    .set_compression(Compression::ZSTD(ZstdLevel::default()))
-                    // Dictionary pages cost more write time than zstd saves on Kafka data.
-                    .set_dictionary_enabled(false)
-                    .set_max_row_group_row_count(Some(self.opts.row_group_size.max(1)))
-                    .build();
+                let props = parquet_properties(self.opts.row_group_size);
                 let pschema = Arc::new(parquet_schema(schema));
                 self.parquet_schema = Some(pschema.clone());
                 Writer::Parquet(

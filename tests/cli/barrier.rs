@@ -2,10 +2,11 @@
 //! the frozen format by a test producer, committed offsets set by a real consumer group,
 //! snapshot directories in both layouts, Arrow inputs, and every bad input.
 
-mod fixture;
+pub mod fixture;
 
 mod consumer;
 mod decode;
 mod list;
+mod runner;
 mod verify;
 mod watch;

@@ -416,3 +416,65 @@ fn usage_errors_name_the_known_nodes() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_parquet_sink_holds_the_totals_and_appears_only_when_the_run_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let batches = [
+        orders(&["a", "b", "a"], &[150, 50, 200], &[0, 0, 0]),
+        orders(&["b", "a"], &[300, 101], &[0, 0]),
+    ];
+    std::fs::write(dir.path().join("orders.arrows"), ipc_stream(&batches)).unwrap();
+    let topology = example("large-orders-by-user.yaml");
+    let out = run_in(
+        dir.path(),
+        &[
+            topology.to_str().unwrap(),
+            "--input",
+            "orders=orders.arrows",
+            "--sink",
+            "large-orders-by-user=totals.parquet",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let file = std::fs::File::open(dir.path().join("totals.parquet")).unwrap();
+    let read: Vec<RecordBatch> =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    // Both batches' cumulative rows, in order.
+    let rows: Vec<(String, i64, i64)> = read.iter().flat_map(totals).collect();
+    assert_eq!(
+        rows,
+        [
+            ("a".to_owned(), 350, 2),
+            ("a".to_owned(), 451, 3),
+            ("b".to_owned(), 300, 1)
+        ]
+    );
+
+    // A run that fails (the input is not Arrow) leaves no Parquet file behind.
+    std::fs::write(dir.path().join("bad.arrows"), b"not arrow").unwrap();
+    let out = run_in(
+        dir.path(),
+        &[
+            topology.to_str().unwrap(),
+            "--input",
+            "orders=bad.arrows",
+            "--sink",
+            "large-orders-by-user=failed.parquet",
+        ],
+        None,
+    );
+    assert_ne!(out.status.code(), Some(0));
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("failed") || n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::support::tansu::{Tansu, test_venv};
 use crate::support::unique_name;
 
-const TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 
 pub const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
  {"name":"order_id","type":"string"},
@@ -34,9 +34,9 @@ pub const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"s
  {"name":"address","type":{"type":"record","name":"Address","fields":[{"name":"city","type":"string"},{"name":"zip","type":["null","string"],"default":null}]}},
  {"name":"note","type":["null","string"],"default":null}]}"#;
 
-const BASE_TS: i64 = 1_732_870_800_000;
+pub(crate) const BASE_TS: i64 = 1_732_870_800_000;
 
-fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
+pub(crate) fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -55,16 +55,16 @@ fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
 }
 
 /// One record to produce: partition, key, value, headers.
-struct Rec {
-    partition: i32,
-    key: Option<Vec<u8>>,
-    value: Option<Vec<u8>>,
-    headers: Vec<(&'static str, &'static str)>,
-    ts: i64,
+pub(crate) struct Rec {
+    pub(crate) partition: i32,
+    pub(crate) key: Option<Vec<u8>>,
+    pub(crate) value: Option<Vec<u8>>,
+    pub(crate) headers: Vec<(&'static str, &'static str)>,
+    pub(crate) ts: i64,
 }
 
 /// Produces one record per batch, flushing after each send.
-fn produce(bootstrap: &str, topic: &str, records: &[Rec]) {
+pub(crate) fn produce(bootstrap: &str, topic: &str, records: &[Rec]) {
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("linger.ms", "0")
@@ -94,7 +94,7 @@ fn produce(bootstrap: &str, topic: &str, records: &[Rec]) {
     }
 }
 
-fn order_body(schema: &apache_avro::Schema, i: i64) -> Vec<u8> {
+pub(crate) fn order_body(schema: &apache_avro::Schema, i: i64) -> Vec<u8> {
     let cents = 1000 + i * 25;
     let value = Avro::Record(vec![
         ("order_id".into(), Avro::String(format!("o-{i:04}"))),
@@ -138,13 +138,13 @@ fn order_body(schema: &apache_avro::Schema, i: i64) -> Vec<u8> {
 }
 
 /// A broker, a registry and an orders topic with `n` Avro orders over 2 partitions.
-struct Orders {
-    broker: Tansu,
-    registry: RegistryServer,
-    topic: String,
+pub(crate) struct Orders {
+    pub(crate) broker: Tansu,
+    pub(crate) registry: RegistryServer,
+    pub(crate) topic: String,
 }
 
-fn orders(n: i64) -> Orders {
+pub(crate) fn orders(n: i64) -> Orders {
     let broker = Tansu::start();
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
     let topic = unique_name("orders");
@@ -193,12 +193,12 @@ fn tail(bootstrap: &str, args: &[&str]) -> Output {
         .expect("run krabka-streams")
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Runs a Python check in the test venv; the script prints one JSON document.
-fn python(script: &str, arg: &Path) -> Value {
+pub(crate) fn python(script: &str, arg: &Path) -> Value {
     let python = test_venv().join("bin").join("python");
     let out = Command::new(&python)
         .arg("-c")
@@ -621,6 +621,65 @@ fn group_mode_until_end_exits_and_a_second_run_starts_after_the_commits() {
 }
 
 #[test]
+fn where_keeps_the_rows_a_sql_predicate_over_payload_and_metadata_columns_selects() {
+    let o = orders(6);
+    let registry = o.registry.url();
+    let run = |predicate: &str| {
+        tail(
+            &o.broker.bootstrap(),
+            &[
+                &o.topic,
+                "-e",
+                "--value-format",
+                "avro",
+                "--registry",
+                &registry,
+                "--format",
+                "ndjson",
+                "--where",
+                predicate,
+            ],
+        )
+    };
+    let ids = |out: &Output| {
+        let mut ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["order_id"].to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    // Order i: quantity i + 1, partition i % 2, user alice/bob/carol by i % 3, status by i % 3.
+    let out = run("quantity > 2 AND __partition = 1 AND user <> 'carol'");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(ids(&out), ["\"o-0003\""]);
+    assert!(stderr(&out).contains("Processed a total of 1 records"));
+    let out = run("status = 'PAID' OR (quantity > 5 AND __offset >= 0)");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(ids(&out), ["\"o-0001\"", "\"o-0004\"", "\"o-0005\""]);
+    // amount is decimal(10, 2): 10.00 + 0.25 i.
+    let out = run("amount >= 11.0 AND __partition = 0");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(ids(&out), ["\"o-0004\""]);
+
+    // Columns learned from the writer schema are checked before the first batch is written.
+    for (predicate, message) in [
+        ("nope > 1", "Arrow column does not exist: nope"),
+        ("quantity + 1", "a filter predicate must be boolean"),
+        ("user > 5", "invalid --where `user > 5`"),
+    ] {
+        let out = run(predicate);
+        assert_eq!(out.status.code(), Some(2), "{predicate}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(message),
+            "{predicate}: {}",
+            stderr(&out)
+        );
+        assert!(out.stdout.is_empty(), "{predicate}: nothing is written");
+    }
+}
+
+#[test]
 fn usage_errors_exit_2_before_touching_the_broker() {
     let out = tail("127.0.0.1:1", &["t", "--from", "yesterday"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -629,6 +688,20 @@ fn usage_errors_exit_2_before_touching_the_broker() {
     assert!(stderr(&out).contains("needs a schema registry"));
     let out = tail("127.0.0.1:1", &["t", "--key-format", "arrow"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = tail("127.0.0.1:1", &["t", "--where", "value = "]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("invalid --where"), "{}", stderr(&out));
+    // Columns fixed by the formats (here `value` of the string codec) are checked at once.
+    let out = tail(
+        "127.0.0.1:1",
+        &["t", "--value-format", "string", "--where", "nope = 'x'"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Arrow column does not exist: nope"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 const PYARROW_PARQUET_ROWS: &str = r#"

@@ -1,5 +1,5 @@
 //! `barrier.json` (formats §7, behaviour §8): every vector is checked here by kind, except the
-//! alignment/restore scenarios listed in `PENDING_RUNNER`.
+//! alignment/restore scenarios listed in `CHECKED_BY_RUNNER`, which need the runner's fakes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::num::NonZeroU32;
@@ -37,9 +37,9 @@ const CHECKED_KINDS: [&str; 7] = [
 const CHECKED_BEHAVIOUR: [&str; 1] = ["BARRIER-READER-INCREMENTAL"];
 
 /// `behaviour` vectors about barrier alignment and restore in the runner (behaviour §8,
-/// "Alignment per runner round" and "Restore"). The runner does not exist yet; these are
-/// checked by the runner's tests once it does, and must then leave this list.
-const PENDING_RUNNER: [&str; 8] = [
+/// "Alignment per runner round" and "Restore"): read from this same file and checked by the
+/// runner's unit tests in `src/engine/columnar/runner/group/tests/barrier.rs`, one test each.
+const CHECKED_BY_RUNNER: [&str; 8] = [
     "BARRIER-ALIGN-HOLD",
     "BARRIER-ALIGN-WAIT-ALL",
     "BARRIER-ALIGN-IDLE-POSITIONS",
@@ -667,7 +667,7 @@ fn vector(wanted: &str) -> Value {
 }
 
 #[test]
-fn every_barrier_vector_is_checked_or_pending_the_runner() {
+fn every_barrier_vector_is_checked_here_or_by_the_runner() {
     let vectors = load(AREA);
     let mut covered = BTreeSet::new();
     for v in &vectors {
@@ -678,20 +678,20 @@ fn every_barrier_vector_is_checked_or_pending_the_runner() {
         } else {
             assert_eq!(kind, "behaviour", "{vid}: unknown kind {kind}");
             assert!(
-                CHECKED_BEHAVIOUR.contains(&vid) || PENDING_RUNNER.contains(&vid),
-                "{vid}: behaviour vector neither checked nor pending the runner"
+                CHECKED_BEHAVIOUR.contains(&vid) || CHECKED_BY_RUNNER.contains(&vid),
+                "{vid}: behaviour vector checked neither here nor by the runner"
             );
             if CHECKED_BEHAVIOUR.contains(&vid) {
                 covered.insert(vid.to_owned());
             }
         }
     }
-    // Pending entries must be real, still-unchecked behaviour vectors.
-    for pending in PENDING_RUNNER {
-        let v = vector(pending);
-        assert_eq!(v["kind"], "behaviour", "{pending}");
-        assert!(!covered.contains(pending), "{pending} is checked; drop it");
-        covered.insert(pending.to_owned());
+    // The runner's entries must be real behaviour vectors not also checked here.
+    for by_runner in CHECKED_BY_RUNNER {
+        let v = vector(by_runner);
+        assert_eq!(v["kind"], "behaviour", "{by_runner}");
+        assert!(!covered.contains(by_runner), "{by_runner} is checked twice");
+        covered.insert(by_runner.to_owned());
     }
     for checked in CHECKED_BEHAVIOUR {
         assert!(

@@ -3,6 +3,7 @@
 
 mod barrier;
 mod leader;
+mod online;
 mod orders;
 mod schemas;
 mod snapshots;
@@ -70,7 +71,11 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         HttpRegistry::new(HttpRegistryOptions::new(registry_url.clone()))
             .map_err(|e| CliError::failure(e.to_string()))?,
     );
-    let (text, data) = schemas::prewarm_and_inspect(registry.clone())?;
+    let dir = tempfile::tempdir()
+        .map_err(|e| CliError::failure(format!("cannot create a temp directory: {e}")))?;
+    let schema_cache = dir.path().join("schema-cache.json");
+    let (text, data) =
+        schemas::prewarm_and_inspect(registry.clone(), &registry_url, &schema_cache)?;
     w.step("schema prewarm and inspect the orders subjects", text, data);
     let (subject, id) = orders::register(registry.as_ref())?;
     w.step(
@@ -145,12 +150,34 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         ),
         json!({"totals": totals.iter().map(|(p, u, total, n)| json!({"partition": p, "user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
     );
-    let dir = tempfile::tempdir()
-        .map_err(|e| CliError::failure(format!("cannot create a temp directory: {e}")))?;
+    let online_totals = online::run(&cluster, registry.clone(), data.len())?;
+    let offline_totals: std::collections::BTreeMap<String, (i64, i64)> = totals
+        .iter()
+        .map(|(_, user, total, n)| (user.clone(), (*total, *n)))
+        .collect();
+    if online_totals != offline_totals {
+        return Err(CliError::failure(format!(
+            "the online run's totals {online_totals:?} differ from the offline run's {offline_totals:?}"
+        )));
+    }
+    let mut t = table(&["user", "total", "n"]);
+    for (user, (total, n)) in &online_totals {
+        t.add_row(vec![user.clone(), total.to_string(), n.to_string()]);
+    }
+    w.step(
+        "run the same topology online (consumer group, at-least-once)",
+        format!(
+            "krabka-streams run large-orders-by-user.yaml -b {bootstrap} --registry {registry_url}\nconsumer group `large-orders-by-user` over `{}`, JSON totals on `{}` (last row per user), equal to the offline totals:\n{t}",
+            orders::ORDERS_TOPIC,
+            online::SINK_TOPIC
+        ),
+        json!({"totals": online_totals.iter().map(|(u, (total, n))| json!({"user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
+    );
     let parquet = dir.path().join("orders.parquet");
     let (rows, preview) = crate::cmd::tail::demo_to_parquet(
         &bootstrap,
         &registry_url,
+        Some(&schema_cache),
         orders::ORDERS_TOPIC,
         &parquet,
         6,
@@ -159,8 +186,9 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     w.step(
         "tail the topic to Parquet",
         format!(
-            "krabka-streams tail {} -e --key-format string --value-format avro --out {}\n{rows} rows, {size} bytes (zstd); first rows:\n{preview}",
+            "krabka-streams tail {} -e --key-format string --value-format avro --schema-cache {} --out {}\n{rows} rows, {size} bytes (zstd); first rows:\n{preview}",
             orders::ORDERS_TOPIC,
+            schema_cache.display(),
             parquet.display()
         ),
         json!({"file": parquet.display().to_string(), "rows": rows, "bytes": size}),

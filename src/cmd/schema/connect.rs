@@ -24,6 +24,9 @@ pub const ENV_REGISTRY_TOKEN: &str = "KRABKA_SCHEMA_REGISTRY_TOKEN";
 pub struct ConnectOptions<'a> {
     pub token_file: Option<&'a Path>,
     pub send_message_type: bool,
+    /// A long-running command (tail): no overall deadline; every request is still bounded
+    /// by `--request-timeout-ms`, and the command bounds how long it waits for an answer.
+    pub no_deadline: bool,
 }
 
 /// A connected registry client and the URL it talks to.
@@ -47,7 +50,7 @@ pub fn connect(global: &GlobalArgs, conn: &ConnectOptions<'_>) -> CliResult<Conn
     opts.user = settings.user;
     opts.password = settings.password;
     opts.timeout = std::time::Duration::from_millis(global.connection.request_timeout_ms.max(1));
-    opts.deadline = Some(Instant::now() + global.connection.timeout);
+    opts.deadline = (!conn.no_deadline).then(|| Instant::now() + global.connection.timeout);
     opts.send_message_type = conn.send_message_type;
     opts.bearer_token = match conn.token_file {
         Some(path) => Some(

@@ -56,6 +56,7 @@ pub fn run(global: &GlobalArgs, args: SchemaArgs) -> CliResult<()> {
     let conn = connect::ConnectOptions {
         token_file: args.token_file.as_deref(),
         send_message_type: !args.omit_message_type,
+        no_deadline: false,
     };
     match args.command {
         SchemaCommand::Prewarm(a) => prewarm::run(global, &conn, a),

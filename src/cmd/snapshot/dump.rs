@@ -242,10 +242,7 @@ fn write_lossless_file(path: &Path, dumped: &Dumped) -> CliResult<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let temp = tempfile::Builder::new()
-        .prefix(".krabka-dump-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
+    let temp = crate::io::file_mode::temp_file_for(path, dir, ".krabka-dump-".as_ref(), ".tmp")
         .map_err(fail)?;
     {
         let mut out = BufWriter::with_capacity(1 << 20, temp.as_file());

@@ -10,7 +10,7 @@ mod list;
 mod prune;
 pub mod render;
 mod restore;
-mod restore_cut;
+pub mod restore_cut;
 mod verify;
 
 pub use dump::{DumpArgs, Dumped, dump_bytes};

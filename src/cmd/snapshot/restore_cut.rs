@@ -39,7 +39,7 @@ pub enum CutSelector {
     Latest,
 }
 
-fn cut_selector(text: &str) -> Result<CutSelector, String> {
+pub fn cut_selector(text: &str) -> Result<CutSelector, String> {
     if text == "latest" {
         return Ok(CutSelector::Latest);
     }

@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use base64::Engine as _;
@@ -27,9 +28,11 @@ fn b64(b: &[u8]) -> Value {
 
 impl DeadLetterFile {
     pub fn create(path: &Path) -> std::io::Result<Self> {
+        // Like every written file, never world-writable (`io::file_mode`).
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(crate::io::file_mode::NEW_FILE_MODE)
             .open(path)?;
         Ok(DeadLetterFile {
             out: BufWriter::new(file),

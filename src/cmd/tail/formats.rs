@@ -1,7 +1,9 @@
 //! Per-topic key and value formats: `--value-format [TOPIC=]FORMAT`, where FORMAT is
 //! `raw`, `string`, `json` (inferred columns), `json:SCHEMA.json` (columns from a
 //! JSON Schema file), `json-sr` (registry-framed JSON Schema: columns from the writer
-//! schema), `avro` (registry-framed, reader schema = first writer schema),
+//! schema), `protobuf` (registry-framed: the message at each frame's message-index
+//! path, columns from the first message met), `avro` (registry-framed, reader
+//! schema = first writer schema),
 //! `avro:READER.avsc` (fixed reader schema), `arrow` (IPC blobs, values only), or
 //! `gzip+FORMAT`. A format without a topic is the default for every topic.
 
@@ -16,6 +18,7 @@ use crate::engine::columnar::codec::json::{JsonDecoder, JsonRowSchema};
 use crate::engine::columnar::codec::raw::{RawDecoder, StringDecoder};
 use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
 use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
+use crate::engine::columnarschema::protobuf::ProtobufValueDecoder;
 use crate::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemas};
 use crate::engine::schema::registry::SchemaType;
 
@@ -27,6 +30,8 @@ pub enum Format {
     Avro(Option<PathBuf>),
     /// Registry-framed JSON Schema values.
     JsonRegistry,
+    /// Registry-framed Protobuf values.
+    Protobuf,
     Arrow,
     Gzip(Box<Format>),
 }
@@ -42,12 +47,13 @@ impl Format {
             "json" => Format::Json(None),
             "avro" => Format::Avro(None),
             "json-sr" => Format::JsonRegistry,
+            "protobuf" | "proto" => Format::Protobuf,
             "arrow" => Format::Arrow,
             t if t.starts_with("json:") => Format::Json(Some(PathBuf::from(&t[5..]))),
             t if t.starts_with("avro:") => Format::Avro(Some(PathBuf::from(&t[5..]))),
             other => {
                 return Err(format!(
-                    "unknown format {other:?}: expected raw, string, json, json:SCHEMA.json, json-sr, avro, avro:READER.avsc, arrow or gzip+FORMAT"
+                    "unknown format {other:?}: expected raw, string, json, json:SCHEMA.json, json-sr, protobuf, avro, avro:READER.avsc, arrow or gzip+FORMAT"
                 ));
             }
         })
@@ -55,9 +61,33 @@ impl Format {
 
     fn needs_registry(&self) -> bool {
         match self {
-            Format::Avro(_) | Format::JsonRegistry => true,
+            Format::Avro(_) | Format::JsonRegistry | Format::Protobuf => true,
             Format::Gzip(inner) => inner.needs_registry(),
             _ => false,
+        }
+    }
+
+    /// The name of a registry format, for messages.
+    fn registry_name(&self) -> &'static str {
+        match self {
+            Format::JsonRegistry => "json-sr",
+            Format::Protobuf => "protobuf",
+            Format::Gzip(inner) => inner.registry_name(),
+            _ => "avro",
+        }
+    }
+
+    /// The columns come from the data (a writer schema, inferred JSON, an IPC blob's
+    /// schema), not from the command line: unknown until the first record.
+    pub fn columns_from_data(&self) -> bool {
+        match self {
+            Format::Raw | Format::String | Format::Json(Some(_)) | Format::Avro(Some(_)) => false,
+            Format::Json(None)
+            | Format::Avro(None)
+            | Format::JsonRegistry
+            | Format::Protobuf
+            | Format::Arrow => true,
+            Format::Gzip(inner) => inner.columns_from_data(),
         }
     }
 
@@ -110,12 +140,8 @@ pub fn check(topic: &str, key: &Format, value: &Format, has_registry: bool) -> C
     for (part, f) in [("key", key), ("value", value)] {
         if f.needs_registry() && !has_registry {
             return Err(CliError::usage(format!(
-                "topic {topic}: the {part} format {} needs a schema registry: pass --registry URL or set KRABKA_SCHEMA_REGISTRY_URL",
-                if matches!(f, Format::JsonRegistry) {
-                    "json-sr"
-                } else {
-                    "avro"
-                }
+                "topic {topic}: the {part} format {} needs a schema registry or cache: pass --registry URL (or set KRABKA_SCHEMA_REGISTRY_URL) and/or --schema-cache FILE",
+                f.registry_name()
             )));
         }
     }
@@ -141,7 +167,9 @@ pub fn decoder(
         }
         Format::Avro(reader) => {
             let schemas = schemas.cloned().ok_or_else(|| {
-                CliError::usage("the avro format needs a schema registry (--registry)")
+                CliError::usage(
+                    "the avro format needs a schema registry (--registry) or --schema-cache",
+                )
             })?;
             match reader {
                 None => Box::new(AvroValueDecoder::new(schemas)),
@@ -162,7 +190,18 @@ pub fn decoder(
             }
         }
         Format::JsonRegistry => Box::new(RegistryJsonDecoder::new(schemas.cloned().ok_or_else(
-            || CliError::usage("the json-sr format needs a schema registry (--registry)"),
+            || {
+                CliError::usage(
+                    "the json-sr format needs a schema registry (--registry) or --schema-cache",
+                )
+            },
+        )?)),
+        Format::Protobuf => Box::new(ProtobufValueDecoder::new(schemas.cloned().ok_or_else(
+            || {
+                CliError::usage(
+                    "the protobuf format needs a schema registry (--registry) or --schema-cache",
+                )
+            },
         )?)),
         Format::Arrow => Box::new(BlobDecoder::new()),
         Format::Gzip(inner) => {

@@ -8,7 +8,9 @@
 
 mod dead_letter;
 pub mod formats;
+mod outage;
 pub mod positions;
+mod predicate;
 mod run;
 mod table;
 
@@ -20,6 +22,7 @@ use clap::{Args, ValueEnum};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::refuse_binary_on_tty;
+use crate::cmd::schema_cache::SchemaCacheArgs;
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
 use crate::io::batch_sink::DataFormat;
 
@@ -107,6 +110,7 @@ fn parse_partitions(text: &str) -> Result<Vec<i32>, String> {
 #[command(after_help = "Examples:
   krabka-streams tail orders -e --value-format avro --out orders.parquet
   krabka-streams tail orders --from @-1h -n 100 --format ndjson
+  krabka-streams tail orders -e --value-format avro --where \"status = 'PAID' AND amount > 100.0\"
   krabka-streams tail orders -g audit --from start:end | duckdb …")]
 pub struct TailArgs {
     /// Topics to read.
@@ -150,15 +154,20 @@ pub struct TailArgs {
     #[arg(long = "header", value_name = "NAME=GLOB", action = clap::ArgAction::Append)]
     pub headers: Vec<String>,
 
+    /// Keep only rows for which this SQL predicate over the decoded columns is true
+    /// (payload and reserved columns, e.g. "amount > 100 AND __partition = 0"); null is false.
+    #[arg(long = "where", value_name = "PREDICATE")]
+    pub predicate: Option<String>,
+
     /// Output only these columns, in this order (payload and reserved names, comma list).
     #[arg(long = "columns", value_name = "LIST", value_delimiter = ',')]
     pub columns: Vec<String>,
 
-    /// Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|gzip+… (repeatable).
+    /// Key format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|gzip+… (repeatable).
     #[arg(long = "key-format", value_name = "[TOPIC=]FORMAT", action = clap::ArgAction::Append)]
     pub key_formats: Vec<String>,
 
-    /// Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|avro|avro:FILE|arrow|gzip+… (repeatable).
+    /// Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|arrow|gzip+… (repeatable).
     #[arg(long = "value-format", value_name = "[TOPIC=]FORMAT", action = clap::ArgAction::Append)]
     pub value_formats: Vec<String>,
 
@@ -189,6 +198,9 @@ pub struct TailArgs {
     /// Largest number of records decoded into one Arrow batch.
     #[arg(long = "batch-records", default_value_t = DEFAULT_BATCH_RECORDS, value_name = "N")]
     pub batch_records: usize,
+
+    #[command(flatten)]
+    pub schema_cache: SchemaCacheArgs,
 }
 
 /// The output side after validation.
@@ -330,7 +342,7 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
             t,
             &formats::format_for(&key_specs, t),
             &formats::format_for(&value_specs, t),
-            registry.is_some(),
+            registry.is_some() || args.schema_cache.schema_cache.is_some(),
         )?;
     }
     let on_error = parse_on_error(&args.on_error).map_err(CliError::usage)?;
@@ -339,6 +351,11 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
     }
     let output = OutputPlan::resolve(&args)?;
     let filter = build_filter(&args, &partitions)?;
+    let predicate = args
+        .predicate
+        .as_deref()
+        .map(predicate::WherePredicate::parse)
+        .transpose()?;
     let plan = run::TailPlan {
         topics: args.topics.clone(),
         partitions,
@@ -351,6 +368,7 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
         }
         .to_string(),
         filter,
+        predicate,
         columns: args.columns.clone(),
         key_specs,
         value_specs,
@@ -361,16 +379,19 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
         on_error,
         batch_records: args.batch_records,
         registry,
+        schema_cache: args.schema_cache.schema_cache.clone(),
         report: true,
     };
     run::run(global, plan)
 }
 
-/// For the demo: tails `topic` (Avro values via the registry) to the end into a
-/// Parquet file, then renders the file's first rows as a table preview.
+/// For the demo: tails `topic` (Avro values via the registry, writer schemas from
+/// `schema_cache` first) to the end into a Parquet file, then renders the file's
+/// first rows as a table preview.
 pub fn demo_to_parquet(
     bootstrap: &str,
     registry_url: &str,
+    schema_cache: Option<&std::path::Path>,
     topic: &str,
     path: &std::path::Path,
     preview_rows: usize,
@@ -391,6 +412,7 @@ pub fn demo_to_parquet(
         group: None,
         isolation: "read_uncommitted".into(),
         filter: RecordFilter::default(),
+        predicate: None,
         columns: Vec::new(),
         key_specs: vec![formats::parse_spec("string").map_err(CliError::failure)?],
         value_specs: vec![formats::parse_spec("avro").map_err(CliError::failure)?],
@@ -404,6 +426,7 @@ pub fn demo_to_parquet(
         on_error: OnError::Fail,
         batch_records: DEFAULT_BATCH_RECORDS,
         registry: global.registry.settings()?,
+        schema_cache: schema_cache.map(|p| p.to_path_buf()),
         report: false,
     };
     run::run(&global, plan)?;

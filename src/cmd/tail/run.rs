@@ -17,9 +17,13 @@ use serde_json::json;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::{GlobalArgs, RegistrySettings};
 use crate::cmd::output::finish_stdout;
+use crate::cmd::schema::connect::{ConnectOptions, connect};
+use crate::cmd::schema_cache::open_cache;
 use crate::cmd::tail::dead_letter::DeadLetterFile;
 use crate::cmd::tail::formats::{self, FormatSpec};
+use crate::cmd::tail::outage::Outage;
 use crate::cmd::tail::positions::{Positions, Start, Stop};
+use crate::cmd::tail::predicate::WherePredicate;
 use crate::cmd::tail::{OnError, OutputFormat, OutputPlan, table};
 use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
 use crate::engine::columnar::record::Record;
@@ -28,8 +32,6 @@ use crate::engine::columnar::reserved::reserved_fields;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::io::batch_sink::{BatchSink, SinkError, SinkOptions};
 use crate::io::kafka::tail_consumer::{Polled, TailConsumer, TailConsumerOptions};
-use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
-use crate::io::writer_schemas::RegistryWriterSchemas;
 
 /// Largest number of value bytes decoded into one batch.
 const BATCH_BYTES: usize = 16 << 20;
@@ -43,6 +45,8 @@ pub struct TailPlan {
     pub group: Option<String>,
     pub isolation: String,
     pub filter: RecordFilter,
+    /// `--where`: rows of the decoded batches to keep.
+    pub predicate: Option<WherePredicate>,
     pub columns: Vec<String>,
     pub key_specs: Vec<FormatSpec>,
     pub value_specs: Vec<FormatSpec>,
@@ -53,6 +57,8 @@ pub struct TailPlan {
     pub on_error: OnError,
     pub batch_records: usize,
     pub registry: Option<RegistrySettings>,
+    /// A `schema prewarm --write-cache` file seeding the schema cache.
+    pub schema_cache: Option<std::path::PathBuf>,
     /// Print the summary (off when another command drives the tail, e.g. the demo).
     pub report: bool,
 }
@@ -103,7 +109,13 @@ impl Stops {
     }
 
     fn observe(&mut self, tp: &Tp, offset: i64) {
-        self.next.insert(tp.clone(), offset + 1);
+        // Per record: update in place, allocating a key only for a new partition.
+        match self.next.get_mut(tp) {
+            Some(next) => *next = offset + 1,
+            None => {
+                self.next.insert(tp.clone(), offset + 1);
+            }
+        }
         if self.stop.get(tp).is_some_and(|s| offset + 1 >= *s) {
             self.done.insert(tp.clone());
         }
@@ -123,24 +135,52 @@ struct Counters {
     dead_lettered: u64,
 }
 
+/// The records of one partition waiting for a writer schema, since when, and why.
+struct Held {
+    records: Vec<Record>,
+    since: Instant,
+    why: String,
+}
+
+/// A duration as `--timeout` takes it (whole seconds, else milliseconds).
+fn humantime_secs(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
 enum Output {
     Data(Box<BatchSink>),
     Table,
 }
 
-pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
+pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
     let settings = global.connection.kafka_settings("tail")?;
     let timeout = global.connection.timeout;
-    let schemas: Option<Arc<dyn WriterSchemas>> = match &plan.registry {
-        Some(r) => {
-            let mut opts = HttpRegistryOptions::new(r.url.clone());
-            opts.user = r.user.clone();
-            opts.password = r.password.clone();
-            let client = HttpRegistry::new(opts).map_err(|e| CliError::usage(e.to_string()))?;
-            Some(Arc::new(RegistryWriterSchemas::new(Arc::new(client))))
-        }
-        None => None,
-    };
+    // The cache file is read before the broker is touched: a bad file fails fast.
+    let schemas: Option<Arc<dyn WriterSchemas>> =
+        if plan.registry.is_some() || plan.schema_cache.is_some() {
+            // The same client as `schema` (request timeout, TLS and token from the shared flags).
+            let client = match &plan.registry {
+                Some(_) => Some(
+                    connect(
+                        global,
+                        &ConnectOptions {
+                            no_deadline: true,
+                            ..ConnectOptions::default()
+                        },
+                    )?
+                    .registry,
+                ),
+                None => None,
+            };
+            let cache = open_cache(client, plan.schema_cache.as_deref())?;
+            Some(Arc::new(cache))
+        } else {
+            None
+        };
     let mut decoders: HashMap<String, BatchDecoder> = HashMap::new();
     for t in &plan.topics {
         let key = formats::decoder(
@@ -154,7 +194,16 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
             schemas.as_ref(),
         )?
         .expect("value decoders always exist");
-        decoders.insert(t.clone(), BatchDecoder::new(key, value));
+        let mut decoder = BatchDecoder::new(key, value);
+        if let Some(predicate) = plan.predicate.as_mut() {
+            // An empty batch shows the columns the codecs know before any record.
+            let learned = formats::format_for(&plan.key_specs, t).columns_from_data()
+                || formats::format_for(&plan.value_specs, t).columns_from_data();
+            if let Ok(empty) = decoder.decode(&[]) {
+                predicate.check_known_columns(t, &empty.schema(), learned)?;
+            }
+        }
+        decoders.insert(t.clone(), decoder);
     }
     let mut dead_letter = match &plan.on_error {
         OnError::DeadLetter(p) => Some(DeadLetterFile::create(p).map_err(|e| {
@@ -266,11 +315,13 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
     });
     let started = Instant::now();
     let mut counters = Counters::default();
-    let mut held: BTreeMap<Tp, (Vec<Record>, Instant)> = BTreeMap::new();
+    let mut held: BTreeMap<Tp, Held> = BTreeMap::new();
     let mut last_lag = Instant::now() - Duration::from_secs(10);
     let mut lag: Option<i64> = None;
     let mut first_schema: Option<SchemaRef> = None;
     let mut outcome: CliResult<()> = Ok(());
+    let mut outage = Outage::default();
+    // Per held partition: why its next record waits (names the last registry failure).
 
     'outer: loop {
         if cancelled.load(Ordering::SeqCst) {
@@ -304,33 +355,58 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         }
         // Held records (waiting for a writer schema) come first, then new ones.
         let mut batch: Vec<Record> = Vec::new();
-        for (tp, (records, since)) in std::mem::take(&mut held) {
-            if since.elapsed() > timeout {
-                let why = records.first().map(|r| r.offset).unwrap_or_default();
+        for (tp, held_part) in std::mem::take(&mut held) {
+            if held_part.since.elapsed() > timeout {
+                let offset = held_part
+                    .records
+                    .first()
+                    .map(|r| r.offset)
+                    .unwrap_or_default();
                 outcome = Err(CliError::unreachable(format!(
-                    "{}/{} offset {why}: the writer schema is still pending after {timeout:?}; is the registry reachable?",
-                    tp.0, tp.1
+                    "{}/{} offset {offset}: {} for longer than --timeout {}; check that the schema registry is reachable, or prewarm the id into --schema-cache",
+                    tp.0,
+                    tp.1,
+                    held_part.why,
+                    humantime_secs(timeout)
                 )));
                 break 'outer;
             }
-            held.insert(tp, (Vec::new(), since));
-            batch.extend(records);
+            batch.extend(held_part.records);
+            held.insert(
+                tp,
+                Held {
+                    records: Vec::new(),
+                    ..held_part
+                },
+            );
         }
         let held_before: BTreeSet<Tp> = held.keys().cloned().collect();
         let mut bytes = 0usize;
+        // Retrying held records only: give the background fetch a moment instead of
+        // spinning (a poll still returns at once when other partitions have data).
         let mut wait = if batch.is_empty() {
             Duration::from_millis(100)
+        } else if !held_before.is_empty() {
+            Duration::from_millis(20)
         } else {
             Duration::ZERO
         };
+        let mut last_tp: Option<Tp> = None;
         while batch.len() < plan.batch_records && bytes < BATCH_BYTES {
             match consumer.poll(wait) {
                 None => break,
+                // A lost broker is retried by the client; it fails the tail only when
+                // it lasts the whole timeout (see `outage`).
+                Some(Err(e)) if e.unreachable => {
+                    outage.observe(&e);
+                    break;
+                }
                 Some(Err(e)) => {
                     outcome = Err(e.into());
                     break 'outer;
                 }
                 Some(Ok(Polled::PartitionEof(p))) => {
+                    outage.clear();
                     if stops.stop_is_end {
                         let candidates: Vec<Tp> = stops
                             .stop
@@ -345,20 +421,36 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                     }
                 }
                 Some(Ok(Polled::Record(r))) => {
-                    let tp = (r.topic.clone(), r.partition);
-                    if stops.beyond_stop(&tp, r.offset) {
-                        stops.done.insert(tp);
+                    outage.clear();
+                    // Records come in runs of one partition: reuse its key.
+                    if !last_tp
+                        .as_ref()
+                        .is_some_and(|(t, p)| *p == r.partition && *t == r.topic)
+                    {
+                        last_tp = Some((r.topic.clone(), r.partition));
+                    }
+                    let tp = last_tp.as_ref().expect("set above");
+                    if stops.beyond_stop(tp, r.offset) {
+                        stops.done.insert(tp.clone());
                         continue;
                     }
-                    stops.observe(&tp, r.offset);
+                    stops.observe(tp, r.offset);
                     bytes += r.payload_len();
                     batch.push(r);
                 }
             }
             wait = Duration::ZERO;
         }
+        if let Err(e) = outage.check(timeout, || {
+            all_partitions
+                .first()
+                .is_some_and(|(t, p)| consumer.watermarks_quick(t, *p).is_some())
+        }) {
+            outcome = Err(e);
+            break;
+        }
         if batch.is_empty() {
-            held.retain(|_, (r, _)| !r.is_empty());
+            held.retain(|_, h| !h.records.is_empty());
             continue;
         }
         // Filter, then group per topic, keeping fetch order.
@@ -370,7 +462,12 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                 processed_next.insert((r.topic.clone(), r.partition), r.offset + 1);
                 continue;
             }
-            per_topic.entry(r.topic.clone()).or_default().push(r);
+            match per_topic.get_mut(&r.topic) {
+                Some(records) => records.push(r),
+                None => {
+                    per_topic.insert(r.topic.clone(), vec![r]);
+                }
+            }
         }
         for (topic, mut records) in per_topic {
             let decoder = decoders.get_mut(&topic).expect("a decoder per topic");
@@ -381,9 +478,24 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                 let refs: Vec<&Record> = records.iter().collect();
                 match decoder.decode(&refs) {
                     Ok(decoded) => {
+                        // The last offset per partition, without a key allocation per record.
+                        let mut last: HashMap<(&str, i32), i64> = HashMap::new();
                         for r in &records {
-                            processed_next.insert((r.topic.clone(), r.partition), r.offset + 1);
+                            last.insert((r.topic.as_str(), r.partition), r.offset + 1);
                         }
+                        for ((t, p), next) in last {
+                            processed_next.insert((t.to_string(), p), next);
+                        }
+                        let decoded = match plan.predicate.as_mut() {
+                            Some(p) => match p.apply(&topic, &decoded) {
+                                Ok(b) => b,
+                                Err(e) => {
+                                    outcome = Err(e);
+                                    break 'outer;
+                                }
+                            },
+                            None => decoded,
+                        };
                         let decoded = match project(&decoded, &plan.columns) {
                             Ok(b) => b,
                             Err(e) => {
@@ -401,7 +513,13 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                             first_schema = Some(decoded.schema());
                         }
                         counters.records += decoded.num_rows() as u64;
-                        match write(&mut output, &decoded) {
+                        // A batch --where emptied is not written (a table would print an empty frame).
+                        let written = if decoded.num_rows() == 0 && plan.predicate.is_some() {
+                            Ok(())
+                        } else {
+                            write(&mut output, &decoded)
+                        };
+                        match written {
                             Ok(()) => {}
                             // The reader of stdout went away: a normal end.
                             Err(SinkError::Closed) => break 'outer,
@@ -428,8 +546,15 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
                                 outcome = Err(e.into());
                                 break 'outer;
                             }
-                            let since = held.get(&tp).map_or_else(Instant::now, |(_, s)| *s);
-                            held.insert(tp, (moved, since));
+                            let since = held.get(&tp).map_or_else(Instant::now, |h| h.since);
+                            held.insert(
+                                tp,
+                                Held {
+                                    records: moved,
+                                    since,
+                                    why: failure.error.to_string(),
+                                },
+                            );
                             continue;
                         }
                         let part = match failure.part {
@@ -474,7 +599,7 @@ pub fn run(global: &GlobalArgs, plan: TailPlan) -> CliResult<()> {
         // Partitions that were held and are now drained resume from their next offset.
         let drained: Vec<Tp> = held
             .iter()
-            .filter(|(_, (r, _))| r.is_empty())
+            .filter(|(_, h)| h.records.is_empty())
             .map(|(tp, _)| tp.clone())
             .collect();
         for tp in drained {

@@ -74,11 +74,20 @@ pub enum HeadersError {
 /// Keys and values longer than `i32::MAX` bytes cannot be represented; Kafka
 /// records are far smaller, so lengths are written as given.
 pub fn encode_headers(headers: &[Header]) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_headers_into(&mut out, headers);
+    out
+}
+
+/// Encodes a header list into `out` (cleared first), so a caller encoding one cell per
+/// record reuses one buffer.
+pub fn encode_headers_into(out: &mut Vec<u8>, headers: &[Header]) {
+    out.clear();
     let size: usize = 4 + headers
         .iter()
         .map(|h| MIN_HEADER_LEN + h.key.len() + h.value.as_ref().map_or(0, Vec::len))
         .sum::<usize>();
-    let mut out = Vec::with_capacity(size);
+    out.reserve(size);
     out.extend_from_slice(&(headers.len() as u32).to_be_bytes());
     for header in headers {
         out.extend_from_slice(&(header.key.len() as u32).to_be_bytes());
@@ -91,7 +100,6 @@ pub fn encode_headers(headers: &[Header]) -> Vec<u8> {
             }
         }
     }
-    out
 }
 
 /// Decodes a `__headers` cell strictly.

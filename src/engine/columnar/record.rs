@@ -33,3 +33,15 @@ pub struct OutRecord {
     pub timestamp: i64,
     pub headers: Vec<Header>,
 }
+
+impl OutRecord {
+    /// A pass-through copy: raw key, value, timestamp and headers.
+    pub fn copy_of(record: &Record) -> OutRecord {
+        OutRecord {
+            key: record.key.clone(),
+            value: record.value.clone(),
+            timestamp: record.timestamp,
+            headers: record.headers.clone(),
+        }
+    }
+}

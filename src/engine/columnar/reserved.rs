@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow_array::ArrayRef;
 use arrow_array::builder::{BinaryBuilder, Int32Builder, Int64Builder};
 
-use crate::engine::columnar::headers::encode_headers;
+use crate::engine::columnar::headers::encode_headers_into;
 use crate::engine::columnar::record::Record;
 
 // One definition of the names, fields and escaping lives in `metadata`; the codecs
@@ -29,6 +29,8 @@ pub struct MetadataBuilder {
     partition: Int32Builder,
     offset: Int64Builder,
     headers: BinaryBuilder,
+    /// The headers cell of the record being appended, reused across records.
+    scratch: Vec<u8>,
 }
 
 impl MetadataBuilder {
@@ -39,18 +41,19 @@ impl MetadataBuilder {
             partition: Int32Builder::with_capacity(rows),
             offset: Int64Builder::with_capacity(rows),
             headers: BinaryBuilder::with_capacity(rows, rows * 4),
+            scratch: Vec::new(),
         }
     }
 
     /// Appends `rows` copies of the record's metadata (a blob value gives many rows).
     pub fn append(&mut self, record: &Record, rows: usize) {
-        let headers = encode_headers(&record.headers);
+        encode_headers_into(&mut self.scratch, &record.headers);
         for _ in 0..rows {
             self.key.append_option(record.key.as_deref());
             self.timestamp.append_value(record.timestamp);
             self.partition.append_value(record.partition);
             self.offset.append_value(record.offset);
-            self.headers.append_value(&headers);
+            self.headers.append_value(&self.scratch);
         }
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::engine::columnar::codec::json::{JsonDecoder, JsonRowSchema};
 use crate::engine::columnar::codec::{CodecError, PayloadColumns, ValueDecoder};
-use crate::engine::columnarschema::writer_schemas::{WriterSchemaError, WriterSchemas};
+use crate::engine::columnarschema::writer_schemas::{WriterSchemas, lookup};
 use crate::engine::schema::framing;
 use crate::engine::schema::registry::SchemaType;
 
@@ -37,13 +37,7 @@ impl ValueDecoder for RegistryJsonDecoder {
         };
         let frame = framing::decode(bytes).map_err(|e| CodecError::invalid(e.to_string()))?;
         if self.inner.is_none() {
-            let writer = match self.schemas.writer_schema(frame.schema_id) {
-                Ok(w) => w,
-                Err(e @ WriterSchemaError::Pending { .. }) => {
-                    return Err(CodecError::Pending(e.to_string()));
-                }
-                Err(e) => return Err(CodecError::invalid(e.to_string())),
-            };
+            let writer = lookup(self.schemas.as_ref(), frame.schema_id)?;
             if writer.schema_type != SchemaType::Json {
                 return Err(CodecError::invalid(format!(
                     "writer schema {} is {}, not JSON",
@@ -78,19 +72,20 @@ impl ValueDecoder for RegistryJsonDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::columnarschema::writer_schemas::{SeededWriterSchemas, WriterSchema};
+    use crate::engine::columnarschema::writer_schemas::WriterSchema;
+    use crate::engine::schema::cache::SchemaCache;
 
     #[test]
     fn columns_come_from_the_registered_json_schema() {
-        let seeded = SeededWriterSchemas::new();
-        seeded.insert(WriterSchema {
+        let seeded = SchemaCache::offline();
+        seeded.seed_writer(WriterSchema {
             id: 3,
             schema_type: SchemaType::Json,
             text: r#"{"type":"object","required":["id"],"properties":{"id":{"type":"string"},"n":{"type":"integer"}}}"#.into(),
             message_type: None,
             references: Vec::new(),
         });
-        let mut d = RegistryJsonDecoder::new(Arc::new(seeded));
+        let mut d = RegistryJsonDecoder::new(Arc::new(seeded.clone()));
         d.append(Some(&framing::encode(3, br#"{"n":5,"id":"a"}"#)))
             .unwrap();
         let err = d
@@ -104,5 +99,15 @@ mod tests {
         let names: Vec<&str> = cols.iter().map(|(f, _)| f.name().as_str()).collect();
         assert_eq!(names, ["id", "n"]);
         assert!(!cols[0].0.is_nullable());
+        // `schema inspect --arrow` shows exactly the columns the decoder writes.
+        let text = seeded.cached_writer(3).unwrap().text.clone();
+        let mapped =
+            crate::engine::columnarschema::arrow_schema_for(SchemaType::Json, &text, None, &[])
+                .unwrap();
+        let decoded: Vec<arrow_schema::Field> =
+            cols.iter().map(|(f, _)| f.as_ref().clone()).collect();
+        let mapped: Vec<arrow_schema::Field> =
+            mapped.fields().iter().map(|f| f.as_ref().clone()).collect();
+        assert_eq!(mapped, decoded);
     }
 }

@@ -1,20 +1,25 @@
 //! Bridges between registry schemas (Avro, Protobuf, JSON Schema) and Arrow: the type
 //! mappings of behaviour §3, as Arrow schemas built with `arrow-schema`. The batch
 //! codecs (values ↔ Arrow arrays) build on these: `avro` decodes Avro binary straight
-//! into Arrow builders, and [`writer_schemas::WriterSchemas`] is the seam through which
-//! decoders get writer schemas by id without ever blocking on the registry.
+//! into Arrow builders, `protobuf` decodes framed Protobuf through prost-reflect into
+//! builders shaped by `proto_arrow`, `json_schema` reads registry-framed JSON through
+//! the JSON row bridge (whose schema mapping [`arrow_schema_for`] also shows), and
+//! [`writer_schemas::WriterSchemas`] is the seam through which decoders get writer
+//! schemas by id without ever blocking on the registry.
 
 pub mod avro;
 pub mod avro_arrow;
-pub mod json_arrow;
 pub mod json_schema;
 pub mod proto_arrow;
+pub mod protobuf;
+pub mod topology_codecs;
 pub mod writer_schemas;
 
 use std::collections::BTreeMap;
 
 use arrow_schema::Schema;
 
+use crate::engine::columnar::codec::json::JsonRowSchema;
 use crate::engine::schema::avro::AvroSchema;
 use crate::engine::schema::protobuf::ProtoSchema;
 use crate::engine::schema::registry::SchemaType;
@@ -37,11 +42,10 @@ pub fn arrow_schema_for(
             let msg = proto.message(message_type).map_err(|e| e.to_string())?;
             proto_arrow::message_to_arrow(&msg)
         }
-        SchemaType::Json => {
-            let value: serde_json::Value =
-                serde_json::from_str(text).map_err(|e| format!("invalid JSON Schema: {e}"))?;
-            json_arrow::json_schema_to_arrow(&value)
-        }
+        // The row bridge `tail --value-format json-sr` decodes with: one mapping.
+        SchemaType::Json => JsonRowSchema::from_json_schema(text)
+            .map(|s| Schema::new(s.fields()))
+            .map_err(|e| e.to_string()),
     }
 }
 

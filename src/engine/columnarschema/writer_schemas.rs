@@ -1,112 +1,82 @@
-//! Writer schemas by id, as decoders need them: a hit returns the schema, a miss is
-//! the retriable [`WriterSchemaError::Pending`] (behaviour §2 `FetchPendingError`)
-//! while the schema is fetched in the background; the caller retries the record on
-//! a later poll. Implemented in `io` (over the registry) or by hand for offline use.
+//! The one thing the batch decoders need from the schema cache: a writer schema by
+//! id, never blocking. A hit returns the schema; a miss is the retriable
+//! `FetchPendingError` of the shared [`SchemaCache`] (behaviour §2) while the schema
+//! is fetched in the background, and the caller retries the record on a later poll.
+//! The trait exists so a decoder test can stand in for the cache; the product always
+//! passes a [`SchemaCache`].
 
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
-use crate::engine::schema::registry::SchemaType;
-
-/// A writer schema as registered, with the texts of its references (dependencies first).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriterSchema {
-    pub id: i32,
-    pub schema_type: SchemaType,
-    pub text: String,
-    pub message_type: Option<String>,
-    /// `(reference name, schema text)`, dependencies before dependents.
-    pub references: Vec<(String, String)>,
-}
-
-/// Why a writer schema is not available now.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WriterSchemaError {
-    /// Being fetched (or to be fetched again after a retriable failure): retry later.
-    #[error("writer schema for id {} is pending fetch", *.id as u32)]
-    Pending {
-        id: i32,
-        /// The last failed attempt, if any, for a caller that gives up waiting.
-        last_error: Option<String>,
-    },
-    /// The registry answered that it has no such schema (or another final failure).
-    #[error("cannot fetch writer schema {}: {message}", *.id as u32)]
-    Failed { id: i32, message: String },
-}
-
-impl WriterSchemaError {
-    pub fn is_retriable(&self) -> bool {
-        matches!(self, WriterSchemaError::Pending { .. })
-    }
-}
+use crate::engine::columnar::codec::CodecError;
+use crate::engine::schema::cache::SchemaCache;
+pub use crate::engine::schema::cache::WriterSchema;
+use crate::engine::schema::error::{SchemaError, SchemaResult};
 
 /// Source of writer schemas by id. Must never block on I/O.
 pub trait WriterSchemas: Send + Sync {
-    fn writer_schema(&self, id: i32) -> Result<Arc<WriterSchema>, WriterSchemaError>;
-}
-
-/// Writer schemas seeded by hand: never contacts a registry (offline use, tests).
-#[derive(Debug, Default)]
-pub struct SeededWriterSchemas {
-    schemas: RwLock<HashMap<i32, Arc<WriterSchema>>>,
-}
-
-impl SeededWriterSchemas {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn insert(&self, schema: WriterSchema) {
-        if let Ok(mut map) = self.schemas.write() {
-            map.insert(schema.id, Arc::new(schema));
-        }
-    }
-
-    /// Seeds an Avro schema without references.
-    pub fn with_avro(self, id: i32, text: &str) -> Self {
-        self.insert(WriterSchema {
-            id,
-            schema_type: SchemaType::Avro,
-            text: text.to_string(),
-            message_type: None,
-            references: Vec::new(),
-        });
-        self
+    fn writer_schema(&self, id: i32) -> SchemaResult<Arc<WriterSchema>>;
+    /// The last failed fetch of `id`, named in a pending message for a caller that gives up.
+    fn last_failure(&self, _id: i32) -> Option<String> {
+        None
     }
 }
 
-impl WriterSchemas for SeededWriterSchemas {
-    fn writer_schema(&self, id: i32) -> Result<Arc<WriterSchema>, WriterSchemaError> {
-        self.schemas
-            .read()
-            .ok()
-            .and_then(|m| m.get(&id).cloned())
-            .ok_or_else(|| WriterSchemaError::Failed {
-                id,
-                message: "not seeded".to_string(),
-            })
+impl WriterSchemas for SchemaCache {
+    fn writer_schema(&self, id: i32) -> SchemaResult<Arc<WriterSchema>> {
+        self.writer_schema_unless_failed(id)
     }
+
+    fn last_failure(&self, id: i32) -> Option<String> {
+        self.last_fetch_failure(id).map(|e| e.to_string())
+    }
+}
+
+/// A failed lookup as a codec error: pending stays retriable, the rest fail the record
+/// with the id named.
+pub fn lookup_error(id: i32, e: SchemaError) -> CodecError {
+    match e {
+        SchemaError::FetchPending(p) => CodecError::Pending(p.to_string()),
+        SchemaError::Registry(r) => CodecError::invalid(format!(
+            "cannot fetch writer schema {} from the schema registry: {r}",
+            id as u32
+        )),
+        other => CodecError::invalid(other.to_string()),
+    }
+}
+
+/// Looks `id` up and turns a failure into the codec error of [`lookup_error`].
+pub fn lookup(schemas: &dyn WriterSchemas, id: i32) -> Result<Arc<WriterSchema>, CodecError> {
+    schemas
+        .writer_schema(id)
+        .map_err(|e| match (lookup_error(id, e), schemas.last_failure(id)) {
+            (CodecError::Pending(m), Some(last)) => {
+                CodecError::Pending(format!("{m} (last attempt: {last})"))
+            }
+            (e, _) => e,
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::schema::error::FetchPendingError;
+    use crate::engine::schema::registry::RegistryError;
 
     #[test]
-    fn the_pending_message_prints_the_id_unsigned() {
-        let e = WriterSchemaError::Pending {
-            id: 7,
-            last_error: None,
-        };
-        assert_eq!(e.to_string(), "writer schema for id 7 is pending fetch");
+    fn pending_stays_retriable_and_other_failures_name_the_unsigned_id() {
+        let e = lookup_error(7, FetchPendingError { id: 7 }.into());
         assert!(e.is_retriable());
-        let e = WriterSchemaError::Pending {
-            id: -1,
-            last_error: None,
-        };
+        assert_eq!(e.to_string(), "writer schema for id 7 is pending fetch");
+        let e = lookup_error(-1, RegistryError::new(404, "Schema not found").into());
+        assert!(!e.is_retriable());
         assert_eq!(
             e.to_string(),
-            "writer schema for id 4294967295 is pending fetch"
+            "cannot fetch writer schema 4294967295 from the schema registry: Schema not found"
+        );
+        let e = lookup(&SchemaCache::offline(), 9).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "writer schema for id 9 is not cached and no schema registry is configured"
         );
     }
 }

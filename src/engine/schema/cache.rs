@@ -35,6 +35,16 @@ pub struct WriterSchema {
     pub references: Vec<ResolvedReference>,
 }
 
+impl WriterSchema {
+    /// `(import name, text)` of every reference, dependencies first.
+    pub fn reference_texts(&self) -> Vec<(String, String)> {
+        self.references
+            .iter()
+            .map(|r| (r.name.clone(), r.spec_text.clone()))
+            .collect()
+    }
+}
+
 #[derive(Debug, Default)]
 struct State {
     interned: BTreeMap<String, LocalSchema>,
@@ -43,6 +53,17 @@ struct State {
     in_flight: HashSet<i32>,
     /// The last failed background fetch per id, for diagnostics only.
     last_failure: BTreeMap<i32, RegistryError>,
+    /// After a retriable failure: consecutive failures and when the next fetch may start,
+    /// so a registry that is down is asked at a growing interval, not on every poll.
+    retry_at: BTreeMap<i32, (u32, Instant)>,
+}
+
+/// Pause before the next background fetch after `failures` retriable failures in a row:
+/// 0.5 s, 1 s, 2 s, … up to 8 s.
+fn retry_pause(failures: u32) -> Duration {
+    Duration::from_millis(500)
+        .saturating_mul(1u32 << failures.saturating_sub(1).min(4))
+        .min(Duration::from_secs(8))
 }
 
 struct Inner {
@@ -206,6 +227,31 @@ impl SchemaCache {
         Err(FetchPendingError { id: id as u32 }.into())
     }
 
+    /// [`writer_schema`](Self::writer_schema) for long-running decoders: an id whose
+    /// last fetch failed for good (the registry answered, e.g. 40403) answers that
+    /// registry error instead of fetching again on every retry of the record; an id
+    /// whose last fetch failed retriably (unreachable, 5xx) is fetched again.
+    pub fn writer_schema_unless_failed(&self, id: i32) -> SchemaResult<Arc<WriterSchema>> {
+        {
+            let state = self.lock();
+            if let Some(w) = state.writers.get(&id) {
+                return Ok(w.clone());
+            }
+            if let Some(e) = state.last_failure.get(&id)
+                && !e.is_retriable()
+                && !state.in_flight.contains(&id)
+            {
+                return Err(SchemaError::Registry(e.clone()));
+            }
+            if let Some((_, at)) = state.retry_at.get(&id)
+                && Instant::now() < *at
+            {
+                return Err(FetchPendingError { id: id as u32 }.into());
+            }
+        }
+        self.writer_schema(id)
+    }
+
     /// For one-shot tools: [`writer_schema`](Self::writer_schema), then wait for the
     /// background fetch until `timeout`. A failed fetch answers its registry error.
     pub fn writer_schema_wait(
@@ -251,6 +297,7 @@ impl SchemaCache {
         match result {
             Ok(resolved) => {
                 state.last_failure.remove(&id);
+                state.retry_at.remove(&id);
                 let spec = resolved.schema.spec;
                 state.writers.insert(
                     id,
@@ -265,6 +312,10 @@ impl SchemaCache {
             }
             Err(e) => {
                 tracing::warn!("fetching writer schema {}: {e}", id as u32);
+                let failures = state.retry_at.get(&id).map_or(0, |(n, _)| *n) + 1;
+                state
+                    .retry_at
+                    .insert(id, (failures, Instant::now() + retry_pause(failures)));
                 state.last_failure.insert(id, e);
             }
         }
@@ -301,6 +352,19 @@ impl SchemaCache {
 }
 
 #[cfg(test)]
+mod retry_tests {
+    use super::retry_pause;
+    use std::time::Duration;
+
+    #[test]
+    fn failed_fetches_are_spaced_from_half_a_second_doubling_up_to_eight() {
+        let pauses: Vec<Duration> = (1..=7).map(retry_pause).collect();
+        let ms: Vec<u128> = pauses.iter().map(|d| d.as_millis()).collect();
+        assert_eq!(ms, [500, 1000, 2000, 4000, 8000, 8000, 8000]);
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::schema::registry::{
@@ -314,6 +378,8 @@ mod tests {
     struct Fake {
         by_id_calls: AtomicUsize,
         fail: std::sync::atomic::AtomicBool,
+        /// Answer 404 (a final failure) instead of 503.
+        missing: std::sync::atomic::AtomicBool,
         versions: Mutex<BTreeMap<(String, i32), RegisteredSchema>>,
     }
 
@@ -359,6 +425,9 @@ mod tests {
         fn schema_by_id(&self, id: i32) -> RegistryResult<RegisteredSchema> {
             self.by_id_calls.fetch_add(1, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(100));
+            if self.missing.load(Ordering::SeqCst) {
+                return Err(RegistryError::new(404, "Schema not found"));
+            }
             if self.fail.load(Ordering::SeqCst) {
                 return Err(RegistryError::new(503, "unavailable"));
             }
@@ -428,6 +497,36 @@ mod tests {
         assert!(cache.writer_schema(5).is_err(), "a miss is pending again");
         cache.writer_schema_wait(5, Duration::from_secs(5)).unwrap();
         assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn decoders_fetch_again_after_a_retriable_failure_but_not_after_a_final_one() {
+        let fake = Arc::new(Fake::default());
+        fake.fail.store(true, Ordering::SeqCst);
+        let cache = SchemaCache::new(fake.clone());
+        cache
+            .writer_schema_wait(5, Duration::from_secs(5))
+            .unwrap_err();
+        assert!(matches!(
+            cache.writer_schema_unless_failed(5),
+            Err(SchemaError::FetchPending(_))
+        ));
+        cache
+            .writer_schema_wait(5, Duration::from_secs(5))
+            .unwrap_err();
+        assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 2);
+        fake.missing.store(true, Ordering::SeqCst);
+        cache
+            .writer_schema_wait(5, Duration::from_secs(5))
+            .unwrap_err();
+        for _ in 0..3 {
+            let e = cache.writer_schema_unless_failed(5).unwrap_err();
+            assert!(
+                matches!(&e, SchemaError::Registry(r) if r.status == 404),
+                "{e:?}"
+            );
+        }
+        assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 3);
     }
 
     #[test]

@@ -29,7 +29,17 @@ impl KafkaIoError {
 
     /// Wraps an rdkafka error with what was being done.
     pub fn from_kafka(what: impl fmt::Display, e: &KafkaError) -> Self {
-        let message = format!("{what}: {e}");
+        let mut message = format!("{what}: {e}");
+        if matches!(
+            e.rdkafka_error_code(),
+            Some(RDKafkaErrorCode::BrokerTransportFailure | RDKafkaErrorCode::AllBrokersDown)
+        ) {
+            // The client's log above says why (refused, TLS handshake, SASL); this line is
+            // often all that is left in a CI log, so point at the usual causes.
+            message.push_str(
+                " (is the broker up at the bootstrap address, and do security.protocol and the TLS/SASL settings of --command-config match its listener?)",
+            );
+        }
         if is_unreachable_error(e) {
             KafkaIoError::unreachable(message)
         } else {

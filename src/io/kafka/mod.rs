@@ -1,6 +1,7 @@
 //! Kafka adapters over rdkafka: client settings, topic reading, consumer-group
 //! offsets, `__barrier_state` reads and the engine's barrier consumer, the offsets a
-//! partition holds, the embedded mock cluster.
+//! partition holds, the group runner's consumer, producer (transactions included)
+//! and cut source, the embedded mock cluster.
 
 pub mod barrier_consumer;
 pub mod barrier_state;
@@ -12,6 +13,10 @@ pub mod headers;
 pub mod mock_cluster;
 pub mod partition_log;
 pub mod reader_context;
+pub mod runner_consumer;
+pub mod runner_cuts;
+pub mod runner_producer;
 pub mod settings;
 pub mod tail_consumer;
 pub mod topic_reader;
+pub mod transactions;

@@ -1,6 +1,9 @@
 //! Helpers shared by the end-to-end tests: real servers and unique names.
 
+pub mod process;
+pub mod small_disk;
 pub mod tansu;
+pub mod tls_proxy;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};

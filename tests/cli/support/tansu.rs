@@ -29,10 +29,17 @@ impl Tansu {
     /// Panics with the broker's log when it cannot start, or with a hint to run
     /// `scripts/test` when the binary cannot be found.
     pub fn start() -> Tansu {
+        Self::start_with(None, &[])
+    }
+
+    /// Starts a broker with more command-line options (e.g. `--authentication`) that
+    /// advertises `127.0.0.1:<advertised>` in its metadata instead of its own address when
+    /// given: clients then come back through a front (e.g. a TLS proxy) there.
+    pub fn start_with(advertised: Option<u16>, extra: &[&str]) -> Tansu {
         let bin = tansu_binary();
         let mut failures = Vec::new();
         for _ in 0..START_ATTEMPTS {
-            match Self::try_start(&bin) {
+            match Self::try_start(&bin, advertised, extra) {
                 Ok(t) => return t,
                 Err(e) => failures.push(e),
             }
@@ -44,10 +51,11 @@ impl Tansu {
         );
     }
 
-    fn try_start(bin: &Path) -> Result<Tansu, String> {
+    fn try_start(bin: &Path, advertised: Option<u16>, extra: &[&str]) -> Result<Tansu, String> {
         let port = free_port();
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let url = format!("tcp://127.0.0.1:{port}");
+        let advertised_url = format!("tcp://127.0.0.1:{}", advertised.unwrap_or(port));
         let log = log_dir().join(format!("tansu-{port}.log"));
         let out =
             File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
@@ -58,9 +66,10 @@ impl Tansu {
                 "--listener-url",
                 &url,
                 "--advertised-listener-url",
-                &url,
+                &advertised_url,
             ])
             .args(["--storage-engine", "memory://tansu/"])
+            .args(extra)
             .env_remove("LISTENER_URL")
             .env_remove("ADVERTISED_LISTENER_URL")
             .env_remove("STORAGE_ENGINE")
@@ -107,9 +116,43 @@ impl Tansu {
         }
     }
 
+    /// Where the broker listens (behind a front, not what it advertises).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// The `bootstrap.servers` value, `127.0.0.1:<port>`.
     pub fn bootstrap(&self) -> String {
         self.addr.to_string()
+    }
+
+    /// Freezes the broker (SIGSTOP): connections stay open, nothing is answered — an
+    /// outage that can come back, unlike a restart of this memory-only broker.
+    pub fn pause(&self) {
+        self.signal(libc::SIGSTOP);
+    }
+
+    /// Lets a paused broker run again (SIGCONT), with its data intact.
+    pub fn resume(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
+    /// Kills the broker for good (SIGKILL); its data is gone.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits pid_t");
+        // SAFETY: kill(2) on our own child's pid has no memory effects.
+        let rc = unsafe { libc::kill(pid, signal) };
+        assert_eq!(
+            rc,
+            0,
+            "cannot signal Tansu: {}",
+            std::io::Error::last_os_error()
+        );
     }
 
     /// The broker's log so far (stdout and stderr).

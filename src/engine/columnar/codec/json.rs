@@ -11,6 +11,10 @@ use std::sync::Arc;
 use arrow_array::builder::{
     BinaryBuilder, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder,
 };
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Int8Type, Int16Type, Int32Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
 use arrow_array::{
     Array, ArrayRef, BinaryArray, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray,
 };
@@ -481,6 +485,26 @@ pub fn cell_to_json(column: &dyn Array, field: &Field, row: usize) -> Result<Val
             base64::engine::general_purpose::STANDARD.encode(a.value(row)),
         ));
     }
+    // Narrower integers and float32 (Avro int/float, declared columns) are plain JSON numbers too.
+    let number = match column.data_type() {
+        DataType::Int8 => Some(Value::from(column.as_primitive::<Int8Type>().value(row))),
+        DataType::Int16 => Some(Value::from(column.as_primitive::<Int16Type>().value(row))),
+        DataType::Int32 => Some(Value::from(column.as_primitive::<Int32Type>().value(row))),
+        DataType::UInt8 => Some(Value::from(column.as_primitive::<UInt8Type>().value(row))),
+        DataType::UInt16 => Some(Value::from(column.as_primitive::<UInt16Type>().value(row))),
+        DataType::UInt32 => Some(Value::from(column.as_primitive::<UInt32Type>().value(row))),
+        DataType::UInt64 => Some(Value::from(column.as_primitive::<UInt64Type>().value(row))),
+        DataType::Float32 => Some(
+            serde_json::Number::from_f64(f64::from(
+                column.as_primitive::<Float32Type>().value(row),
+            ))
+            .map_or(Value::Null, Value::Number),
+        ),
+        _ => None,
+    };
+    if let Some(number) = number {
+        return Ok(number);
+    }
     Err(CodecError::invalid(format!(
         "cannot convert Arrow row {row} to JSON: unsupported type {}",
         column.data_type()
@@ -568,5 +592,24 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.to_string(), "unresolved JSON Schema reference #/defs/x");
+    }
+
+    #[test]
+    fn narrow_integers_and_float32_cells_are_json_numbers() {
+        use arrow_array::{Float32Array, Int8Array, Int32Array, UInt64Array};
+        let cells: Vec<(ArrayRef, Value)> = vec![
+            (Arc::new(Int8Array::from(vec![-3])), Value::from(-3)),
+            (Arc::new(Int32Array::from(vec![7])), Value::from(7)),
+            (
+                Arc::new(UInt64Array::from(vec![u64::MAX])),
+                Value::from(u64::MAX),
+            ),
+            (Arc::new(Float32Array::from(vec![1.5])), Value::from(1.5)),
+            (Arc::new(Int32Array::from(vec![None])), Value::Null),
+        ];
+        for (column, want) in cells {
+            let field = Field::new("n", column.data_type().clone(), true);
+            assert_eq!(cell_to_json(column.as_ref(), &field, 0).unwrap(), want);
+        }
     }
 }

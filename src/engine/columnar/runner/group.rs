@@ -1,24 +1,34 @@
-//! The consumer-group runner's core (behaviour §7) over small traits: a
+//! The consumer-group runner's core (behaviour §7–8) over small traits: a
 //! [`Consumer`], a [`Producer`] and a [`StateStore`], so that every rule is
 //! tested with fakes; the rdkafka adapters implement the traits in `io`.
 //!
-//! One round: poll; per topic-partition record the next offset *before*
-//! processing (so skip and dead-letter still commit past a failed record); run
-//! each logical partition in ascending order from a snapshot of its prior state;
-//! on failure restore it, then apply the error policy (fail or a retriable error:
-//! roll back every partition of the round and return, nothing sent or
-//! committed; skip: count; dead-letter: re-produce the inputs with the
-//! `krabka.*` headers); send everything, wait for the acks, commit.
-//! Rebalances load and save partition state under the live epoch (−1).
-//! Not here yet: transactions (exactly-once) and barrier alignment (§8).
+//! One round: with a barrier group, refresh the pending cut and learn positions
+//! ([`super::align`]); poll; held records go in front, each topic-partition is
+//! truncated at the cut, and the next offset is recorded *before* processing (so
+//! skip and dead-letter still commit past a failed record); run each logical
+//! partition in ascending order from a snapshot of its prior state; on failure
+//! restore it, then apply the error policy (fail or a retriable error: roll back
+//! every partition of the round and return, nothing sent or committed; skip:
+//! count; dead-letter: re-produce the inputs with the `krabka.*` headers). When
+//! the barrier fires the commits are raised to the cut. Completion:
+//! at-least-once sends, waits for the acks, saves the barrier snapshots, commits;
+//! exactly-once does the same inside one producer transaction and sends the
+//! offsets with the consumer group metadata (event order begin, snapshot,
+//! send-offsets, commit). Any failure aborts the transaction, rolls back every
+//! partition of the round and seeks the consumer back to the round's first
+//! offsets, so a record read in a failed round is read again.
+//! Rebalances load and save partition state under the live epoch (−1);
+//! restoring to a cut lives in `group/restore.rs`.
 
+use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use super::Metrics;
+use super::align::{Aligner, Barrier, CutSource};
 use super::offline::PROCESSING_ERROR_CLASS;
 use crate::engine::columnar::headers::Header;
-use crate::engine::columnar::topology::spec::ErrorPolicy;
+use crate::engine::columnar::topology::spec::{ErrorPolicy, Guarantee};
 use crate::engine::columnar::topology::{BuiltTopology, OutRecord, Produced, Record};
 
 /// The live (non-barrier) snapshot epoch of Java/Go file stores (formats §8.3).
@@ -28,7 +38,8 @@ pub const LIVE_EPOCH: i64 = -1;
 pub type Tp = (String, i32);
 
 /// A runner failure; `retriable` ones (a pending schema fetch) leave everything
-/// to be consumed again.
+/// to be consumed again. Transaction failures, fencing included, are never
+/// retriable: the run stops.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct RunnerError {
@@ -45,19 +56,54 @@ impl RunnerError {
     }
 }
 
+/// The error of every transactional call on a producer without transactions.
+pub const NO_TRANSACTIONS: &str = "producer does not support transactions";
+
 /// What the runner needs from a Kafka consumer.
 pub trait Consumer {
     fn poll(&mut self, timeout: Duration) -> Result<Vec<Record>, RunnerError>;
     fn commit(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError>;
     fn assign(&mut self, tps: &[Tp]) -> Result<(), RunnerError>;
     fn seek(&mut self, tp: &Tp, offset: i64) -> Result<(), RunnerError>;
+    /// Next offsets of assigned topic-partitions, so an idle partition can reach
+    /// a barrier (behaviour §8 step 2); `None` when the consumer cannot report them.
+    fn positions(&mut self, _tps: &[Tp]) -> Result<Option<BTreeMap<Tp, i64>>, RunnerError> {
+        Ok(None)
+    }
+    /// The group's committed offsets of these topic-partitions (absent = none), so
+    /// a cut the group had already passed is recognised as late (D9).
+    fn committed(&mut self, _tps: &[Tp]) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+        Ok(BTreeMap::new())
+    }
+    /// The consumer group metadata handed to [`Producer::send_offsets_to_transaction`].
+    fn group_metadata(&self) -> Option<Box<dyn Any + Send>> {
+        None
+    }
 }
 
-/// What the runner needs from a Kafka producer.
+/// What the runner needs from a Kafka producer. The transactional calls are used
+/// only with [`Guarantee::ExactlyOnce`]; a fenced producer is an error, never retriable.
 pub trait Producer {
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError>;
     /// Waits for every send to be acknowledged.
     fn flush(&mut self) -> Result<(), RunnerError>;
+    fn begin_transaction(&mut self) -> Result<(), RunnerError> {
+        Err(RunnerError::new(NO_TRANSACTIONS))
+    }
+    /// Adds the consumed next offsets to the open transaction.
+    fn send_offsets_to_transaction(
+        &mut self,
+        _offsets: &BTreeMap<Tp, i64>,
+        _group: Option<&(dyn Any + Send)>,
+    ) -> Result<(), RunnerError> {
+        Err(RunnerError::new(NO_TRANSACTIONS))
+    }
+    fn commit_transaction(&mut self) -> Result<(), RunnerError> {
+        Err(RunnerError::new(NO_TRANSACTIONS))
+    }
+    fn abort_transaction(&mut self) -> Result<(), RunnerError> {
+        Err(RunnerError::new(NO_TRANSACTIONS))
+    }
 }
 
 /// Partition snapshots keyed by (logical partition, epoch).
@@ -74,7 +120,15 @@ pub trait StateStore {
         epoch: i64,
         state: &BTreeMap<String, Vec<u8>>,
     ) -> Result<(), RunnerError>;
+    /// The barrier epochs stored for a partition, ascending; `None` when the
+    /// store cannot tell (restores then load whatever `load` gives).
+    fn epochs(&mut self, _partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
+        Ok(None)
+    }
 }
+
+/// Called on the runner's thread after a barrier commit.
+pub type BarrierListener = Box<dyn FnMut(&Barrier) + Send>;
 
 /// The group runner.
 pub struct GroupRunner<C, P, S> {
@@ -83,9 +137,31 @@ pub struct GroupRunner<C, P, S> {
     pub producer: P,
     pub store: S,
     pub policy: ErrorPolicy,
+    pub guarantee: Guarantee,
     pub poll_timeout: Duration,
     pub metrics: Metrics,
+    /// Save the live state of every partition a round processed after the
+    /// flush and before the commit, so that a crash never leaves state behind
+    /// committed offsets (at-least-once for state too). Java and Go save only
+    /// on rebalance and close; off by default.
+    pub save_each_round: bool,
+    pub listener: Option<BarrierListener>,
     owned: BTreeSet<Tp>,
+    /// Partitions holding state adopted from a cut, kept on their first assignment.
+    adopted: BTreeSet<i32>,
+    barrier: Option<Aligner>,
+    warnings: Vec<String>,
+}
+
+/// What one round read, produced and will commit.
+#[derive(Default)]
+struct Round {
+    /// The first offset read per topic-partition (held records included): where a failed round rewinds to.
+    first: BTreeMap<Tp, i64>,
+    offsets: BTreeMap<Tp, i64>,
+    outputs: Vec<Produced>,
+    prior: Vec<(i32, BTreeMap<String, Vec<u8>>)>,
+    barrier: Option<Barrier>,
 }
 
 fn dead_letter(record: &Record, error: &str) -> OutRecord {
@@ -124,21 +200,55 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             producer,
             store,
             policy,
+            guarantee: Guarantee::AtLeastOnce,
             poll_timeout: Duration::from_millis(100),
             metrics: Metrics::default(),
+            save_each_round: false,
+            listener: None,
             owned: BTreeSet::new(),
+            adopted: BTreeSet::new(),
+            barrier: None,
+            warnings: Vec::new(),
         }
+    }
+
+    /// Aligns the runner on the cuts of a barrier group read from `source`.
+    pub fn with_barrier(
+        mut self,
+        group: &str,
+        source: Box<dyn CutSource + Send>,
+    ) -> Result<Self, RunnerError> {
+        if group.is_empty() {
+            return Err(RunnerError::new(
+                "a barrier group needs both a name and a cut reader",
+            ));
+        }
+        self.barrier = Some(Aligner::new(group.to_owned(), source));
+        Ok(self)
+    }
+
+    /// The barrier group's alignment state, if the runner has one.
+    pub fn aligner(&self) -> Option<&Aligner> {
+        self.barrier.as_ref()
     }
 
     fn owned_partitions(&self) -> BTreeSet<i32> {
         self.owned.iter().map(|(_, p)| *p).collect()
     }
 
-    /// Newly assigned topic-partitions: a logical partition not owned before loads its live state.
+    /// Newly assigned topic-partitions: a logical partition not owned before loads
+    /// its live state, unless it holds state adopted from a cut.
     pub fn on_assigned(&mut self, tps: &[Tp]) {
         let before = self.owned_partitions();
         self.owned.extend(tps.iter().cloned());
+        if let Some(aligner) = self.barrier.as_mut() {
+            // Another member may have consumed these meanwhile: ask the group again.
+            aligner.forget_accepted(tps);
+        }
         for partition in self.owned_partitions().difference(&before) {
+            if self.adopted.remove(partition) {
+                continue;
+            }
             if let Ok(state) = self.store.load(*partition, LIVE_EPOCH) {
                 let _ = self.topology.restore_partition(*partition, &state);
             }
@@ -174,29 +284,104 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         self.forget(&all, true);
     }
 
-    /// One poll round; returns the committed offsets.
+    /// One poll round (behaviour §7–8); returns the committed offsets. A failed
+    /// round rolls state back and seeks every topic-partition it read back to
+    /// where the round began, so nothing it read is lost.
     pub fn run_once(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+        self.prepare_barrier()?;
         let records = self.consumer.poll(self.poll_timeout)?;
-        if records.is_empty() {
+        let mut round = Round::default();
+        if let Err(e) = self.process(records, &mut round) {
+            return Err(self.fail(&round, e, None));
+        }
+        if round.outputs.is_empty() && round.offsets.is_empty() && round.barrier.is_none() {
             return Ok(BTreeMap::new());
         }
-        let mut offsets: BTreeMap<Tp, i64> = BTreeMap::new();
-        let mut by_partition: BTreeMap<i32, BTreeMap<String, Vec<Record>>> = BTreeMap::new();
-        for mut record in records {
-            record.value.get_or_insert_with(Vec::new);
-            let next = offsets
+        let completed = match self.guarantee {
+            Guarantee::AtLeastOnce => self.complete(&round).map_err(|e| (e, None)),
+            Guarantee::ExactlyOnce => {
+                if let Err(e) = self.producer.begin_transaction() {
+                    return Err(self.fail(&round, e, None));
+                }
+                self.complete_transactional(&round).map_err(|e| {
+                    let abort = self.producer.abort_transaction().err();
+                    (e, Some(abort))
+                })
+            }
+        };
+        if let Err((e, abort)) = completed {
+            return Err(self.fail(&round, e, abort));
+        }
+        if let Some(aligner) = self.barrier.as_mut() {
+            aligner.observe_committed(&round.offsets);
+            if let Some(barrier) = &round.barrier {
+                aligner.finish(barrier);
+                if let Some(late) = &barrier.late {
+                    self.warnings.push(late.clone());
+                }
+                if let Some(listener) = self.listener.as_mut() {
+                    listener(barrier);
+                }
+            }
+        }
+        Ok(round.offsets)
+    }
+
+    /// Steps 1–2 of alignment: refresh the pending cut, learn positions.
+    fn prepare_barrier(&mut self) -> Result<(), RunnerError> {
+        let Some(aligner) = self.barrier.as_mut() else {
+            return Ok(());
+        };
+        aligner.refresh(&self.owned)?;
+        let aligned = aligner.aligned_tps();
+        if self.owned.is_empty() || aligned.is_empty() {
+            return Ok(());
+        }
+        let unknown = aligner.unknown_accepted(&aligned);
+        if !unknown.is_empty() {
+            let mut committed = self.consumer.committed(&unknown)?;
+            // Nothing committed is a known answer too: ask once per partition.
+            for tp in unknown {
+                committed.entry(tp).or_insert(0);
+            }
+            aligner.observe_committed(&committed);
+        }
+        if let Some(positions) = self.consumer.positions(&aligned)? {
+            aligner.observe_positions(&positions);
+        }
+        Ok(())
+    }
+
+    /// The poll cycle: held records first, truncation at the cut, processing by
+    /// logical partition, error policy, barrier commits.
+    fn process(&mut self, records: Vec<Record>, round: &mut Round) -> Result<(), RunnerError> {
+        let mut by_tp: BTreeMap<Tp, Vec<Record>> = match self.barrier.as_mut() {
+            Some(aligner) => aligner.take_held(),
+            None => BTreeMap::new(),
+        };
+        for record in records {
+            by_tp
                 .entry((record.topic.clone(), record.partition))
-                .or_insert(0);
-            *next = (*next).max(record.offset + 1);
-            by_partition
-                .entry(record.partition)
-                .or_default()
-                .entry(record.topic.clone())
                 .or_default()
                 .push(record);
         }
-        let mut produced: Vec<Produced> = Vec::new();
-        let mut processed: Vec<(i32, BTreeMap<String, Vec<u8>>)> = Vec::new();
+        let mut by_partition: BTreeMap<i32, BTreeMap<String, Vec<Record>>> = BTreeMap::new();
+        for (tp, mut records) in by_tp {
+            if let Some(first) = records.iter().map(|r| r.offset).min() {
+                round.first.insert(tp.clone(), first);
+            }
+            for record in &mut records {
+                record.value.get_or_insert_with(Vec::new);
+            }
+            if let Some(aligner) = self.barrier.as_mut() {
+                records = aligner.accept(&tp, records);
+            }
+            let Some(last) = records.iter().map(|r| r.offset).max() else {
+                continue;
+            };
+            round.offsets.insert(tp.clone(), last + 1);
+            by_partition.entry(tp.1).or_default().insert(tp.0, records);
+        }
         for (partition, input) in &by_partition {
             let prior = self
                 .topology
@@ -211,15 +396,12 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             match result {
                 Ok(out) => {
                     self.metrics.output_records += out.len() as u64;
-                    produced.extend(out);
-                    processed.push((*partition, prior));
+                    round.outputs.extend(out);
+                    round.prior.push((*partition, prior));
                 }
                 Err(failure) => {
                     self.restore(*partition, &prior);
                     if failure.retriable || self.policy == ErrorPolicy::Fail {
-                        for (p, state) in processed.iter().rev() {
-                            self.restore(*p, state);
-                        }
                         return Err(RunnerError {
                             message: failure.to_string(),
                             retriable: failure.retriable,
@@ -229,7 +411,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
                     if let ErrorPolicy::DeadLetter { topic } = &self.policy {
                         for records in input.values() {
                             for record in records {
-                                produced.push(Produced {
+                                round.outputs.push(Produced {
                                     topic: topic.clone(),
                                     record: dead_letter(record, &failure.to_string()),
                                 });
@@ -240,18 +422,112 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
                 }
             }
         }
-        let sent = produced
-            .iter()
-            .try_for_each(|p| self.producer.send(&p.topic, &p.record))
-            .and_then(|_| self.producer.flush());
-        if let Err(e) = sent {
-            for (p, state) in processed.iter().rev() {
-                self.restore(*p, state);
-            }
-            return Err(e);
+        if let Some(aligner) = self.barrier.as_ref()
+            && aligner.fired()
+        {
+            round.barrier = aligner.barrier(&mut round.offsets);
         }
-        self.consumer.commit(&offsets)?;
-        Ok(offsets)
+        Ok(())
+    }
+
+    /// Non-transactional completion: send and wait for every ack, save the
+    /// barrier snapshots, commit.
+    fn complete(&mut self, round: &Round) -> Result<(), RunnerError> {
+        self.send_all(&round.outputs)?;
+        self.save_barrier(round)?;
+        self.save_round(round)?;
+        if !round.offsets.is_empty() {
+            self.consumer.commit(&round.offsets)?;
+        }
+        Ok(())
+    }
+
+    /// Transactional completion inside the begun transaction: send, save the
+    /// barrier snapshots, send the offsets with the group metadata, commit.
+    fn complete_transactional(&mut self, round: &Round) -> Result<(), RunnerError> {
+        self.send_all(&round.outputs)?;
+        self.save_barrier(round)?;
+        self.save_round(round)?;
+        if !round.offsets.is_empty() {
+            let group = self.consumer.group_metadata();
+            self.producer
+                .send_offsets_to_transaction(&round.offsets, group.as_deref())?;
+        }
+        self.producer.commit_transaction()
+    }
+
+    fn send_all(&mut self, outputs: &[Produced]) -> Result<(), RunnerError> {
+        outputs
+            .iter()
+            .try_for_each(|p| self.producer.send(&p.topic, &p.record))?;
+        self.producer.flush()
+    }
+
+    /// With `save_each_round`, saves the live state of every partition the round
+    /// processed, after the flush and before the commit.
+    fn save_round(&mut self, round: &Round) -> Result<(), RunnerError> {
+        if !self.save_each_round {
+            return Ok(());
+        }
+        for (partition, _) in &round.prior {
+            let state = self
+                .topology
+                .snapshot_partition(*partition)
+                .map_err(|e| RunnerError::new(e.to_string()))?;
+            self.store.save(*partition, LIVE_EPOCH, &state)?;
+        }
+        Ok(())
+    }
+
+    /// Saves every barrier partition under the cut epoch, unless the cut came too late (D9).
+    fn save_barrier(&mut self, round: &Round) -> Result<(), RunnerError> {
+        let Some(barrier) = round.barrier.as_ref().filter(|b| b.late.is_none()) else {
+            return Ok(());
+        };
+        for partition in &barrier.partitions {
+            let state = self
+                .topology
+                .snapshot_partition(*partition)
+                .map_err(|e| RunnerError::new(e.to_string()))?;
+            self.store.save(*partition, barrier.cut.epoch, &state)?;
+        }
+        Ok(())
+    }
+
+    /// Rolls back every partition of the round and rewinds the consumer to the
+    /// round's first offsets; `abort` carries the outcome of a transaction abort.
+    fn fail(
+        &mut self,
+        round: &Round,
+        error: RunnerError,
+        abort: Option<Option<RunnerError>>,
+    ) -> RunnerError {
+        for (partition, state) in round.prior.iter().rev() {
+            self.restore(*partition, state);
+        }
+        let mut error = error;
+        if let Some(Some(abort)) = abort {
+            error.message = format!("{}; abort failed: {}", error.message, abort.message);
+            error.retriable = false;
+        }
+        for (tp, offset) in &round.first {
+            if let Err(e) = self.consumer.seek(tp, *offset) {
+                error.message = format!(
+                    "{}; rewinding {}-{} to offset {offset} failed: {}",
+                    error.message, tp.0, tp.1, e.message
+                );
+                error.retriable = false;
+            }
+            if let Some(aligner) = self.barrier.as_mut() {
+                aligner.rewound(tp, *offset);
+            }
+        }
+        error
+    }
+
+    /// Warnings since the last call (late barrier epochs, D9).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 
     fn restore(&mut self, partition: i32, state: &BTreeMap<String, Vec<u8>>) {
@@ -315,6 +591,8 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         }
     }
 }
+
+pub mod restore;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,9 @@
 //! Running a built topology. `offline` drives it over Arrow batch streams (IPC
-//! files or pipes, read and written by `io`); the consumer-group runner will sit
-//! beside it over small consumer/producer traits. `metrics` is what both count.
+//! files or pipes, read and written by `io`); `group` is the consumer-group
+//! runner over small consumer/producer/state-store traits, with `align` holding
+//! its barrier alignment. `metrics` is what both count.
 
+pub mod align;
 pub mod group;
 pub mod metrics;
 pub mod offline;

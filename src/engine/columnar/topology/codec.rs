@@ -1,47 +1,11 @@
 //! What the topology needs from a codec: consumed records in, one Arrow batch
 //! (payload columns + the five reserved columns) out, and back. The row and
-//! blob codecs themselves live with `tail`; the record types mirror theirs
-//! field for field so the two meet without conversion.
+//! blob codecs themselves live with `tail`; the record types are theirs, so
+//! the two meet without conversion.
 
 use arrow_array::RecordBatch;
 
-use crate::engine::columnar::headers::Header;
-
-/// One consumed record.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Record {
-    pub topic: String,
-    pub partition: i32,
-    pub offset: i64,
-    /// Epoch milliseconds.
-    pub timestamp: i64,
-    /// `None` for a keyless record.
-    pub key: Option<Vec<u8>>,
-    /// `None` for a tombstone.
-    pub value: Option<Vec<u8>>,
-    pub headers: Vec<Header>,
-}
-
-/// One record to produce.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct OutRecord {
-    pub key: Option<Vec<u8>>,
-    pub value: Option<Vec<u8>>,
-    pub timestamp: i64,
-    pub headers: Vec<Header>,
-}
-
-impl OutRecord {
-    /// A pass-through copy: raw key, value, timestamp and headers.
-    pub fn copy_of(record: &Record) -> OutRecord {
-        OutRecord {
-            key: record.key.clone(),
-            value: record.value.clone(),
-            timestamp: record.timestamp,
-            headers: record.headers.clone(),
-        }
-    }
-}
+pub use crate::engine::columnar::record::{OutRecord, Record};
 
 /// A codec failure; `retriable` when the record may decode later (a writer
 /// schema still being fetched), which fails the poll instead of the record.

@@ -216,11 +216,12 @@ pub struct TopologySpec {
 }
 
 /// Codec names a topology file may use (optionally prefixed `gzip+`).
-pub const CODEC_NAMES: [&str; 7] = [
+pub const CODEC_NAMES: [&str; 8] = [
     "raw",
     "string",
     "json",
     "json-schema",
+    "json-sr",
     "avro",
     "protobuf",
     "arrow",

@@ -14,9 +14,7 @@ use std::sync::Arc;
 use crate::engine::columnar::codec::{CodecError, PayloadColumns, ValueDecoder};
 use crate::engine::columnarschema::avro::decoder::RowDecoder;
 use crate::engine::columnarschema::avro::schema::AvroSchema;
-use crate::engine::columnarschema::writer_schemas::{
-    WriterSchema, WriterSchemaError, WriterSchemas,
-};
+use crate::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemas, lookup};
 use crate::engine::schema::framing;
 use crate::engine::schema::registry::SchemaType;
 
@@ -40,7 +38,11 @@ enum Resolution {
 }
 
 fn parse(source: &WriterSchema) -> Result<AvroSchema, String> {
-    let refs: Vec<&str> = source.references.iter().map(|(_, t)| t.as_str()).collect();
+    let refs: Vec<&str> = source
+        .references
+        .iter()
+        .map(|r| r.spec_text.as_str())
+        .collect();
     AvroSchema::parse_with_references(&refs, &source.text).map_err(|e| e.0)
 }
 
@@ -52,7 +54,11 @@ fn parse_apache(
             .map(|s| (s, Vec::new()))
             .map_err(|e| e.to_string());
     }
-    let refs: Vec<&str> = source.references.iter().map(|(_, t)| t.as_str()).collect();
+    let refs: Vec<&str> = source
+        .references
+        .iter()
+        .map(|r| r.spec_text.as_str())
+        .collect();
     apache_avro::Schema::parse_str_with_list(&source.text, refs).map_err(|e| e.to_string())
 }
 
@@ -162,13 +168,7 @@ impl ValueDecoder for AvroValueDecoder {
         }
         let frame = framing::decode(bytes).map_err(|e| CodecError::invalid(e.to_string()))?;
         let id = frame.schema_id;
-        let writer = match self.schemas.writer_schema(id) {
-            Ok(w) => w,
-            Err(e @ WriterSchemaError::Pending { .. }) => {
-                return Err(CodecError::Pending(e.to_string()));
-            }
-            Err(e) => return Err(CodecError::invalid(e.to_string())),
-        };
+        let writer = lookup(self.schemas.as_ref(), id)?;
         if writer.schema_type != SchemaType::Avro {
             return Err(CodecError::invalid(format!(
                 "writer schema {} is {}, not Avro",

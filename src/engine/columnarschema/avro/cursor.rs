@@ -28,23 +28,31 @@ impl<'a> Cursor<'a> {
 
     #[inline]
     pub fn read_long(&mut self) -> DecodeResult<i64> {
-        let mut value: u64 = 0;
-        let mut shift = 0;
-        loop {
-            let Some(&b) = self.buf.get(self.pos) else {
-                return truncated();
-            };
+        // Most lengths, branch indexes and small numbers fit one byte.
+        if let Some(&b) = self.buf.get(self.pos)
+            && b & 0x80 == 0
+        {
             self.pos += 1;
-            value |= u64::from(b & 0x7f) << shift;
+            return Ok(i64::from(b >> 1) ^ -i64::from(b & 1));
+        }
+        self.read_long_slow()
+    }
+
+    fn read_long_slow(&mut self) -> DecodeResult<i64> {
+        let rest = self.buf.get(self.pos..).unwrap_or_default();
+        let mut value: u64 = 0;
+        // At most 10 bytes (64 bits); iterating the slice avoids a bounds check per byte.
+        for (i, &b) in rest.iter().take(10).enumerate() {
+            value |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-            if shift > 63 {
-                return Err(DecodeError("Avro varint is too long".into()));
+                self.pos += i + 1;
+                return Ok(((value >> 1) as i64) ^ -((value & 1) as i64));
             }
         }
-        Ok(((value >> 1) as i64) ^ -((value & 1) as i64))
+        if rest.len() >= 10 {
+            return Err(DecodeError("Avro varint is too long".into()));
+        }
+        truncated()
     }
 
     #[inline]
@@ -120,5 +128,60 @@ impl<'a> Cursor<'a> {
             n
         };
         usize::try_from(n).map_err(|_| DecodeError("invalid Avro block count".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zigzag(v: i64) -> Vec<u8> {
+        let mut u = ((v << 1) ^ (v >> 63)) as u64;
+        let mut out = Vec::new();
+        loop {
+            let b = (u & 0x7f) as u8;
+            u >>= 7;
+            if u == 0 {
+                out.push(b);
+                return out;
+            }
+            out.push(b | 0x80);
+        }
+    }
+
+    #[test]
+    fn varints_of_every_length_round_trip_and_overlong_or_cut_ones_are_errors() {
+        for v in [
+            0,
+            -1,
+            1,
+            63,
+            -64,
+            64,
+            1 << 20,
+            1_732_870_800_000,
+            i64::MIN,
+            i64::MAX,
+        ] {
+            let bytes = zigzag(v);
+            let mut c = Cursor::new(&bytes);
+            assert_eq!(c.read_long().unwrap(), v, "{v}");
+            assert_eq!(c.remaining(), 0);
+            let cut = &bytes[..bytes.len() - 1];
+            assert!(Cursor::new(cut).read_long().is_err(), "{v} cut short");
+        }
+        let overlong = [0xffu8; 11];
+        assert_eq!(
+            Cursor::new(&overlong).read_long().unwrap_err().0,
+            "Avro varint is too long"
+        );
+        assert_eq!(
+            Cursor::new(&[0x80, 0x80]).read_long().unwrap_err().0,
+            "truncated Avro value"
+        );
+        assert_eq!(
+            Cursor::new(&[]).read_long().unwrap_err().0,
+            "truncated Avro value"
+        );
     }
 }

@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder, Decimal256Builder,
-    FixedSizeBinaryBuilder, Float32Builder, Float64Builder, Int32Builder, Int64Builder,
-    StringBuilder, Time32MillisecondBuilder, Time64MicrosecondBuilder, TimestampMicrosecondBuilder,
-    TimestampMillisecondBuilder,
+use arrow_array::builder::{BinaryBuilder, BooleanBuilder, FixedSizeBinaryBuilder, StringBuilder};
+use arrow_array::types::{
+    ArrowPrimitiveType, Date32Type, Decimal128Type, Decimal256Type, Float32Type, Float64Type,
+    Int32Type, Int64Type, Time32MillisecondType, Time64MicrosecondType, TimestampMicrosecondType,
+    TimestampMillisecondType, validate_decimal_precision_and_scale,
 };
-use arrow_array::{ArrayRef, ListArray, MapArray, StringArray, StructArray};
+use arrow_array::{ArrayRef, ListArray, MapArray, PrimitiveArray, StringArray, StructArray};
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer, i256};
 use arrow_schema::{DataType, Field, FieldRef, Fields, Metadata, TimeUnit};
 
@@ -41,32 +41,33 @@ pub struct MappingError(pub String);
 /// One column (or nested child) being decoded.
 enum Node {
     Bool(BooleanBuilder),
-    Int(Int32Builder),
-    Long(Int64Builder),
-    Float(Float32Builder),
-    Double(Float64Builder),
+    Int(Prim<Int32Type>),
+    Long(Prim<Int64Type>),
+    Float(Prim<Float32Type>),
+    Double(Prim<Float64Type>),
     Bytes(BinaryBuilder),
     /// UTF-8 is validated once per batch at `finish` (a per-value check costs more).
     Str(RawStrings),
-    Date(Date32Builder),
-    TimeMillis(Time32MillisecondBuilder),
-    TimeMicros(Time64MicrosecondBuilder),
-    TsMillis(TimestampMillisecondBuilder),
-    TsMicros(TimestampMicrosecondBuilder),
+    Date(Prim<Date32Type>),
+    TimeMillis(Prim<Time32MillisecondType>),
+    TimeMicros(Prim<Time64MicrosecondType>),
+    TsMillis(Prim<TimestampMillisecondType>),
+    TsMicros(Prim<TimestampMicrosecondType>),
     Dec128 {
-        b: Decimal128Builder,
+        b: Prim<Decimal128Type>,
         fixed: Option<usize>,
     },
     Dec256 {
-        b: Decimal256Builder,
+        b: Prim<Decimal256Type>,
         fixed: Option<usize>,
     },
     Fixed {
         b: FixedSizeBinaryBuilder,
         size: usize,
     },
+    /// Symbols are valid UTF-8 already; the strings buffer still checks once per batch.
     Enum {
-        b: StringBuilder,
+        b: RawStrings,
         symbols: Arc<[String]>,
     },
     Record {
@@ -120,6 +121,43 @@ fn meta(pairs: &[(&str, String)]) -> Metadata {
     m
 }
 
+/// A primitive column gathered in a plain vector whose capacity carries over from one
+/// batch to the next (an Arrow builder starts every batch empty and regrows).
+struct Prim<T: ArrowPrimitiveType> {
+    values: Vec<T::Native>,
+    nulls: NullBufferBuilder,
+    data_type: DataType,
+}
+
+impl<T: ArrowPrimitiveType> Prim<T> {
+    fn new(data_type: DataType) -> Self {
+        Prim {
+            values: Vec::new(),
+            nulls: NullBufferBuilder::new(0),
+            data_type,
+        }
+    }
+
+    #[inline]
+    fn append_value(&mut self, v: T::Native) {
+        self.values.push(v);
+        self.nulls.append_non_null();
+    }
+
+    fn append_null(&mut self) {
+        self.values.push(T::Native::default());
+        self.nulls.append_null();
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, String> {
+        let rows = self.values.len();
+        let values = std::mem::replace(&mut self.values, Vec::with_capacity(rows));
+        let array = PrimitiveArray::<T>::try_new(ScalarBuffer::from(values), self.nulls.finish())
+            .map_err(|e| e.to_string())?;
+        Ok(Arc::new(array.with_data_type(self.data_type.clone())))
+    }
+}
+
 /// String values gathered as raw bytes; `finish` validates the whole buffer at once.
 struct RawStrings {
     values: Vec<u8>,
@@ -150,8 +188,12 @@ impl RawStrings {
     }
 
     fn finish(&mut self) -> Result<ArrayRef, String> {
-        let values = std::mem::replace(&mut self.values, Vec::with_capacity(1 << 16));
-        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        // The next batch likely has the same shape: start with this one's capacity.
+        let mut next_offsets = Vec::with_capacity(self.offsets.len());
+        next_offsets.push(0);
+        let next_values = Vec::with_capacity(self.values.len().max(1 << 12));
+        let values = std::mem::replace(&mut self.values, next_values);
+        let offsets = std::mem::replace(&mut self.offsets, next_offsets);
         let array = StringArray::try_new(
             OffsetBuffer::new(ScalarBuffer::from(offsets)),
             values.into(),
@@ -228,26 +270,31 @@ fn decimal(
     let p = precision as u8;
     let bad = |e: arrow_schema::ArrowError| MappingError(format!("field {field}: {e}"));
     Ok(if precision <= 38 {
+        validate_decimal_precision_and_scale::<Decimal128Type>(p, s).map_err(bad)?;
+        let dt = DataType::Decimal128(p, s);
         Compiled::plain(
-            DataType::Decimal128(p, s),
+            dt.clone(),
             Node::Dec128 {
-                b: Decimal128Builder::new()
-                    .with_precision_and_scale(p, s)
-                    .map_err(bad)?,
+                b: Prim::new(dt),
                 fixed,
             },
         )
     } else {
+        validate_decimal_precision_and_scale::<Decimal256Type>(p, s).map_err(bad)?;
+        let dt = DataType::Decimal256(p, s);
         Compiled::plain(
-            DataType::Decimal256(p, s),
+            dt.clone(),
             Node::Dec256 {
-                b: Decimal256Builder::new()
-                    .with_precision_and_scale(p, s)
-                    .map_err(bad)?,
+                b: Prim::new(dt),
                 fixed,
             },
         )
     })
+}
+
+/// A primitive column of type `data_type`.
+fn prim<T: ArrowPrimitiveType>(data_type: DataType, node: fn(Prim<T>) -> Node) -> Compiled {
+    Compiled::plain(data_type.clone(), node(Prim::new(data_type)))
 }
 
 /// Minimum encoded size of a value of this node (0 means items may take no bytes).
@@ -276,40 +323,34 @@ fn compile(
             )));
         }
         AvroType::Boolean => Compiled::plain(DataType::Boolean, Node::Bool(BooleanBuilder::new())),
-        AvroType::Int => Compiled::plain(DataType::Int32, Node::Int(Int32Builder::new())),
-        AvroType::Long => Compiled::plain(DataType::Int64, Node::Long(Int64Builder::new())),
-        AvroType::Float => Compiled::plain(DataType::Float32, Node::Float(Float32Builder::new())),
-        AvroType::Double => Compiled::plain(DataType::Float64, Node::Double(Float64Builder::new())),
+        AvroType::Int => prim(DataType::Int32, Node::Int),
+        AvroType::Long => prim(DataType::Int64, Node::Long),
+        AvroType::Float => prim(DataType::Float32, Node::Float),
+        AvroType::Double => prim(DataType::Float64, Node::Double),
         AvroType::Bytes => Compiled::plain(DataType::Binary, Node::Bytes(BinaryBuilder::new())),
         AvroType::String => Compiled::plain(DataType::Utf8, Node::Str(RawStrings::new())),
         AvroType::Uuid => Compiled {
             metadata: meta(&[(LOGICAL_KEY, "uuid".into())]),
             ..Compiled::plain(DataType::Utf8, Node::Str(RawStrings::new()))
         },
-        AvroType::Date => Compiled::plain(DataType::Date32, Node::Date(Date32Builder::new())),
-        AvroType::TimeMillis => Compiled::plain(
-            DataType::Time32(TimeUnit::Millisecond),
-            Node::TimeMillis(Time32MillisecondBuilder::new()),
-        ),
-        AvroType::TimeMicros => Compiled::plain(
-            DataType::Time64(TimeUnit::Microsecond),
-            Node::TimeMicros(Time64MicrosecondBuilder::new()),
-        ),
-        AvroType::TimestampMillis => Compiled::plain(
+        AvroType::Date => prim(DataType::Date32, Node::Date),
+        AvroType::TimeMillis => prim(DataType::Time32(TimeUnit::Millisecond), Node::TimeMillis),
+        AvroType::TimeMicros => prim(DataType::Time64(TimeUnit::Microsecond), Node::TimeMicros),
+        AvroType::TimestampMillis => prim(
             DataType::Timestamp(TimeUnit::Millisecond, utc),
-            Node::TsMillis(TimestampMillisecondBuilder::new().with_timezone("UTC")),
+            Node::TsMillis,
         ),
-        AvroType::TimestampMicros => Compiled::plain(
+        AvroType::TimestampMicros => prim(
             DataType::Timestamp(TimeUnit::Microsecond, utc),
-            Node::TsMicros(TimestampMicrosecondBuilder::new().with_timezone("UTC")),
+            Node::TsMicros,
         ),
-        AvroType::LocalTimestampMillis => Compiled::plain(
+        AvroType::LocalTimestampMillis => prim(
             DataType::Timestamp(TimeUnit::Millisecond, None),
-            Node::TsMillis(TimestampMillisecondBuilder::new()),
+            Node::TsMillis,
         ),
-        AvroType::LocalTimestampMicros => Compiled::plain(
+        AvroType::LocalTimestampMicros => prim(
             DataType::Timestamp(TimeUnit::Microsecond, None),
-            Node::TsMicros(TimestampMicrosecondBuilder::new()),
+            Node::TsMicros,
         ),
         AvroType::Decimal { precision, scale } => decimal(*precision, *scale, None, field)?,
         AvroType::Array(item) => {
@@ -451,7 +492,7 @@ fn compile(
                 ..Compiled::plain(
                     DataType::Utf8,
                     Node::Enum {
-                        b: StringBuilder::new(),
+                        b: RawStrings::new(),
                         symbols: symbols.clone().into(),
                     },
                 )
@@ -561,7 +602,7 @@ impl Node {
                     .ok()
                     .and_then(|i| symbols.get(i))
                     .ok_or_else(|| DecodeError(format!("invalid Avro enum index {i}")))?;
-                b.append_value(s);
+                b.append(s.as_bytes())?;
             }
             Node::Record {
                 children, nulls, ..
@@ -707,21 +748,21 @@ impl Node {
         let e = |e: arrow_schema::ArrowError| e.to_string();
         Ok(match self {
             Node::Bool(b) => Arc::new(b.finish()),
-            Node::Int(b) => Arc::new(b.finish()),
-            Node::Long(b) => Arc::new(b.finish()),
-            Node::Float(b) => Arc::new(b.finish()),
-            Node::Double(b) => Arc::new(b.finish()),
+            Node::Int(b) => b.finish()?,
+            Node::Long(b) => b.finish()?,
+            Node::Float(b) => b.finish()?,
+            Node::Double(b) => b.finish()?,
             Node::Bytes(b) => Arc::new(b.finish()),
             Node::Str(b) => b.finish()?,
-            Node::Date(b) => Arc::new(b.finish()),
-            Node::TimeMillis(b) => Arc::new(b.finish()),
-            Node::TimeMicros(b) => Arc::new(b.finish()),
-            Node::TsMillis(b) => Arc::new(b.finish()),
-            Node::TsMicros(b) => Arc::new(b.finish()),
-            Node::Dec128 { b, .. } => Arc::new(b.finish()),
-            Node::Dec256 { b, .. } => Arc::new(b.finish()),
+            Node::Date(b) => b.finish()?,
+            Node::TimeMillis(b) => b.finish()?,
+            Node::TimeMicros(b) => b.finish()?,
+            Node::TsMillis(b) => b.finish()?,
+            Node::TsMicros(b) => b.finish()?,
+            Node::Dec128 { b, .. } => b.finish()?,
+            Node::Dec256 { b, .. } => b.finish()?,
             Node::Fixed { b, .. } => Arc::new(b.finish()),
-            Node::Enum { b, .. } => Arc::new(b.finish()),
+            Node::Enum { b, .. } => b.finish()?,
             Node::Json { b, .. } => Arc::new(b.finish()),
             Node::Optional { inner, .. } => inner.finish()?,
             Node::Record {

@@ -342,14 +342,29 @@ mod codec {
 
     use crate::engine::columnar::codec::{CodecError, ValueDecoder};
     use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
-    use crate::engine::columnarschema::writer_schemas::{
-        SeededWriterSchemas, WriterSchema, WriterSchemaError, WriterSchemas,
-    };
+    use crate::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemas};
+    use crate::engine::schema::cache::SchemaCache;
+    use crate::engine::schema::error::{FetchPendingError, SchemaResult};
     use crate::engine::schema::framing;
     use crate::engine::schema::registry::SchemaType;
 
     const V1: &str = r#"{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}"#;
     const V2: &str = r#"{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"string","default":"dflt"}]}"#;
+
+    /// An offline cache holding Avro writer schemas without references.
+    fn seeded(schemas: &[(i32, &str)]) -> SchemaCache {
+        let cache = SchemaCache::offline();
+        for (id, text) in schemas {
+            cache.seed_writer(WriterSchema {
+                id: *id,
+                schema_type: SchemaType::Avro,
+                text: text.to_string(),
+                message_type: None,
+                references: Vec::new(),
+            });
+        }
+        cache
+    }
 
     fn body(text: &str, fields: Vec<(&str, apache_avro::types::Value)>) -> Vec<u8> {
         let schema = apache_avro::Schema::parse_str(text).unwrap();
@@ -368,8 +383,7 @@ mod codec {
     #[test]
     fn records_of_another_writer_schema_are_resolved_against_the_reader_schema() {
         use apache_avro::types::Value as V;
-        let schemas: Arc<dyn WriterSchemas> =
-            Arc::new(SeededWriterSchemas::new().with_avro(1, V1).with_avro(2, V2));
+        let schemas: Arc<dyn WriterSchemas> = Arc::new(seeded(&[(1, V1), (2, V2)]));
         // Reader = first writer schema (v1): a v2 record drops the added field.
         let mut d = AvroValueDecoder::new(schemas.clone());
         d.append(Some(&framing::encode(
@@ -408,7 +422,7 @@ mod codec {
         use crate::engine::columnar::batch::BatchDecoder;
         use crate::engine::columnar::record::Record;
         const S: &str = r#"{"type":"record","name":"S","fields":[{"name":"s","type":"string"}]}"#;
-        let schemas: Arc<dyn WriterSchemas> = Arc::new(SeededWriterSchemas::new().with_avro(1, S));
+        let schemas: Arc<dyn WriterSchemas> = Arc::new(seeded(&[(1, S)]));
         let mut decoder = BatchDecoder::new(None, Box::new(AvroValueDecoder::new(schemas)));
         let record = |offset: i64, body: &[u8]| Record {
             offset,
@@ -433,11 +447,8 @@ mod codec {
 
     struct AlwaysPending;
     impl WriterSchemas for AlwaysPending {
-        fn writer_schema(&self, id: i32) -> Result<Arc<WriterSchema>, WriterSchemaError> {
-            Err(WriterSchemaError::Pending {
-                id,
-                last_error: None,
-            })
+        fn writer_schema(&self, id: i32) -> SchemaResult<Arc<WriterSchema>> {
+            Err(FetchPendingError { id: id as u32 }.into())
         }
     }
 
@@ -460,7 +471,7 @@ mod codec {
 
     #[test]
     fn a_tombstone_into_required_columns_names_the_field() {
-        let schemas: Arc<dyn WriterSchemas> = Arc::new(SeededWriterSchemas::new().with_avro(1, V1));
+        let schemas: Arc<dyn WriterSchemas> = Arc::new(seeded(&[(1, V1)]));
         let mut d = AvroValueDecoder::new(schemas);
         d.append(Some(&framing::encode(
             1,

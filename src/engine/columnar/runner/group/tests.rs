@@ -290,3 +290,18 @@ fn a_rebalance_loads_and_saves_live_state() {
     assert_eq!(r.store.saves, [(3, LIVE_EPOCH)]);
     assert!(!r.topology.has_partition(3));
 }
+
+#[test]
+fn saving_each_round_stores_every_partition_the_round_processed() {
+    let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+    r.save_each_round = true;
+    r.consumer.polls = vec![vec![
+        record(orders(&["a"], &[5]), 1, 0),
+        record(orders(&["b"], &[7]), 2, 0),
+    ]];
+    r.run_once().unwrap();
+    assert_eq!(r.store.saves, [(1, LIVE_EPOCH), (2, LIVE_EPOCH)]);
+    assert_eq!(r.consumer.commits.len(), 1);
+}
+
+mod barrier;

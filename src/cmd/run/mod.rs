@@ -1,7 +1,10 @@
-//! `run`: a topology file (docs/topology.md) checked, explained, or run offline
-//! over Arrow IPC inputs (`tail … | run … | …` with no broker). The flags are
-//! turned into one offline run of the engine; this file only maps names to
-//! nodes, opens the files and renders the report.
+//! `run`: a topology file (docs/topology.md) checked, explained, run offline
+//! over Arrow IPC inputs (`tail … | run … | …` with no broker), or run online
+//! as a consumer group (`online`). This file maps names to nodes, opens the
+//! files and renders the report.
+
+pub mod online;
+mod restore_cut;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -14,6 +17,8 @@ use serde_json::{Value, json};
 use crate::cmd::exit::{CliError, CliResult, ExitCode};
 use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::output::{Ui, refuse_binary_on_tty};
+use crate::cmd::schema_cache::{SchemaCacheArgs, open_cache};
+use crate::cmd::snapshot::restore_cut::{CutSelector, cut_selector};
 use crate::engine::columnar::expr::types::type_name;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::{
@@ -42,7 +47,7 @@ pub struct RunArgs {
     #[arg(long = "input", value_name = "NAME=PATH")]
     pub inputs: Vec<String>,
 
-    /// Offline: write a sink's batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `-` stdout (stream). Repeatable.
+    /// Offline: write a sink's batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `.parquet` Parquet, `-` stdout (stream). Repeatable.
     #[arg(long = "sink", value_name = "NAME=PATH")]
     pub sinks: Vec<String>,
 
@@ -53,6 +58,13 @@ pub struct RunArgs {
     /// Print the metrics so far on stderr at this interval (e.g. 5s).
     #[arg(long, value_parser = parse_interval, value_name = "DURATION")]
     pub metrics_interval: Option<Duration>,
+
+    /// Online with a barrier group: start from a complete cut (an epoch or `latest`): each partition's state from the cut's epoch snapshots, the consumer group's offsets set to the cut offsets. The group must have no members.
+    #[arg(long, value_name = "E|latest", value_parser = cut_selector, conflicts_with_all = ["check", "explain", "inputs"])]
+    pub restore_cut: Option<CutSelector>,
+
+    #[command(flatten)]
+    pub schema_cache: SchemaCacheArgs,
 }
 
 fn parse_interval(text: &str) -> Result<Duration, String> {
@@ -129,6 +141,12 @@ fn invalid(args: &RunArgs, file: &str, e: spec::SpecError) -> CliError {
 pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
     let spec = load(&args)?;
+    // Offline runs move Arrow batches and resolve no registry codec, so the cache is
+    // only loaded and checked here: a bad file fails before any input is read, and
+    // the same file works unchanged once sources consume topics.
+    if let Some(path) = &args.schema_cache.schema_cache {
+        open_cache(None, Some(path))?;
+    }
     let file = args.file.display().to_string();
 
     // Inputs are opened first: their schemas take part in validation.
@@ -178,9 +196,13 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         );
     }
     if inputs.is_empty() {
-        return Err(CliError::failure(
-            "the consumer-group runner is not available in this build yet; run offline with --input NAME=PATH and --sink NAME=PATH",
-        ));
+        if !args.sinks.is_empty() || args.dead_letter.is_some() {
+            return Err(CliError::usage(
+                "--sink and --dead-letter belong to offline runs: add --input NAME=PATH, or drop them to run online with -b",
+            ));
+        }
+        drop(built);
+        return online::run_online(global, &ui, &args, &spec, &file);
     }
     run_offline(global, &ui, &args, built, inputs, &spec)
 }
@@ -236,6 +258,18 @@ fn metrics_json(m: &Metrics) -> Value {
         "failures": m.failures,
         "dead_letter_records": m.dead_letter_records,
         "processing_nanos": m.processing_nanos,
+    })
+}
+
+/// Prints the metrics so far on stderr: one JSON line in json mode, else a text line unless quiet.
+fn metrics_reporter(ui: &Ui, quiet: bool) -> Box<dyn FnMut(&Metrics)> {
+    let json_mode = ui.is_json();
+    Box::new(move |m: &Metrics| {
+        if json_mode {
+            eprintln!("{}", json!({"metrics": metrics_json(m)}));
+        } else if !quiet {
+            eprintln!("metrics: {m}");
+        }
     })
 }
 
@@ -310,16 +344,9 @@ fn run_offline(
 
     let quiet = global.output.quiet > 0;
     let json_mode = ui.is_json();
-    let progress: Option<Progress<'_>> = args.metrics_interval.map(|interval| {
-        let report: Box<dyn FnMut(&Metrics)> = Box::new(move |m: &Metrics| {
-            if json_mode {
-                eprintln!("{}", json!({"metrics": metrics_json(m)}));
-            } else if !quiet {
-                eprintln!("metrics: {m}");
-            }
-        });
-        (interval, report)
-    });
+    let progress: Option<Progress<'_>> = args
+        .metrics_interval
+        .map(|interval| (interval, metrics_reporter(ui, quiet)));
 
     // Writers are lent to the run and finished (or discarded) afterwards.
     let sink_schemas: HashMap<String, Option<SchemaRef>> = built

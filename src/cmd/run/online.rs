@@ -1,0 +1,375 @@
+//! `run FILE -b …`: the topology as a consumer-group runner. Wires the rdkafka
+//! consumer and producer (transactional under `guarantee: exactly-once`), the
+//! state directory, the registry-backed codecs and, with a `barrier_group`, the
+//! cut reader over `__barrier_state` into the engine's `GroupRunner`; starts
+//! from a cut with `--restore-cut`; applies the rebalances the consumer queued
+//! between rounds, and stops on Ctrl-C after the round in flight: its records
+//! are sent, flushed and committed, every owned partition's state is saved, and
+//! the exit code is 130.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::{invalid, metrics_json, metrics_reporter, restore_cut};
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::{GlobalArgs, OutputMode};
+use crate::cmd::interrupt::Interrupt;
+use crate::cmd::output::Ui;
+use crate::cmd::schema::connect::{ConnectOptions, connect};
+use crate::cmd::schema_cache::open_cache;
+use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
+use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
+use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
+use crate::engine::columnarschema::writer_schemas::WriterSchemas;
+use crate::engine::schema::cache::SchemaCache;
+use crate::io::kafka::error::KafkaIoError;
+use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerConsumerOptions};
+use crate::io::kafka::runner_cuts::BrokerCuts;
+use crate::io::kafka::runner_producer::RunnerProducer;
+use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::transactions;
+use crate::io::runner_state::FileStateStore;
+
+use super::RunArgs;
+use crate::cmd::snapshot::restore_cut::CutSelector;
+
+/// Records handed to the topology per round, at most.
+const MAX_POLL_RECORDS: usize = 1000;
+/// How long one round waits for records.
+const POLL_TIMEOUT: Duration = Duration::from_millis(200);
+/// Pause after a retriable failure (a writer schema being fetched, a commit during a rebalance).
+const RETRY_PAUSE: Duration = Duration::from_millis(100);
+
+/// The schema cache the codecs read writer schemas from: the registry's and/or the
+/// `--schema-cache` file's, when either is given.
+fn schema_cache(global: &GlobalArgs, args: &RunArgs) -> CliResult<Option<SchemaCache>> {
+    let registry = global.registry.settings()?;
+    let file = args.schema_cache.schema_cache.as_deref();
+    if registry.is_none() && file.is_none() {
+        return Ok(None);
+    }
+    let client = match registry {
+        Some(_) => Some(
+            connect(
+                global,
+                &ConnectOptions {
+                    no_deadline: true,
+                    ..ConnectOptions::default()
+                },
+            )?
+            .registry,
+        ),
+        None => None,
+    };
+    open_cache(client, file).map(Some)
+}
+
+/// Refuses sink codecs that cannot encode, naming the line of the codec.
+fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecError> {
+    for node in &spec.nodes {
+        if let NodeOp::Sink {
+            codec: Some(codec), ..
+        } = &node.op
+        {
+            topology_codecs::encodable(&codec.value.value)
+                .map_err(|m| spec::SpecError::at(codec.value.pos, m))?;
+            if let Some(key) = &codec.key
+                && key.value != "raw"
+            {
+                return Err(spec::SpecError::at(
+                    key.pos,
+                    "a sink writes the `__key` column as the record key: only `key: raw` is supported",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn state_store(spec: &TopologySpec, group: &str) -> Result<FileStateStore, String> {
+    let settings = &spec.settings;
+    let Some(dir) = settings.state_dir.as_deref() else {
+        return Ok(FileStateStore::memory());
+    };
+    let dir = Path::new(dir);
+    match settings.state_layout {
+        StateLayout::JavaGo => FileStateStore::java_go(dir),
+        StateLayout::Rust => {
+            FileStateStore::rust(dir, settings.barrier_group.as_deref().unwrap_or(group))
+        }
+    }
+}
+
+fn runner_failure(e: RunnerError) -> CliError {
+    CliError::failure(e.message)
+}
+
+/// The runner over the real adapters.
+pub type OnlineRunner = GroupRunner<RunnerConsumer, RunnerProducer, FileStateStore>;
+
+/// A runner subscribed to the topology's source topics, with its group name and topics.
+pub struct Started {
+    pub runner: OnlineRunner,
+    pub group: String,
+    pub topics: Vec<String>,
+    /// The cut the run started from (`--restore-cut`).
+    pub restored: Option<restore_cut::RestoredCut>,
+}
+
+/// Builds the topology with registry-backed codecs and subscribes its group.
+/// Errors in the file are reported like `--check`'s (with `check` set, exit 3).
+pub fn start(
+    kafka: &KafkaSettings,
+    spec: &TopologySpec,
+    schemas: Option<SchemaCache>,
+    timeout: Duration,
+    restore_cut: Option<CutSelector>,
+) -> Result<Started, StartError> {
+    let settings = &spec.settings;
+    let Some(group) = settings.consumer_group.clone() else {
+        return Err(StartError::Usage(
+            "an online run needs `consumer_group` in the topology settings".into(),
+        ));
+    };
+    check_sink_codecs(spec).map_err(StartError::Spec)?;
+    let codecs = OnlineCodecs {
+        schemas: schemas.map(|c| Arc::new(c) as Arc<dyn WriterSchemas>),
+    };
+    let built = spec::build(spec, &codecs, &HashMap::new()).map_err(StartError::Spec)?;
+    let mut topics: Vec<String> = Vec::new();
+    for (_, source_topics) in built.topology.sources() {
+        for t in source_topics {
+            if !topics.contains(&t) {
+                topics.push(t);
+            }
+        }
+    }
+    let mut store = state_store(spec, &group).map_err(StartError::Failed)?;
+    let restored = match restore_cut {
+        Some(selector) => Some(
+            restore_cut::prepare(
+                kafka,
+                timeout,
+                settings.barrier_group.as_deref(),
+                &group,
+                selector,
+                &mut store,
+            )
+            .map_err(StartError::Cli)?,
+        ),
+        None => None,
+    };
+    let exactly_once = settings.guarantee == Guarantee::ExactlyOnce;
+    let mut consumer_kafka = kafka.clone();
+    if exactly_once && kafka.get("isolation.level").is_none() {
+        // Only records of committed transactions (up to the LSO) are processed.
+        consumer_kafka.set("isolation.level", "read_committed");
+    }
+    let consumer = RunnerConsumer::subscribe(
+        &consumer_kafka,
+        &RunnerConsumerOptions {
+            group: group.clone(),
+            topics: topics.clone(),
+            max_records: MAX_POLL_RECORDS,
+            timeout,
+        },
+    )
+    .map_err(StartError::Kafka)?;
+    let producer = if exactly_once {
+        let id = transactions::transactional_id(kafka, &group);
+        RunnerProducer::transactional(kafka, timeout, &id)
+    } else {
+        RunnerProducer::new(kafka, timeout)
+    }
+    .map_err(|e| StartError::Failed(e.message))?;
+    let mut runner = GroupRunner::new(
+        built.topology,
+        consumer,
+        producer,
+        store,
+        built.settings.error_policy.clone(),
+    );
+    runner.poll_timeout = POLL_TIMEOUT;
+    runner.guarantee = settings.guarantee;
+    // With a state directory, stateful topologies keep their files in step with
+    // the committed offsets, so a kill -9 never restarts from older state.
+    let stateful = spec
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, NodeOp::GroupBy { .. } | NodeOp::Join { .. }));
+    runner.save_each_round =
+        stateful && settings.state_dir.is_some() && settings.state_layout == StateLayout::JavaGo;
+    if let Some(barrier_group) = settings.barrier_group.as_deref() {
+        let cuts = BrokerCuts::new(kafka.clone(), timeout);
+        runner = runner
+            .with_barrier(barrier_group, Box::new(cuts))
+            .map_err(|e| StartError::Failed(e.message))?;
+    }
+    if let Some(restored) = &restored {
+        runner
+            .adopt_cut(&restored.cut, &restored.states)
+            .map_err(|e| StartError::Failed(e.message))?;
+    }
+    Ok(Started {
+        runner,
+        group,
+        topics,
+        restored,
+    })
+}
+
+/// Why a runner could not start.
+#[derive(Debug)]
+pub enum StartError {
+    Usage(String),
+    /// The topology file is wrong at a position.
+    Spec(spec::SpecError),
+    /// The cluster is unreachable or refused (exit 4 or 1).
+    Kafka(KafkaIoError),
+    Failed(String),
+    /// Already a command error (e.g. `--restore-cut` found no such cut).
+    Cli(CliError),
+}
+
+/// One round, then the rebalances it queued; returns the offsets committed
+/// (none when the round is retried). `Err` only for a failure that ends the run.
+pub fn round(runner: &mut OnlineRunner) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    let committed = match runner.run_once() {
+        Ok(offsets) => offsets,
+        Err(e) if e.retriable => {
+            tracing::info!("round retried: {}", e.message);
+            std::thread::sleep(RETRY_PAUSE);
+            BTreeMap::new()
+        }
+        Err(e) => return Err(e),
+    };
+    for warning in runner.take_warnings() {
+        tracing::warn!("{warning}");
+    }
+    for event in runner.consumer.take_rebalances() {
+        let named = |tps: &[Tp]| {
+            tps.iter()
+                .map(|(t, p)| format!("{t}/{p}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match event {
+            RebalanceEvent::Assigned(tps) => {
+                tracing::info!("assigned: {}", named(&tps));
+                runner.on_assigned(&tps)
+            }
+            RebalanceEvent::Revoked(tps) => {
+                tracing::info!("revoked: {}", named(&tps));
+                runner.on_revoked(&tps)
+            }
+            RebalanceEvent::Lost(tps) => {
+                tracing::info!("lost: {}", named(&tps));
+                runner.on_lost(&tps)
+            }
+        }
+    }
+    Ok(committed)
+}
+
+/// Saves every owned partition's state and leaves the group.
+pub fn stop(runner: &mut OnlineRunner) {
+    // A failed round was rolled back, so the state of every owned partition
+    // matches its committed offsets and can be saved either way.
+    runner.close();
+    runner.consumer.close();
+}
+
+pub fn run_online(
+    global: &GlobalArgs,
+    ui: &Ui,
+    args: &RunArgs,
+    spec: &TopologySpec,
+    file: &str,
+) -> CliResult<()> {
+    let kafka = global.connection.kafka_settings("run")?;
+    let Started {
+        mut runner,
+        group,
+        topics,
+        restored,
+    } = start(
+        &kafka,
+        spec,
+        schema_cache(global, args)?,
+        global.connection.timeout,
+        args.restore_cut,
+    )
+    .map_err(|e| match e {
+        StartError::Usage(m) => CliError::usage(format!("{file}: {m}")),
+        StartError::Spec(e) => invalid(args, file, e),
+        StartError::Kafka(e) => e.into(),
+        StartError::Failed(m) => CliError::failure(m),
+        StartError::Cli(e) => e,
+    })?;
+    let interrupt = Interrupt::install()?;
+
+    let quiet = global.output.quiet > 0;
+    let mut progress = args
+        .metrics_interval
+        .map(|every| (every, Instant::now() + every, metrics_reporter(ui, quiet)));
+    if !quiet && !ui.is_json() {
+        eprintln!(
+            "Running {file} as group {group} on {} (Ctrl-C to stop)",
+            topics.join(", ")
+        );
+        if let Some(restored) = &restored {
+            let offsets: Vec<String> = restored
+                .cut
+                .cut
+                .offsets()
+                .map(|(tp, o)| format!("{tp}@{o}"))
+                .collect();
+            eprintln!(
+                "Started from cut {} of barrier group {}: {} partition(s) restored, offsets {}",
+                restored.cut.epoch,
+                restored.cut.group,
+                restored.states.len(),
+                offsets.join(", ")
+            );
+        }
+    }
+    let failure = loop {
+        if interrupt.is_set() {
+            break None;
+        }
+        if let Err(e) = round(&mut runner) {
+            break Some(e);
+        }
+        if let Some((every, next, report)) = progress.as_mut()
+            && Instant::now() >= *next
+        {
+            report(&runner.metrics);
+            *next = Instant::now() + *every;
+        }
+    };
+    stop(&mut runner);
+    let metrics = runner.metrics;
+    let outcome = if failure.is_some() {
+        "failed"
+    } else {
+        "interrupted"
+    };
+    if !quiet && global.output.output == OutputMode::Human {
+        eprintln!("Processed a total of {} records", metrics.input_records);
+        eprintln!("{metrics}");
+    }
+    if ui.is_json() {
+        ui.report(
+            json!({"outcome": outcome, "group": group, "metrics": metrics_json(&metrics)}),
+            |_| Ok(()),
+        )?;
+    }
+    match failure {
+        Some(e) => Err(runner_failure(e)),
+        None => Err(CliError::cancelled()),
+    }
+}

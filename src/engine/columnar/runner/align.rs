@@ -1,0 +1,312 @@
+//! Barrier alignment state of one group runner (behaviour §8, "Alignment per
+//! runner round"): the pending cut, the topic-partitions it waits for, the
+//! records held at or past the cut, and what the runner knows of every
+//! partition's position. The runner drives it; [`CutSource`] is how it reads
+//! cuts, so the alignment rules are tested with in-memory cuts.
+//!
+//! Beyond the Go aligner this keeps, per topic-partition, the offset up to which
+//! the runner has *accepted* records (processed, committed or restored to).
+//! A cut whose offset lies below that was begun too late (D9): its snapshot
+//! would hold state past the cut, so none is saved and no commit is lowered.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::group::{RunnerError, Tp};
+use crate::engine::columnar::barrier::{BarrierConsumer, BarrierCut, CutReadError, CutReader};
+use crate::engine::columnar::topology::Record;
+
+/// Where the runner reads complete cuts from: a [`CutReader`] in production.
+pub trait CutSource {
+    /// Complete cuts of `group` with an epoch above `after`, oldest first.
+    fn complete_cuts_after(
+        &mut self,
+        group: &str,
+        after: i64,
+    ) -> Result<Vec<BarrierCut>, RunnerError>;
+    /// The complete cut of exactly `epoch`, if any.
+    fn complete_cut_at(
+        &mut self,
+        group: &str,
+        epoch: i64,
+    ) -> Result<Option<BarrierCut>, RunnerError>;
+    /// The complete cut with the highest epoch, if any.
+    fn latest_complete_cut(&mut self, group: &str) -> Result<Option<BarrierCut>, RunnerError>;
+}
+
+/// A broker that cannot be read now is worth another round; a malformed record is not.
+fn read_error(error: CutReadError) -> RunnerError {
+    let retriable = matches!(error, CutReadError::Consumer { .. });
+    RunnerError {
+        message: error.to_string(),
+        retriable,
+    }
+}
+
+impl<C: BarrierConsumer> CutSource for CutReader<C> {
+    fn complete_cuts_after(
+        &mut self,
+        group: &str,
+        after: i64,
+    ) -> Result<Vec<BarrierCut>, RunnerError> {
+        CutReader::complete_cuts_after(self, group, after).map_err(read_error)
+    }
+    fn complete_cut_at(
+        &mut self,
+        group: &str,
+        epoch: i64,
+    ) -> Result<Option<BarrierCut>, RunnerError> {
+        CutReader::complete_cut_at(self, group, epoch).map_err(read_error)
+    }
+    fn latest_complete_cut(&mut self, group: &str) -> Result<Option<BarrierCut>, RunnerError> {
+        CutReader::latest_complete_cut(self, group).map_err(read_error)
+    }
+}
+
+/// The barrier a round reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Barrier {
+    pub cut: BarrierCut,
+    /// Logical partitions whose state is saved under the cut epoch, ascending
+    /// (none is saved when `late`).
+    pub partitions: Vec<i32>,
+    /// The commits of the aligned topic-partitions.
+    pub offsets: BTreeMap<Tp, i64>,
+    /// D9: why no snapshot is saved for this epoch (a partition was past its cut).
+    pub late: Option<String>,
+}
+
+/// The offsets of a cut by topic-partition.
+pub fn cut_offsets(cut: &BarrierCut) -> BTreeMap<Tp, i64> {
+    cut.cut
+        .offsets()
+        .map(|(tp, offset)| ((tp.topic, tp.partition), offset))
+        .collect()
+}
+
+/// The alignment state (see the module documentation).
+pub struct Aligner {
+    pub(super) group: String,
+    pub(super) source: Box<dyn CutSource + Send>,
+    last_epoch: i64,
+    pending: Option<(BarrierCut, BTreeMap<Tp, i64>)>,
+    aligned: BTreeMap<Tp, i64>,
+    reached: BTreeSet<Tp>,
+    held: BTreeMap<Tp, Vec<Record>>,
+    positions: BTreeMap<Tp, i64>,
+    accepted: BTreeMap<Tp, i64>,
+    assigned: BTreeSet<Tp>,
+}
+
+impl Aligner {
+    pub fn new(group: String, source: Box<dyn CutSource + Send>) -> Self {
+        Aligner {
+            group,
+            source,
+            last_epoch: -1,
+            pending: None,
+            aligned: BTreeMap::new(),
+            reached: BTreeSet::new(),
+            held: BTreeMap::new(),
+            positions: BTreeMap::new(),
+            accepted: BTreeMap::new(),
+            assigned: BTreeSet::new(),
+        }
+    }
+
+    /// The epoch of the last barrier completed or restored (−1 for none).
+    pub fn last_epoch(&self) -> i64 {
+        self.last_epoch
+    }
+
+    /// The epoch of the cut being aligned on, if any.
+    pub fn pending_epoch(&self) -> Option<i64> {
+        self.pending.as_ref().map(|(cut, _)| cut.epoch)
+    }
+
+    /// Step 1: takes the owned set; begins the oldest complete cut after the last epoch when none is pending.
+    pub fn refresh(&mut self, owned: &BTreeSet<Tp>) -> Result<(), RunnerError> {
+        self.assigned = owned.clone();
+        if self.pending.is_none() {
+            let cuts = self
+                .source
+                .complete_cuts_after(&self.group, self.last_epoch)?;
+            let Some(oldest) = cuts.into_iter().next() else {
+                return Ok(());
+            };
+            let offsets = cut_offsets(&oldest);
+            self.pending = Some((oldest, offsets));
+            self.reached.clear();
+        }
+        self.realign();
+        Ok(())
+    }
+
+    /// The aligned topic-partitions, sorted by topic then partition.
+    pub fn aligned_tps(&self) -> Vec<Tp> {
+        self.aligned.keys().cloned().collect()
+    }
+
+    /// Step 2: positions reported by the consumer, taken only while a cut is pending.
+    pub fn observe_positions(&mut self, positions: &BTreeMap<Tp, i64>) {
+        if self.pending.is_none() {
+            return;
+        }
+        for (tp, position) in positions {
+            let known = self.positions.entry(tp.clone()).or_insert(*position);
+            *known = (*known).max(*position);
+        }
+        self.realign();
+    }
+
+    /// Offsets the group has committed: records below them were accepted before.
+    pub fn observe_committed(&mut self, committed: &BTreeMap<Tp, i64>) {
+        for (tp, offset) in committed {
+            let known = self.accepted.entry(tp.clone()).or_insert(*offset);
+            *known = (*known).max(*offset);
+        }
+    }
+
+    /// Forgets what was accepted on these topic-partitions (they were just assigned).
+    pub fn forget_accepted(&mut self, tps: &[Tp]) {
+        for tp in tps {
+            self.accepted.remove(tp);
+        }
+    }
+
+    /// Topic-partitions whose accepted offset is not known yet.
+    pub fn unknown_accepted(&self, tps: &[Tp]) -> Vec<Tp> {
+        tps.iter()
+            .filter(|tp| !self.accepted.contains_key(*tp))
+            .cloned()
+            .collect()
+    }
+
+    /// Step 3 (first half): the records held by the previous round, to go in front of the fetched ones.
+    pub fn take_held(&mut self) -> BTreeMap<Tp, Vec<Record>> {
+        std::mem::take(&mut self.held)
+    }
+
+    /// Step 3: raises the position and, for an aligned partition, keeps the records
+    /// before the cut and holds the rest.
+    pub fn accept(&mut self, tp: &Tp, mut records: Vec<Record>) -> Vec<Record> {
+        if let Some(last) = records.iter().map(|r| r.offset).max() {
+            let position = self.positions.entry(tp.clone()).or_insert(0);
+            *position = (*position).max(last.saturating_add(1));
+        }
+        let Some(&cut_offset) = self.aligned.get(tp) else {
+            return records;
+        };
+        if let Some(split) = records.iter().position(|r| r.offset >= cut_offset) {
+            let tail = records.split_off(split);
+            self.held.entry(tp.clone()).or_default().extend(tail);
+        }
+        if self.position(tp) >= cut_offset {
+            self.reached.insert(tp.clone());
+        }
+        records
+    }
+
+    /// Step 5: a pending cut whose every aligned partition is reached.
+    pub fn fired(&self) -> bool {
+        self.pending.is_some() && self.aligned.keys().all(|tp| self.reached.contains(tp))
+    }
+
+    /// Step 6: raises the round's commits to the cut offsets (never below what was
+    /// already accepted) and describes the barrier. Call only when [`Self::fired`].
+    pub fn barrier(&self, offsets: &mut BTreeMap<Tp, i64>) -> Option<Barrier> {
+        let (cut, _) = self.pending.as_ref()?;
+        let mut committed = BTreeMap::new();
+        let mut partitions = BTreeSet::new();
+        let mut late = None;
+        for (tp, &cut_offset) in &self.aligned {
+            let accepted = self.accepted.get(tp).copied().unwrap_or(0);
+            // The marker sits at the cut offset, so having accepted up to the
+            // offset after it still means no record past the cut was processed.
+            if accepted > cut_offset.saturating_add(1) && late.is_none() {
+                late = Some(format!(
+                    "barrier epoch {} began after {}-{} passed offset {}",
+                    cut.epoch, tp.0, tp.1, cut_offset
+                ));
+            }
+            if accepted <= cut_offset {
+                let commit = offsets.entry(tp.clone()).or_insert(cut_offset);
+                *commit = (*commit).max(cut_offset);
+            }
+            if let Some(commit) = offsets.get(tp) {
+                committed.insert(tp.clone(), *commit);
+            }
+            partitions.insert(tp.1);
+        }
+        Some(Barrier {
+            cut: cut.clone(),
+            partitions: partitions.into_iter().collect(),
+            offsets: committed,
+            late,
+        })
+    }
+
+    /// Step 7: the barrier is committed; its epoch is consumed.
+    pub fn finish(&mut self, barrier: &Barrier) {
+        self.last_epoch = barrier.cut.epoch;
+        self.pending = None;
+        self.aligned.clear();
+        self.reached.clear();
+        for (tp, offset) in &barrier.offsets {
+            let position = self.positions.entry(tp.clone()).or_insert(*offset);
+            *position = (*position).max(*offset);
+        }
+    }
+
+    /// After a restore to `cut`: the targets sit at their cut offsets; held records belong to a position left behind.
+    pub fn restored(&mut self, cut: &BarrierCut, targets: &[Tp]) {
+        let offsets = cut_offsets(cut);
+        self.last_epoch = cut.epoch;
+        self.pending = None;
+        self.aligned.clear();
+        self.reached.clear();
+        self.held.clear();
+        for tp in targets {
+            if let Some(offset) = offsets.get(tp) {
+                self.positions.insert(tp.clone(), *offset);
+                self.accepted.insert(tp.clone(), *offset);
+            }
+        }
+    }
+
+    /// A failed round sent the consumer back to `offset`: what was held or reached there is void.
+    pub fn rewound(&mut self, tp: &Tp, offset: i64) {
+        self.held.remove(tp);
+        self.reached.remove(tp);
+        self.positions.insert(tp.clone(), offset);
+    }
+
+    fn position(&self, tp: &Tp) -> i64 {
+        self.positions.get(tp).copied().unwrap_or(0)
+    }
+
+    fn owns(&self, tp: &Tp) -> bool {
+        self.assigned.is_empty() || self.assigned.contains(tp)
+    }
+
+    /// Step 4: aligned = the pending cut's partitions the runner owns.
+    fn realign(&mut self) {
+        let Some((_, offsets)) = &self.pending else {
+            return;
+        };
+        let aligned: BTreeMap<Tp, i64> = offsets
+            .iter()
+            .filter(|(tp, _)| self.owns(tp))
+            .map(|(tp, o)| (tp.clone(), *o))
+            .collect();
+        for (tp, offset) in &aligned {
+            if self.position(tp) >= *offset {
+                self.reached.insert(tp.clone());
+            }
+        }
+        self.reached.retain(|tp| aligned.contains_key(tp));
+        let owned = |tp: &Tp| self.assigned.is_empty() || self.assigned.contains(tp);
+        self.held
+            .retain(|tp, _| aligned.contains_key(tp) || owned(tp));
+        self.aligned = aligned;
+    }
+}

@@ -1,0 +1,471 @@
+//! The codecs of an online topology: a topology file's codec names (`raw`,
+//! `string`, `json`, `json-schema` (alias `json-sr`, tail's name), `avro`,
+//! `protobuf`, `arrow`, each optionally `gzip+`)
+//! turned into [`BatchCodec`]s that decode fetched records into one Arrow batch
+//! and encode sink batches back into records. Registry-framed codecs read
+//! writer schemas through [`WriterSchemas`] (never blocking: a schema still
+//! being fetched fails the batch as retriable, so the poll is retried).
+//!
+//! Encoding exists for `raw`, `string`, `json` and `arrow` (and their `gzip+`
+//! forms); [`encodable`] lets a caller refuse other sink codecs before any data flows.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::RecordBatch;
+use arrow_schema::{Field, SchemaRef};
+use serde_json::{Map, Value};
+
+use crate::engine::columnar::batch::{BatchDecoder, RecordPart, encode_rows};
+use crate::engine::columnar::codec::blob::{BlobDecoder, DEFAULT_MAX_RECORD_BYTES, encode_blobs};
+use crate::engine::columnar::codec::gzip::{DEFAULT_MAX_UNCOMPRESSED_BYTES, GzipDecoder, compress};
+use crate::engine::columnar::codec::json::{JsonDecoder, cell_to_json};
+use crate::engine::columnar::codec::raw::{RawDecoder, StringDecoder, ValueColumnEncoder};
+use crate::engine::columnar::codec::{self, RowEncoder, ValueDecoder};
+use crate::engine::columnar::reserved::{is_reserved, restore_payload_field};
+use crate::engine::columnar::topology::spec::{CodecResolver, CodecSpec};
+use crate::engine::columnar::topology::{BatchCodec, CodecError, OutRecord, Record};
+use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
+use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
+use crate::engine::columnarschema::protobuf::ProtobufValueDecoder;
+use crate::engine::columnarschema::writer_schemas::WriterSchemas;
+
+/// One codec name, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind {
+    Raw,
+    String,
+    Json,
+    JsonSchema,
+    Avro,
+    Protobuf,
+    Arrow,
+    Gzip(Box<Kind>),
+}
+
+impl Kind {
+    fn parse(name: &str) -> Result<Kind, String> {
+        if let Some(inner) = name.strip_prefix("gzip+") {
+            return Ok(Kind::Gzip(Box::new(Kind::parse(inner)?)));
+        }
+        Ok(match name {
+            "raw" => Kind::Raw,
+            "string" => Kind::String,
+            "json" => Kind::Json,
+            "json-schema" | "json-sr" => Kind::JsonSchema,
+            "avro" => Kind::Avro,
+            "protobuf" => Kind::Protobuf,
+            "arrow" => Kind::Arrow,
+            other => return Err(format!("unknown codec `{other}`")),
+        })
+    }
+
+    fn needs_registry(&self) -> bool {
+        match self {
+            Kind::JsonSchema | Kind::Avro | Kind::Protobuf => true,
+            Kind::Gzip(inner) => inner.needs_registry(),
+            _ => false,
+        }
+    }
+
+    fn can_encode(&self) -> bool {
+        match self {
+            Kind::Raw | Kind::String | Kind::Json | Kind::Arrow => true,
+            Kind::Gzip(inner) => inner.can_encode(),
+            _ => false,
+        }
+    }
+}
+
+/// Whether a sink may use `name`: `Err` says why not.
+pub fn encodable(name: &str) -> Result<(), String> {
+    if Kind::parse(name)?.can_encode() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the `{name}` codec cannot write sink records in this build (sinks: raw, string, json, arrow, optionally gzip+)"
+        ))
+    }
+}
+
+/// Whether a codec name needs a schema registry.
+pub fn needs_registry(name: &str) -> bool {
+    Kind::parse(name).is_ok_and(|k| k.needs_registry())
+}
+
+/// Resolves codec names with an optional registry behind them.
+pub struct OnlineCodecs {
+    pub schemas: Option<Arc<dyn WriterSchemas>>,
+}
+
+impl CodecResolver for OnlineCodecs {
+    fn resolve(
+        &self,
+        codec: &CodecSpec,
+        _payload: Option<&SchemaRef>,
+    ) -> Result<Arc<dyn BatchCodec>, String> {
+        let value = Kind::parse(&codec.value.value)?;
+        let key = match &codec.key {
+            Some(k) => Some(Kind::parse(&k.value)?),
+            None => None,
+        };
+        let mut name = codec.value.value.clone();
+        if let Some(k) = &codec.key {
+            name = format!("key {} / value {name}", k.value);
+        }
+        // Decoders are built now so that a missing registry is reported before any data flows.
+        let make_value = decoder(&value, self.schemas.as_ref())?;
+        let make_key = match &key {
+            None | Some(Kind::Raw) => None,
+            Some(Kind::Arrow) => {
+                return Err("Arrow data is a record value only, never a key".into());
+            }
+            Some(k) => Some(decoder(k, self.schemas.as_ref())?),
+        };
+        Ok(Arc::new(RecordCodec {
+            name,
+            decoder: Mutex::new(BatchDecoder::new(make_key, make_value)),
+            value,
+        }))
+    }
+}
+
+fn decoder(
+    kind: &Kind,
+    schemas: Option<&Arc<dyn WriterSchemas>>,
+) -> Result<Box<dyn ValueDecoder>, String> {
+    let registry = |what: &str| {
+        schemas.cloned().ok_or_else(|| {
+            format!("the {what} codec needs a schema registry: pass --registry URL or set KRABKA_SCHEMA_REGISTRY_URL")
+        })
+    };
+    Ok(match kind {
+        Kind::Raw => Box::new(RawDecoder::default()),
+        Kind::String => Box::new(StringDecoder::default()),
+        Kind::Json => Box::new(JsonDecoder::inferring()),
+        Kind::JsonSchema => Box::new(RegistryJsonDecoder::new(registry("json-schema")?)),
+        Kind::Avro => Box::new(AvroValueDecoder::new(registry("avro")?)),
+        Kind::Protobuf => Box::new(ProtobufValueDecoder::new(registry("protobuf")?)),
+        Kind::Arrow => Box::new(BlobDecoder::new()),
+        Kind::Gzip(inner) => Box::new(GzipDecoder::new(
+            decoder(inner, schemas)?,
+            DEFAULT_MAX_UNCOMPRESSED_BYTES,
+        )),
+    })
+}
+
+/// A source or sink codec: key and value decoders for fetched records, the
+/// value kind for encoding.
+struct RecordCodec {
+    name: String,
+    decoder: Mutex<BatchDecoder>,
+    value: Kind,
+}
+
+impl fmt::Debug for RecordCodec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RecordCodec")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+fn codec_error(e: codec::CodecError) -> CodecError {
+    CodecError {
+        retriable: e.is_retriable(),
+        message: e.to_string(),
+    }
+}
+
+impl BatchCodec for RecordCodec {
+    fn decode(&self, topic: &str, records: &[Record]) -> Result<RecordBatch, CodecError> {
+        let refs: Vec<&Record> = records.iter().collect();
+        // A panic elsewhere while holding the lock leaves the decoder reset on its next failure.
+        let mut decoder = self.decoder.lock().unwrap_or_else(|p| p.into_inner());
+        decoder.decode(&refs).map_err(|failure| {
+            let record = &records[failure.index.min(records.len() - 1)];
+            let part = match failure.part {
+                RecordPart::Key => "key",
+                RecordPart::Value => "value",
+            };
+            CodecError {
+                retriable: failure.error.is_retriable(),
+                message: format!(
+                    "{topic}/{} offset {}: cannot decode the {part} ({}): {}",
+                    record.partition, record.offset, self.name, failure.error
+                ),
+            }
+        })
+    }
+
+    fn encode(&self, topic: &str, batch: &RecordBatch) -> Result<Vec<OutRecord>, CodecError> {
+        encode(&self.value, batch).map_err(|e| {
+            CodecError::new(format!("cannot encode records for {topic}: {}", e.message))
+        })
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+fn encode(kind: &Kind, batch: &RecordBatch) -> Result<Vec<OutRecord>, CodecError> {
+    match kind {
+        Kind::Raw | Kind::String => encode_rows(batch, &ValueColumnEncoder).map_err(codec_error),
+        Kind::Json => encode_rows(batch, &JsonObjectEncoder::of(batch)).map_err(codec_error),
+        Kind::Arrow => encode_blobs(batch, DEFAULT_MAX_RECORD_BYTES).map_err(codec_error),
+        Kind::Gzip(inner) => {
+            let mut records = encode(inner, batch)?;
+            for r in &mut records {
+                if let Some(v) = r.value.as_mut() {
+                    *v = compress(v);
+                }
+            }
+            Ok(records)
+        }
+        other => Err(CodecError::new(format!(
+            "the {other:?} codec cannot encode records"
+        ))),
+    }
+}
+
+/// Rows as compact JSON objects: the payload columns in order under their
+/// original names (reserved columns left out).
+struct JsonObjectEncoder {
+    columns: Vec<(usize, Field, String)>,
+}
+
+impl JsonObjectEncoder {
+    fn of(batch: &RecordBatch) -> Self {
+        let columns = batch
+            .schema()
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !is_reserved(f.name()))
+            .map(|(i, f)| {
+                let name = restore_payload_field(f).name().clone();
+                (i, f.as_ref().clone(), name)
+            })
+            .collect();
+        JsonObjectEncoder { columns }
+    }
+}
+
+impl RowEncoder for JsonObjectEncoder {
+    fn encode_row(
+        &self,
+        batch: &RecordBatch,
+        row: usize,
+    ) -> Result<Option<Vec<u8>>, codec::CodecError> {
+        let mut map = Map::new();
+        for (index, field, name) in &self.columns {
+            map.insert(
+                name.clone(),
+                cell_to_json(batch.column(*index).as_ref(), field, row)?,
+            );
+        }
+        Ok(Some(Value::Object(map).to_string().into_bytes()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::columnar::topology::spec::Located;
+
+    fn spec(value: &str) -> CodecSpec {
+        CodecSpec {
+            value: Located::new(value.to_owned(), Default::default()),
+            key: None,
+        }
+    }
+
+    fn record(offset: i64, value: &str) -> Record {
+        Record {
+            topic: "t".into(),
+            partition: 2,
+            offset,
+            timestamp: 1_000 + offset,
+            key: Some(format!("k{offset}").into_bytes()),
+            value: Some(value.as_bytes().to_vec()),
+            headers: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn json_values_decode_to_columns_and_encode_back_as_objects_with_key_and_timestamp() {
+        let codec = OnlineCodecs { schemas: None }
+            .resolve(&spec("json"), None)
+            .unwrap();
+        let batch = codec
+            .decode(
+                "t",
+                &[
+                    record(0, r#"{"user":"a","amount":5}"#),
+                    record(1, r#"{"user":"b","amount":7}"#),
+                ],
+            )
+            .unwrap();
+        assert_eq!(batch.num_rows(), 2);
+        let out = codec.encode("out", &batch).unwrap();
+        assert_eq!(
+            out[1].value.as_deref(),
+            Some(br#"{"user":"b","amount":7}"#.as_slice())
+        );
+        assert_eq!(out[1].key.as_deref(), Some(b"k1".as_slice()));
+        assert_eq!(out[1].timestamp, 1_001);
+    }
+
+    #[test]
+    fn a_bad_record_is_named_by_topic_partition_and_offset() {
+        let codec = OnlineCodecs { schemas: None }
+            .resolve(&spec("json"), None)
+            .unwrap();
+        let e = codec
+            .decode("t", &[record(0, r#"{"a":1}"#), record(1, "not json")])
+            .unwrap_err();
+        assert!(!e.retriable);
+        assert!(
+            e.message
+                .starts_with("t/2 offset 1: cannot decode the value (json)"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn registry_codecs_without_a_registry_and_unencodable_sinks_are_refused_up_front() {
+        let e = OnlineCodecs { schemas: None }
+            .resolve(&spec("gzip+avro"), None)
+            .unwrap_err();
+        assert!(e.contains("needs a schema registry"), "{e}");
+        assert!(encodable("gzip+json").is_ok());
+        assert!(
+            encodable("avro")
+                .unwrap_err()
+                .contains("cannot write sink records")
+        );
+    }
+
+    #[test]
+    fn gzip_string_values_round_trip() {
+        let codec = OnlineCodecs { schemas: None }
+            .resolve(&spec("gzip+string"), None)
+            .unwrap();
+        let gz = Record {
+            value: Some(compress(b"hello")),
+            ..record(0, "")
+        };
+        let batch = codec.decode("t", &[gz]).unwrap();
+        let out = codec.encode("o", &batch).unwrap();
+        let back =
+            crate::engine::columnar::codec::gzip::decompress(out[0].value.as_deref().unwrap(), 100)
+                .unwrap();
+        assert_eq!(back, b"hello");
+    }
+
+    /// A writer schema cache holding a Protobuf schema (id 1) and a JSON Schema (id 2)
+    /// of the same order shape.
+    fn registry_schemas() -> Arc<dyn WriterSchemas> {
+        use crate::engine::columnarschema::writer_schemas::WriterSchema;
+        use crate::engine::schema::cache::SchemaCache;
+        use crate::engine::schema::registry::SchemaType;
+        let cache = SchemaCache::offline();
+        cache.seed_writer(WriterSchema {
+            id: 1,
+            schema_type: SchemaType::Protobuf,
+            text: PROTO.into(),
+            message_type: Some("shop.Order".into()),
+            references: Vec::new(),
+        });
+        cache.seed_writer(WriterSchema {
+            id: 2,
+            schema_type: SchemaType::Json,
+            text: r#"{"type":"object","properties":{"user":{"type":"string"},"qty":{"type":"integer"}}}"#
+                .into(),
+            message_type: None,
+            references: Vec::new(),
+        });
+        Arc::new(cache)
+    }
+
+    const PROTO: &str = r#"syntax = "proto3";
+package shop;
+message Order { string user = 1; int32 qty = 2; }
+"#;
+
+    fn framed_record(offset: i64, value: Vec<u8>) -> Record {
+        Record {
+            value: Some(value),
+            ..record(offset, "")
+        }
+    }
+
+    #[test]
+    fn protobuf_and_json_sr_sources_decode_registry_framed_records_that_a_json_sink_writes_back() {
+        use crate::engine::schema::framing;
+        use crate::engine::schema::protobuf::{ProtoSchema, encode_body};
+        let codecs = OnlineCodecs {
+            schemas: Some(registry_schemas()),
+        };
+        let json_sink = codecs.resolve(&spec("json"), None).unwrap();
+        let message = ProtoSchema::parse(PROTO, &[])
+            .unwrap()
+            .message_at(&[0])
+            .unwrap();
+        let proto = |user: &str, qty: i32| {
+            let body = encode_body(&message, &serde_json::json!({"user": user, "qty": qty}));
+            framing::encode_protobuf(1, &[0], &body.unwrap()).unwrap()
+        };
+        let json = |user: &str, qty: i32| {
+            let body = serde_json::json!({"user": user, "qty": qty}).to_string();
+            framing::encode(2, body.as_bytes())
+        };
+        for (name, records) in [
+            (
+                "protobuf",
+                vec![
+                    framed_record(0, proto("a", 1)),
+                    framed_record(1, proto("b", 2)),
+                ],
+            ),
+            (
+                "gzip+json-sr",
+                vec![
+                    framed_record(0, compress(&json("a", 1))),
+                    framed_record(1, compress(&json("b", 2))),
+                ],
+            ),
+        ] {
+            let source = codecs.resolve(&spec(name), None).unwrap();
+            let batch = source.decode("t", &records).unwrap();
+            let out = json_sink.encode("out", &batch).unwrap();
+            let values: Vec<Value> = out
+                .iter()
+                .map(|r| serde_json::from_slice(r.value.as_deref().unwrap()).unwrap())
+                .collect();
+            assert_eq!(
+                values,
+                [
+                    serde_json::json!({"user": "a", "qty": 1}),
+                    serde_json::json!({"user": "b", "qty": 2})
+                ],
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_protobuf_source_needs_a_registry_and_cannot_be_a_sink() {
+        let e = OnlineCodecs { schemas: None }
+            .resolve(&spec("protobuf"), None)
+            .unwrap_err();
+        assert!(
+            e.contains("the protobuf codec needs a schema registry"),
+            "{e}"
+        );
+        assert!(encodable("protobuf").is_err());
+        assert!(encodable("json-sr").is_err());
+    }
+}

@@ -1,0 +1,233 @@
+//! The group runner's producer over rdkafka: sends a round's records and
+//! flushes, waiting for every acknowledgement; a delivery that failed after
+//! the send returned is reported by the next flush, so the runner never
+//! commits offsets past a record that was not written. For exactly-once the
+//! producer is transactional (`io::kafka::transactions`): the runner begins,
+//! sends, adds the consumed offsets with the consumer group metadata and
+//! commits; a fenced producer fails every later call and the run stops.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rdkafka::ClientContext;
+use rdkafka::consumer::ConsumerGroupMetadata;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
+
+use crate::engine::columnar::runner::group::{self, RunnerError, Tp};
+use crate::engine::columnar::topology::OutRecord;
+use crate::io::kafka::error::is_unreachable_error;
+use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::transactions;
+
+/// Remembers the first failed delivery since the last flush.
+#[derive(Default)]
+pub struct DeliveryContext {
+    failure: Mutex<Option<String>>,
+}
+
+impl ClientContext for DeliveryContext {}
+
+impl ProducerContext for DeliveryContext {
+    type DeliveryOpaque = ();
+
+    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+        if let Err((e, message)) = result {
+            use rdkafka::Message;
+            let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+            failure.get_or_insert_with(|| format!("cannot write to {}: {e}", message.topic()));
+        }
+    }
+}
+
+pub struct RunnerProducer {
+    producer: BaseProducer<DeliveryContext>,
+    timeout: Duration,
+    /// Set for an exactly-once runner (transactions initialised).
+    transactional_id: Option<String>,
+}
+
+impl RunnerProducer {
+    /// A producer with the shared settings; `timeout` bounds one flush.
+    pub fn new(settings: &KafkaSettings, timeout: Duration) -> Result<Self, RunnerError> {
+        let mut config = settings.client_config();
+        // Every record of a round must be acknowledged by all in-sync replicas before the commit.
+        if settings.get("acks").is_none() {
+            config.set("acks", "all");
+        }
+        // Keyed records land where the Java client would put them (murmur2 of the key).
+        if settings.get("partitioner").is_none() {
+            config.set("partitioner", "murmur2_random");
+        }
+        let producer = config
+            .create_with_context(DeliveryContext::default())
+            .map_err(|e| RunnerError::new(format!("create Kafka producer: {e}")))?;
+        Ok(RunnerProducer {
+            producer,
+            timeout,
+            transactional_id: None,
+        })
+    }
+
+    /// A transactional producer under `transactional_id`, transactions initialised:
+    /// this fences any earlier producer with the same id and aborts its open transaction.
+    pub fn transactional(
+        settings: &KafkaSettings,
+        timeout: Duration,
+        transactional_id: &str,
+    ) -> Result<Self, RunnerError> {
+        let mut config = settings.client_config();
+        transactions::configure(&mut config, transactional_id);
+        if settings.get("partitioner").is_none() {
+            config.set("partitioner", "murmur2_random");
+        }
+        let producer: BaseProducer<DeliveryContext> = config
+            .create_with_context(DeliveryContext::default())
+            .map_err(|e| RunnerError::new(format!("create transactional producer: {e}")))?;
+        producer.init_transactions(timeout).map_err(|e| {
+            transactions::transaction_error("initialising transactions", transactional_id, &e)
+        })?;
+        Ok(RunnerProducer {
+            producer,
+            timeout,
+            transactional_id: Some(transactional_id.to_owned()),
+        })
+    }
+
+    /// The transactional id, or the engine's "no transactions" error.
+    fn transactional_id(&self) -> Result<&str, RunnerError> {
+        self.transactional_id
+            .as_deref()
+            .ok_or_else(|| RunnerError::new(group::NO_TRANSACTIONS))
+    }
+
+    fn transaction_step(
+        &self,
+        step: &str,
+        result: rdkafka::error::KafkaResult<()>,
+    ) -> Result<(), RunnerError> {
+        let id = self.transactional_id()?;
+        result.map_err(|e| transactions::transaction_error(step, id, &e))
+    }
+
+    fn take_failure(&self) -> Option<String> {
+        self.producer
+            .context()
+            .failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+}
+
+fn headers(record: &OutRecord) -> Option<OwnedHeaders> {
+    if record.headers.is_empty() {
+        return None;
+    }
+    let mut out = OwnedHeaders::new_with_capacity(record.headers.len());
+    for h in &record.headers {
+        out = out.insert(KafkaHeader {
+            key: &h.key,
+            value: h.value.as_deref(),
+        });
+    }
+    Some(out)
+}
+
+impl group::Producer for RunnerProducer {
+    fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
+        let mut base: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(topic);
+        if let Some(k) = record.key.as_deref() {
+            base = base.key(k);
+        }
+        if let Some(v) = record.value.as_deref() {
+            base = base.payload(v);
+        }
+        // A batch without `__timestamp` (e.g. a group-by's output) carries 0: let the producer stamp it.
+        if record.timestamp > 0 {
+            base = base.timestamp(record.timestamp);
+        }
+        if let Some(h) = headers(record) {
+            base = base.headers(h);
+        }
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            match self.producer.send(base) {
+                Ok(()) => return Ok(()),
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back))
+                    if Instant::now() < deadline =>
+                {
+                    // The local queue drains as acknowledgements arrive.
+                    self.producer.poll(Duration::from_millis(50));
+                    base = back;
+                }
+                Err((e, _)) => {
+                    return Err(RunnerError {
+                        message: format!("cannot send a record to {topic}: {e}"),
+                        retriable: false,
+                    });
+                }
+            }
+        }
+    }
+
+    fn flush(&mut self) -> Result<(), RunnerError> {
+        let flushed = self.producer.flush(self.timeout);
+        if let Some(failure) = self.take_failure() {
+            return Err(RunnerError::new(failure));
+        }
+        flushed.map_err(|e| RunnerError {
+            message: format!(
+                "the producer flush did not finish within {:?}: {e}",
+                self.timeout
+            ),
+            retriable: is_unreachable_error(&e),
+        })
+    }
+
+    fn begin_transaction(&mut self) -> Result<(), RunnerError> {
+        self.transactional_id()?;
+        let result = self.producer.begin_transaction();
+        self.transaction_step("beginning a transaction", result)
+    }
+
+    fn send_offsets_to_transaction(
+        &mut self,
+        offsets: &BTreeMap<Tp, i64>,
+        group: Option<&(dyn Any + Send)>,
+    ) -> Result<(), RunnerError> {
+        self.transactional_id()?;
+        let metadata = group
+            .and_then(|g| g.downcast_ref::<ConsumerGroupMetadata>())
+            .ok_or_else(|| {
+                RunnerError::new(
+                    "exactly-once needs the consumer group metadata of the runner's consumer",
+                )
+            })?;
+        let list = transactions::offsets_list(offsets)?;
+        let result = self
+            .producer
+            .send_offsets_to_transaction(&list, metadata, self.timeout);
+        self.transaction_step("sending the consumed offsets", result)
+    }
+
+    fn commit_transaction(&mut self) -> Result<(), RunnerError> {
+        self.transactional_id()?;
+        let result = self.producer.commit_transaction(self.timeout);
+        if let Some(failure) = self.take_failure() {
+            return Err(RunnerError::new(failure));
+        }
+        self.transaction_step("committing", result)
+    }
+
+    fn abort_transaction(&mut self) -> Result<(), RunnerError> {
+        self.transactional_id()?;
+        // Failed deliveries of the aborted transaction are void.
+        self.take_failure();
+        let result = self.producer.abort_transaction(self.timeout);
+        self.transaction_step("aborting", result)
+    }
+}

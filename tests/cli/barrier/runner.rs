@@ -1,0 +1,372 @@
+//! `run FILE -b …` with a barrier group and with exactly-once, against Tansu: cuts are
+//! written to `__barrier_state` in the broker's format; the runner holds records at the cut,
+//! saves `partition-<p>-epoch-<e>.snapshot`, and `run --restore-cut` starts again from
+//! that state and the cut offsets. Exactly-once is checked across a `kill -9` and a restart
+//! by counting the outputs a `read_committed` reader sees (Tansu does not hide aborted
+//! records, so the kill happens between transactions) and by the offset gaps that the
+//! transaction markers leave in the output topic. A runner fenced by a newer one with the
+//! same `transactional.id` stops with exit 1.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
+use rdkafka::{Offset, TopicPartitionList};
+use serde_json::Value;
+
+use super::fixture::{Cluster, TIMEOUT, assert_code, binary, cut, stderr};
+use crate::support::unique_name;
+
+const GROUP: &str = "audit";
+
+fn counting_topology(dir: &Path, consumer_group: &str, input: &str, output: &str) -> PathBuf {
+    let path = dir.join("count.yaml");
+    let text = format!(
+        "version: 1
+settings:
+  consumer_group: {consumer_group}
+  barrier_group: {GROUP}
+  state_dir: {state}
+nodes:
+  - source: orders
+    topics: [{input}]
+    value: json
+    columns:
+      user: utf8
+      amount: int64
+  - group_by: totals
+    parent: orders
+    keys: [user]
+    aggregates: [count(*) AS n]
+  - sink: out
+    parent: totals
+    topic: {output}
+    value: json
+",
+        state = dir.join("state").display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn copying_topology(dir: &Path, consumer_group: &str, input: &str, output: &str) -> PathBuf {
+    let path = dir.join(format!("copy-{consumer_group}.yaml"));
+    let text = format!(
+        "version: 1
+settings:
+  consumer_group: {consumer_group}
+  guarantee: exactly-once
+nodes:
+  - source: lines
+    topics: [{input}]
+    value: string
+  - pass_through: copy
+    parent: lines
+    topic: {output}
+"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn runner_command(bootstrap: &str, topology: &Path, extra: &[&str]) -> Command {
+    let mut command = Command::new(binary());
+    command
+        .args(["run", topology.to_str().unwrap(), "-b", bootstrap])
+        .args(["--timeout", "20s", "--output", "json"])
+        // One record per batch: Tansu's high watermark is wrong after multi-record batches.
+        .args(["-X", "linger.ms=0", "-X", "batch.num.messages=1"])
+        // A killed member holds its partitions until its session times out.
+        .args([
+            "-X",
+            "session.timeout.ms=6000",
+            "-X",
+            "heartbeat.interval.ms=500",
+        ])
+        .args(extra)
+        .env_remove("KRABKA_OUTPUT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+fn start(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
+    runner_command(bootstrap, topology, extra).spawn().unwrap()
+}
+
+/// Ctrl-C and the runner's output (it exits 130 after saving its state).
+fn interrupt(mut child: Child) -> Output {
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let until = Instant::now() + TIMEOUT;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > until {
+            child.kill().unwrap();
+            panic!("the runner did not stop within {TIMEOUT:?} of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn kill_9(mut child: Child) {
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// (offset, value) of every record of partition 0 of `topic` a `read_committed` reader sees,
+/// read until `done` holds or the timeout passes.
+fn read_until(
+    bootstrap: &str,
+    topic: &str,
+    done: impl Fn(&[(i64, Vec<u8>)]) -> bool,
+) -> Vec<(i64, Vec<u8>)> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique_name("reader"))
+        .set("enable.auto.commit", "false")
+        .set("isolation.level", "read_committed")
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let until = Instant::now() + TIMEOUT;
+    let mut out = Vec::new();
+    while Instant::now() < until && !done(&out) {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            out.push((m.offset(), m.payload().unwrap_or_default().to_vec()));
+        }
+    }
+    out
+}
+
+fn high_watermark(bootstrap: &str, topic: &str) -> i64 {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    consumer.fetch_watermarks(topic, 0, TIMEOUT).unwrap().1
+}
+
+fn counts(records: &[(i64, Vec<u8>)]) -> Vec<i64> {
+    records
+        .iter()
+        .map(|(_, v)| {
+            let row: Value = serde_json::from_slice(v).unwrap();
+            row["n"]
+                .as_i64()
+                .unwrap_or_else(|| panic!("no count in {row}"))
+        })
+        .collect()
+}
+
+fn wait_for(path: &Path) {
+    let until = Instant::now() + TIMEOUT;
+    while !path.exists() {
+        assert!(Instant::now() < until, "{} never appeared", path.display());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn metrics(output: &Output) -> Value {
+    let doc: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not one JSON document ({e}): {}", stderr(output)));
+    doc["data"]["metrics"].clone()
+}
+
+#[test]
+fn run_snapshots_at_the_cut_and_restore_cut_resumes_from_that_state_and_offset() {
+    let mut cluster = Cluster::start();
+    cluster.create_barrier_state(3);
+    let (input, output) = (unique_name("orders"), unique_name("totals"));
+    cluster.create_topic(&input, 1, false);
+    cluster.create_topic(&output, 1, false);
+    for _ in 0..6 {
+        cluster.send(&input, 0, None, Some(br#"{"user":"a","amount":1}"#));
+    }
+    // The cut sits at offset 3: records 0..=2 are before it.
+    cluster.write_cut(GROUP, 1, &cut(&input, &[(0, 3)], &[]));
+    let dir = tempfile::tempdir().unwrap();
+    let topology = counting_topology(dir.path(), &unique_name("g"), &input, &output);
+    let bootstrap = cluster.bootstrap();
+
+    let runner = start(&bootstrap, &topology, &[]);
+    let first = read_until(&bootstrap, &output, |r| counts(r).contains(&6));
+    let snapshot = dir.path().join("state/partition-0-epoch-1.snapshot");
+    wait_for(&snapshot);
+    let out = interrupt(runner);
+    assert_code(&out, 130);
+    assert_eq!(counts(&first).last(), Some(&6), "{}", stderr(&out));
+    assert!(
+        counts(&first).contains(&3),
+        "the round stops at the cut, so a total of 3 is emitted: {:?}",
+        counts(&first)
+    );
+
+    let dump = cluster.run(&[
+        "snapshot",
+        "dump",
+        snapshot.to_str().unwrap(),
+        "--output",
+        "json",
+    ]);
+    assert_code(&dump, 0);
+
+    let runner = start(&bootstrap, &topology, &["--restore-cut", "1"]);
+    let all = read_until(&bootstrap, &output, |r| {
+        r.len() > first.len() && counts(r).last() == Some(&6)
+    });
+    let out = interrupt(runner);
+    assert_code(&out, 130);
+    let again = counts(&all[first.len()..]);
+    assert_eq!(again.last(), Some(&6), "{}", stderr(&out));
+    assert!(
+        again.iter().all(|n| *n > 3),
+        "restarted from the cut state (3), not from zero: {again:?}"
+    );
+    assert_eq!(metrics(&out)["input_records"], 3, "restarted at offset 3");
+}
+
+#[test]
+fn restore_cut_fails_clearly_without_the_cut_or_its_snapshot_and_changes_nothing() {
+    let mut cluster = Cluster::start();
+    cluster.create_barrier_state(1);
+    let (input, output) = (unique_name("orders"), unique_name("totals"));
+    cluster.create_topic(&input, 1, false);
+    cluster.create_topic(&output, 1, false);
+    cluster.write_cut(GROUP, 2, &cut(&input, &[(0, 0)], &[]));
+    let dir = tempfile::tempdir().unwrap();
+    let topology = counting_topology(dir.path(), &unique_name("g"), &input, &output);
+    let bootstrap = cluster.bootstrap();
+
+    let no_cut = runner_command(&bootstrap, &topology, &["--restore-cut", "9"])
+        .output()
+        .unwrap();
+    assert_code(&no_cut, 1);
+    assert!(
+        stderr(&no_cut).contains("barrier group audit has no complete cut at epoch 9"),
+        "{}",
+        stderr(&no_cut)
+    );
+
+    let no_snapshot = runner_command(&bootstrap, &topology, &["--restore-cut", "latest"])
+        .output()
+        .unwrap();
+    assert_code(&no_snapshot, 1);
+    assert!(
+        stderr(&no_snapshot).contains("snapshot epoch 2 is not retained"),
+        "{}",
+        stderr(&no_snapshot)
+    );
+
+    let plain = copying_topology(dir.path(), &unique_name("g"), &input, &output);
+    let no_group = runner_command(&bootstrap, &plain, &["--restore-cut", "latest"])
+        .output()
+        .unwrap();
+    assert_code(&no_group, 2);
+    assert!(
+        stderr(&no_group).contains("restoring to a cut requires a barrier group"),
+        "{}",
+        stderr(&no_group)
+    );
+}
+
+#[test]
+fn exactly_once_writes_each_output_once_across_a_kill_and_a_restart() {
+    let cluster = Cluster::start();
+    let (input, output) = (unique_name("lines"), unique_name("copies"));
+    cluster.create_topic(&input, 1, false);
+    cluster.create_topic(&output, 1, false);
+    let dir = tempfile::tempdir().unwrap();
+    let topology = copying_topology(dir.path(), &unique_name("g"), &input, &output);
+    let bootstrap = cluster.bootstrap();
+    let line = |i: usize| format!("line-{i}").into_bytes();
+    for i in 0..5 {
+        cluster.send(&input, 0, None, Some(&line(i)));
+    }
+
+    let runner = start(&bootstrap, &topology, &[]);
+    let seen = read_until(&bootstrap, &output, |r| r.len() >= 5);
+    assert_eq!(seen.len(), 5);
+    // Give the transaction of the last round time to commit its offsets too.
+    std::thread::sleep(Duration::from_secs(1));
+    kill_9(runner);
+
+    for i in 5..10 {
+        cluster.send(&input, 0, None, Some(&line(i)));
+    }
+    let runner = start(&bootstrap, &topology, &[]);
+    let all = read_until(&bootstrap, &output, |r| r.len() >= 10);
+    // Anything written twice would arrive shortly after the tenth record.
+    std::thread::sleep(Duration::from_secs(2));
+    let out = interrupt(runner);
+    let all = {
+        let more = read_until(&bootstrap, &output, |r| r.len() > all.len());
+        if more.len() > all.len() { more } else { all }
+    };
+    let values: Vec<Vec<u8>> = all.iter().map(|(_, v)| v.clone()).collect();
+    assert_eq!(
+        values,
+        (0..10).map(line).collect::<Vec<_>>(),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        high_watermark(&bootstrap, &output) > 10,
+        "transaction markers leave offset gaps in the output"
+    );
+}
+
+#[test]
+fn a_runner_fenced_by_a_newer_one_with_the_same_transactional_id_stops_with_exit_1() {
+    let cluster = Cluster::start();
+    let (input, output) = (unique_name("lines"), unique_name("copies"));
+    cluster.create_topic(&input, 1, false);
+    cluster.create_topic(&output, 1, false);
+    let dir = tempfile::tempdir().unwrap();
+    let bootstrap = cluster.bootstrap();
+    let transactional_id = unique_name("tid");
+    let id_arg = format!("transactional.id={transactional_id}");
+    // Each runner has its own consumer group; only the transactional id is shared.
+    let older = copying_topology(dir.path(), &unique_name("g"), &input, &output);
+    let newer = copying_topology(dir.path(), &unique_name("g"), &input, &output);
+
+    let first = start(&bootstrap, &older, &["-X", &id_arg]);
+    cluster.send(&input, 0, None, Some(b"one"));
+    read_until(&bootstrap, &output, |r| !r.is_empty());
+    let second = start(&bootstrap, &newer, &["-X", &id_arg]);
+    // The newer runner copies "one" too once it has fenced the older one.
+    read_until(&bootstrap, &output, |r| r.len() >= 2);
+    cluster.send(&input, 0, None, Some(b"two"));
+
+    let mut first = first;
+    let until = Instant::now() + TIMEOUT;
+    while first.try_wait().unwrap().is_none() {
+        if Instant::now() > until {
+            first.kill().unwrap();
+            panic!("the fenced runner kept running");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let fenced = first.wait_with_output().unwrap();
+    assert_code(&fenced, 1);
+    assert!(
+        stderr(&fenced).contains("producer fenced"),
+        "{}",
+        stderr(&fenced)
+    );
+    let out = interrupt(second);
+    assert_code(&out, 130);
+}

@@ -1,0 +1,74 @@
+//! Fault injection with real processes (issue 8): a Tansu broker frozen or killed under
+//! `tail` and `barrier verify`, a registry that fails, `kill -9` during `snapshot restore`,
+//! a full disk, and the security surface (TLS, SASL, secrets, file permissions).
+//! Every test is bounded in time; RELIABILITY.md lists what each one proves.
+
+mod broker_outage;
+mod disk_full;
+mod permissions;
+mod registry_faults;
+mod restore_kill;
+mod security;
+
+use std::time::Duration;
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::ClientConfig;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Creates a topic through the admin API.
+pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    let created = rt
+        .block_on(admin.create_topics(
+            &[NewTopic::new(topic, partitions, TopicReplication::Fixed(1))],
+            &AdminOptions::new().operation_timeout(Some(TIMEOUT)),
+        ))
+        .unwrap();
+    assert_eq!(created, vec![Ok(topic.to_string())]);
+}
+
+/// Produces `v<i>` for i in `range` to partition 0, one record per batch (Tansu's high
+/// watermark is only right then, test-brokers.md §b).
+pub fn produce(bootstrap: &str, topic: &str, range: std::ops::Range<u32>) {
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("linger.ms", "0")
+        .set("batch.num.messages", "1")
+        .create()
+        .unwrap();
+    for i in range {
+        let value = format!("v{i}");
+        producer
+            .send(
+                BaseRecord::<[u8], [u8]>::to(topic)
+                    .partition(0)
+                    .key(b"k".as_slice())
+                    .payload(value.as_bytes()),
+            )
+            .map_err(|(e, _)| e)
+            .unwrap();
+        producer.flush(TIMEOUT).unwrap();
+    }
+}
+
+/// The `__offset` of every NDJSON line.
+pub fn ndjson_offsets(text: &str) -> Vec<i64> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let row: serde_json::Value = serde_json::from_str(l).expect("an NDJSON line");
+            row["__offset"].as_i64().expect("an __offset column")
+        })
+        .collect()
+}
