@@ -363,7 +363,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                     .map(|r| r.offset)
                     .unwrap_or_default();
                 outcome = Err(CliError::unreachable(format!(
-                    "{}/{} offset {offset}: {} for longer than --timeout {}; check that the schema registry is reachable, or prewarm the id into --schema-cache",
+                    "{}/{} offset {offset}: {}; still pending after {} (--timeout): check that the schema registry is reachable, or prewarm the id into --schema-cache",
                     tp.0,
                     tp.1,
                     held_part.why,
