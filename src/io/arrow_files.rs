@@ -232,10 +232,13 @@ impl IpcOutput {
                 _ => PathBuf::from("."),
             };
             Some(
-                tempfile::Builder::new()
-                    .prefix(".krabka-run-")
-                    .tempfile_in(&dir)
-                    .map_err(|e| format!("cannot create {target}: {e}"))?,
+                crate::io::file_mode::temp_file_for(
+                    path,
+                    &dir,
+                    std::ffi::OsStr::new(".krabka-run-"),
+                    ".tmp",
+                )
+                .map_err(|e| format!("cannot create {target}: {e}"))?,
             )
         };
         Ok(IpcOutput {
@@ -291,14 +294,6 @@ impl IpcOutput {
             Err(e) => return Err(describe(&self.target, e)),
         }
         if let Some(temp) = self.temp.take() {
-            // Temporary files are private (0600); the result gets ordinary permissions.
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = temp
-                    .as_file()
-                    .set_permissions(std::fs::Permissions::from_mode(0o644));
-            }
             temp.as_file()
                 .sync_all()
                 .map_err(|e| format!("cannot write {}: {e}", self.target))?;

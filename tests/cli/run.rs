@@ -438,6 +438,26 @@ fn a_parquet_sink_holds_the_totals_and_appears_only_when_the_run_succeeds() {
         None,
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The file follows the tool's mode rule (io::file_mode), not the temp file's 0600.
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(dir.path().join("totals.parquet"))
+            .unwrap()
+            .permissions()
+            .mode()
+    };
+    // The binary inherits this process's umask (read without changing it).
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:"))
+        .map(|m| u32::from_str_radix(m.trim(), 8).unwrap())
+        .unwrap();
+    assert_eq!(
+        mode & 0o7777,
+        0o664 & !umask & !0o002,
+        "mode {mode:o}, umask {umask:o}"
+    );
     let file = std::fs::File::open(dir.path().join("totals.parquet")).unwrap();
     let read: Vec<RecordBatch> =
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
