@@ -10,6 +10,8 @@ use std::sync::Arc;
 use clap::Args;
 
 use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::GlobalArgs;
+use crate::cmd::schema::connect::{ConnectOptions, connect};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::cache_file::CacheFile;
 use crate::io::registry_client::HttpRegistry;
@@ -22,6 +24,31 @@ pub struct SchemaCacheArgs {
     /// Schema cache file written by `schema prewarm --write-cache`: its ids need no registry round trip.
     #[arg(long = "schema-cache", env = ENV_SCHEMA_CACHE, value_name = "FILE")]
     pub schema_cache: Option<PathBuf>,
+}
+
+/// The cache a decoding command (`tail`, `run` online) reads writer schemas from: fetching
+/// through the same client as `schema` (request timeout, TLS and token from the shared
+/// flags, no overall deadline) when a registry is given, seeded from `file` when one is
+/// given; `None` when neither is.
+pub fn decoding_cache(global: &GlobalArgs, file: Option<&Path>) -> CliResult<Option<SchemaCache>> {
+    let registry = global.registry.settings()?;
+    if registry.is_none() && file.is_none() {
+        return Ok(None);
+    }
+    let client = match registry {
+        Some(_) => Some(
+            connect(
+                global,
+                &ConnectOptions {
+                    no_deadline: true,
+                    ..ConnectOptions::default()
+                },
+            )?
+            .registry,
+        ),
+        None => None,
+    };
+    open_cache(client, file).map(Some)
 }
 
 /// Reads and checks a cache file. Any problem (unreadable, not UTF-8, truncated, not a

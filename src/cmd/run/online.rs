@@ -19,8 +19,7 @@ use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
-use crate::cmd::schema::connect::{ConnectOptions, connect};
-use crate::cmd::schema_cache::open_cache;
+use crate::cmd::schema_cache::decoding_cache;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
@@ -43,30 +42,6 @@ const MAX_POLL_RECORDS: usize = 1000;
 const POLL_TIMEOUT: Duration = Duration::from_millis(200);
 /// Pause after a retriable failure (a writer schema being fetched, a commit during a rebalance).
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
-
-/// The schema cache the codecs read writer schemas from: the registry's and/or the
-/// `--schema-cache` file's, when either is given.
-fn schema_cache(global: &GlobalArgs, args: &RunArgs) -> CliResult<Option<SchemaCache>> {
-    let registry = global.registry.settings()?;
-    let file = args.schema_cache.schema_cache.as_deref();
-    if registry.is_none() && file.is_none() {
-        return Ok(None);
-    }
-    let client = match registry {
-        Some(_) => Some(
-            connect(
-                global,
-                &ConnectOptions {
-                    no_deadline: true,
-                    ..ConnectOptions::default()
-                },
-            )?
-            .registry,
-        ),
-        None => None,
-    };
-    open_cache(client, file).map(Some)
-}
 
 /// Refuses sink codecs that cannot encode, naming the line of the codec.
 fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecError> {
@@ -299,7 +274,7 @@ pub fn run_online(
     } = start(
         &kafka,
         spec,
-        schema_cache(global, args)?,
+        decoding_cache(global, args.schema_cache.schema_cache.as_deref())?,
         global.connection.timeout,
         args.restore_cut,
     )

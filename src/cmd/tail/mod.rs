@@ -378,7 +378,6 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
         rotate_bytes: args.rotate_bytes,
         on_error,
         batch_records: args.batch_records,
-        registry,
         schema_cache: args.schema_cache.schema_cache.clone(),
         report: true,
     };
@@ -425,7 +424,6 @@ pub fn demo_to_parquet(
         rotate_bytes: None,
         on_error: OnError::Fail,
         batch_records: DEFAULT_BATCH_RECORDS,
-        registry: global.registry.settings()?,
         schema_cache: schema_cache.map(|p| p.to_path_buf()),
         report: false,
     };

@@ -15,10 +15,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::cmd::exit::{CliError, CliResult};
-use crate::cmd::global::{GlobalArgs, RegistrySettings};
+use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::finish_stdout;
-use crate::cmd::schema::connect::{ConnectOptions, connect};
-use crate::cmd::schema_cache::open_cache;
+use crate::cmd::schema_cache::decoding_cache;
 use crate::cmd::tail::dead_letter::DeadLetterFile;
 use crate::cmd::tail::formats::{self, FormatSpec};
 use crate::cmd::tail::outage::Outage;
@@ -56,7 +55,6 @@ pub struct TailPlan {
     pub rotate_bytes: Option<u64>,
     pub on_error: OnError,
     pub batch_records: usize,
-    pub registry: Option<RegistrySettings>,
     /// A `schema prewarm --write-cache` file seeding the schema cache.
     pub schema_cache: Option<std::path::PathBuf>,
     /// Print the summary (off when another command drives the tail, e.g. the demo).
@@ -161,26 +159,8 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
     let timeout = global.connection.timeout;
     // The cache file is read before the broker is touched: a bad file fails fast.
     let schemas: Option<Arc<dyn WriterSchemas>> =
-        if plan.registry.is_some() || plan.schema_cache.is_some() {
-            // The same client as `schema` (request timeout, TLS and token from the shared flags).
-            let client = match &plan.registry {
-                Some(_) => Some(
-                    connect(
-                        global,
-                        &ConnectOptions {
-                            no_deadline: true,
-                            ..ConnectOptions::default()
-                        },
-                    )?
-                    .registry,
-                ),
-                None => None,
-            };
-            let cache = open_cache(client, plan.schema_cache.as_deref())?;
-            Some(Arc::new(cache))
-        } else {
-            None
-        };
+        decoding_cache(global, plan.schema_cache.as_deref())?
+            .map(|c| Arc::new(c) as Arc<dyn WriterSchemas>);
     let mut decoders: HashMap<String, BatchDecoder> = HashMap::new();
     for t in &plan.topics {
         let key = formats::decoder(
