@@ -7,6 +7,7 @@ pub mod fixture;
 mod consumer;
 mod decode;
 mod list;
+mod mid_transaction;
 mod runner;
 mod verify;
 mod watch;

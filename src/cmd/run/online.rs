@@ -222,6 +222,9 @@ pub fn round(runner: &mut OnlineRunner) -> Result<BTreeMap<Tp, i64>, RunnerError
         }
         Err(e) => return Err(e),
     };
+    for notice in runner.take_notices() {
+        tracing::info!("{notice}");
+    }
     for warning in runner.take_warnings() {
         tracing::warn!("{warning}");
     }

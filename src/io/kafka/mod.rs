@@ -18,5 +18,6 @@ pub mod runner_cuts;
 pub mod runner_producer;
 pub mod settings;
 pub mod tail_consumer;
+pub mod test_hooks;
 pub mod topic_reader;
 pub mod transactions;

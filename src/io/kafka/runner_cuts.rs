@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::engine::columnar::barrier::{
-    BARRIER_STATE_TOPIC, BarrierCut, CutReader, CutReaderOptions,
+    BARRIER_STATE_TOPIC, BarrierCut, CutReader, CutReaderOptions, InjectionTarget,
 };
 use crate::engine::columnar::runner::align::CutSource;
 use crate::engine::columnar::runner::group::RunnerError;
@@ -82,6 +82,17 @@ impl CutSource for BrokerCuts {
     fn latest_complete_cut(&mut self, group: &str) -> Result<Option<BarrierCut>, RunnerError> {
         match self.reader()? {
             Some(reader) => CutSource::latest_complete_cut(reader, group),
+            None => Ok(None),
+        }
+    }
+
+    fn open_injection(
+        &mut self,
+        group: &str,
+        after: i64,
+    ) -> Result<Option<(i64, Vec<InjectionTarget>)>, RunnerError> {
+        match self.reader.as_mut() {
+            Some(reader) => CutSource::open_injection(reader, group, after),
             None => Ok(None),
         }
     }

@@ -21,7 +21,7 @@ use crate::engine::columnar::runner::group::{self, RunnerError, Tp};
 use crate::engine::columnar::topology::OutRecord;
 use crate::io::kafka::error::is_unreachable_error;
 use crate::io::kafka::settings::KafkaSettings;
-use crate::io::kafka::transactions;
+use crate::io::kafka::{test_hooks, transactions};
 
 /// Remembers the first failed delivery since the last flush.
 #[derive(Default)]
@@ -48,6 +48,8 @@ pub struct RunnerProducer {
     timeout: Duration,
     /// Set for an exactly-once runner (transactions initialised).
     transactional_id: Option<String>,
+    /// The test hook's pause before each commit (`io::kafka::test_hooks`); `None` in production.
+    pause_before_commit: Option<Duration>,
 }
 
 impl RunnerProducer {
@@ -69,6 +71,7 @@ impl RunnerProducer {
             producer,
             timeout,
             transactional_id: None,
+            pause_before_commit: None,
         })
     }
 
@@ -94,6 +97,7 @@ impl RunnerProducer {
             producer,
             timeout,
             transactional_id: Some(transactional_id.to_owned()),
+            pause_before_commit: test_hooks::pause_before_commit(),
         })
     }
 
@@ -216,6 +220,10 @@ impl group::Producer for RunnerProducer {
 
     fn commit_transaction(&mut self) -> Result<(), RunnerError> {
         self.transactional_id()?;
+        if let Some(pause) = self.pause_before_commit {
+            tracing::warn!("{} ({pause:?})", test_hooks::PAUSE_BEFORE_COMMIT_LOG);
+            std::thread::sleep(pause);
+        }
         let result = self.producer.commit_transaction(self.timeout);
         if let Some(failure) = self.take_failure() {
             return Err(RunnerError::new(failure));

@@ -20,9 +20,14 @@ use serde_json::Value;
 use super::fixture::{Cluster, TIMEOUT, assert_code, binary, cut, stderr};
 use crate::support::unique_name;
 
-const GROUP: &str = "audit";
+pub(super) const GROUP: &str = "audit";
 
-fn counting_topology(dir: &Path, consumer_group: &str, input: &str, output: &str) -> PathBuf {
+pub(super) fn counting_topology(
+    dir: &Path,
+    consumer_group: &str,
+    input: &str,
+    output: &str,
+) -> PathBuf {
     let path = dir.join("count.yaml");
     let text = format!(
         "version: 1
@@ -52,7 +57,12 @@ nodes:
     path
 }
 
-fn copying_topology(dir: &Path, consumer_group: &str, input: &str, output: &str) -> PathBuf {
+pub(super) fn copying_topology(
+    dir: &Path,
+    consumer_group: &str,
+    input: &str,
+    output: &str,
+) -> PathBuf {
     let path = dir.join(format!("copy-{consumer_group}.yaml"));
     let text = format!(
         "version: 1
@@ -72,7 +82,7 @@ nodes:
     path
 }
 
-fn runner_command(bootstrap: &str, topology: &Path, extra: &[&str]) -> Command {
+pub(super) fn runner_command(bootstrap: &str, topology: &Path, extra: &[&str]) -> Command {
     let mut command = Command::new(binary());
     command
         .args(["run", topology.to_str().unwrap(), "-b", bootstrap])
@@ -94,12 +104,12 @@ fn runner_command(bootstrap: &str, topology: &Path, extra: &[&str]) -> Command {
     command
 }
 
-fn start(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
+pub(super) fn start(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
     runner_command(bootstrap, topology, extra).spawn().unwrap()
 }
 
 /// Ctrl-C and the runner's output (it exits 130 after saving its state).
-fn interrupt(mut child: Child) -> Output {
+pub(super) fn interrupt(mut child: Child) -> Output {
     let pid = child.id().to_string();
     assert!(
         Command::new("kill")
@@ -119,14 +129,14 @@ fn interrupt(mut child: Child) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn kill_9(mut child: Child) {
+pub(super) fn kill_9(mut child: Child) {
     child.kill().unwrap();
     child.wait().unwrap();
 }
 
 /// (offset, value) of every record of partition 0 of `topic` a `read_committed` reader sees,
 /// read until `done` holds or the timeout passes.
-fn read_until(
+pub(super) fn read_until(
     bootstrap: &str,
     topic: &str,
     done: impl Fn(&[(i64, Vec<u8>)]) -> bool,
@@ -160,7 +170,7 @@ fn high_watermark(bootstrap: &str, topic: &str) -> i64 {
     consumer.fetch_watermarks(topic, 0, TIMEOUT).unwrap().1
 }
 
-fn counts(records: &[(i64, Vec<u8>)]) -> Vec<i64> {
+pub(super) fn counts(records: &[(i64, Vec<u8>)]) -> Vec<i64> {
     records
         .iter()
         .map(|(_, v)| {
@@ -172,7 +182,7 @@ fn counts(records: &[(i64, Vec<u8>)]) -> Vec<i64> {
         .collect()
 }
 
-fn wait_for(path: &Path) {
+pub(super) fn wait_for(path: &Path) {
     let until = Instant::now() + TIMEOUT;
     while !path.exists() {
         assert!(Instant::now() < until, "{} never appeared", path.display());
@@ -180,7 +190,7 @@ fn wait_for(path: &Path) {
     }
 }
 
-fn metrics(output: &Output) -> Value {
+pub(super) fn metrics(output: &Output) -> Value {
     let doc: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("not one JSON document ({e}): {}", stderr(output)));
     doc["data"]["metrics"].clone()

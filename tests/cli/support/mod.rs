@@ -4,6 +4,7 @@ pub mod process;
 pub mod small_disk;
 pub mod tansu;
 pub mod tls_proxy;
+pub mod txn_log;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -179,6 +179,19 @@ impl CutLog {
             .collect()
     }
 
+    /// The oldest injection of the group with an epoch above `after` that no cut (complete or
+    /// partial) has finished yet: markers are being written and the cut is on its way. Only
+    /// injections newer than the newest cut of the group count (an old injection whose cut was
+    /// since tombstoned is not open); an undecodable one is skipped, never an error.
+    pub fn open_injection(&self, group: &str, after: i64) -> Option<(i64, InjectionStart)> {
+        let newest_cut = self.cuts_of(group).map(|(epoch, _)| epoch).max();
+        let floor = after.max(newest_cut.unwrap_or(after));
+        self.injections
+            .get(group)?
+            .range(floor.saturating_add(1)..)
+            .find_map(|(epoch, bytes)| Some((*epoch, InjectionStart::decode(bytes).ok()?)))
+    }
+
     fn cuts_of<'a>(&'a self, group: &str) -> impl Iterator<Item = (i64, &'a Cut)> + 'a {
         self.cuts
             .get(group)
@@ -389,6 +402,60 @@ mod tests {
         log.apply(&record(4, &BarrierStateKey::injection("audit", 4), None))
             .unwrap();
         assert!(log.injections("audit").is_empty());
+    }
+
+    #[test]
+    fn an_injection_is_open_until_a_cut_of_its_epoch_or_a_newer_one_is_read() {
+        use crate::engine::columnar::barrier::record::InjectionTarget;
+        let injection = |epoch: i64| InjectionStart {
+            coordinator_epoch: 1,
+            triggered_at: epoch,
+            targets: vec![InjectionTarget {
+                topic: "in".into(),
+                partition_count: 2,
+            }],
+        };
+        let start = |offset, epoch| {
+            record(
+                offset,
+                &BarrierStateKey::injection("audit", epoch),
+                Some(injection(epoch).encode().unwrap()),
+            )
+        };
+        let mut log = CutLog::new();
+        log.apply(&start(0, 1)).unwrap();
+        assert_eq!(
+            log.open_injection("audit", NO_EPOCH),
+            Some((1, injection(1)))
+        );
+        assert_eq!(log.open_injection("audit", 1), None, "epoch 1 is done");
+        assert_eq!(log.open_injection("other", NO_EPOCH), None);
+        // A partial cut finishes its injection as much as a complete one.
+        log.apply(&cut_record(1, "audit", 1, CutStatus::Partial))
+            .unwrap();
+        assert_eq!(log.open_injection("audit", NO_EPOCH), None);
+        log.apply(&start(2, 2)).unwrap();
+        log.apply(&start(3, 3)).unwrap();
+        assert_eq!(
+            log.open_injection("audit", NO_EPOCH),
+            Some((2, injection(2))),
+            "oldest first"
+        );
+        log.apply(&cut_record(4, "audit", 3, CutStatus::Complete))
+            .unwrap();
+        assert_eq!(
+            log.open_injection("audit", NO_EPOCH),
+            None,
+            "a newer cut closes older ones"
+        );
+        // A malformed injection value is skipped, not an error.
+        log.apply(&record(
+            5,
+            &BarrierStateKey::injection("audit", 4),
+            Some(vec![0, 0]),
+        ))
+        .unwrap();
+        assert_eq!(log.open_injection("audit", NO_EPOCH), None);
     }
 
     #[test]

@@ -8,11 +8,26 @@
 //! the runner has *accepted* records (processed, committed or restored to).
 //! A cut whose offset lies below that was begun too late (D9): its snapshot
 //! would hold state past the cut, so none is saved and no commit is lowered.
+//!
+//! Two more rules keep a caught-up runner aligned instead of late:
+//! * An injection start (kind 1) without a cut yet announces a cut: its markers
+//!   are being written, so the runner holds every record it fetches from the
+//!   targeted partitions it owns until the cut is published (then the cut splits
+//!   them as usual), a partial cut or a newer cut ends the injection, or
+//!   [`Aligner::hold_limit`] passes. Without this a runner that keeps up with its
+//!   input processes records past the marker while the broker is still
+//!   collecting the offsets, and every epoch is late.
+//! * At start, the complete cuts the group's committed offsets had already
+//!   passed (those D9 would call late) are skipped with one notice, so a restart
+//!   does not walk and report every old epoch; alignment begins after them.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
 
 use super::group::{RunnerError, Tp};
-use crate::engine::columnar::barrier::{BarrierConsumer, BarrierCut, CutReadError, CutReader};
+use crate::engine::columnar::barrier::{
+    BarrierConsumer, BarrierCut, CutReadError, CutReader, InjectionTarget,
+};
 use crate::engine::columnar::topology::Record;
 
 /// Where the runner reads complete cuts from: a [`CutReader`] in production.
@@ -31,6 +46,16 @@ pub trait CutSource {
     ) -> Result<Option<BarrierCut>, RunnerError>;
     /// The complete cut with the highest epoch, if any.
     fn latest_complete_cut(&mut self, group: &str) -> Result<Option<BarrierCut>, RunnerError>;
+    /// The oldest injection of `group` above epoch `after` whose cut is not
+    /// published yet, as (epoch, targets); called right after
+    /// [`Self::complete_cuts_after`], so it answers from what that call read.
+    fn open_injection(
+        &mut self,
+        _group: &str,
+        _after: i64,
+    ) -> Result<Option<(i64, Vec<InjectionTarget>)>, RunnerError> {
+        Ok(None)
+    }
 }
 
 /// A broker that cannot be read now is worth another round; a malformed record is not.
@@ -60,6 +85,16 @@ impl<C: BarrierConsumer> CutSource for CutReader<C> {
     fn latest_complete_cut(&mut self, group: &str) -> Result<Option<BarrierCut>, RunnerError> {
         CutReader::latest_complete_cut(self, group).map_err(read_error)
     }
+    fn open_injection(
+        &mut self,
+        group: &str,
+        after: i64,
+    ) -> Result<Option<(i64, Vec<InjectionTarget>)>, RunnerError> {
+        Ok(self
+            .log()
+            .open_injection(group, after)
+            .map(|(epoch, start)| (epoch, start.targets)))
+    }
 }
 
 /// The barrier a round reached.
@@ -83,6 +118,29 @@ pub fn cut_offsets(cut: &BarrierCut) -> BTreeMap<Tp, i64> {
         .collect()
 }
 
+/// How long records of an announced cut are held by default: longer than the
+/// broker's injection timeout (1 min in its code, D21), after which a crashed
+/// injection is published as a partial cut.
+pub const DEFAULT_HOLD_LIMIT: Duration = Duration::from_secs(120);
+
+/// An injection whose cut is not published yet.
+struct Announced {
+    epoch: i64,
+    /// Topic → partition count.
+    targets: BTreeMap<String, i32>,
+    seen: Instant,
+    /// The hold limit passed: its partitions are processed again.
+    expired: bool,
+}
+
+impl Announced {
+    fn targets(&self, tp: &Tp) -> bool {
+        self.targets
+            .get(&tp.0)
+            .is_some_and(|count| tp.1 >= 0 && tp.1 < *count)
+    }
+}
+
 /// The alignment state (see the module documentation).
 pub struct Aligner {
     pub(super) group: String,
@@ -95,6 +153,13 @@ pub struct Aligner {
     positions: BTreeMap<Tp, i64>,
     accepted: BTreeMap<Tp, i64>,
     assigned: BTreeSet<Tp>,
+    /// Whether the cuts passed before this run were skipped (or a restore placed the aligner).
+    started: bool,
+    announced: Option<Announced>,
+    /// How long an announced cut may hold records before they are processed anyway.
+    pub hold_limit: Duration,
+    notices: Vec<String>,
+    warnings: Vec<String>,
 }
 
 impl Aligner {
@@ -110,7 +175,74 @@ impl Aligner {
             positions: BTreeMap::new(),
             accepted: BTreeMap::new(),
             assigned: BTreeSet::new(),
+            started: false,
+            announced: None,
+            hold_limit: DEFAULT_HOLD_LIMIT,
+            notices: Vec::new(),
+            warnings: Vec::new(),
         }
+    }
+
+    /// Whether [`Self::start`] is still to run.
+    pub fn needs_start(&self) -> bool {
+        !self.started
+    }
+
+    /// Once, before the first alignment: skips every complete cut the group's
+    /// committed offsets had passed (D9 would call it late), so alignment begins
+    /// after them. `committed` reads the group's committed offsets of the given
+    /// topic-partitions (absent = none).
+    pub fn start(
+        &mut self,
+        committed: impl FnOnce(&[Tp]) -> Result<BTreeMap<Tp, i64>, RunnerError>,
+    ) -> Result<(), RunnerError> {
+        let cuts = self
+            .source
+            .complete_cuts_after(&self.group, self.last_epoch)?;
+        if cuts.is_empty() {
+            self.started = true;
+            return Ok(());
+        }
+        let tps: BTreeSet<Tp> = cuts
+            .iter()
+            .flat_map(|c| cut_offsets(c).into_keys())
+            .collect();
+        let tps: Vec<Tp> = tps.into_iter().collect();
+        let committed = committed(&tps)?;
+        let passed: Vec<i64> = cuts
+            .iter()
+            .filter(|cut| {
+                cut_offsets(cut).iter().any(|(tp, offset)| {
+                    committed
+                        .get(tp)
+                        .is_some_and(|c| *c > offset.saturating_add(1))
+                })
+            })
+            .map(|cut| cut.epoch)
+            .collect();
+        if let Some(&last) = passed.iter().max() {
+            let skipped = cuts.iter().filter(|c| c.epoch <= last).count();
+            self.notices.push(format!(
+                "barrier group {}: the consumer group had committed past {skipped} complete \
+                 cut(s) up to epoch {last} before this run started; they get no snapshot, \
+                 alignment begins with the next cut",
+                self.group
+            ));
+            self.last_epoch = last;
+        }
+        self.observe_committed(&committed);
+        self.started = true;
+        Ok(())
+    }
+
+    /// Informational messages since the last call (skipped old cuts, announced cuts).
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// Warnings since the last call (an announced cut that never came).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 
     /// The epoch of the last barrier completed or restored (−1 for none).
@@ -123,22 +255,79 @@ impl Aligner {
         self.pending.as_ref().map(|(cut, _)| cut.epoch)
     }
 
-    /// Step 1: takes the owned set; begins the oldest complete cut after the last epoch when none is pending.
+    /// Step 1: takes the owned set; begins the oldest complete cut after the last
+    /// epoch when none is pending, else follows an injection whose cut is on its way.
     pub fn refresh(&mut self, owned: &BTreeSet<Tp>) -> Result<(), RunnerError> {
         self.assigned = owned.clone();
+        if !owned.is_empty() {
+            // Held records of a revoked partition were never committed: its next owner reads them.
+            self.held.retain(|tp, _| owned.contains(tp));
+        }
         if self.pending.is_none() {
             let cuts = self
                 .source
                 .complete_cuts_after(&self.group, self.last_epoch)?;
             let Some(oldest) = cuts.into_iter().next() else {
-                return Ok(());
+                return self.follow_injection();
             };
             let offsets = cut_offsets(&oldest);
             self.pending = Some((oldest, offsets));
             self.reached.clear();
+            self.announced = None;
         }
         self.realign();
         Ok(())
+    }
+
+    /// With no cut to begin: notes an injection that has started and has no cut
+    /// yet, so its partitions hold their records, and ends one that is over.
+    fn follow_injection(&mut self) -> Result<(), RunnerError> {
+        let open = self.source.open_injection(&self.group, self.last_epoch)?;
+        let Some((epoch, targets)) = open else {
+            self.announced = None;
+            return Ok(());
+        };
+        if self.announced.as_ref().is_none_or(|a| a.epoch != epoch) {
+            let names: Vec<String> = targets
+                .iter()
+                .map(|t| format!("{} ({} partitions)", t.topic, t.partition_count))
+                .collect();
+            self.notices.push(format!(
+                "barrier epoch {epoch} of group {} is being injected into {}: holding their \
+                 records until its cut is published",
+                self.group,
+                names.join(", ")
+            ));
+            self.announced = Some(Announced {
+                epoch,
+                targets: targets
+                    .into_iter()
+                    .map(|t| (t.topic, t.partition_count))
+                    .collect(),
+                seen: Instant::now(),
+                expired: false,
+            });
+        }
+        if let Some(announced) = self.announced.as_mut()
+            && !announced.expired
+            && announced.seen.elapsed() >= self.hold_limit
+        {
+            announced.expired = true;
+            self.warnings.push(format!(
+                "barrier epoch {epoch} of group {}: no cut was published within {:?} of its \
+                 injection start; its partitions' records are processed again",
+                self.group, self.hold_limit
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether records of `tp` wait for an announced cut.
+    fn holds_for_injection(&self, tp: &Tp) -> bool {
+        self.announced
+            .as_ref()
+            .is_some_and(|a| !a.expired && a.targets(tp))
+            && self.owns(tp)
     }
 
     /// The aligned topic-partitions, sorted by topic then partition.
@@ -194,6 +383,10 @@ impl Aligner {
             *position = (*position).max(last.saturating_add(1));
         }
         let Some(&cut_offset) = self.aligned.get(tp) else {
+            if self.pending.is_none() && self.holds_for_injection(tp) {
+                self.held.entry(tp.clone()).or_default().extend(records);
+                return Vec::new();
+            }
             return records;
         };
         if let Some(split) = records.iter().position(|r| r.offset >= cut_offset) {
@@ -260,6 +453,8 @@ impl Aligner {
     /// After a restore to `cut`: the targets sit at their cut offsets; held records belong to a position left behind.
     pub fn restored(&mut self, cut: &BarrierCut, targets: &[Tp]) {
         let offsets = cut_offsets(cut);
+        self.started = true;
+        self.announced = None;
         self.last_epoch = cut.epoch;
         self.pending = None;
         self.aligned.clear();

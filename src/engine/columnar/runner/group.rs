@@ -332,6 +332,10 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         let Some(aligner) = self.barrier.as_mut() else {
             return Ok(());
         };
+        if aligner.needs_start() {
+            let consumer = &mut self.consumer;
+            aligner.start(|tps| consumer.committed(tps))?;
+        }
         aligner.refresh(&self.owned)?;
         let aligned = aligner.aligned_tps();
         if self.owned.is_empty() || aligned.is_empty() {
@@ -525,9 +529,21 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         error
     }
 
-    /// Warnings since the last call (late barrier epochs, D9).
+    /// Warnings since the last call (late barrier epochs, D9; an announced cut that never came).
     pub fn take_warnings(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.warnings)
+        let mut warnings = std::mem::take(&mut self.warnings);
+        if let Some(aligner) = self.barrier.as_mut() {
+            warnings.extend(aligner.take_warnings());
+        }
+        warnings
+    }
+
+    /// Informational messages since the last call (old cuts skipped at start, announced cuts).
+    pub fn take_notices(&mut self) -> Vec<String> {
+        self.barrier
+            .as_mut()
+            .map(Aligner::take_notices)
+            .unwrap_or_default()
     }
 
     fn restore(&mut self, partition: i32, state: &BTreeMap<String, Vec<u8>>) {

@@ -16,7 +16,7 @@ use super::super::*;
 use super::orders;
 use crate::engine::columnar::barrier::{
     BarrierCut, BarrierStateKey, ConsumedRecord, Cut, CutLog, CutOffset, CutStatus, CutTopic,
-    TopicPartition,
+    InjectionStart, InjectionTarget, TopicPartition,
 };
 use crate::engine::columnar::ops::{OpError, Operator, Processor};
 use crate::engine::columnar::runner::align::CutSource;
@@ -231,8 +231,11 @@ impl StateStore for Store {
     }
 }
 
-/// Cut records folded by the real [`CutLog`], so partial cuts behave as read from the topic.
-struct Cuts(CutLog);
+/// Cut records folded by the real [`CutLog`], so partial cuts behave as read from the
+/// topic; tests append records while the runner runs through [`SharedLog`].
+struct Cuts(SharedLog);
+
+type SharedLog = Arc<Mutex<CutLog>>;
 
 impl CutSource for Cuts {
     fn complete_cuts_after(
@@ -240,17 +243,29 @@ impl CutSource for Cuts {
         group: &str,
         after: i64,
     ) -> Result<Vec<BarrierCut>, RunnerError> {
-        Ok(self.0.complete_cuts_after(group, after))
+        Ok(self.0.lock().unwrap().complete_cuts_after(group, after))
     }
     fn complete_cut_at(
         &mut self,
         group: &str,
         epoch: i64,
     ) -> Result<Option<BarrierCut>, RunnerError> {
-        Ok(self.0.complete_cut_at(group, epoch))
+        Ok(self.0.lock().unwrap().complete_cut_at(group, epoch))
     }
     fn latest_complete_cut(&mut self, group: &str) -> Result<Option<BarrierCut>, RunnerError> {
-        Ok(self.0.latest_complete_cut(group))
+        Ok(self.0.lock().unwrap().latest_complete_cut(group))
+    }
+    fn open_injection(
+        &mut self,
+        group: &str,
+        after: i64,
+    ) -> Result<Option<(i64, Vec<InjectionTarget>)>, RunnerError> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap()
+            .open_injection(group, after)
+            .map(|(epoch, start)| (epoch, start.targets)))
     }
 }
 
@@ -262,6 +277,11 @@ const GROUP: &str = "audit";
 type CutSpec = (i64, CutStatus, BTreeMap<Tp, i64>, Vec<Tp>);
 
 fn runner(cuts: &[CutSpec]) -> Runner {
+    runner_with_log(cuts).0
+}
+
+/// A runner and the cut log it reads, to append to while it runs.
+fn runner_with_log(cuts: &[CutSpec]) -> (Runner, SharedLog) {
     let mut t = Topology::new();
     let codec = Arc::new(IpcValueCodec);
     let source = t
@@ -291,15 +311,17 @@ fn runner(cuts: &[CutSpec]) -> Runner {
         events,
         ..Store::default()
     };
-    GroupRunner::new(
+    let log = Arc::new(Mutex::new(log));
+    let runner = GroupRunner::new(
         t.build().unwrap(),
         Consumer::default(),
         producer,
         store,
         ErrorPolicy::Fail,
     )
-    .with_barrier(GROUP, Box::new(Cuts(log)))
-    .unwrap()
+    .with_barrier(GROUP, Box::new(Cuts(log.clone())))
+    .unwrap();
+    (runner, log)
 }
 
 fn cut_record(
@@ -689,10 +711,13 @@ fn at_least_once_a_failed_send_rewinds_the_consumer_to_the_round_start() {
 
 #[test]
 fn a_cut_the_group_had_already_passed_saves_no_snapshot_and_never_lowers_a_commit() {
-    let cut = BTreeMap::from([(tp("in/0"), 2)]);
-    let mut r = runner(&[(1, CutStatus::Complete, cut, vec![])]);
+    let (mut r, log) = runner_with_log(&[]);
     r.on_assigned(&[tp("in/0")]);
     r.consumer.committed = BTreeMap::from([(tp("in/0"), 10)]);
+    // The run starts with no cut; the cut arrives after the group passed it.
+    assert_eq!(r.run_once().unwrap(), BTreeMap::new());
+    let cut = BTreeMap::from([(tp("in/0"), 2)]);
+    append_cut(&log, 1, CutStatus::Complete, &cut);
     r.consumer.polls.push(vec![record(0, 10), record(0, 11)]);
     let committed = r.run_once().unwrap();
     assert!(barrier_saves(&r).is_empty(), "no snapshot for a late epoch");
@@ -797,4 +822,180 @@ fn a_cut_naming_none_of_the_owned_partitions_fires_at_once_without_a_snapshot() 
     assert!(fired.partitions.is_empty() && fired.offsets.is_empty());
     assert!(barrier_saves(&r).is_empty());
     assert_eq!(r.aligner().unwrap().last_epoch(), 4);
+}
+
+// ---- a caught-up runner and a restarted one -------------------------------------------
+
+fn append_cut(log: &SharedLog, epoch: i64, status: CutStatus, offsets: &BTreeMap<Tp, i64>) {
+    let mut log = log.lock().unwrap();
+    let missing = if status == CutStatus::Partial {
+        offsets.keys().cloned().collect()
+    } else {
+        Vec::new()
+    };
+    log.apply(&cut_record(100 + epoch, epoch, status, offsets, &missing))
+        .unwrap();
+}
+
+/// The broker's injection start of `epoch` on topic `in` with two partitions.
+fn append_injection(log: &SharedLog, epoch: i64) {
+    let start = InjectionStart {
+        coordinator_epoch: 1,
+        triggered_at: 1,
+        targets: vec![InjectionTarget {
+            topic: "in".into(),
+            partition_count: 2,
+        }],
+    };
+    log.lock()
+        .unwrap()
+        .apply(&ConsumedRecord {
+            partition: 0,
+            offset: 200 + epoch,
+            key: Some(BarrierStateKey::injection(GROUP, epoch).encode().unwrap()),
+            value: Some(start.encode().unwrap()),
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_caught_up_runner_holds_an_announced_cuts_partitions_and_snapshots_at_the_cut() {
+    let (mut r, log) = runner_with_log(&[]);
+    r.on_assigned(&[tp("in/0")]);
+    r.consumer
+        .polls
+        .push(vec![record(0, 0), record(0, 1), record(0, 2)]);
+    assert_eq!(r.run_once().unwrap(), BTreeMap::from([(tp("in/0"), 3)]));
+    // The broker starts injecting epoch 1; records keep arriving before the cut is published.
+    append_injection(&log, 1);
+    r.consumer.polls.push(vec![record(0, 3), record(0, 4)]);
+    assert_eq!(
+        r.run_once().unwrap(),
+        BTreeMap::new(),
+        "held, not processed"
+    );
+    assert_eq!(count(&r, 0), 3);
+    assert!(r.take_notices()[0].starts_with("barrier epoch 1 of group audit is being injected"));
+    // The cut puts the marker at offset 3: nothing was processed past it.
+    append_cut(
+        &log,
+        1,
+        CutStatus::Complete,
+        &BTreeMap::from([(tp("in/0"), 3)]),
+    );
+    assert_eq!(r.run_once().unwrap(), BTreeMap::from([(tp("in/0"), 3)]));
+    assert_eq!(barrier_saves(&r), [(0, 1)]);
+    assert_eq!(r.store.data[&(0, 1)], counter_state(3));
+    assert!(r.take_warnings().is_empty(), "not late");
+    assert_eq!(r.run_once().unwrap(), BTreeMap::from([(tp("in/0"), 5)]));
+    assert_eq!(count(&r, 0), 5);
+}
+
+#[test]
+fn without_the_announcement_the_same_caught_up_runner_is_late() {
+    let (mut r, log) = runner_with_log(&[]);
+    r.on_assigned(&[tp("in/0")]);
+    r.consumer
+        .polls
+        .push(vec![record(0, 0), record(0, 1), record(0, 2)]);
+    r.run_once().unwrap();
+    r.consumer.polls.push(vec![record(0, 3), record(0, 4)]);
+    assert_eq!(r.run_once().unwrap(), BTreeMap::from([(tp("in/0"), 5)]));
+    append_cut(
+        &log,
+        1,
+        CutStatus::Complete,
+        &BTreeMap::from([(tp("in/0"), 3)]),
+    );
+    r.run_once().unwrap();
+    assert!(barrier_saves(&r).is_empty());
+    assert_eq!(
+        r.take_warnings(),
+        ["barrier epoch 1 began after in-0 passed offset 3"]
+    );
+}
+
+#[test]
+fn a_runner_exactly_at_the_cut_offset_is_aligned_not_late() {
+    let (mut r, log) = runner_with_log(&[]);
+    r.on_assigned(&[tp("in/0")]);
+    r.consumer.committed = BTreeMap::from([(tp("in/0"), 3)]);
+    r.consumer.positions = Some(BTreeMap::from([(tp("in/0"), 3)]));
+    r.run_once().unwrap();
+    append_cut(
+        &log,
+        1,
+        CutStatus::Complete,
+        &BTreeMap::from([(tp("in/0"), 3)]),
+    );
+    assert_eq!(r.run_once().unwrap(), BTreeMap::from([(tp("in/0"), 3)]));
+    assert_eq!(barrier_saves(&r), [(0, 1)]);
+    assert!(r.take_warnings().is_empty());
+}
+
+#[test]
+fn an_announced_cut_that_ends_partial_releases_the_held_records() {
+    let (mut r, log) = runner_with_log(&[]);
+    r.on_assigned(&[tp("in/0")]);
+    append_injection(&log, 1);
+    r.consumer.polls.push(vec![record(0, 0), record(0, 1)]);
+    assert_eq!(r.run_once().unwrap(), BTreeMap::new());
+    append_cut(
+        &log,
+        1,
+        CutStatus::Partial,
+        &BTreeMap::from([(tp("in/0"), 1)]),
+    );
+    assert_eq!(r.run_once().unwrap(), BTreeMap::from([(tp("in/0"), 2)]));
+    assert_eq!(count(&r, 0), 2);
+    assert!(barrier_saves(&r).is_empty());
+}
+
+#[test]
+fn an_announced_cut_stops_holding_after_the_hold_limit_with_a_warning() {
+    let (mut r, log) = runner_with_log(&[]);
+    r.barrier.as_mut().unwrap().hold_limit = Duration::ZERO;
+    r.on_assigned(&[tp("in/0"), tp("other/0")]);
+    append_injection(&log, 1);
+    r.consumer.polls.push(vec![record(0, 0)]);
+    assert_eq!(r.run_once().unwrap(), BTreeMap::from([(tp("in/0"), 1)]));
+    assert_eq!(
+        r.take_warnings(),
+        [
+            "barrier epoch 1 of group audit: no cut was published within 0ns of its injection \
+             start; its partitions' records are processed again"
+        ]
+    );
+}
+
+#[test]
+fn a_restart_skips_the_cuts_the_group_had_passed_with_one_notice_and_aligns_on_the_next() {
+    let at = |o| BTreeMap::from([(tp("in/0"), o)]);
+    let (mut r, log) = runner_with_log(&[
+        (1, CutStatus::Complete, at(2), vec![]),
+        (2, CutStatus::Complete, at(4), vec![]),
+        (3, CutStatus::Complete, at(6), vec![]),
+        (4, CutStatus::Complete, at(11), vec![]),
+    ]);
+    r.consumer.committed = at(10);
+    r.on_assigned(&[tp("in/0")]);
+    r.consumer.polls.push(vec![record(0, 10), record(0, 11)]);
+    assert_eq!(r.run_once().unwrap(), at(11));
+    assert_eq!(
+        r.take_notices(),
+        [
+            "barrier group audit: the consumer group had committed past 3 complete cut(s) up \
+             to epoch 3 before this run started; they get no snapshot, alignment begins with the \
+             next cut"
+        ]
+    );
+    assert!(
+        r.take_warnings().is_empty(),
+        "no old epoch is reported late"
+    );
+    assert_eq!(barrier_saves(&r), [(0, 4)], "epoch 4 is aligned");
+    assert_eq!(r.store.data[&(0, 4)], counter_state(1));
+    append_cut(&log, 5, CutStatus::Complete, &at(12));
+    assert_eq!(r.run_once().unwrap(), at(12));
+    assert_eq!(barrier_saves(&r), [(0, 4), (0, 5)]);
 }
