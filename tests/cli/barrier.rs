@@ -4,6 +4,7 @@
 
 pub mod fixture;
 
+mod caught_up;
 mod consumer;
 mod decode;
 mod list;

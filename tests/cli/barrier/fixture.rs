@@ -21,6 +21,9 @@ use crate::support::tansu::Tansu;
 
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// A `__barrier_state` partition count for tests (the broker's default is 50).
+pub const GROUP_STATE_PARTITIONS: u32 = 3;
+
 /// A broker, an admin client and a one-record-per-batch producer.
 pub struct Cluster {
     pub broker: Tansu,
@@ -264,5 +267,54 @@ pub fn cut(topic: &str, offsets: &[(i32, i64)], missing: &[i32]) -> Cut {
             .iter()
             .map(|p| TopicPartition::new(topic, *p))
             .collect(),
+    }
+}
+
+/// A child's stderr lines as they arrive, drained on a thread so the child never blocks on a
+/// full pipe.
+#[derive(Clone)]
+pub struct StderrLines(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl StderrLines {
+    /// Takes the child's piped stderr.
+    pub fn watch(child: &mut std::process::Child) -> StderrLines {
+        use std::io::BufRead;
+        let stderr = child.stderr.take().expect("piped stderr");
+        let lines = StderrLines(Default::default());
+        let sink = lines.0.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        lines
+    }
+
+    pub fn all(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// The lines containing `needle`.
+    pub fn matching(&self, needle: &str) -> Vec<String> {
+        self.all()
+            .into_iter()
+            .filter(|l| l.contains(needle))
+            .collect()
+    }
+
+    /// Waits until a line contains `needle`.
+    pub fn wait_for(&self, needle: &str) {
+        let until = std::time::Instant::now() + TIMEOUT;
+        while self.matching(needle).is_empty() {
+            assert!(
+                std::time::Instant::now() < until,
+                "no line with {needle:?} within {TIMEOUT:?}:\n{}",
+                self.all().join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }

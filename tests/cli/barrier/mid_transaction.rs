@@ -5,44 +5,14 @@
 //! `read_committed` does not hide aborted records, so the outcome of every output record is
 //! read from the raw batches and control markers (`support::txn_log`).
 
-use std::io::{BufRead, BufReader};
-use std::process::Child;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use krabka_streams::io::kafka::test_hooks::{PAUSE_BEFORE_COMMIT_ENV, PAUSE_BEFORE_COMMIT_LOG};
 
-use super::fixture::{Cluster, TIMEOUT, assert_code, stderr};
+use super::fixture::{Cluster, StderrLines, TIMEOUT, assert_code, stderr};
 use super::runner::{copying_topology, interrupt, kill_9, runner_command, start};
 use crate::support::txn_log::{Outcome, TxnLog};
 use crate::support::unique_name;
-
-/// Waits until the child's stderr has a line containing `needle`; the rest of stderr keeps
-/// draining into the returned channel so the child never blocks on a full pipe.
-fn wait_for_line(child: &mut Child, needle: &str) -> mpsc::Receiver<String> {
-    let stderr = child.stderr.take().expect("piped stderr");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let until = Instant::now() + TIMEOUT;
-    let mut seen = Vec::new();
-    loop {
-        let left = until.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(line) if line.contains(needle) => return rx,
-            Ok(line) => seen.push(line),
-            Err(_) => panic!(
-                "no line with {needle:?} within {TIMEOUT:?}:\n{}",
-                seen.join("\n")
-            ),
-        }
-    }
-}
 
 /// Reads the output log until `done` holds or the timeout passes.
 fn log_until(bootstrap: &str, topic: &str, done: impl Fn(&TxnLog) -> bool) -> TxnLog {
@@ -75,7 +45,7 @@ fn a_kill_9_inside_an_open_transaction_is_aborted_by_the_next_runner_and_each_in
         .env(PAUSE_BEFORE_COMMIT_ENV, "120s")
         .spawn()
         .unwrap();
-    let _first_stderr = wait_for_line(&mut first, PAUSE_BEFORE_COMMIT_LOG);
+    StderrLines::watch(&mut first).wait_for(PAUSE_BEFORE_COMMIT_LOG);
     // The pause comes after the flush: the round's records are in the log, inside an
     // open transaction (no marker yet), and nothing is committed.
     let open = TxnLog::read(&bootstrap, &output, 0);

@@ -131,6 +131,8 @@ struct Announced {
     seen: Instant,
     /// The hold limit passed: its partitions are processed again.
     expired: bool,
+    /// Partitions already reported as holding records for it.
+    holding: BTreeSet<Tp>,
 }
 
 impl Announced {
@@ -306,6 +308,7 @@ impl Aligner {
                     .collect(),
                 seen: Instant::now(),
                 expired: false,
+                holding: BTreeSet::new(),
             });
         }
         if let Some(announced) = self.announced.as_mut()
@@ -320,6 +323,22 @@ impl Aligner {
             ));
         }
         Ok(())
+    }
+
+    /// Reports, once per partition and injection, that records wait for its cut.
+    fn note_holding(&mut self, tp: &Tp, records: &[Record]) {
+        let Some(first) = records.iter().map(|r| r.offset).min() else {
+            return;
+        };
+        let Some(announced) = self.announced.as_mut() else {
+            return;
+        };
+        if announced.holding.insert(tp.clone()) {
+            self.notices.push(format!(
+                "holding {}-{} from offset {first} for barrier epoch {}",
+                tp.0, tp.1, announced.epoch
+            ));
+        }
     }
 
     /// Whether records of `tp` wait for an announced cut.
@@ -384,6 +403,7 @@ impl Aligner {
         }
         let Some(&cut_offset) = self.aligned.get(tp) else {
             if self.pending.is_none() && self.holds_for_injection(tp) {
+                self.note_holding(tp, &records);
                 self.held.entry(tp.clone()).or_default().extend(records);
                 return Vec::new();
             }

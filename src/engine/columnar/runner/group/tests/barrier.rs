@@ -875,7 +875,9 @@ fn a_caught_up_runner_holds_an_announced_cuts_partitions_and_snapshots_at_the_cu
         "held, not processed"
     );
     assert_eq!(count(&r, 0), 3);
-    assert!(r.take_notices()[0].starts_with("barrier epoch 1 of group audit is being injected"));
+    let notices = r.take_notices();
+    assert!(notices[0].starts_with("barrier epoch 1 of group audit is being injected"));
+    assert_eq!(notices[1], "holding in-0 from offset 3 for barrier epoch 1");
     // The cut puts the marker at offset 3: nothing was processed past it.
     append_cut(
         &log,
