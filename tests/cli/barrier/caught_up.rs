@@ -35,7 +35,9 @@ fn a_caught_up_runner_holds_its_records_from_the_injection_start_and_snapshots_a
     for _ in 0..3 {
         cluster.send(&input, 0, None, Some(ORDER));
     }
-    lines.wait_for(&format!("holding {input}-0 from offset 3 for barrier epoch 1"));
+    lines.wait_for(&format!(
+        "holding {input}-0 from offset 3 for barrier epoch 1"
+    ));
     cluster.write_cut(GROUP, 1, &cut(&input, &[(0, 3)], &[]));
     let snapshot = dir.path().join("state/partition-0-epoch-1.snapshot");
     wait_for(&snapshot);
@@ -85,7 +87,11 @@ fn a_restart_skips_the_cuts_the_group_had_passed_with_one_notice_and_aligns_on_n
     read_until(&bootstrap, &output, |r| counts(r).contains(&6));
     assert_code(&interrupt(runner), 130);
     for epoch in 1..=3 {
-        assert!(state.join(format!("partition-0-epoch-{epoch}.snapshot")).exists());
+        assert!(
+            state
+                .join(format!("partition-0-epoch-{epoch}.snapshot"))
+                .exists()
+        );
     }
 
     for _ in 0..2 {
