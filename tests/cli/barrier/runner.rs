@@ -3,7 +3,8 @@
 //! saves `partition-<p>-epoch-<e>.snapshot`, and `run --restore-cut` starts again from
 //! that state and the cut offsets. Exactly-once is checked across a `kill -9` and a restart
 //! by counting the outputs a `read_committed` reader sees (Tansu does not hide aborted
-//! records, so the kill happens between transactions) and by the offset gaps that the
+//! records, so the kill here happens between transactions; `mid_transaction.rs` kills a
+//! runner inside an open one and reads the control markers) and by the offset gaps that the
 //! transaction markers leave in the output topic. A runner fenced by a newer one with the
 //! same `transactional.id` stops with exit 1.
 
