@@ -16,7 +16,7 @@ use arrow_array::types::{
     TimestampMillisecondType, TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
 use serde_json::{Value, json};
 
 use crate::engine::columnar::reserved::{is_reserved, restore_payload_field};
@@ -225,13 +225,32 @@ fn plain_type(f: &Field, path: &str, names: &mut Vec<String>) -> Result<Value, S
     })
 }
 
-/// Writes Avro binary bodies of a batch's payload columns, one per row.
-pub fn avro_bodies(batch: &RecordBatch) -> Result<Vec<Vec<u8>>, String> {
-    let columns = payload_fields(&batch.schema());
+/// Whether data of `actual` can be written as `prepared`: the same names and types,
+/// nullable wherever `actual` is (recursively; metadata aside).
+pub fn fits(prepared: &Field, actual: &Field) -> bool {
+    if prepared.name() != actual.name() || (actual.is_nullable() && !prepared.is_nullable()) {
+        return false;
+    }
+    let all = |p: &Fields, a: &Fields| {
+        p.len() == a.len() && p.iter().zip(a.iter()).all(|(p, a)| fits(p, a))
+    };
+    match (prepared.data_type(), actual.data_type()) {
+        (DataType::Struct(p), DataType::Struct(a)) => all(p, a),
+        (DataType::List(p), DataType::List(a)) | (DataType::LargeList(p), DataType::LargeList(a)) => {
+            fits(p, a)
+        }
+        (DataType::Map(p, ps), DataType::Map(a, as_)) => ps == as_ && fits(p, a),
+        (p, a) => p == a,
+    }
+}
+
+/// Writes Avro binary bodies of a batch's payload columns, one per row: `columns`
+/// pairs each column index with the field it is written as (see [`fits`]).
+pub fn avro_bodies(batch: &RecordBatch, columns: &[(usize, Field)]) -> Result<Vec<Vec<u8>>, String> {
     (0..batch.num_rows())
         .map(|row| {
             let mut out = Vec::with_capacity(64);
-            for (i, field) in &columns {
+            for (i, field) in columns {
                 write_field(batch.column(*i).as_ref(), field, row, &mut out)
                     .map_err(|e| format!("row {row}: {e}"))?;
             }

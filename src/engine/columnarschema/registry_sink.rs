@@ -14,10 +14,12 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use arrow_array::RecordBatch;
-use arrow_schema::Schema;
+use arrow_schema::{Field, Schema};
 
 use crate::engine::columnar::codec;
-use crate::engine::columnarschema::avro_writer::{avro_bodies, avro_name, avro_schema_of};
+use crate::engine::columnarschema::avro_writer::{
+    avro_bodies, avro_name, avro_schema_of, fits, payload_fields,
+};
 use crate::engine::columnarschema::json_schema_writer::json_schema_of;
 use crate::engine::columnarschema::sink_rows::payload_json_rows;
 use crate::engine::schema::avro::registered_text;
@@ -56,11 +58,21 @@ pub fn writer_schema_text(
     }
 }
 
+/// The writer schema derived while the topology was built.
+#[derive(Debug)]
+struct Prepared {
+    fields: Vec<Field>,
+    text: String,
+}
+
 /// Encodes sink batches as registry-framed values.
 #[derive(Debug)]
 pub struct RegistrySink {
     format: SinkFormat,
     cache: SchemaCache,
+    /// Batches that [`fits`] this schema are written with it, so that a batch whose
+    /// column happens to be non-nullable does not register a second schema.
+    prepared: Option<Prepared>,
     /// Registered schema text → id, per subject.
     ids: Mutex<HashMap<(String, String), i32>>,
 }
@@ -74,20 +86,24 @@ impl RegistrySink {
         topic: Option<&str>,
         input: Option<&Schema>,
     ) -> Result<Self, String> {
+        let mut prepared = None;
         if let (Some(topic), Some(input)) = (topic, input) {
             let text = writer_schema_text(format, input, topic)?;
             cache.intern(
                 &subject_for(topic, false),
                 SchemaSpec {
-                    schema: text,
+                    schema: text.clone(),
                     schema_type: format.schema_type(),
                     ..Default::default()
                 },
             );
+            let fields = payload_fields(input).into_iter().map(|(_, f)| f).collect();
+            prepared = Some(Prepared { fields, text });
         }
         Ok(RegistrySink {
             format,
             cache,
+            prepared,
             ids: Mutex::new(HashMap::new()),
         })
     }
@@ -135,11 +151,28 @@ impl RegistrySink {
         batch: &RecordBatch,
     ) -> Result<Vec<Vec<u8>>, codec::CodecError> {
         let schema = batch.schema();
-        let text =
-            writer_schema_text(self.format, &schema, topic).map_err(codec::CodecError::invalid)?;
+        let actual = payload_fields(&schema);
+        let (text, columns) = match &self.prepared {
+            Some(p)
+                if p.fields.len() == actual.len()
+                    && p.fields.iter().zip(&actual).all(|(p, (_, a))| fits(p, a)) =>
+            {
+                let columns = actual
+                    .iter()
+                    .zip(&p.fields)
+                    .map(|((i, _), f)| (*i, f.clone()))
+                    .collect();
+                (p.text.clone(), columns)
+            }
+            _ => (
+                writer_schema_text(self.format, &schema, topic)
+                    .map_err(codec::CodecError::invalid)?,
+                actual,
+            ),
+        };
         let id = self.id_for(&subject_for(topic, false), &text)? as u32;
         let bodies = match self.format {
-            SinkFormat::Avro => avro_bodies(batch).map_err(codec::CodecError::invalid)?,
+            SinkFormat::Avro => avro_bodies(batch, &columns).map_err(codec::CodecError::invalid)?,
             SinkFormat::JsonSchema => payload_json_rows(batch)?
                 .into_iter()
                 .map(String::into_bytes)
