@@ -82,7 +82,7 @@ nodes:
   - group_by: by_user
     parent: large
     keys: [user]
-    aggregates: [sum(amount) AS total, count(*) AS n]
+    aggregates: [sum(amount) AS total, count(*) AS n, max(ts) AS last_ts]
   - with_columns: priced
     parent: by_user
     columns:
@@ -132,8 +132,11 @@ fn run_sink(format: &str) -> (Vec<Raw>, RegistryServer, HttpRegistry, Tansu, tem
     let runner = start_runner(&bootstrap, &file, &["--registry", &registry.url()]);
     let decoded = |r: &Raw| decode(&client, format, &r.value);
     let done = |rs: &[Raw]| {
-        rs.iter()
-            .any(|r| decoded(r).is_some_and(|v| v["user"] == "alice" && v["n"] == 2))
+        let seen = |user: &str, n: i64| {
+            rs.iter()
+                .any(|r| decoded(r).is_some_and(|v| v["user"] == user && v["n"] == n))
+        };
+        seen("alice", 2) && seen("carol", 1)
     };
     let read = read_raw(&bootstrap, "totals", done);
     let out = interrupt(runner);
@@ -147,6 +150,9 @@ fn run_sink(format: &str) -> (Vec<Raw>, RegistryServer, HttpRegistry, Tansu, tem
 
 /// A sink value decoded here: the registry's writer schema by the frame's id.
 fn decode(client: &HttpRegistry, format: &str, value: &[u8]) -> Option<Value> {
+    if format == "json" {
+        return serde_json::from_slice(value).ok();
+    }
     let frame = framing::decode(value).ok()?;
     let body = frame.body;
     if format == "json-schema" {
@@ -282,4 +288,29 @@ fn an_avro_sink_registers_its_derived_schema_once_and_tail_and_fastavro_read_it_
 #[test]
 fn a_json_schema_sink_registers_its_derived_schema_once_and_tail_and_python_read_it_back_keyed() {
     round_trip("json-schema", "json-sr");
+}
+
+#[test]
+fn a_json_sink_writes_decimals_as_exact_text_timestamps_as_rfc3339_and_keys_grouped_rows() {
+    let (read, _registry, client, _tansu, _dir) = run_sink("json");
+    for r in &read {
+        let key = r.key.as_deref().expect("every grouped record is keyed");
+        assert_eq!(
+            r.partition,
+            to_positive(murmur2(key.as_bytes())) % SINK_PARTITIONS
+        );
+    }
+    // A plain JSON sink registers nothing.
+    assert!(client.versions("totals-value").is_err());
+    let rows: Vec<Value> = read
+        .iter()
+        .map(|r| serde_json::from_slice(&r.value).unwrap())
+        .collect();
+    assert_eq!(
+        last_per_user(&rows, &["total", "n", "total_eur", "last_ts"]),
+        json!({
+            "alice": {"total": 270, "n": 2, "total_eur": "270.00", "last_ts": "2023-11-14T22:13:20.003Z"},
+            "carol": {"total": 300, "n": 1, "total_eur": "300.00", "last_ts": "2023-11-14T22:13:20.002Z"},
+        })
+    );
 }
