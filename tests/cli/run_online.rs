@@ -449,7 +449,12 @@ pub(crate) const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namesp
  {"name":"amount","type":"long"},
  {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}}]}"#;
 
-pub(crate) fn avro_order(schema: &apache_avro::Schema, user: &str, amount: i64, ts: i64) -> Vec<u8> {
+pub(crate) fn avro_order(
+    schema: &apache_avro::Schema,
+    user: &str,
+    amount: i64,
+    ts: i64,
+) -> Vec<u8> {
     use apache_avro::types::Value as Avro;
     let value = Avro::Record(vec![
         ("user".into(), Avro::String(user.into())),

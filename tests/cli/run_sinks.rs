@@ -99,7 +99,15 @@ nodes:
 
 /// Runs the orders topology with a `format` sink until alice's total of 270 is
 /// written; returns the sink records, the registry and its URL (kept alive).
-fn run_sink(format: &str) -> (Vec<Raw>, RegistryServer, HttpRegistry, Tansu, tempfile::TempDir) {
+fn run_sink(
+    format: &str,
+) -> (
+    Vec<Raw>,
+    RegistryServer,
+    HttpRegistry,
+    Tansu,
+    tempfile::TempDir,
+) {
     let tansu = Tansu::start();
     let bootstrap = tansu.bootstrap();
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
@@ -216,7 +224,10 @@ fn last_per_user(rows: &[Value], columns: &[&str]) -> Value {
             .iter()
             .map(|c| (c.to_string(), r[*c].clone()))
             .collect();
-        by_user.insert(r["user"].as_str().unwrap().to_owned(), Value::Object(picked));
+        by_user.insert(
+            r["user"].as_str().unwrap().to_owned(),
+            Value::Object(picked),
+        );
     }
     Value::Object(by_user)
 }
@@ -313,4 +324,44 @@ fn a_json_sink_writes_decimals_as_exact_text_timestamps_as_rfc3339_and_keys_grou
             "carol": {"total": 300, "n": 1, "total_eur": "300.00", "last_ts": "2023-11-14T22:13:20.002Z"},
         })
     );
+}
+
+/// `run --check` on a topology text: exit code and stderr.
+fn check(text: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new(binary())
+        .args(["run", "--check", file.to_str().unwrap()])
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_refuses_an_unknown_sink_key_column_and_an_avro_sink_schema_with_their_lines() {
+    let text = topology("avro");
+    let (code, stderr) = check(&text);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr) = check(&text.replace("{column: user,", "{column: usr,"));
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.contains("t.yaml:24:19: sink key column does not exist: usr"),
+        "{stderr}"
+    );
+    let (code, stderr) = check(&text.replace("ts: timestamp}", "ts: 'timestamp[ns]'}"));
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.contains("t.yaml:23:12:") && stderr.contains("timestamp[ns]"),
+        "{stderr}"
+    );
+    let (code, stderr) = check(&topology("protobuf"));
+    assert_eq!(code, Some(3));
+    assert!(stderr.contains("cannot write sink records"), "{stderr}");
 }

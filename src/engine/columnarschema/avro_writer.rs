@@ -236,9 +236,8 @@ pub fn fits(prepared: &Field, actual: &Field) -> bool {
     };
     match (prepared.data_type(), actual.data_type()) {
         (DataType::Struct(p), DataType::Struct(a)) => all(p, a),
-        (DataType::List(p), DataType::List(a)) | (DataType::LargeList(p), DataType::LargeList(a)) => {
-            fits(p, a)
-        }
+        (DataType::List(p), DataType::List(a))
+        | (DataType::LargeList(p), DataType::LargeList(a)) => fits(p, a),
         (DataType::Map(p, ps), DataType::Map(a, as_)) => ps == as_ && fits(p, a),
         (p, a) => p == a,
     }
@@ -246,7 +245,10 @@ pub fn fits(prepared: &Field, actual: &Field) -> bool {
 
 /// Writes Avro binary bodies of a batch's payload columns, one per row: `columns`
 /// pairs each column index with the field it is written as (see [`fits`]).
-pub fn avro_bodies(batch: &RecordBatch, columns: &[(usize, Field)]) -> Result<Vec<Vec<u8>>, String> {
+pub fn avro_bodies(
+    batch: &RecordBatch,
+    columns: &[(usize, Field)],
+) -> Result<Vec<Vec<u8>>, String> {
     (0..batch.num_rows())
         .map(|row| {
             let mut out = Vec::with_capacity(64);
