@@ -331,6 +331,144 @@ mod tests {
         assert!(schema.contains(r#""required":["user"]"#), "{schema}");
     }
 
+    const RICH: &str = r#"{"type":"record","name":"Rich","namespace":"shop","fields":[
+      {"name":"status","type":{"type":"enum","name":"Status","symbols":["NEW","PAID"]}},
+      {"name":"hash","type":{"type":"fixed","name":"Hash","size":2}},
+      {"name":"either","type":["null","string","long"]},
+      {"name":"counts","type":{"type":"map","values":"long"}},
+      {"name":"lines","type":{"type":"array","items":{"type":"record","name":"Line","fields":[
+        {"name":"sku","type":"string"},{"name":"qty","type":"int"}]}}},
+      {"name":"id","type":{"type":"string","logicalType":"uuid"}},
+      {"name":"day","type":{"type":"int","logicalType":"date"}},
+      {"name":"at","type":{"type":"int","logicalType":"time-millis"}},
+      {"name":"ratio","type":"float"},
+      {"name":"price","type":{"type":"bytes","logicalType":"decimal","precision":6,"scale":2}}]}"#;
+
+    #[test]
+    fn avro_enum_fixed_union_map_array_and_logical_columns_go_back_out_as_the_types_they_came_from()
+    {
+        use crate::engine::schema::avro::AvroSchema;
+        let schema = AvroSchema::parse(RICH).unwrap();
+        let cache = SchemaCache::offline();
+        cache.seed_writer(WriterSchema {
+            id: 1,
+            schema_type: SchemaType::Avro,
+            text: RICH.into(),
+            message_type: None,
+            references: Vec::new(),
+        });
+        use apache_avro::types::Value as Avro;
+        let row = |status: u32,
+                   symbol: &str,
+                   hash: [u8; 2],
+                   either: Avro,
+                   n: i64,
+                   id: &str,
+                   price: Vec<u8>| {
+            Avro::Record(vec![
+                ("status".into(), Avro::Enum(status, symbol.into())),
+                ("hash".into(), Avro::Fixed(2, hash.to_vec())),
+                ("either".into(), either),
+                (
+                    "counts".into(),
+                    Avro::Map([("a".to_string(), Avro::Long(n))].into()),
+                ),
+                (
+                    "lines".into(),
+                    Avro::Array(vec![Avro::Record(vec![
+                        ("sku".into(), Avro::String("x".into())),
+                        ("qty".into(), Avro::Int(2)),
+                    ])]),
+                ),
+                ("id".into(), Avro::Uuid(id.parse().unwrap())),
+                ("day".into(), Avro::Date(19_000)),
+                ("at".into(), Avro::TimeMillis(1_000)),
+                ("ratio".into(), Avro::Float(0.5)),
+                ("price".into(), Avro::Decimal(price.into())),
+            ])
+        };
+        let values = [
+            row(
+                1,
+                "PAID",
+                [0, 255],
+                Avro::Union(2, Box::new(Avro::Long(7))),
+                1,
+                "0e3b4a9c-9a53-4f1e-8b53-2b8f1c8a7d10",
+                vec![0x01, 0x02],
+            ),
+            row(
+                0,
+                "NEW",
+                [0, 0],
+                Avro::Union(0, Box::new(Avro::Null)),
+                2,
+                "0e3b4a9c-9a53-4f1e-8b53-2b8f1c8a7d11",
+                vec![0xff],
+            ),
+        ];
+        let record = |offset: i64, body: Vec<u8>| Record {
+            topic: "rich".into(),
+            partition: 0,
+            offset,
+            timestamp: 0,
+            key: None,
+            value: Some(body),
+            headers: Vec::new(),
+        };
+        let writer = apache_avro::writer::datum::GenericDatumWriter::builder(&schema.schema)
+            .build()
+            .unwrap();
+        let records: Vec<Record> = values
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| {
+                record(
+                    i as i64,
+                    framing::encode(1, &writer.write_value_to_vec(v).unwrap()),
+                )
+            })
+            .collect();
+        let codecs = OnlineCodecs {
+            schemas: Some(cache.clone()),
+        };
+        let source = codecs.resolve(&spec("avro", None), None).unwrap();
+        let batch = source.decode("rich", &records).unwrap();
+        let text = writer_schema_text(SinkFormat::Avro, &batch.schema(), "rich-out").unwrap();
+        for kept in [
+            r#"{"name":"shop.Status","type":"enum","symbols":["NEW","PAID"]}"#,
+            r#"{"name":"shop.Hash","type":"fixed","size":2}"#,
+            r#"["null","string","long"]"#,
+            r#"{"type":"string","logicalType":"uuid"}"#,
+        ] {
+            assert!(text.contains(kept), "{kept} not in {text}");
+        }
+        let sink = codecs
+            .resolve(&spec("avro", Some("rich-out")), Some(&batch.schema()))
+            .unwrap();
+        cache.seed_subject_id("rich-out-value", 2);
+        cache.seed_writer(WriterSchema {
+            id: 2,
+            schema_type: SchemaType::Avro,
+            text,
+            message_type: None,
+            references: Vec::new(),
+        });
+        let out = sink.encode("rich-out", &batch).unwrap();
+        let again: Vec<Record> = out
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| record(i as i64, r.value.unwrap()))
+            .collect();
+        // A fresh source: one codec instance resolves later writer schemas onto its first.
+        let fresh = codecs.resolve(&spec("avro", None), None).unwrap();
+        let back = fresh.decode("rich-out", &again).unwrap();
+        assert_eq!(
+            payload_json_rows(&back).unwrap(),
+            payload_json_rows(&batch).unwrap()
+        );
+    }
+
     #[test]
     fn a_sink_schema_no_reader_shares_is_refused_before_any_data_flows() {
         let schema = Schema::new(vec![Field::new(
