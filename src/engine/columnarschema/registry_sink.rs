@@ -134,9 +134,15 @@ impl RegistrySink {
                     ..Default::default()
                 };
                 registry.register(subject, &spec).map_err(|e| {
-                    codec::CodecError::invalid(format!(
-                        "cannot register the sink's writer schema under {subject}: {e}"
-                    ))
+                    let message =
+                        format!("cannot register the sink's writer schema under {subject}: {e}");
+                    // A registry that is down fails the round as retriable (read again,
+                    // nothing committed) instead of dead-lettering good records.
+                    if e.is_retriable() || e.is_unreachable() {
+                        codec::CodecError::Pending(message)
+                    } else {
+                        codec::CodecError::invalid(message)
+                    }
                 })?
             }
         };

@@ -257,8 +257,11 @@ impl BatchCodec for RecordCodec {
 
     fn encode(&self, topic: &str, batch: &RecordBatch) -> Result<Vec<OutRecord>, CodecError> {
         let failed = |m: String| CodecError::new(format!("cannot encode records for {topic}: {m}"));
-        let mut records = encode(&self.value, topic, self.registry.as_ref(), batch)
-            .map_err(|e| failed(e.message))?;
+        let mut records =
+            encode(&self.value, topic, self.registry.as_ref(), batch).map_err(|e| CodecError {
+                retriable: e.retriable,
+                ..failed(e.message)
+            })?;
         if let Some((column, codec)) = &self.key_column {
             let keys = column_keys(batch, column, *codec).map_err(failed)?;
             for (record, key) in records.iter_mut().zip(keys) {
