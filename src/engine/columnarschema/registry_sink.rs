@@ -204,6 +204,9 @@ mod tests {
     use crate::engine::columnar::topology::spec::{CodecResolver, CodecSpec, Located};
     use crate::engine::columnarschema::topology_codecs::OnlineCodecs;
     use crate::engine::schema::cache::WriterSchema;
+    use crate::engine::schema::registry::{
+        RegisteredSchema, RegistryError, RegistryResult, SubjectVersion,
+    };
 
     fn orders() -> RecordBatch {
         let mut tags = ListBuilder::new(Int64Builder::new());
@@ -503,5 +506,67 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    /// A registry that answers every registration with `status` (0: no answer at all).
+    struct Failing(i32);
+
+    impl crate::engine::schema::registry::Registry for Failing {
+        fn register(&self, _: &str, _: &SchemaSpec) -> RegistryResult<i32> {
+            let mut e = RegistryError::new(self.0, "refused");
+            e.transport = self.0 == 0;
+            Err(e)
+        }
+        fn lookup(&self, _: &str, _: &SchemaSpec) -> RegistryResult<RegisteredSchema> {
+            unimplemented!()
+        }
+        fn latest(&self, _: &str) -> RegistryResult<RegisteredSchema> {
+            unimplemented!()
+        }
+        fn version(&self, _: &str, _: i32) -> RegistryResult<RegisteredSchema> {
+            unimplemented!()
+        }
+        fn versions(&self, _: &str) -> RegistryResult<Vec<i32>> {
+            unimplemented!()
+        }
+        fn subjects(&self) -> RegistryResult<Vec<String>> {
+            unimplemented!()
+        }
+        fn schema_by_id(&self, _: i32) -> RegistryResult<RegisteredSchema> {
+            unimplemented!()
+        }
+        fn compatibility(&self, _: Option<&str>) -> RegistryResult<String> {
+            unimplemented!()
+        }
+        fn set_compatibility(&self, _: Option<&str>, _: &str) -> RegistryResult<String> {
+            unimplemented!()
+        }
+        fn delete_subject(&self, _: &str, _: bool) -> RegistryResult<Vec<i32>> {
+            unimplemented!()
+        }
+        fn delete_version(&self, _: &str, _: i32, _: bool) -> RegistryResult<i32> {
+            unimplemented!()
+        }
+        fn id_versions(&self, _: i32) -> RegistryResult<Vec<SubjectVersion>> {
+            unimplemented!()
+        }
+    }
+
+    #[test]
+    fn a_registry_that_is_down_fails_the_batch_as_retriable_and_a_refusal_does_not() {
+        for (status, retriable) in [(0, true), (503, true), (409, false)] {
+            let codecs = OnlineCodecs {
+                schemas: Some(SchemaCache::new(Arc::new(Failing(status)))),
+            };
+            let sink = codecs.resolve(&spec("avro", Some("out")), None).unwrap();
+            let e = sink.encode("out", &orders()).unwrap_err();
+            assert_eq!(e.retriable, retriable, "{status}: {}", e.message);
+            assert!(
+                e.message
+                    .contains("cannot register the sink's writer schema under out-value"),
+                "{}",
+                e.message
+            );
+        }
     }
 }
