@@ -106,6 +106,9 @@ struct Reader {
     chars: Vec<char>,
 }
 
+/// A sink key's codec and column.
+type SinkKey = (Option<Located<String>>, Option<Located<String>>);
+
 type Entries<'a, 'b> = Vec<(String, Pos, &'b MarkedYaml<'a>)>;
 
 impl Reader {
@@ -188,6 +191,32 @@ impl Reader {
         let value = parse_duration(&text.value)
             .map_err(|e| SpecError::at(text.pos, format!("{what}: {e}")))?;
         Ok(Located::new(value, text.pos))
+    }
+
+    /// A sink's `key`: a codec name (`raw`: the `__key` column), or
+    /// `{column: NAME, codec: CODEC}` (codec optional, default `string`).
+    fn sink_key(&self, node: &MarkedYaml<'_>) -> Result<SinkKey, SpecError> {
+        if !matches!(node.data, YamlData::Mapping(_)) {
+            return Ok((Some(self.text(node, "key")?), None));
+        }
+        let mut column = None;
+        let mut codec = None;
+        for (key, key_pos, value) in self.mapping(node, "key")? {
+            match key.as_str() {
+                "column" => column = Some(self.text(value, "key column")?),
+                "codec" => codec = Some(self.text(value, "key codec")?),
+                other => {
+                    return Err(SpecError::at(
+                        key_pos,
+                        format!("unknown key `{other}` in a sink key; expected column, codec"),
+                    ));
+                }
+            }
+        }
+        let column = column
+            .ok_or_else(|| SpecError::at(self.pos(node), "a sink key mapping needs `column`"))?;
+        let codec = codec.unwrap_or_else(|| Located::new("string".to_owned(), column.pos));
+        Ok((Some(codec), Some(column)))
     }
 
     fn topology(&self, root: &MarkedYaml<'_>) -> Result<TopologySpec, SpecError> {
@@ -422,6 +451,8 @@ impl Reader {
                 let codec = CodecSpec {
                     value: text("value")?,
                     key: optional_text("key")?,
+                    key_column: None,
+                    topic: None,
                 };
                 let columns = match fields.get("columns") {
                     None => None,
@@ -503,14 +534,23 @@ impl Reader {
                     right_prefix: optional_text("right_prefix")?.map(|p| p.value),
                 }
             }
-            "sink" => NodeOp::Sink {
-                parent: text("parent")?,
-                topic: text("topic")?,
-                codec: Some(CodecSpec {
-                    value: text("value")?,
-                    key: optional_text("key")?,
-                }),
-            },
+            "sink" => {
+                let topic = text("topic")?;
+                let (key, key_column) = match fields.get("key") {
+                    None => (None, None),
+                    Some(key) => self.sink_key(key)?,
+                };
+                NodeOp::Sink {
+                    parent: text("parent")?,
+                    codec: Some(CodecSpec {
+                        value: text("value")?,
+                        key,
+                        key_column,
+                        topic: Some(topic.value.clone()),
+                    }),
+                    topic,
+                }
+            }
             _ => NodeOp::Sink {
                 parent: text("parent")?,
                 topic: text("topic")?,
@@ -569,6 +609,63 @@ nodes:
                 line: 13,
                 column: 13
             }
+        );
+    }
+
+    #[test]
+    fn a_sink_key_column_is_parsed_and_an_unknown_one_is_an_error_at_its_line() {
+        use crate::engine::columnar::topology::spec::{OfflineCodecs, build};
+        let keyed = EXAMPLE.replace(
+            "    value: json\n",
+            "    value: json\n    key: {column: user, codec: string}\n",
+        );
+        let spec = parse(&keyed).unwrap();
+        let NodeOp::Sink {
+            codec: Some(codec), ..
+        } = &spec.nodes[3].op
+        else {
+            panic!()
+        };
+        assert_eq!(codec.key_column.as_ref().unwrap().value, "user");
+        assert_eq!(codec.key.as_ref().unwrap().value, "string");
+        assert_eq!(codec.topic.as_deref(), Some("large-orders-by-user"));
+        assert!(build(&spec, &OfflineCodecs, &Default::default()).is_ok());
+
+        let defaulted = parse(&EXAMPLE.replace(
+            "    value: json\n",
+            "    value: json\n    key:\n      column: usr\n",
+        ))
+        .unwrap();
+        let err = build(&defaulted, &OfflineCodecs, &Default::default()).unwrap_err();
+        assert_eq!(
+            err.pos,
+            Pos {
+                line: 24,
+                column: 15
+            }
+        );
+        assert!(
+            err.message
+                .starts_with("sink key column does not exist: usr (columns: user, total)"),
+            "{}",
+            err.message
+        );
+        let bad = parse(&EXAMPLE.replace(
+            "    value: json\n",
+            "    value: json\n    key: {column: user, codec: avro}\n",
+        ))
+        .unwrap();
+        let err = build(&bad, &OfflineCodecs, &Default::default()).unwrap_err();
+        assert!(err.message.contains("string, raw, json"), "{}", err.message);
+        let err = parse(&EXAMPLE.replace(
+            "    value: json\n",
+            "    value: json\n    key: {col: user}\n",
+        ))
+        .unwrap_err();
+        assert!(
+            err.message.contains("unknown key `col` in a sink key"),
+            "{}",
+            err.message
         );
     }
 

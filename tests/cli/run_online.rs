@@ -27,9 +27,9 @@ use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions}
 use crate::support::tansu::Tansu;
 use crate::support::{binary, unique_name};
 
-const TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 
-fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
+pub(crate) fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -56,7 +56,7 @@ fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, String)]) {
     produce_bytes(bootstrap, topic, &bytes);
 }
 
-fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, String, Vec<u8>)]) {
+pub(crate) fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, String, Vec<u8>)]) {
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("linger.ms", "0")
@@ -147,7 +147,7 @@ fn write_topology(dir: &Path, text: &str) -> std::path::PathBuf {
 }
 
 /// Starts the runner in the background.
-fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
+pub(crate) fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
     Command::new(binary())
         .args(["run", topology.to_str().unwrap(), "-b", bootstrap])
         .args(["-X", "linger.ms=0", "-X", "batch.num.messages=1"])
@@ -167,7 +167,7 @@ fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
 }
 
 /// Ctrl-C, then the runner's output; it must stop within the timeout.
-fn interrupt(mut child: Child) -> Output {
+pub(crate) fn interrupt(mut child: Child) -> Output {
     let pid = child.id().to_string();
     assert!(
         Command::new("kill")
@@ -443,13 +443,18 @@ nodes:
     assert_eq!(report["data"]["metrics"]["failures"], 1);
 }
 
-const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
+pub(crate) const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
  {"name":"user","type":"string"},
  {"name":"country","type":"string"},
  {"name":"amount","type":"long"},
  {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}}]}"#;
 
-fn avro_order(schema: &apache_avro::Schema, user: &str, amount: i64, ts: i64) -> Vec<u8> {
+pub(crate) fn avro_order(
+    schema: &apache_avro::Schema,
+    user: &str,
+    amount: i64,
+    ts: i64,
+) -> Vec<u8> {
     use apache_avro::types::Value as Avro;
     let value = Avro::Record(vec![
         ("user".into(), Avro::String(user.into())),

@@ -27,6 +27,7 @@ use crate::engine::columnar::runner::offline::{
 use crate::engine::columnar::topology::spec::{
     self, BuiltSpec, ErrorPolicy, NodeOp, OfflineCodecs, TopologySpec,
 };
+use crate::engine::columnarschema::topology_codecs;
 use crate::io::arrow_files::{IpcInput, IpcOutput, PrefetchedInput};
 use crate::io::topology_file;
 
@@ -189,6 +190,9 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         return explain(&ui, &built);
     }
     if args.check {
+        // Offline runs write Arrow batches and never use a sink codec; online
+        // runs check the same when they build their codecs.
+        check_sinks(&spec, &built).map_err(|e| invalid(&args, &file, e))?;
         let nodes = built.topology.describe().len();
         return ui.report(
             json!({"file": file, "valid": true, "nodes": nodes}),
@@ -205,6 +209,25 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         return online::run_online(global, &ui, &args, &spec, &file);
     }
     run_offline(global, &ui, &args, built, inputs, &spec)
+}
+
+/// What the sinks' codecs can be checked for without a broker or registry: that
+/// they encode at all and, for registry-framed ones whose input schema is known,
+/// that a writer schema can be derived from it.
+fn check_sinks(spec: &TopologySpec, built: &BuiltSpec) -> Result<(), spec::SpecError> {
+    online::check_sink_codecs(spec)?;
+    for (node, schema) in spec.nodes.iter().zip(&built.schemas) {
+        if let NodeOp::Sink {
+            topic,
+            codec: Some(codec),
+            ..
+        } = &node.op
+        {
+            topology_codecs::check_sink(&codec.value.value, &topic.value, schema.as_ref())
+                .map_err(|m| spec::SpecError::at(codec.value.pos, m))?;
+        }
+    }
+    Ok(())
 }
 
 fn explain(ui: &Ui, built: &BuiltSpec) -> CliResult<()> {

@@ -9,7 +9,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -23,8 +22,8 @@ use crate::cmd::schema_cache::decoding_cache;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
-use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::engine::schema::cache::SchemaCache;
+use crate::engine::schema::prewarm::{PrewarmMode, prewarm};
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerConsumerOptions};
 use crate::io::kafka::runner_cuts::BrokerCuts;
@@ -44,7 +43,7 @@ const POLL_TIMEOUT: Duration = Duration::from_millis(200);
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
 
 /// Refuses sink codecs that cannot encode, naming the line of the codec.
-fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecError> {
+pub(super) fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecError> {
     for node in &spec.nodes {
         if let NodeOp::Sink {
             codec: Some(codec), ..
@@ -53,14 +52,38 @@ fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecError> {
             topology_codecs::encodable(&codec.value.value)
                 .map_err(|m| spec::SpecError::at(codec.value.pos, m))?;
             if let Some(key) = &codec.key
+                && codec.key_column.is_none()
                 && key.value != "raw"
             {
                 return Err(spec::SpecError::at(
                     key.pos,
-                    "a sink writes the `__key` column as the record key: only `key: raw` is supported",
+                    "a sink key is `raw` (the `__key` column) or `{column: NAME, codec: string|raw|json}`",
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// Registers the writer schemas the registry-framed sinks interned while the
+/// topology was built (their input schemas were declared), before any record is
+/// polled: a registry that refuses one stops the run here, not mid-stream.
+fn register_sink_schemas(cache: Option<&SchemaCache>) -> Result<(), StartError> {
+    let Some(cache) = cache else {
+        return Ok(());
+    };
+    if cache.interned().is_empty() || cache.registry().is_none() {
+        return Ok(());
+    }
+    let report =
+        prewarm(cache, PrewarmMode::AutoRegister).map_err(|e| StartError::Failed(e.to_string()))?;
+    if let Some((subject, e)) = report.failures.iter().next() {
+        let message = format!("cannot register the sink schema of {subject}: {e}");
+        return Err(if e.is_unreachable() {
+            StartError::Cli(CliError::unreachable(message))
+        } else {
+            StartError::Failed(message)
+        });
     }
     Ok(())
 }
@@ -112,9 +135,10 @@ pub fn start(
     };
     check_sink_codecs(spec).map_err(StartError::Spec)?;
     let codecs = OnlineCodecs {
-        schemas: schemas.map(|c| Arc::new(c) as Arc<dyn WriterSchemas>),
+        schemas: schemas.clone(),
     };
     let built = spec::build(spec, &codecs, &HashMap::new()).map_err(StartError::Spec)?;
+    register_sink_schemas(schemas.as_ref())?;
     let mut topics: Vec<String> = Vec::new();
     for (_, source_topics) in built.topology.sources() {
         for t in source_topics {

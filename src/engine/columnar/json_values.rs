@@ -1,4 +1,4 @@
-//! Arrow values as JSON, for NDJSON output and table previews: binary as base64,
+//! Arrow values as JSON, for NDJSON output, table previews and the JSON sinks of `run`: binary as base64,
 //! nested values (structs, lists, maps) as JSON objects and arrays, columns marked
 //! `krabka.json=true` embedded as the JSON they hold (never a JSON string of JSON),
 //! decimals as exact decimal text, temporal values as ISO 8601 text.

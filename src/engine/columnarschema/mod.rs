@@ -9,9 +9,13 @@
 
 pub mod avro;
 pub mod avro_arrow;
+pub mod avro_writer;
 pub mod json_schema;
+pub mod json_schema_writer;
 pub mod proto_arrow;
 pub mod protobuf;
+pub mod registry_sink;
+pub mod sink_rows;
 pub mod topology_codecs;
 pub mod writer_schemas;
 

@@ -6,29 +6,35 @@
 //! writer schemas through [`WriterSchemas`] (never blocking: a schema still
 //! being fetched fails the batch as retriable, so the poll is retried).
 //!
-//! Encoding exists for `raw`, `string`, `json` and `arrow` (and their `gzip+`
-//! forms); [`encodable`] lets a caller refuse other sink codecs before any data flows.
+//! Sinks encode `raw`, `string`, `json`, `arrow`, and the registry-framed `avro`
+//! and `json-schema` (see [`RegistrySink`]), each optionally `gzip+`;
+//! [`encodable`] lets a caller refuse other sink codecs (`protobuf`) before any
+//! data flows. A sink's record key is its `__key` column, or the column named by
+//! `key: {column, codec}` ([`column_keys`]).
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use arrow_array::RecordBatch;
-use arrow_schema::{Field, SchemaRef};
-use serde_json::{Map, Value};
+use arrow_schema::SchemaRef;
 
 use crate::engine::columnar::batch::{BatchDecoder, RecordPart, encode_rows};
 use crate::engine::columnar::codec::blob::{BlobDecoder, DEFAULT_MAX_RECORD_BYTES, encode_blobs};
 use crate::engine::columnar::codec::gzip::{DEFAULT_MAX_UNCOMPRESSED_BYTES, GzipDecoder, compress};
-use crate::engine::columnar::codec::json::{JsonDecoder, cell_to_json};
+use crate::engine::columnar::codec::json::JsonDecoder;
 use crate::engine::columnar::codec::raw::{RawDecoder, StringDecoder, ValueColumnEncoder};
-use crate::engine::columnar::codec::{self, RowEncoder, ValueDecoder};
-use crate::engine::columnar::reserved::{is_reserved, restore_payload_field};
+use crate::engine::columnar::codec::{self, ValueDecoder};
 use crate::engine::columnar::topology::spec::{CodecResolver, CodecSpec};
 use crate::engine::columnar::topology::{BatchCodec, CodecError, OutRecord, Record};
 use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
 use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
 use crate::engine::columnarschema::protobuf::ProtobufValueDecoder;
+use crate::engine::columnarschema::registry_sink::{RegistrySink, SinkFormat, writer_schema_text};
+use crate::engine::columnarschema::sink_rows::{
+    KeyCodec, Prerendered, column_keys, payload_json_rows,
+};
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
+use crate::engine::schema::cache::SchemaCache;
 
 /// One codec name, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,7 +76,9 @@ impl Kind {
 
     fn can_encode(&self) -> bool {
         match self {
-            Kind::Raw | Kind::String | Kind::Json | Kind::Arrow => true,
+            Kind::Raw | Kind::String | Kind::Json | Kind::Arrow | Kind::Avro | Kind::JsonSchema => {
+                true
+            }
             Kind::Gzip(inner) => inner.can_encode(),
             _ => false,
         }
@@ -83,7 +91,7 @@ pub fn encodable(name: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "the `{name}` codec cannot write sink records in this build (sinks: raw, string, json, arrow, optionally gzip+)"
+            "the `{name}` codec cannot write sink records in this build (sinks: raw, string, json, json-schema, avro, arrow, optionally gzip+)"
         ))
     }
 }
@@ -93,16 +101,37 @@ pub fn needs_registry(name: &str) -> bool {
     Kind::parse(name).is_ok_and(|k| k.needs_registry())
 }
 
+/// The registry format of a sink codec (under any `gzip+`), if it has one.
+fn registry_format(kind: &Kind) -> Option<SinkFormat> {
+    match kind {
+        Kind::Avro => Some(SinkFormat::Avro),
+        Kind::JsonSchema => Some(SinkFormat::JsonSchema),
+        Kind::Gzip(inner) => registry_format(inner),
+        _ => None,
+    }
+}
+
+/// Checks what a sink codec can check without a registry: that its name encodes and,
+/// for `avro` / `json-schema` with a known input schema, that a writer schema can be
+/// derived from it (`--check`).
+pub fn check_sink(name: &str, topic: &str, input: Option<&SchemaRef>) -> Result<(), String> {
+    encodable(name)?;
+    if let (Some(format), Some(input)) = (registry_format(&Kind::parse(name)?), input) {
+        writer_schema_text(format, input, topic)?;
+    }
+    Ok(())
+}
+
 /// Resolves codec names with an optional registry behind them.
 pub struct OnlineCodecs {
-    pub schemas: Option<Arc<dyn WriterSchemas>>,
+    pub schemas: Option<SchemaCache>,
 }
 
 impl CodecResolver for OnlineCodecs {
     fn resolve(
         &self,
         codec: &CodecSpec,
-        _payload: Option<&SchemaRef>,
+        payload: Option<&SchemaRef>,
     ) -> Result<Arc<dyn BatchCodec>, String> {
         let value = Kind::parse(&codec.value.value)?;
         let key = match &codec.key {
@@ -114,18 +143,42 @@ impl CodecResolver for OnlineCodecs {
             name = format!("key {} / value {name}", k.value);
         }
         // Decoders are built now so that a missing registry is reported before any data flows.
-        let make_value = decoder(&value, self.schemas.as_ref())?;
+        let schemas = self
+            .schemas
+            .clone()
+            .map(|c| Arc::new(c) as Arc<dyn WriterSchemas>);
+        let make_value = decoder(&value, schemas.as_ref())?;
         let make_key = match &key {
             None | Some(Kind::Raw) => None,
             Some(Kind::Arrow) => {
                 return Err("Arrow data is a record value only, never a key".into());
             }
-            Some(k) => Some(decoder(k, self.schemas.as_ref())?),
+            Some(_) if codec.key_column.is_some() => None,
+            Some(k) => Some(decoder(k, schemas.as_ref())?),
+        };
+        let key_column = match (&codec.key_column, &codec.key) {
+            (Some(column), key) => Some((
+                column.value.clone(),
+                KeyCodec::parse(key.as_ref().map_or("string", |k| k.value.as_str()))?,
+            )),
+            (None, _) => None,
+        };
+        // Only a sink (which has a topic) writes registry-framed values.
+        let registry = match (registry_format(&value), &codec.topic, &self.schemas) {
+            (Some(format), Some(topic), Some(cache)) => Some(RegistrySink::new(
+                format,
+                cache.clone(),
+                Some(topic),
+                payload.map(|p| p.as_ref()),
+            )?),
+            _ => None,
         };
         Ok(Arc::new(RecordCodec {
             name,
             decoder: Mutex::new(BatchDecoder::new(make_key, make_value)),
             value,
+            key_column,
+            registry,
         }))
     }
 }
@@ -160,6 +213,10 @@ struct RecordCodec {
     name: String,
     decoder: Mutex<BatchDecoder>,
     value: Kind,
+    /// A sink's key column and how its cells become key bytes.
+    key_column: Option<(String, KeyCodec)>,
+    /// A registry-framed sink's schema registration.
+    registry: Option<RegistrySink>,
 }
 
 impl fmt::Debug for RecordCodec {
@@ -199,9 +256,19 @@ impl BatchCodec for RecordCodec {
     }
 
     fn encode(&self, topic: &str, batch: &RecordBatch) -> Result<Vec<OutRecord>, CodecError> {
-        encode(&self.value, batch).map_err(|e| {
-            CodecError::new(format!("cannot encode records for {topic}: {}", e.message))
-        })
+        let failed = |m: String| CodecError::new(format!("cannot encode records for {topic}: {m}"));
+        let mut records =
+            encode(&self.value, topic, self.registry.as_ref(), batch).map_err(|e| CodecError {
+                retriable: e.retriable,
+                ..failed(e.message)
+            })?;
+        if let Some((column, codec)) = &self.key_column {
+            let keys = column_keys(batch, column, *codec).map_err(failed)?;
+            for (record, key) in records.iter_mut().zip(keys) {
+                record.key = key;
+            }
+        }
+        Ok(records)
     }
 
     fn name(&self) -> String {
@@ -209,13 +276,33 @@ impl BatchCodec for RecordCodec {
     }
 }
 
-fn encode(kind: &Kind, batch: &RecordBatch) -> Result<Vec<OutRecord>, CodecError> {
+fn encode(
+    kind: &Kind,
+    topic: &str,
+    registry: Option<&RegistrySink>,
+    batch: &RecordBatch,
+) -> Result<Vec<OutRecord>, CodecError> {
     match kind {
         Kind::Raw | Kind::String => encode_rows(batch, &ValueColumnEncoder).map_err(codec_error),
-        Kind::Json => encode_rows(batch, &JsonObjectEncoder::of(batch)).map_err(codec_error),
+        Kind::Json => {
+            let rows = payload_json_rows(batch).map_err(codec_error)?;
+            let rows = Prerendered {
+                rows: rows.into_iter().map(String::into_bytes).collect(),
+            };
+            encode_rows(batch, &rows).map_err(codec_error)
+        }
+        Kind::Avro | Kind::JsonSchema => {
+            let registry = registry.ok_or_else(|| {
+                CodecError::new("a registry-framed sink needs a schema registry (--registry)")
+            })?;
+            let rows = Prerendered {
+                rows: registry.values(topic, batch).map_err(codec_error)?,
+            };
+            encode_rows(batch, &rows).map_err(codec_error)
+        }
         Kind::Arrow => encode_blobs(batch, DEFAULT_MAX_RECORD_BYTES).map_err(codec_error),
         Kind::Gzip(inner) => {
-            let mut records = encode(inner, batch)?;
+            let mut records = encode(inner, topic, registry, batch)?;
             for r in &mut records {
                 if let Some(v) = r.value.as_mut() {
                     *v = compress(v);
@@ -229,48 +316,10 @@ fn encode(kind: &Kind, batch: &RecordBatch) -> Result<Vec<OutRecord>, CodecError
     }
 }
 
-/// Rows as compact JSON objects: the payload columns in order under their
-/// original names (reserved columns left out).
-struct JsonObjectEncoder {
-    columns: Vec<(usize, Field, String)>,
-}
-
-impl JsonObjectEncoder {
-    fn of(batch: &RecordBatch) -> Self {
-        let columns = batch
-            .schema()
-            .fields()
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| !is_reserved(f.name()))
-            .map(|(i, f)| {
-                let name = restore_payload_field(f).name().clone();
-                (i, f.as_ref().clone(), name)
-            })
-            .collect();
-        JsonObjectEncoder { columns }
-    }
-}
-
-impl RowEncoder for JsonObjectEncoder {
-    fn encode_row(
-        &self,
-        batch: &RecordBatch,
-        row: usize,
-    ) -> Result<Option<Vec<u8>>, codec::CodecError> {
-        let mut map = Map::new();
-        for (index, field, name) in &self.columns {
-            map.insert(
-                name.clone(),
-                cell_to_json(batch.column(*index).as_ref(), field, row)?,
-            );
-        }
-        Ok(Some(Value::Object(map).to_string().into_bytes()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
     use crate::engine::columnar::topology::spec::Located;
 
@@ -278,6 +327,8 @@ mod tests {
         CodecSpec {
             value: Located::new(value.to_owned(), Default::default()),
             key: None,
+            key_column: None,
+            topic: None,
         }
     }
 
@@ -341,8 +392,9 @@ mod tests {
             .unwrap_err();
         assert!(e.contains("needs a schema registry"), "{e}");
         assert!(encodable("gzip+json").is_ok());
+        assert!(encodable("gzip+avro").is_ok());
         assert!(
-            encodable("avro")
+            encodable("gzip+protobuf")
                 .unwrap_err()
                 .contains("cannot write sink records")
         );
@@ -367,9 +419,8 @@ mod tests {
 
     /// A writer schema cache holding a Protobuf schema (id 1) and a JSON Schema (id 2)
     /// of the same order shape.
-    fn registry_schemas() -> Arc<dyn WriterSchemas> {
+    fn registry_schemas() -> SchemaCache {
         use crate::engine::columnarschema::writer_schemas::WriterSchema;
-        use crate::engine::schema::cache::SchemaCache;
         use crate::engine::schema::registry::SchemaType;
         let cache = SchemaCache::offline();
         cache.seed_writer(WriterSchema {
@@ -387,7 +438,7 @@ mod tests {
             message_type: None,
             references: Vec::new(),
         });
-        Arc::new(cache)
+        cache
     }
 
     const PROTO: &str = r#"syntax = "proto3";
@@ -466,6 +517,6 @@ message Order { string user = 1; int32 qty = 2; }
             "{e}"
         );
         assert!(encodable("protobuf").is_err());
-        assert!(encodable("json-sr").is_err());
+        assert!(encodable("json-sr").is_ok());
     }
 }

@@ -120,6 +120,11 @@ pub struct Settings {
 pub struct CodecSpec {
     pub value: Located<String>,
     pub key: Option<Located<String>>,
+    /// A sink's record key column (`key: {column: …, codec: …}`); `key` then names
+    /// the codec of that column (default `string`).
+    pub key_column: Option<Located<String>>,
+    /// A sink's topic: registry codecs register under `<topic>-value`.
+    pub topic: Option<String>,
 }
 
 /// One node of the file, in order.
@@ -666,6 +671,7 @@ pub fn build(
                         if let Some(key) = &codec.key {
                             check_codec_name(key)?;
                         }
+                        check_sink_key(codec, input.as_deref())?;
                         let resolved = codecs
                             .resolve(codec, input.as_ref())
                             .map_err(|m| SpecError::at(codec.value.pos, m))?;
@@ -706,6 +712,47 @@ fn add_operator(
         .add_operator(name, op, parent)
         .map_err(|e| SpecError::at(at, e.message))?;
     Ok((id, schema))
+}
+
+/// Codecs a sink key column may be written with.
+pub const SINK_KEY_CODECS: [&str; 3] = ["string", "raw", "json"];
+
+/// A sink key column must exist in the sink's input (when its schema is known)
+/// and be written with one of [`SINK_KEY_CODECS`].
+fn check_sink_key(codec: &CodecSpec, input: Option<&Schema>) -> Result<(), SpecError> {
+    let Some(column) = &codec.key_column else {
+        return Ok(());
+    };
+    if let Some(key) = &codec.key
+        && !SINK_KEY_CODECS.contains(&key.value.as_str())
+    {
+        return Err(SpecError::at(
+            key.pos,
+            format!(
+                "a sink key column is written with {}, not `{}`",
+                SINK_KEY_CODECS.join(", "),
+                key.value
+            ),
+        ));
+    }
+    if let Some(schema) = input
+        && schema.index_of(&column.value).is_err()
+    {
+        return Err(SpecError::at(
+            column.pos,
+            format!(
+                "sink key column does not exist: {} (columns: {})",
+                column.value,
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn check_declared(
@@ -776,6 +823,8 @@ mod tests {
                         codec: CodecSpec {
                             value: loc("avro", 5, 12),
                             key: None,
+                            key_column: None,
+                            topic: None,
                         },
                         columns: Some(vec![
                             (loc("user", 7, 7), Located::new(DataType::Utf8, at(7, 13))),
@@ -801,6 +850,8 @@ mod tests {
                         codec: Some(CodecSpec {
                             value: loc("json", 15, 12),
                             key: None,
+                            key_column: None,
+                            topic: Some("out".into()),
                         }),
                     },
                 },

@@ -1,0 +1,367 @@
+//! Registry-framed and keyed sinks of `run FILE -b …`, end to end against a Tansu
+//! broker and the in-repo registry over HTTP: an `avro` / `json-schema` sink
+//! registers the schema derived from its batches under `<topic>-value` once, its
+//! records read back with `tail --value-format avro|json-sr` and, independently,
+//! with fastavro / plain JSON in the test venv; `key: {column: user}` keys every
+//! grouped record by its user and places it on the Java client's murmur2 partition.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
+use rdkafka::{Offset, TopicPartitionList};
+use serde_json::{Value, json};
+
+use krabka_streams::engine::murmur2::{murmur2, to_positive};
+use krabka_streams::engine::schema::avro::{AvroSchema, decode_body};
+use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
+use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
+use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+
+use crate::run_online::{
+    ORDER_SCHEMA, TIMEOUT, avro_order, create_topic, interrupt, produce_bytes, start_runner,
+};
+use crate::support::tansu::{Tansu, test_venv};
+use crate::support::{binary, unique_name};
+
+const SINK_PARTITIONS: i32 = 3;
+
+/// One sink record: partition, key, framed value.
+#[derive(Debug, Clone)]
+struct Raw {
+    partition: i32,
+    key: Option<String>,
+    value: Vec<u8>,
+}
+
+fn read_raw(bootstrap: &str, topic: &str, done: impl Fn(&[Raw]) -> bool) -> Vec<Raw> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique_name("reader"))
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..SINK_PARTITIONS {
+        tpl.add_partition_offset(topic, p, Offset::Beginning)
+            .unwrap();
+    }
+    consumer.assign(&tpl).unwrap();
+    let until = Instant::now() + TIMEOUT;
+    let mut out = Vec::new();
+    while Instant::now() < until && !done(&out) {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            out.push(Raw {
+                partition: m.partition(),
+                key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
+                value: m.payload().unwrap_or_default().to_vec(),
+            });
+        }
+    }
+    out
+}
+
+fn topology(format: &str) -> String {
+    format!(
+        "\
+version: 1
+settings:
+  consumer_group: {group}
+nodes:
+  - source: orders
+    topics: [orders]
+    value: avro
+    columns: {{user: utf8, country: utf8, amount: int64, ts: timestamp}}
+  - filter: large
+    parent: orders
+    where: amount > 100
+  - group_by: by_user
+    parent: large
+    keys: [user]
+    aggregates: [sum(amount) AS total, count(*) AS n, max(ts) AS last_ts]
+  - with_columns: priced
+    parent: by_user
+    columns:
+      - CAST(total AS DECIMAL(12,2)) AS total_eur
+  - sink: out
+    parent: priced
+    topic: totals
+    value: {format}
+    key: {{column: user, codec: string}}
+",
+        group = unique_name("sinks")
+    )
+}
+
+/// Runs the orders topology with a `format` sink until alice's total of 270 is
+/// written; returns the sink records, the registry and its URL (kept alive).
+fn run_sink(
+    format: &str,
+) -> (
+    Vec<Raw>,
+    RegistryServer,
+    HttpRegistry,
+    Tansu,
+    tempfile::TempDir,
+) {
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    create_topic(&bootstrap, "orders", 1);
+    create_topic(&bootstrap, "totals", SINK_PARTITIONS);
+    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
+    let id = client
+        .register(
+            "orders-value",
+            &SchemaSpec {
+                schema: ORDER_SCHEMA.into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+    let orders = [("alice", 150), ("bob", 99), ("carol", 300), ("alice", 120)];
+    let records: Vec<(i32, String, Vec<u8>)> = orders
+        .iter()
+        .enumerate()
+        .map(|(i, (user, amount))| {
+            let body = avro_order(&schema, user, *amount, 1_700_000_000_000 + i as i64);
+            (0, format!("o{i}"), framing::encode(id as u32, &body))
+        })
+        .collect();
+    produce_bytes(&bootstrap, "orders", &records);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("topology.yaml");
+    std::fs::write(&file, topology(format)).unwrap();
+    let runner = start_runner(&bootstrap, &file, &["--registry", &registry.url()]);
+    let decoded = |r: &Raw| decode(&client, format, &r.value);
+    let done = |rs: &[Raw]| {
+        let seen = |user: &str, n: i64| {
+            rs.iter()
+                .any(|r| decoded(r).is_some_and(|v| v["user"] == user && v["n"] == n))
+        };
+        seen("alice", 2) && seen("carol", 1)
+    };
+    let read = read_raw(&bootstrap, "totals", done);
+    let out = interrupt(runner);
+    assert!(
+        done(&read),
+        "{read:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (read, registry, client, tansu, dir)
+}
+
+/// A sink value decoded here: the registry's writer schema by the frame's id.
+fn decode(client: &HttpRegistry, format: &str, value: &[u8]) -> Option<Value> {
+    if format == "json" {
+        return serde_json::from_slice(value).ok();
+    }
+    let frame = framing::decode(value).ok()?;
+    let body = frame.body;
+    if format == "json-schema" {
+        return serde_json::from_slice(body).ok();
+    }
+    let writer = client.schema_by_id(frame.schema_id).ok()?;
+    let schema = AvroSchema::parse(&writer.spec.schema).ok()?;
+    decode_body(&schema, frame.schema_id, None, body).ok()
+}
+
+fn check_keys_and_registration(read: &[Raw], client: &HttpRegistry) {
+    for r in read {
+        let key = r.key.as_deref().expect("every grouped record is keyed");
+        let expected = to_positive(murmur2(key.as_bytes())) % SINK_PARTITIONS;
+        assert_eq!(r.partition, expected, "key {key} on the murmur2 partition");
+    }
+    // Registered once, at startup, under the topic-name strategy's subject.
+    let versions = client.versions("totals-value").unwrap();
+    let texts: Vec<String> = versions
+        .iter()
+        .map(|v| client.version("totals-value", *v).unwrap().spec.schema)
+        .collect();
+    assert_eq!(versions, vec![1], "{texts:#?}");
+    let ids: std::collections::BTreeSet<i32> = read
+        .iter()
+        .map(|r| framing::decode(&r.value).unwrap().schema_id)
+        .collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+}
+
+/// `tail TOPIC -e --value-format FORMAT` as NDJSON rows.
+fn tail_rows(bootstrap: &str, format: &str, registry: &str, dir: &Path) -> Vec<Value> {
+    let out_file = dir.join("tail.ndjson");
+    let out = Command::new(binary())
+        .args(["tail", "totals", "-e", "--value-format", format])
+        .args(["--registry", registry, "--out", out_file.to_str().unwrap()])
+        .args(["-b", bootstrap, "--timeout", "20s"])
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+        .env_remove("KRABKA_SCHEMA_CACHE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "tail: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&out_file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The last row per user, payload columns only.
+fn last_per_user(rows: &[Value], columns: &[&str]) -> Value {
+    let mut by_user = serde_json::Map::new();
+    for r in rows {
+        let picked: serde_json::Map<String, Value> = columns
+            .iter()
+            .map(|c| (c.to_string(), r[*c].clone()))
+            .collect();
+        by_user.insert(
+            r["user"].as_str().unwrap().to_owned(),
+            Value::Object(picked),
+        );
+    }
+    Value::Object(by_user)
+}
+
+/// Decodes every frame in the test venv: fastavro with the registry's schema text, or plain JSON.
+const PYTHON_DECODE: &str = r#"
+import sys, json, io, urllib.request
+cfg = json.load(open(sys.argv[1]))
+out = []
+for h in cfg["frames"]:
+    b = bytes.fromhex(h)
+    assert b[0] == 0, "magic byte"
+    sid = int.from_bytes(b[1:5], "big")
+    if cfg["format"] == "avro":
+        import fastavro
+        text = json.load(urllib.request.urlopen(cfg["registry"] + "/schemas/ids/%d" % sid))["schema"]
+        schema = fastavro.parse_schema(json.loads(text))
+        rec = fastavro.schemaless_reader(io.BytesIO(b[5:]), schema)
+    else:
+        rec = json.loads(b[5:])
+    out.append({k: (str(v) if not isinstance(v, (int, float, str, type(None))) else v) for k, v in rec.items()})
+print(json.dumps(out))
+"#;
+
+fn python_rows(format: &str, read: &[Raw], registry: &str, dir: &Path) -> Vec<Value> {
+    let cfg = dir.join("frames.json");
+    let frames: Vec<String> = read.iter().map(|r| hex::encode(&r.value)).collect();
+    std::fs::write(
+        &cfg,
+        json!({"format": format, "registry": registry, "frames": frames}).to_string(),
+    )
+    .unwrap();
+    let python = test_venv().join("bin").join("python");
+    let out = Command::new(&python)
+        .arg("-c")
+        .arg(PYTHON_DECODE)
+        .arg(&cfg)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}; run scripts/test", python.display()));
+    assert!(
+        out.status.success(),
+        "python: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap()
+}
+
+fn round_trip(format: &str, tail_format: &str) {
+    let (read, registry, client, tansu, dir) = run_sink(format);
+    check_keys_and_registration(&read, &client);
+    let expected = json!({
+        "alice": {"total": 270, "n": 2, "total_eur": "270.00"},
+        "carol": {"total": 300, "n": 1, "total_eur": "300.00"},
+    });
+    let columns = ["total", "n", "total_eur"];
+    let tailed = tail_rows(&tansu.bootstrap(), tail_format, &registry.url(), dir.path());
+    assert_eq!(last_per_user(&tailed, &columns), expected, "{tailed:?}");
+    // Partitions interleave, so the last row per user is taken in each partition's order:
+    // every user lives on one partition.
+    let decoded = python_rows(format, &read, &registry.url(), dir.path());
+    assert_eq!(last_per_user(&decoded, &columns), expected, "{decoded:?}");
+}
+
+#[test]
+fn an_avro_sink_registers_its_derived_schema_once_and_tail_and_fastavro_read_it_back_keyed() {
+    round_trip("avro", "avro");
+}
+
+#[test]
+fn a_json_schema_sink_registers_its_derived_schema_once_and_tail_and_python_read_it_back_keyed() {
+    round_trip("json-schema", "json-sr");
+}
+
+#[test]
+fn a_json_sink_writes_decimals_as_exact_text_timestamps_as_rfc3339_and_keys_grouped_rows() {
+    let (read, _registry, client, _tansu, _dir) = run_sink("json");
+    for r in &read {
+        let key = r.key.as_deref().expect("every grouped record is keyed");
+        assert_eq!(
+            r.partition,
+            to_positive(murmur2(key.as_bytes())) % SINK_PARTITIONS
+        );
+    }
+    // A plain JSON sink registers nothing.
+    assert!(client.versions("totals-value").is_err());
+    let rows: Vec<Value> = read
+        .iter()
+        .map(|r| serde_json::from_slice(&r.value).unwrap())
+        .collect();
+    assert_eq!(
+        last_per_user(&rows, &["total", "n", "total_eur", "last_ts"]),
+        json!({
+            "alice": {"total": 270, "n": 2, "total_eur": "270.00", "last_ts": "2023-11-14T22:13:20.003Z"},
+            "carol": {"total": 300, "n": 1, "total_eur": "300.00", "last_ts": "2023-11-14T22:13:20.002Z"},
+        })
+    );
+}
+
+/// `run --check` on a topology text: exit code and stderr.
+fn check(text: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new(binary())
+        .args(["run", "--check", file.to_str().unwrap()])
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_refuses_an_unknown_sink_key_column_and_an_avro_sink_schema_with_their_lines() {
+    let text = topology("avro");
+    let (code, stderr) = check(&text);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr) = check(&text.replace("{column: user,", "{column: usr,"));
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.contains("t.yaml:24:19: sink key column does not exist: usr"),
+        "{stderr}"
+    );
+    let (code, stderr) = check(&text.replace("ts: timestamp}", "ts: 'timestamp[ns]'}"));
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.contains("t.yaml:23:12:") && stderr.contains("timestamp[ns]"),
+        "{stderr}"
+    );
+    let (code, stderr) = check(&topology("protobuf"));
+    assert_eq!(code, Some(3));
+    assert!(stderr.contains("cannot write sink records"), "{stderr}");
+}
