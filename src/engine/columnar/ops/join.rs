@@ -1,11 +1,13 @@
 //! The event-time inner equi-join (behaviour §6). Keys match when their tagged
 //! encodings are equal; null keys and null timestamps never match. Each side's
 //! batches are kept until the stream time passes their newest row by more than
-//! the window. Per pair of batches the right side is hashed once and the left
-//! rows probe it, so matches come out left-row-major as in Go. The snapshot is
+//! the window. Every batch's keys are encoded and hashed once on arrival (right
+//! batches also get a hash table); per pair of batches the left rows probe the
+//! right table, so matches come out left-row-major as in Go. The snapshot is
 //! the join layout of formats §8.6 with one Arrow IPC stream per stored batch.
 
-use std::collections::HashMap;
+mod key_index;
+
 use std::sync::Arc;
 
 use arrow::compute::take;
@@ -15,7 +17,7 @@ use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, UInt32Array, new_nul
 use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
 
 use super::OpError;
-use super::values::KeyColumn;
+use key_index::KeyIndex;
 use crate::engine::columnar::ipc;
 use crate::engine::columnar::metadata::{
     RESERVED_COLUMNS, TIMESTAMP_COLUMN, is_reserved, reserved_fields, restore_payload_field,
@@ -120,6 +122,7 @@ fn joined_schema(left: &Schema, right: &Schema, lp: &str, rp: &str) -> Result<Sc
 struct Stored {
     max_timestamp: i64,
     batch: RecordBatch,
+    index: Arc<KeyIndex>,
 }
 
 /// One join instance (one per logical partition).
@@ -139,6 +142,18 @@ fn timestamps(batch: &RecordBatch) -> Result<&Int64Array, OpError> {
         .ok_or_else(|| OpError::new(format!("join requires {TIMESTAMP_COLUMN}")))
 }
 
+/// The key index of a batch on `key`; right-side batches are probed, so they get the hash table.
+fn index(batch: &RecordBatch, key: &str, probed: bool) -> Result<Arc<KeyIndex>, OpError> {
+    let keys = batch
+        .column_by_name(key)
+        .ok_or_else(|| OpError::new(format!("join key column does not exist: {key}")))?;
+    Ok(Arc::new(KeyIndex::new(
+        keys.as_ref(),
+        timestamps(batch)?,
+        probed,
+    )?))
+}
+
 impl JoinProcessor {
     /// One run: advance stream time over the new batches, prune, join new
     /// left × stored right, new left × new right, new right × stored left, then store.
@@ -155,86 +170,68 @@ impl JoinProcessor {
         let cutoff = self.stream_time.saturating_sub(self.spec.window_ms);
         self.left.retain(|s| s.max_timestamp >= cutoff);
         self.right.retain(|s| s.max_timestamp >= cutoff);
+        let stored = |batches: &[RecordBatch], key: &str, probed: bool| {
+            batches
+                .iter()
+                .map(|batch| {
+                    Ok(Stored {
+                        max_timestamp: arrow::compute::max(timestamps(batch)?)
+                            .unwrap_or(i64::MIN),
+                        batch: batch.clone(),
+                        index: index(batch, key, probed)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, OpError>>()
+        };
+        let new_left = stored(new_left, &self.spec.left_key, false)?;
+        let new_right = stored(new_right, &self.spec.right_key, true)?;
         let mut out = Vec::new();
-        for left in new_left {
-            for stored in &self.right {
-                self.matches(left, &stored.batch, &mut out)?;
-            }
-            for right in new_right {
+        for left in &new_left {
+            for right in self.right.iter().chain(&new_right) {
                 self.matches(left, right, &mut out)?;
             }
         }
-        for right in new_right {
-            for stored in &self.left {
-                self.matches(&stored.batch, right, &mut out)?;
+        for right in &new_right {
+            for left in &self.left {
+                self.matches(left, right, &mut out)?;
             }
         }
-        for (batches, side) in [(new_left, &mut self.left), (new_right, &mut self.right)] {
-            for batch in batches {
-                let max_timestamp = arrow::compute::max(timestamps(batch)?).unwrap_or(i64::MIN);
-                side.push(Stored {
-                    max_timestamp,
-                    batch: batch.clone(),
-                });
-            }
-        }
+        self.left.extend(new_left);
+        self.right.extend(new_right);
         Ok(out)
     }
 
+    /// The joined rows of one pair of batches, left-row-major, right rows ascending.
     fn matches(
         &self,
-        left: &RecordBatch,
-        right: &RecordBatch,
+        left: &Stored,
+        right: &Stored,
         out: &mut Vec<RecordBatch>,
     ) -> Result<(), OpError> {
-        let key = |batch: &RecordBatch, name: &str| {
-            batch
-                .column_by_name(name)
-                .cloned()
-                .ok_or_else(|| OpError::new(format!("join key column does not exist: {name}")))
-        };
-        let (lk, rk) = (
-            key(left, &self.spec.left_key)?,
-            key(right, &self.spec.right_key)?,
-        );
-        let (lt, rt) = (timestamps(left)?, timestamps(right)?);
-        let mut by_key: HashMap<Vec<u8>, Vec<u32>, foldhash::fast::RandomState> =
-            HashMap::default();
-        let mut buf = Vec::new();
-        let (lkeys, rkeys) = (KeyColumn::new(lk.as_ref()), KeyColumn::new(rk.as_ref()));
-        for row in 0..right.num_rows() {
-            if rk.is_null(row) || rt.is_null(row) {
-                continue;
-            }
-            buf.clear();
-            rkeys.encode(row, &mut buf)?;
-            by_key.entry(buf.clone()).or_default().push(row as u32);
-        }
+        let (lt, rt) = (timestamps(&left.batch)?, timestamps(&right.batch)?);
+        let (lt, rt) = (lt.values(), rt.values());
+        let window = self.spec.window_ms;
         let (mut li, mut ri) = (Vec::new(), Vec::new());
-        for row in 0..left.num_rows() {
-            if lk.is_null(row) || lt.is_null(row) {
+        for row in 0..left.index.rows() {
+            if !left.index.usable(row) {
                 continue;
             }
-            buf.clear();
-            lkeys.encode(row, &mut buf)?;
-            let Some(candidates) = by_key.get(buf.as_slice()) else {
-                continue;
-            };
-            let l = lt.value(row);
-            for &r in candidates {
+            let l = lt[row];
+            right.index.matches(&left.index, row, |r| {
                 let within = l
-                    .checked_sub(rt.value(r as usize))
+                    .checked_sub(rt[r as usize])
                     .and_then(i64::checked_abs)
-                    .is_some_and(|d| d <= self.spec.window_ms);
+                    .is_some_and(|d| d <= window);
                 if within {
                     li.push(row as u32);
                     ri.push(r);
                 }
-            }
+            });
         }
         if li.is_empty() {
             return Ok(());
         }
+        let (left, right) = (&left.batch, &right.batch);
         let schema = joined_schema(
             &left.schema(),
             &right.schema(),
@@ -282,7 +279,7 @@ impl JoinProcessor {
 
     pub fn restore(&mut self, snapshot: &[u8]) -> Result<(), OpError> {
         let state = JoinState::decode(snapshot).map_err(|e| OpError::new(e.to_string()))?;
-        let side = |batches: Vec<TimedBatch>| {
+        let side = |batches: Vec<TimedBatch>, key: &str, probed: bool| {
             batches
                 .into_iter()
                 .map(|t| {
@@ -293,15 +290,17 @@ impl JoinProcessor {
                             "cannot restore join state: a stored batch must hold one Arrow batch",
                         ));
                     }
+                    let batch = decoded.remove(0);
                     Ok(Stored {
                         max_timestamp: t.max_timestamp,
-                        batch: decoded.remove(0),
+                        index: index(&batch, key, probed)?,
+                        batch,
                     })
                 })
                 .collect::<Result<Vec<_>, OpError>>()
         };
-        self.left = side(state.left)?;
-        self.right = side(state.right)?;
+        self.left = side(state.left, &self.spec.left_key, false)?;
+        self.right = side(state.right, &self.spec.right_key, true)?;
         self.stream_time = state.stream_time;
         Ok(())
     }

@@ -374,7 +374,7 @@ impl OfflineRun<'_> {
     fn process_partition(
         &mut self,
         partition: i32,
-        input: &PartitionInput,
+        input: &PartitionInput<'_>,
         parts: &[(usize, RecordBatch)],
         live: &[LiveInput],
         metrics: &mut Metrics,

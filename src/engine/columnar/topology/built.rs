@@ -102,11 +102,12 @@ impl fmt::Debug for BuiltTopology {
 }
 
 /// Decoded input of one partition run: batches per source node name, and the
-/// raw records per topic for pass-through sinks.
+/// raw records per topic for pass-through sinks, borrowed from the caller (a
+/// poll's records are read, never copied, on their way to the sinks).
 #[derive(Debug, Default, Clone)]
-pub struct PartitionInput {
+pub struct PartitionInput<'a> {
     pub batches: BTreeMap<String, Vec<RecordBatch>>,
-    pub raw: BTreeMap<String, Vec<Record>>,
+    pub raw: Option<&'a BTreeMap<String, Vec<Record>>>,
 }
 
 impl BuiltTopology {
@@ -231,7 +232,7 @@ impl BuiltTopology {
     pub fn run_partition_batches(
         &mut self,
         partition: i32,
-        input: &PartitionInput,
+        input: &PartitionInput<'_>,
     ) -> Result<Vec<SinkOutput>, NodeFailure> {
         let nodes = self.nodes.clone();
         let instances = self.instances(partition);
@@ -283,7 +284,7 @@ impl BuiltTopology {
                     if codec.is_none() {
                         if let NodeKind::Source { topics, .. } = &parent.kind {
                             let mut records = Vec::new();
-                            for (t, raw) in &input.raw {
+                            for (t, raw) in input.raw.into_iter().flatten() {
                                 if topics.contains(t) {
                                     records.extend(raw.iter().map(OutRecord::copy_of));
                                 }
@@ -365,7 +366,7 @@ impl BuiltTopology {
             )));
         }
         let mut decoded = PartitionInput {
-            raw: input.clone(),
+            raw: Some(input),
             ..Default::default()
         };
         for (index, node) in self.nodes.iter().enumerate() {
