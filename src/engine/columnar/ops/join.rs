@@ -17,13 +17,13 @@ use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, UInt32Array, new_nul
 use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
 
 use super::OpError;
-use key_index::KeyIndex;
 use crate::engine::columnar::ipc;
 use crate::engine::columnar::metadata::{
     RESERVED_COLUMNS, TIMESTAMP_COLUMN, is_reserved, reserved_fields, restore_payload_field,
 };
 use crate::engine::columnar::snapshot::groupby::NO_STREAM_TIME;
 use crate::engine::columnar::snapshot::join::{JoinState, TimedBatch};
+use key_index::KeyIndex;
 
 /// Join configuration; prefixes default to `left_` / `right_`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,8 +175,7 @@ impl JoinProcessor {
                 .iter()
                 .map(|batch| {
                     Ok(Stored {
-                        max_timestamp: arrow::compute::max(timestamps(batch)?)
-                            .unwrap_or(i64::MIN),
+                        max_timestamp: arrow::compute::max(timestamps(batch)?).unwrap_or(i64::MIN),
                         batch: batch.clone(),
                         index: index(batch, key, probed)?,
                     })
