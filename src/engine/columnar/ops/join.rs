@@ -1,12 +1,14 @@
 //! The event-time inner equi-join (behaviour §6). Keys match when their tagged
 //! encodings are equal; null keys and null timestamps never match. Each side's
 //! batches are kept until the stream time passes their newest row by more than
-//! the window. Every batch's keys are encoded and hashed once on arrival (right
-//! batches also get a hash table); per pair of batches the left rows probe the
-//! right table, so matches come out left-row-major as in Go. The snapshot is
+//! the window. Every batch's keys are encoded and hashed once on arrival, and
+//! each side keeps one hash table over all its stored rows, so a new batch
+//! probes once per row; matches still come out per pair of batches,
+//! left-row-major, as in Go. The snapshot is
 //! the join layout of formats §8.6 with one Arrow IPC stream per stored batch.
 
 mod key_index;
+mod side;
 
 use std::sync::Arc;
 
@@ -24,6 +26,7 @@ use crate::engine::columnar::metadata::{
 use crate::engine::columnar::snapshot::groupby::NO_STREAM_TIME;
 use crate::engine::columnar::snapshot::join::{JoinState, TimedBatch};
 use key_index::KeyIndex;
+use side::{Side, Stored};
 
 /// Join configuration; prefixes default to `left_` / `right_`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,8 +87,8 @@ impl JoinSpec {
     pub fn instantiate(&self) -> JoinProcessor {
         JoinProcessor {
             spec: self.clone(),
-            left: Vec::new(),
-            right: Vec::new(),
+            left: Side::default(),
+            right: Side::default(),
             stream_time: NO_STREAM_TIME,
         }
     }
@@ -118,19 +121,12 @@ fn joined_schema(left: &Schema, right: &Schema, lp: &str, rp: &str) -> Result<Sc
     Ok(Arc::new(Schema::new(fields)))
 }
 
-#[derive(Debug, Clone)]
-struct Stored {
-    max_timestamp: i64,
-    batch: RecordBatch,
-    index: Arc<KeyIndex>,
-}
-
 /// One join instance (one per logical partition).
 #[derive(Debug, Clone)]
 pub struct JoinProcessor {
     spec: JoinSpec,
-    left: Vec<Stored>,
-    right: Vec<Stored>,
+    left: Side,
+    right: Side,
     stream_time: i64,
 }
 
@@ -142,21 +138,30 @@ fn timestamps(batch: &RecordBatch) -> Result<&Int64Array, OpError> {
         .ok_or_else(|| OpError::new(format!("join requires {TIMESTAMP_COLUMN}")))
 }
 
-/// The key index of a batch on `key`; right-side batches are probed, so they get the hash table.
-fn index(batch: &RecordBatch, key: &str, probed: bool) -> Result<Arc<KeyIndex>, OpError> {
+/// A batch ready to store: its keys on `key` encoded and hashed.
+fn stored(batch: &RecordBatch, key: &str, max_timestamp: Option<i64>) -> Result<Stored, OpError> {
     let keys = batch
         .column_by_name(key)
         .ok_or_else(|| OpError::new(format!("join key column does not exist: {key}")))?;
-    Ok(Arc::new(KeyIndex::new(
-        keys.as_ref(),
-        timestamps(batch)?,
-        probed,
-    )?))
+    let ts = timestamps(batch)?;
+    let max_timestamp =
+        max_timestamp.unwrap_or_else(|| arrow::compute::max(ts).unwrap_or(i64::MIN));
+    Ok(Stored::new(
+        batch.clone(),
+        KeyIndex::new(keys.as_ref(), ts)?,
+        ts.clone(),
+        max_timestamp,
+    ))
 }
+
+/// Matched row pairs of one pair of batches.
+type Pairs = (Vec<u32>, Vec<u32>);
 
 impl JoinProcessor {
     /// One run: advance stream time over the new batches, prune, join new
-    /// left × stored right, new left × new right, new right × stored left, then store.
+    /// left × (stored right, new right), new right × stored left, then store.
+    /// Output batches come per pair of batches in that order, each
+    /// left-row-major with right rows ascending (as Go's per-pair hash join).
     pub fn process_sides(
         &mut self,
         new_left: &[RecordBatch],
@@ -168,69 +173,71 @@ impl JoinProcessor {
             }
         }
         let cutoff = self.stream_time.saturating_sub(self.spec.window_ms);
-        self.left.retain(|s| s.max_timestamp >= cutoff);
-        self.right.retain(|s| s.max_timestamp >= cutoff);
-        let stored = |batches: &[RecordBatch], key: &str, probed: bool| {
-            batches
-                .iter()
-                .map(|batch| {
-                    Ok(Stored {
-                        max_timestamp: arrow::compute::max(timestamps(batch)?).unwrap_or(i64::MIN),
-                        batch: batch.clone(),
-                        index: index(batch, key, probed)?,
-                    })
-                })
-                .collect::<Result<Vec<_>, OpError>>()
+        self.left.prune(cutoff);
+        self.right.prune(cutoff);
+        let new_left = new_left
+            .iter()
+            .map(|b| stored(b, &self.spec.left_key, None))
+            .collect::<Result<Vec<_>, _>>()?;
+        let first_new_right = self.right.batches().len();
+        for batch in new_right {
+            self.right.push(stored(batch, &self.spec.right_key, None)?);
+        }
+        let window = self.spec.window_ms;
+        let within = |l: i64, r: i64| {
+            l.checked_sub(r)
+                .and_then(i64::checked_abs)
+                .is_some_and(|d| d <= window)
         };
-        let new_left = stored(new_left, &self.spec.left_key, false)?;
-        let new_right = stored(new_right, &self.spec.right_key, true)?;
         let mut out = Vec::new();
         for left in &new_left {
-            for right in self.right.iter().chain(&new_right) {
-                self.matches(left, right, &mut out)?;
+            let rights = self.right.batches();
+            let mut pairs: Vec<Pairs> = vec![Pairs::default(); rights.len()];
+            let lt = left.timestamps.values();
+            self.right.probe(&left.keys, |at, l, r| {
+                if within(lt[l as usize], rights[at].timestamps.values()[r as usize]) {
+                    pairs[at].0.push(l);
+                    pairs[at].1.push(r);
+                }
+            });
+            for (right, (li, ri)) in rights.iter().zip(pairs) {
+                self.emit(&left.batch, &right.batch, li, ri, &mut out)?;
             }
         }
-        for right in &new_right {
-            for left in &self.left {
-                self.matches(left, right, &mut out)?;
+        for right in &self.right.batches()[first_new_right..] {
+            let lefts = self.left.batches();
+            let mut pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); lefts.len()];
+            let rt = right.timestamps.values();
+            self.left.probe(&right.keys, |at, r, l| {
+                if within(lefts[at].timestamps.values()[l as usize], rt[r as usize]) {
+                    pairs[at].push((l, r));
+                }
+            });
+            for (left, mut matched) in lefts.iter().zip(pairs) {
+                // Probed from the right: back into left-row-major order.
+                matched.sort_unstable();
+                let (li, ri) = matched.into_iter().unzip();
+                self.emit(&left.batch, &right.batch, li, ri, &mut out)?;
             }
         }
-        self.left.extend(new_left);
-        self.right.extend(new_right);
+        for left in new_left {
+            self.left.push(left);
+        }
         Ok(out)
     }
 
-    /// The joined rows of one pair of batches, left-row-major, right rows ascending.
-    fn matches(
+    /// The joined rows `(li[i], ri[i])` of one pair of batches, if any.
+    fn emit(
         &self,
-        left: &Stored,
-        right: &Stored,
+        left: &RecordBatch,
+        right: &RecordBatch,
+        li: Vec<u32>,
+        ri: Vec<u32>,
         out: &mut Vec<RecordBatch>,
     ) -> Result<(), OpError> {
-        let (lt, rt) = (timestamps(&left.batch)?, timestamps(&right.batch)?);
-        let (lt, rt) = (lt.values(), rt.values());
-        let window = self.spec.window_ms;
-        let (mut li, mut ri) = (Vec::new(), Vec::new());
-        for row in 0..left.index.rows() {
-            if !left.index.usable(row) {
-                continue;
-            }
-            let l = lt[row];
-            right.index.matches(&left.index, row, |r| {
-                let within = l
-                    .checked_sub(rt[r as usize])
-                    .and_then(i64::checked_abs)
-                    .is_some_and(|d| d <= window);
-                if within {
-                    li.push(row as u32);
-                    ri.push(r);
-                }
-            });
-        }
         if li.is_empty() {
             return Ok(());
         }
-        let (left, right) = (&left.batch, &right.batch);
         let schema = joined_schema(
             &left.schema(),
             &right.schema(),
@@ -257,8 +264,8 @@ impl JoinProcessor {
     }
 
     pub fn snapshot(&self) -> Result<Vec<u8>, OpError> {
-        let side = |stored: &[Stored]| {
-            stored
+        let side = |side: &Side| {
+            side.batches()
                 .iter()
                 .map(|s| {
                     Ok(TimedBatch {
@@ -278,28 +285,22 @@ impl JoinProcessor {
 
     pub fn restore(&mut self, snapshot: &[u8]) -> Result<(), OpError> {
         let state = JoinState::decode(snapshot).map_err(|e| OpError::new(e.to_string()))?;
-        let side = |batches: Vec<TimedBatch>, key: &str, probed: bool| {
-            batches
-                .into_iter()
-                .map(|t| {
-                    let (_, mut decoded) = ipc::read_batches(&t.ipc)
-                        .map_err(|e| OpError::new(format!("cannot restore join state: {e}")))?;
-                    if decoded.len() != 1 {
-                        return Err(OpError::new(
-                            "cannot restore join state: a stored batch must hold one Arrow batch",
-                        ));
-                    }
-                    let batch = decoded.remove(0);
-                    Ok(Stored {
-                        max_timestamp: t.max_timestamp,
-                        index: index(&batch, key, probed)?,
-                        batch,
-                    })
-                })
-                .collect::<Result<Vec<_>, OpError>>()
+        let side = |batches: Vec<TimedBatch>, key: &str| {
+            let mut side = Side::default();
+            for t in batches {
+                let (_, mut decoded) = ipc::read_batches(&t.ipc)
+                    .map_err(|e| OpError::new(format!("cannot restore join state: {e}")))?;
+                if decoded.len() != 1 {
+                    return Err(OpError::new(
+                        "cannot restore join state: a stored batch must hold one Arrow batch",
+                    ));
+                }
+                side.push(stored(&decoded.remove(0), key, Some(t.max_timestamp))?);
+            }
+            Ok(side)
         };
-        self.left = side(state.left, &self.spec.left_key, false)?;
-        self.right = side(state.right, &self.spec.right_key, true)?;
+        self.left = side(state.left, &self.spec.left_key)?;
+        self.right = side(state.right, &self.spec.right_key)?;
         self.stream_time = state.stream_time;
         Ok(())
     }
@@ -315,3 +316,6 @@ pub fn ipc_stream(batch: &RecordBatch) -> Result<Vec<u8>, OpError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;
