@@ -83,7 +83,7 @@ pub struct Produced {
 enum Instance {
     Stateless,
     Operator(Box<dyn Processor>),
-    Join(JoinProcessor),
+    Join(Box<JoinProcessor>),
 }
 
 /// A validated, reusable topology with per-partition state.
@@ -221,7 +221,7 @@ impl BuiltTopology {
                 .iter()
                 .map(|n| match &n.kind {
                     NodeKind::Operator { op } => Instance::Operator(op.instantiate()),
-                    NodeKind::Join { spec } => Instance::Join(spec.instantiate()),
+                    NodeKind::Join { spec } => Instance::Join(Box::new(spec.instantiate())),
                     _ => Instance::Stateless,
                 })
                 .collect()
