@@ -148,10 +148,20 @@ fn stored(batch: &RecordBatch, key: &str, max_timestamp: Option<i64>) -> Result<
         max_timestamp.unwrap_or_else(|| arrow::compute::max(ts).unwrap_or(i64::MIN));
     Ok(Stored::new(
         batch.clone(),
-        KeyIndex::new(keys.as_ref(), ts)?,
+        Arc::new(KeyIndex::new(keys.as_ref(), ts)?),
         ts.clone(),
         max_timestamp,
     ))
+}
+
+/// The state of a join at a point in time, to roll back to: the stored
+/// batches (shared, not copied) and the stream time; the hash tables are
+/// rebuilt only if a rollback happens.
+#[derive(Debug, Clone)]
+pub struct JoinCheckpoint {
+    left: Vec<Stored>,
+    right: Vec<Stored>,
+    stream_time: i64,
 }
 
 /// Matched row pairs of one pair of batches.
@@ -224,6 +234,29 @@ impl JoinProcessor {
             self.left.push(left);
         }
         Ok(out)
+    }
+
+    /// A cheap checkpoint (no serialisation) for [`JoinProcessor::rollback`].
+    pub fn checkpoint(&self) -> JoinCheckpoint {
+        JoinCheckpoint {
+            left: self.left.batches().to_vec(),
+            right: self.right.batches().to_vec(),
+            stream_time: self.stream_time,
+        }
+    }
+
+    /// Puts the state of `checkpoint` back.
+    pub fn rollback(&mut self, checkpoint: JoinCheckpoint) {
+        let side = |batches: Vec<Stored>| {
+            let mut side = Side::default();
+            for stored in batches {
+                side.push(stored);
+            }
+            side
+        };
+        self.left = side(checkpoint.left);
+        self.right = side(checkpoint.right);
+        self.stream_time = checkpoint.stream_time;
     }
 
     /// The joined rows `(li[i], ri[i])` of one pair of batches, if any.

@@ -15,7 +15,7 @@ use arrow_array::RecordBatch;
 
 use super::codec::{OutRecord, Record};
 use super::{NodeDef, NodeKind};
-use crate::engine::columnar::ops::join::JoinProcessor;
+use crate::engine::columnar::ops::join::{JoinCheckpoint, JoinProcessor};
 use crate::engine::columnar::ops::{ColumnSet, OpError, Processor};
 
 /// A failure while running a partition, naming the node that failed.
@@ -78,6 +78,14 @@ pub enum SinkOutput {
 pub struct Produced {
     pub topic: String,
     pub record: OutRecord,
+}
+
+/// A partition's rollback point (see [`BuiltTopology::checkpoint_partition`]).
+pub struct Checkpoint(Option<Vec<Option<InstanceCheckpoint>>>);
+
+enum InstanceCheckpoint {
+    Bytes(Vec<u8>),
+    Join(JoinCheckpoint),
 }
 
 enum Instance {
@@ -466,6 +474,50 @@ impl BuiltTopology {
                 Instance::Stateless => {}
                 Instance::Operator(p) => p.restore(bytes).map_err(|e| NodeFailure::at(name, e))?,
                 Instance::Join(j) => j.restore(bytes).map_err(|e| NodeFailure::at(name, e))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A rollback point for the partition, cheaper than a snapshot: joins keep
+    /// their stored batches by reference instead of serialising them.
+    pub fn checkpoint_partition(&self, partition: i32) -> Result<Checkpoint, NodeFailure> {
+        let Some(instances) = self.partitions.get(&partition) else {
+            return Ok(Checkpoint(None));
+        };
+        let mut states = Vec::with_capacity(instances.len());
+        for (node, instance) in self.nodes.iter().zip(instances) {
+            states.push(match instance {
+                Instance::Stateless => None,
+                Instance::Operator(p) => Some(InstanceCheckpoint::Bytes(
+                    p.snapshot().map_err(|e| NodeFailure::at(&node.name, e))?,
+                )),
+                Instance::Join(j) => Some(InstanceCheckpoint::Join(j.checkpoint())),
+            });
+        }
+        Ok(Checkpoint(Some(states)))
+    }
+
+    /// Puts the partition back as it was at `checkpoint` (an untouched
+    /// partition is released, to start afresh).
+    pub fn rollback_partition(
+        &mut self,
+        partition: i32,
+        checkpoint: Checkpoint,
+    ) -> Result<(), NodeFailure> {
+        self.release_partition(partition);
+        let Some(states) = checkpoint.0 else {
+            return Ok(());
+        };
+        let nodes = self.nodes.clone();
+        let instances = self.instances(partition);
+        for ((node, instance), state) in nodes.iter().zip(instances.iter_mut()).zip(states) {
+            match (instance, state) {
+                (Instance::Operator(p), Some(InstanceCheckpoint::Bytes(bytes))) => p
+                    .restore(&bytes)
+                    .map_err(|e| NodeFailure::at(&node.name, e))?,
+                (Instance::Join(j), Some(InstanceCheckpoint::Join(c))) => j.rollback(c),
+                _ => {}
             }
         }
         Ok(())

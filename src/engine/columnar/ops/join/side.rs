@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use arrow_array::{Int64Array, RecordBatch};
 
@@ -45,7 +46,7 @@ impl Hasher for PassThrough {
 pub(crate) struct Stored {
     pub max_timestamp: i64,
     pub batch: RecordBatch,
-    pub keys: KeyIndex,
+    pub keys: Arc<KeyIndex>,
     pub timestamps: Int64Array,
     /// Arrival number on its side (ascending along `Side::batches`).
     seq: u32,
@@ -54,7 +55,7 @@ pub(crate) struct Stored {
 impl Stored {
     pub(crate) fn new(
         batch: RecordBatch,
-        keys: KeyIndex,
+        keys: Arc<KeyIndex>,
         timestamps: Int64Array,
         max_timestamp: i64,
     ) -> Stored {
