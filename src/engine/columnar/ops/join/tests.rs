@@ -202,3 +202,37 @@ fn the_shared_side_tables_give_the_pairwise_join_rows_in_pairwise_order_for_int_
 fn the_shared_side_tables_give_the_pairwise_join_rows_in_pairwise_order_for_text_keys() {
     agrees_with_the_pairwise_reference(true);
 }
+
+#[test]
+fn a_rollback_to_a_checkpoint_joins_the_next_batches_as_if_the_rolled_back_run_never_happened() {
+    let spec = JoinSpec::new("k", "k", 4_000_000_000, None, None).unwrap();
+    let mut rng = Rng(7);
+    let mut id = 0;
+    let mut next = |rng: &mut Rng, base: i64| {
+        id += 1_000;
+        batch(rng, 25, base, true, id)
+    };
+    let (l1, r1) = (next(&mut rng, 0), next(&mut rng, 0));
+    let (l2, r2) = (next(&mut rng, 3_000), next(&mut rng, 3_000));
+    let (l3, r3) = (next(&mut rng, 5_000), next(&mut rng, 5_000));
+    let mut straight = spec.instantiate();
+    straight
+        .process_sides(&[l1.clone()], &[r1.clone()])
+        .unwrap();
+    let expected = pairs_of(
+        &straight
+            .process_sides(&[l3.clone()], &[r3.clone()])
+            .unwrap(),
+    );
+
+    let mut rolled = spec.instantiate();
+    rolled.process_sides(&[l1], &[r1]).unwrap();
+    let checkpoint = rolled.checkpoint();
+    rolled.process_sides(&[l2], &[r2]).unwrap();
+    rolled.rollback(checkpoint);
+    assert_eq!(
+        pairs_of(&rolled.process_sides(&[l3], &[r3]).unwrap()),
+        expected
+    );
+    assert!(!expected.is_empty());
+}
