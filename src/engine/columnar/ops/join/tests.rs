@@ -217,11 +217,11 @@ fn a_rollback_to_a_checkpoint_joins_the_next_batches_as_if_the_rolled_back_run_n
     let (l3, r3) = (next(&mut rng, 5_000), next(&mut rng, 5_000));
     let mut straight = spec.instantiate();
     straight
-        .process_sides(&[l1.clone()], &[r1.clone()])
+        .process_sides(std::slice::from_ref(&l1), std::slice::from_ref(&r1))
         .unwrap();
     let expected = pairs_of(
         &straight
-            .process_sides(&[l3.clone()], &[r3.clone()])
+            .process_sides(std::slice::from_ref(&l3), std::slice::from_ref(&r3))
             .unwrap(),
     );
 
