@@ -7,27 +7,25 @@
 //! or `tansu` (the binary at `$KRABKA_TANSU_BIN`). The mock keeps at most 5 MiB and
 //! 100000 message sets per partition and drops the oldest beyond that (rdkafka_mock.c),
 //! so it holds about 150000 of these records; the issue's 2000000-record run is on
-//! Tansu. Tansu reports a wrong high watermark after a multi-record batch
-//! (test-brokers.md), so records go to it one per batch.
+//! Tansu (bulk batches, then one single-record batch per partition: support/broker.rs).
 
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+#[path = "support/broker.rs"]
+mod broker;
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use apache_avro::types::Value as Avro;
 use krabka_streams::engine::schema::framing;
 use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
-use krabka_streams::io::kafka::mock_cluster::EmbeddedCluster;
 use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Offset, TopicPartitionList};
+
+use broker::{Broker, peak_rss_kib, watermarks};
 
 const TOPIC: &str = "bench-orders";
 const PARTITIONS: i32 = 4;
@@ -40,111 +38,12 @@ const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop"
  {"name":"address","type":{"type":"record","name":"Address","fields":[{"name":"street","type":"string"},{"name":"city","type":"string"},{"name":"zip","type":["null","string"],"default":null}]}},
  {"name":"note","type":["null","string"],"default":null}]}"#;
 
-/// The broker under test, stopped on drop.
-enum Broker {
-    Embedded(EmbeddedCluster),
-    Tansu { child: Child, bootstrap: String },
-}
-
-impl Broker {
-    fn start() -> Broker {
-        match std::env::var("KRABKA_BENCH_BROKER").as_deref() {
-            Ok("tansu") => {
-                let bin = std::env::var("KRABKA_TANSU_BIN")
-                    .expect("KRABKA_BENCH_BROKER=tansu needs KRABKA_TANSU_BIN");
-                let port = TcpListener::bind("127.0.0.1:0")
-                    .and_then(|l| l.local_addr())
-                    .unwrap()
-                    .port();
-                let url = format!("tcp://127.0.0.1:{port}");
-                let child = Command::new(bin)
-                    .args(["broker", "--listener-url", &url])
-                    .args(["--advertised-listener-url", &url])
-                    .args(["--storage-engine", "memory://tansu/"])
-                    .env("RUST_LOG", "warn")
-                    .stdin(Stdio::null())
-                    .spawn()
-                    .unwrap();
-                let bootstrap = format!("127.0.0.1:{port}");
-                let deadline = Instant::now() + Duration::from_secs(15);
-                while TcpStream::connect(&bootstrap).is_err() {
-                    assert!(Instant::now() < deadline, "Tansu did not start");
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                Broker::Tansu { child, bootstrap }
-            }
-            Ok("embedded") | Err(_) => Broker::Embedded(EmbeddedCluster::start(None).unwrap()),
-            Ok(other) => panic!("KRABKA_BENCH_BROKER={other}: expected embedded or tansu"),
-        }
-    }
-
-    fn bootstrap(&self) -> &str {
-        match self {
-            Broker::Embedded(c) => c.bootstrap(),
-            Broker::Tansu { bootstrap, .. } => bootstrap,
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        match self {
-            Broker::Embedded(_) => "embedded librdkafka mock",
-            Broker::Tansu { .. } => "Tansu",
-        }
-    }
-
-    fn create_topic(&self) {
-        match self {
-            Broker::Embedded(c) => c.create_topic(TOPIC, PARTITIONS).unwrap(),
-            Broker::Tansu { bootstrap, .. } => {
-                let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-                    .set("bootstrap.servers", bootstrap)
-                    .create()
-                    .unwrap();
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap();
-                let created = rt
-                    .block_on(admin.create_topics(
-                        &[NewTopic::new(TOPIC, PARTITIONS, TopicReplication::Fixed(1))],
-                        &AdminOptions::new(),
-                    ))
-                    .unwrap();
-                assert!(created.iter().all(Result::is_ok), "{created:?}");
-            }
-        }
-    }
-
-    /// Tansu needs one record per batch for a correct high watermark.
-    fn one_record_per_batch(&self) -> bool {
-        matches!(self, Broker::Tansu { .. })
-    }
-}
-
-impl Drop for Broker {
-    fn drop(&mut self) {
-        if let Broker::Tansu { child, .. } = self {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
 fn produce(broker: &Broker, id: u32, n: usize) {
     let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
     let writer = apache_avro::writer::datum::GenericDatumWriter::builder(&schema)
         .build()
         .unwrap();
-    let mut config = ClientConfig::new();
-    config
-        .set("bootstrap.servers", broker.bootstrap())
-        .set("linger.ms", "20")
-        .set("queue.buffering.max.messages", "1000000");
-    if broker.one_record_per_batch() {
-        config.set("linger.ms", "0").set("batch.num.messages", "1");
-    }
-    let producer: BaseProducer = config.create().unwrap();
-    for i in 0..n {
+    broker.produce(TOPIC, PARTITIONS, n, |i| {
         let v = Avro::Record(vec![
             (
                 "order_id".into(),
@@ -197,39 +96,8 @@ fn produce(broker: &Broker, id: u32, n: usize) {
             ),
         ]);
         let value = framing::encode(id, &writer.write_value_to_vec(v).unwrap());
-        let key = format!("user-{}", i % 1000);
-        loop {
-            match producer.send(
-                BaseRecord::to(TOPIC)
-                    .partition((i % PARTITIONS as usize) as i32)
-                    .key(key.as_bytes())
-                    .payload(&value),
-            ) {
-                Ok(()) => break,
-                Err((KafkaError::MessageProduction(_), _)) => {
-                    producer.poll(Duration::from_millis(10));
-                }
-                Err((e, _)) => panic!("produce: {e}"),
-            }
-        }
-        producer.poll(Duration::ZERO);
-    }
-    producer.flush(Duration::from_secs(600)).unwrap();
-}
-
-/// (log start, high watermark) per partition.
-fn watermarks(bootstrap: &str) -> Vec<(i64, i64)> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .unwrap();
-    (0..PARTITIONS)
-        .map(|p| {
-            consumer
-                .fetch_watermarks(TOPIC, p, Duration::from_secs(10))
-                .unwrap()
-        })
-        .collect()
+        (format!("user-{}", i % 1000).into_bytes(), value)
+    });
 }
 
 /// A consumer that only counts bytes up to the end offsets: the client's own limit.
@@ -264,17 +132,6 @@ fn bare_consumer(bootstrap: &str) -> (usize, u64) {
     (n, bytes)
 }
 
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
 fn main() {
     // `cargo test --all-targets` runs this target too (without `--bench`): a small smoke run then.
     let bench = std::env::args().any(|a| a == "--bench");
@@ -283,7 +140,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(if bench { 100_000 } else { 2_000 });
     let broker = Broker::start();
-    broker.create_topic();
+    broker.create_topic(TOPIC, PARTITIONS);
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
     let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
     let id = client
@@ -302,7 +159,7 @@ fn main() {
         broker.name(),
         t.elapsed().as_secs_f64()
     );
-    let marks = watermarks(broker.bootstrap());
+    let marks = watermarks(broker.bootstrap(), TOPIC, PARTITIONS);
     let held: i64 = marks.iter().map(|(low, high)| high - low).sum();
     println!("log start..high watermark per partition: {marks:?}");
     assert_eq!(

@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
-"""Benchmark: `krabka-streams run` offline vs DuckDB on the same Arrow IPC file.
+"""Benchmark: `krabka-streams run` offline vs DuckDB on the same Arrow IPC files.
 
-Generates N rows (user, country, amount, ts + the five reserved columns, as
-`tail` writes them) into an Arrow IPC stream, then times
-  * krabka-streams run examples/topologies/large-orders-by-user.yaml
-      (filter amount > 100, group by user: sum(amount), count(*)), output discarded
-      except the last cumulative batch;
-  * DuckDB: the same file read with pyarrow and the same query
-      (SELECT user, sum(amount), count(*) WHERE amount > 100 GROUP BY user),
-      timed end to end (read + query) and query-only.
-Prints the ratio krabka / DuckDB (a benchmark, not a timed test; the issue's
-target is <= 2x). Needs duckdb and pyarrow (pip install duckdb pyarrow).
+Generates N rows (as `tail` writes them: payload columns + the five reserved
+columns) into Arrow IPC streams, then per case times `krabka-streams run` on the
+example topology (sink written to a file; the run process's peak RSS read from
+wait4) against DuckDB running the same query over the same files (read with
+pyarrow), timed end to end (read + query) and query only. Cases:
+  * filter-group-by    examples/topologies/large-orders-by-user.yaml: filter
+                       amount > 100, group by user: sum(amount), count(*)  (target <= 2x)
+  * windowed-group-by  examples/topologies/orders-per-minute.yaml: tumbling 1-minute
+                       windows per upper(trim(country))                   (target <= 3x)
+  * join               examples/topologies/orders-with-payments.yaml: N orders joined
+                       with N payments on order_id within 10 minutes, then
+                       filter paid >= amount and a projection             (target <= 3x)
+Prints the ratio krabka / DuckDB (a benchmark, not a timed test). Needs duckdb,
+pyarrow and numpy (the CI test venv has them).
 
-usage: run_offline_vs_duckdb.py BINARY [--rows N] [--dir DIR] [--repeat K]
+usage: run_offline_vs_duckdb.py BINARY [--rows N] [--dir DIR] [--repeat K] [--case C ...]
 """
 
 import argparse
@@ -29,65 +33,152 @@ import pyarrow.ipc as ipc
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(HERE, "..", "..", "examples", "topologies")
 
-# name -> (example file, sink, DuckDB query over the table `orders`, target ratio)
+RESERVED = [
+    ("__key", pa.binary()), ("__timestamp", pa.int64()), ("__partition", pa.int32()),
+    ("__offset", pa.int64()), ("__headers", pa.binary()),
+]
+BASE_TS = 1_700_000_000_000
+
+# name -> (example file, sink, {source: dataset}, DuckDB query over tables named as the sources, target)
 CASES = {
     "filter-group-by": (
-        "large-orders-by-user.yaml", "large-orders-by-user",
+        "large-orders-by-user.yaml", "large-orders-by-user", {"orders": "orders"},
         'SELECT "user", sum(amount) AS total, count(*) AS n FROM orders WHERE amount > 100 GROUP BY "user"',
         2.0),
     "windowed-group-by": (
-        "orders-per-minute.yaml", "orders-per-minute",
+        "orders-per-minute.yaml", "orders-per-minute", {"orders": "orders"},
         "SELECT upper(trim(country)) AS c, (__timestamp // 60000) * 60000 AS w, count(*) AS orders, "
         "sum(CAST(amount // 100 AS BIGINT)) AS euros, max(amount) AS largest FROM orders GROUP BY c, w",
+        3.0),
+    "join": (
+        "orders-with-payments.yaml", "paid-orders", {"orders": "join-orders", "payments": "join-payments"},
+        "SELECT o.order_id AS order_order_id, o.\"user\" AS order_user, o.amount AS order_amount, "
+        "p.method AS payment_method FROM orders o JOIN payments p ON o.order_id = p.order_id "
+        "AND abs(o.__timestamp - p.__timestamp) <= 600000 WHERE p.paid >= o.amount",
         3.0),
 }
 
 
-def generate(path, rows, batch_rows=65536, users=10000, partitions=1):
+def reserved_columns(ts, first_offset):
+    n = len(ts)
+    return [
+        pa.nulls(n, pa.binary()),
+        pa.array(ts),
+        pa.array(np.zeros(n, dtype=np.int32)),
+        pa.array(np.arange(first_offset, first_offset + n, dtype=np.int64)),
+        pa.array([b"\x00\x00\x00\x00"] * n, pa.binary()),
+    ]
+
+
+def write_stream(path, payload_fields, make_payload, rows, batch_rows=65536):
+    """Writes `rows` rows in batches; `make_payload(rng, first, n)` gives (payload arrays, ts)."""
     rng = np.random.default_rng(42)
-    user_names = pa.array([f"user-{i:05d}" for i in range(users)])
-    countries = pa.array(["NL", "BE", "DE", "FR", "PL", "CZ"])
-    schema = pa.schema([
-        ("user", pa.utf8()), ("country", pa.utf8()), ("amount", pa.int64()),
-        ("ts", pa.timestamp("ms", tz="UTC")),
-        ("__key", pa.binary()), ("__timestamp", pa.int64()), ("__partition", pa.int32()),
-        ("__offset", pa.int64()), ("__headers", pa.binary()),
-    ])
-    with pa.OSFile(path, "wb") as sink, ipc.new_stream(sink, schema) as writer:
+    schema = pa.schema(payload_fields + RESERVED)
+    tmp = path + ".tmp"
+    with pa.OSFile(tmp, "wb") as sink, ipc.new_stream(sink, schema) as writer:
         done = 0
         while done < rows:
             n = min(batch_rows, rows - done)
-            ts = 1_700_000_000_000 + np.arange(done, done + n, dtype=np.int64)
-            batch = pa.record_batch([
-                user_names.take(pa.array(rng.integers(0, users, n))),
-                countries.take(pa.array(rng.integers(0, len(countries), n))),
-                pa.array(rng.integers(0, 1000, n), pa.int64()),
-                pa.array(ts, pa.timestamp("ms", tz="UTC")),
-                pa.nulls(n, pa.binary()),
-                pa.array(ts),
-                pa.array(np.zeros(n, dtype=np.int32) if partitions == 1 else rng.integers(0, partitions, n).astype(np.int32)),
-                pa.array(np.arange(done, done + n, dtype=np.int64)),
-                pa.array([b"\x00\x00\x00\x00"] * n, pa.binary()),
-            ], schema=schema)
-            writer.write_batch(batch)
+            payload, ts = make_payload(rng, done, n)
+            writer.write_batch(pa.record_batch(payload + reserved_columns(ts, done), schema=schema))
             done += n
+    os.replace(tmp, path)
 
 
-def time_krabka(binary, data, out, case="filter-group-by"):
-    topology, sink, _, _ = CASES[case]
+def generate_orders(path, rows, users=10000):
+    """user, country, amount, ts: one row per millisecond of event time."""
+    user_names = pa.array([f"user-{i:05d}" for i in range(users)])
+    countries = pa.array(["NL", "BE", "DE", "FR", "PL", "CZ"])
+
+    def payload(rng, first, n):
+        ts = BASE_TS + np.arange(first, first + n, dtype=np.int64)
+        return [
+            user_names.take(pa.array(rng.integers(0, users, n))),
+            countries.take(pa.array(rng.integers(0, len(countries), n))),
+            pa.array(rng.integers(0, 1000, n), pa.int64()),
+            pa.array(ts, pa.timestamp("ms", tz="UTC")),
+        ], ts
+
+    write_stream(path, [("user", pa.utf8()), ("country", pa.utf8()), ("amount", pa.int64()),
+                        ("ts", pa.timestamp("ms", tz="UTC"))], payload, rows)
+
+
+def order_ids(first, n):
+    return pa.array([f"order-{i:010d}" for i in range(first, first + n)])
+
+
+def generate_join_orders(path, rows, users=10000):
+    """order_id, user, amount: one order per millisecond."""
+    user_names = pa.array([f"user-{i:05d}" for i in range(users)])
+
+    def payload(rng, first, n):
+        ts = BASE_TS + np.arange(first, first + n, dtype=np.int64)
+        return [order_ids(first, n), user_names.take(pa.array(rng.integers(0, users, n))),
+                pa.array(rng.integers(0, 1000, n), pa.int64())], ts
+
+    write_stream(path, [("order_id", pa.utf8()), ("user", pa.utf8()), ("amount", pa.int64())],
+                 payload, rows)
+
+
+def generate_join_payments(path, rows):
+    """One payment per order, 0-60 s after it (so within the 10-minute window), in
+    order-id order shuffled inside each batch; paid is random, so about half the
+    joined rows pass `paid >= amount`."""
+    methods = pa.array(["card", "ideal", "bancontact", "paypal"])
+
+    def payload(rng, first, n):
+        perm = rng.permutation(n) + first
+        ts = BASE_TS + perm.astype(np.int64) + rng.integers(0, 60_000, n)
+        ids = pa.array([f"order-{i:010d}" for i in perm])
+        return [ids, methods.take(pa.array(rng.integers(0, len(methods), n))),
+                pa.array(rng.integers(0, 1000, n), pa.int64())], ts
+
+    write_stream(path, [("order_id", pa.utf8()), ("method", pa.utf8()), ("paid", pa.int64())],
+                 payload, rows)
+
+
+GENERATORS = {
+    "orders": generate_orders,
+    "join-orders": generate_join_orders,
+    "join-payments": generate_join_payments,
+}
+
+
+def dataset(directory, name, rows):
+    path = os.path.join(directory, f"{name}-{rows}.arrows")
+    if not os.path.exists(path):
+        print(f"generating {rows} rows into {path}", file=sys.stderr)
+        GENERATORS[name](path, rows)
+    return path
+
+
+def time_krabka(binary, inputs, out, case):
+    """Wall time and peak RSS (KiB, from wait4) of one run."""
+    topology, sink, _, _, _ = CASES[case]
+    args = [binary, "run", os.path.join(EXAMPLES, topology)]
+    for source, path in inputs.items():
+        args += ["--input", f"{source}={path}"]
+    args += ["--sink", f"{sink}={out}", "-q"]
     start = time.perf_counter()
-    subprocess.run([binary, "run", os.path.join(EXAMPLES, topology), "--input", f"orders={data}",
-                    "--sink", f"{sink}={out}", "-q"], check=True)
-    return time.perf_counter() - start
+    child = subprocess.Popen(args)
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        sys.exit(f"{' '.join(args)} exited with {child.returncode}")
+    return elapsed, usage.ru_maxrss
 
 
-def time_duckdb(data, case="filter-group-by"):
-    query = CASES[case][2]
+def time_duckdb(inputs, case):
+    query = CASES[case][3]
     start = time.perf_counter()
-    with pa.memory_map(data) as source:
-        orders = ipc.open_stream(source).read_all()
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
+    tables = {}
+    for source, path in inputs.items():
+        with pa.memory_map(path) as data:
+            tables[source] = ipc.open_stream(data).read_all()
+        con.register(source, tables[source])
     read_done = time.perf_counter()
     result = con.sql(query).to_arrow_table()
     end = time.perf_counter()
@@ -102,21 +193,20 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--case", choices=sorted(CASES), action="append")
     args = parser.parse_args()
-    data = os.path.join(args.dir, f"orders-{args.rows}.arrows")
-    out = os.path.join(args.dir, "large-orders-by-user.arrows")
-    if not os.path.exists(data):
-        print(f"generating {args.rows} rows into {data}", file=sys.stderr)
-        generate(data, args.rows)
-    for case in args.case or ["filter-group-by"]:
-        target = CASES[case][3]
-        krabka = min(time_krabka(args.binary, data, out, case) for _ in range(args.repeat))
-        duck = [time_duckdb(data, case) for _ in range(args.repeat)]
+    out = os.path.join(args.dir, "run-bench-sink.arrows")
+    for case in args.case or list(CASES):
+        topology, _, sources, _, target = CASES[case]
+        inputs = {source: dataset(args.dir, name, args.rows) for source, name in sources.items()}
+        runs = [time_krabka(args.binary, inputs, out, case) for _ in range(args.repeat)]
+        krabka = min(r[0] for r in runs)
+        rss = max(r[1] for r in runs)
+        duck = [time_duckdb(inputs, case) for _ in range(args.repeat)]
         duck_total = min(d[0] for d in duck)
         duck_query = min(d[1] for d in duck)
-        print(f"{case}, rows {args.rows}: krabka-streams run {krabka:.3f}s; DuckDB read+query {duck_total:.3f}s "
-              f"(query only {duck_query:.3f}s, {duck[0][2]} result rows)")
+        print(f"{case}, rows {args.rows}: krabka-streams run {krabka:.3f}s (peak RSS {rss / 1024:.0f} MiB); "
+              f"DuckDB read+query {duck_total:.3f}s (query only {duck_query:.3f}s, {duck[0][2]} result rows)")
         print(f"{case}: ratio krabka/DuckDB(read+query) = {krabka / duck_total:.2f}x; "
-              f"krabka/DuckDB(query only) = {krabka / duck_query:.2f}x (target <= {target:g}x)")
+              f"krabka/DuckDB(query only) = {krabka / duck_query:.2f}x (target <= {target:g}x)", flush=True)
 
 
 if __name__ == "__main__":

@@ -665,12 +665,25 @@ fn update(func: AggFunc, slots: &mut [Slot], ids: &[u32], array: &ArrayRef) -> R
                     type_name(array.data_type())
                 )));
             }
+            // Int64 (the common case): compare the integers in place instead
+            // of building a value per row.
+            let ints =
+                (array.data_type() == &DataType::Int64).then(|| array.as_primitive::<Int64Type>());
             for (row, &id) in ids.iter().enumerate() {
                 if id == LATE || array.is_null(row) {
                     continue;
                 }
-                let next = cell(array.as_ref(), row)?;
                 let slot = &mut slots[id as usize];
+                if let (Some(ints), Slot::Value(TaggedValue::Int(current))) = (ints, &mut *slot) {
+                    let v = ints.value(row);
+                    if (func == AggFunc::Min && v < *current)
+                        || (func == AggFunc::Max && v > *current)
+                    {
+                        *current = v;
+                    }
+                    continue;
+                }
+                let next = cell(array.as_ref(), row)?;
                 let replace = match slot {
                     Slot::Empty => true,
                     Slot::Value(current) => {

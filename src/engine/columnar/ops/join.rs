@@ -1,11 +1,15 @@
 //! The event-time inner equi-join (behaviour §6). Keys match when their tagged
 //! encodings are equal; null keys and null timestamps never match. Each side's
 //! batches are kept until the stream time passes their newest row by more than
-//! the window. Per pair of batches the right side is hashed once and the left
-//! rows probe it, so matches come out left-row-major as in Go. The snapshot is
+//! the window. Every batch's keys are encoded and hashed once on arrival, and
+//! each side keeps one hash table over all its stored rows, so a new batch
+//! probes once per row; matches still come out per pair of batches,
+//! left-row-major, as in Go. The snapshot is
 //! the join layout of formats §8.6 with one Arrow IPC stream per stored batch.
 
-use std::collections::HashMap;
+mod key_index;
+mod side;
+
 use std::sync::Arc;
 
 use arrow::compute::take;
@@ -15,13 +19,14 @@ use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, UInt32Array, new_nul
 use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
 
 use super::OpError;
-use super::values::KeyColumn;
 use crate::engine::columnar::ipc;
 use crate::engine::columnar::metadata::{
     RESERVED_COLUMNS, TIMESTAMP_COLUMN, is_reserved, reserved_fields, restore_payload_field,
 };
 use crate::engine::columnar::snapshot::groupby::NO_STREAM_TIME;
 use crate::engine::columnar::snapshot::join::{JoinState, TimedBatch};
+use key_index::KeyIndex;
+use side::{Side, Stored};
 
 /// Join configuration; prefixes default to `left_` / `right_`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,8 +87,8 @@ impl JoinSpec {
     pub fn instantiate(&self) -> JoinProcessor {
         JoinProcessor {
             spec: self.clone(),
-            left: Vec::new(),
-            right: Vec::new(),
+            left: Side::default(),
+            right: Side::default(),
             stream_time: NO_STREAM_TIME,
         }
     }
@@ -116,18 +121,12 @@ fn joined_schema(left: &Schema, right: &Schema, lp: &str, rp: &str) -> Result<Sc
     Ok(Arc::new(Schema::new(fields)))
 }
 
-#[derive(Debug, Clone)]
-struct Stored {
-    max_timestamp: i64,
-    batch: RecordBatch,
-}
-
 /// One join instance (one per logical partition).
 #[derive(Debug, Clone)]
 pub struct JoinProcessor {
     spec: JoinSpec,
-    left: Vec<Stored>,
-    right: Vec<Stored>,
+    left: Side,
+    right: Side,
     stream_time: i64,
 }
 
@@ -139,9 +138,40 @@ fn timestamps(batch: &RecordBatch) -> Result<&Int64Array, OpError> {
         .ok_or_else(|| OpError::new(format!("join requires {TIMESTAMP_COLUMN}")))
 }
 
+/// A batch ready to store: its keys on `key` encoded and hashed.
+fn stored(batch: &RecordBatch, key: &str, max_timestamp: Option<i64>) -> Result<Stored, OpError> {
+    let keys = batch
+        .column_by_name(key)
+        .ok_or_else(|| OpError::new(format!("join key column does not exist: {key}")))?;
+    let ts = timestamps(batch)?;
+    let max_timestamp =
+        max_timestamp.unwrap_or_else(|| arrow::compute::max(ts).unwrap_or(i64::MIN));
+    Ok(Stored::new(
+        batch.clone(),
+        Arc::new(KeyIndex::new(keys.as_ref(), ts)?),
+        ts.clone(),
+        max_timestamp,
+    ))
+}
+
+/// The state of a join at a point in time, to roll back to: the stored
+/// batches (shared, not copied) and the stream time; the hash tables are
+/// rebuilt only if a rollback happens.
+#[derive(Debug, Clone)]
+pub struct JoinCheckpoint {
+    left: Vec<Stored>,
+    right: Vec<Stored>,
+    stream_time: i64,
+}
+
+/// Matched row pairs of one pair of batches.
+type Pairs = (Vec<u32>, Vec<u32>);
+
 impl JoinProcessor {
     /// One run: advance stream time over the new batches, prune, join new
-    /// left × stored right, new left × new right, new right × stored left, then store.
+    /// left × (stored right, new right), new right × stored left, then store.
+    /// Output batches come per pair of batches in that order, each
+    /// left-row-major with right rows ascending (as Go's per-pair hash join).
     pub fn process_sides(
         &mut self,
         new_left: &[RecordBatch],
@@ -153,85 +183,91 @@ impl JoinProcessor {
             }
         }
         let cutoff = self.stream_time.saturating_sub(self.spec.window_ms);
-        self.left.retain(|s| s.max_timestamp >= cutoff);
-        self.right.retain(|s| s.max_timestamp >= cutoff);
+        self.left.prune(cutoff);
+        self.right.prune(cutoff);
+        let new_left = new_left
+            .iter()
+            .map(|b| stored(b, &self.spec.left_key, None))
+            .collect::<Result<Vec<_>, _>>()?;
+        let first_new_right = self.right.batches().len();
+        for batch in new_right {
+            self.right.push(stored(batch, &self.spec.right_key, None)?);
+        }
+        let window = self.spec.window_ms;
+        let within = |l: i64, r: i64| {
+            l.checked_sub(r)
+                .and_then(i64::checked_abs)
+                .is_some_and(|d| d <= window)
+        };
         let mut out = Vec::new();
+        for left in &new_left {
+            let rights = self.right.batches();
+            let mut pairs: Vec<Pairs> = vec![Pairs::default(); rights.len()];
+            let lt = left.timestamps.values();
+            self.right.probe(&left.keys, |at, l, r| {
+                if within(lt[l as usize], rights[at].timestamps.values()[r as usize]) {
+                    pairs[at].0.push(l);
+                    pairs[at].1.push(r);
+                }
+            });
+            for (right, (li, ri)) in rights.iter().zip(pairs) {
+                self.emit(&left.batch, &right.batch, li, ri, &mut out)?;
+            }
+        }
+        for right in &self.right.batches()[first_new_right..] {
+            let lefts = self.left.batches();
+            let mut pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); lefts.len()];
+            let rt = right.timestamps.values();
+            self.left.probe(&right.keys, |at, r, l| {
+                if within(lefts[at].timestamps.values()[l as usize], rt[r as usize]) {
+                    pairs[at].push((l, r));
+                }
+            });
+            for (left, mut matched) in lefts.iter().zip(pairs) {
+                // Probed from the right: back into left-row-major order.
+                matched.sort_unstable();
+                let (li, ri) = matched.into_iter().unzip();
+                self.emit(&left.batch, &right.batch, li, ri, &mut out)?;
+            }
+        }
         for left in new_left {
-            for stored in &self.right {
-                self.matches(left, &stored.batch, &mut out)?;
-            }
-            for right in new_right {
-                self.matches(left, right, &mut out)?;
-            }
-        }
-        for right in new_right {
-            for stored in &self.left {
-                self.matches(&stored.batch, right, &mut out)?;
-            }
-        }
-        for (batches, side) in [(new_left, &mut self.left), (new_right, &mut self.right)] {
-            for batch in batches {
-                let max_timestamp = arrow::compute::max(timestamps(batch)?).unwrap_or(i64::MIN);
-                side.push(Stored {
-                    max_timestamp,
-                    batch: batch.clone(),
-                });
-            }
+            self.left.push(left);
         }
         Ok(out)
     }
 
-    fn matches(
+    /// A cheap checkpoint (no serialisation) for [`JoinProcessor::rollback`].
+    pub fn checkpoint(&self) -> JoinCheckpoint {
+        JoinCheckpoint {
+            left: self.left.batches().to_vec(),
+            right: self.right.batches().to_vec(),
+            stream_time: self.stream_time,
+        }
+    }
+
+    /// Puts the state of `checkpoint` back.
+    pub fn rollback(&mut self, checkpoint: JoinCheckpoint) {
+        let side = |batches: Vec<Stored>| {
+            let mut side = Side::default();
+            for stored in batches {
+                side.push(stored);
+            }
+            side
+        };
+        self.left = side(checkpoint.left);
+        self.right = side(checkpoint.right);
+        self.stream_time = checkpoint.stream_time;
+    }
+
+    /// The joined rows `(li[i], ri[i])` of one pair of batches, if any.
+    fn emit(
         &self,
         left: &RecordBatch,
         right: &RecordBatch,
+        li: Vec<u32>,
+        ri: Vec<u32>,
         out: &mut Vec<RecordBatch>,
     ) -> Result<(), OpError> {
-        let key = |batch: &RecordBatch, name: &str| {
-            batch
-                .column_by_name(name)
-                .cloned()
-                .ok_or_else(|| OpError::new(format!("join key column does not exist: {name}")))
-        };
-        let (lk, rk) = (
-            key(left, &self.spec.left_key)?,
-            key(right, &self.spec.right_key)?,
-        );
-        let (lt, rt) = (timestamps(left)?, timestamps(right)?);
-        let mut by_key: HashMap<Vec<u8>, Vec<u32>, foldhash::fast::RandomState> =
-            HashMap::default();
-        let mut buf = Vec::new();
-        let (lkeys, rkeys) = (KeyColumn::new(lk.as_ref()), KeyColumn::new(rk.as_ref()));
-        for row in 0..right.num_rows() {
-            if rk.is_null(row) || rt.is_null(row) {
-                continue;
-            }
-            buf.clear();
-            rkeys.encode(row, &mut buf)?;
-            by_key.entry(buf.clone()).or_default().push(row as u32);
-        }
-        let (mut li, mut ri) = (Vec::new(), Vec::new());
-        for row in 0..left.num_rows() {
-            if lk.is_null(row) || lt.is_null(row) {
-                continue;
-            }
-            buf.clear();
-            lkeys.encode(row, &mut buf)?;
-            let Some(candidates) = by_key.get(buf.as_slice()) else {
-                continue;
-            };
-            let l = lt.value(row);
-            for &r in candidates {
-                let within = l
-                    .checked_sub(rt.value(r as usize))
-                    .and_then(i64::checked_abs)
-                    .is_some_and(|d| d <= self.spec.window_ms);
-                if within {
-                    li.push(row as u32);
-                    ri.push(r);
-                }
-            }
-        }
         if li.is_empty() {
             return Ok(());
         }
@@ -261,8 +297,8 @@ impl JoinProcessor {
     }
 
     pub fn snapshot(&self) -> Result<Vec<u8>, OpError> {
-        let side = |stored: &[Stored]| {
-            stored
+        let side = |side: &Side| {
+            side.batches()
                 .iter()
                 .map(|s| {
                     Ok(TimedBatch {
@@ -282,26 +318,22 @@ impl JoinProcessor {
 
     pub fn restore(&mut self, snapshot: &[u8]) -> Result<(), OpError> {
         let state = JoinState::decode(snapshot).map_err(|e| OpError::new(e.to_string()))?;
-        let side = |batches: Vec<TimedBatch>| {
-            batches
-                .into_iter()
-                .map(|t| {
-                    let (_, mut decoded) = ipc::read_batches(&t.ipc)
-                        .map_err(|e| OpError::new(format!("cannot restore join state: {e}")))?;
-                    if decoded.len() != 1 {
-                        return Err(OpError::new(
-                            "cannot restore join state: a stored batch must hold one Arrow batch",
-                        ));
-                    }
-                    Ok(Stored {
-                        max_timestamp: t.max_timestamp,
-                        batch: decoded.remove(0),
-                    })
-                })
-                .collect::<Result<Vec<_>, OpError>>()
+        let side = |batches: Vec<TimedBatch>, key: &str| {
+            let mut side = Side::default();
+            for t in batches {
+                let (_, mut decoded) = ipc::read_batches(&t.ipc)
+                    .map_err(|e| OpError::new(format!("cannot restore join state: {e}")))?;
+                if decoded.len() != 1 {
+                    return Err(OpError::new(
+                        "cannot restore join state: a stored batch must hold one Arrow batch",
+                    ));
+                }
+                side.push(stored(&decoded.remove(0), key, Some(t.max_timestamp))?);
+            }
+            Ok(side)
         };
-        self.left = side(state.left)?;
-        self.right = side(state.right)?;
+        self.left = side(state.left, &self.spec.left_key)?;
+        self.right = side(state.right, &self.spec.right_key)?;
         self.stream_time = state.stream_time;
         Ok(())
     }
@@ -317,3 +349,6 @@ pub fn ipc_stream(batch: &RecordBatch) -> Result<Vec<u8>, OpError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

@@ -374,7 +374,7 @@ impl OfflineRun<'_> {
     fn process_partition(
         &mut self,
         partition: i32,
-        input: &PartitionInput,
+        input: &PartitionInput<'_>,
         parts: &[(usize, RecordBatch)],
         live: &[LiveInput],
         metrics: &mut Metrics,
@@ -383,7 +383,7 @@ impl OfflineRun<'_> {
             ErrorPolicy::Fail => None,
             _ => Some(
                 self.topology
-                    .snapshot_partition(partition)
+                    .checkpoint_partition(partition)
                     .map_err(OfflineError::Node)?,
             ),
         };
@@ -397,9 +397,8 @@ impl OfflineRun<'_> {
                 let Some(state) = rollback else {
                     return Err(OfflineError::Node(failure));
                 };
-                self.topology.release_partition(partition);
                 self.topology
-                    .restore_partition(partition, &state)
+                    .rollback_partition(partition, state)
                     .map_err(OfflineError::Node)?;
                 if let (ErrorPolicy::DeadLetter { .. }, Some(writer)) =
                     (&self.policy, &mut self.dead_letter)

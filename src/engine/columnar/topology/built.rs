@@ -15,7 +15,7 @@ use arrow_array::RecordBatch;
 
 use super::codec::{OutRecord, Record};
 use super::{NodeDef, NodeKind};
-use crate::engine::columnar::ops::join::JoinProcessor;
+use crate::engine::columnar::ops::join::{JoinCheckpoint, JoinProcessor};
 use crate::engine::columnar::ops::{ColumnSet, OpError, Processor};
 
 /// A failure while running a partition, naming the node that failed.
@@ -80,10 +80,18 @@ pub struct Produced {
     pub record: OutRecord,
 }
 
+/// A partition's rollback point (see [`BuiltTopology::checkpoint_partition`]).
+pub struct Checkpoint(Option<Vec<Option<InstanceCheckpoint>>>);
+
+enum InstanceCheckpoint {
+    Bytes(Vec<u8>),
+    Join(JoinCheckpoint),
+}
+
 enum Instance {
     Stateless,
     Operator(Box<dyn Processor>),
-    Join(JoinProcessor),
+    Join(Box<JoinProcessor>),
 }
 
 /// A validated, reusable topology with per-partition state.
@@ -102,11 +110,12 @@ impl fmt::Debug for BuiltTopology {
 }
 
 /// Decoded input of one partition run: batches per source node name, and the
-/// raw records per topic for pass-through sinks.
+/// raw records per topic for pass-through sinks, borrowed from the caller (a
+/// poll's records are read, never copied, on their way to the sinks).
 #[derive(Debug, Default, Clone)]
-pub struct PartitionInput {
+pub struct PartitionInput<'a> {
     pub batches: BTreeMap<String, Vec<RecordBatch>>,
-    pub raw: BTreeMap<String, Vec<Record>>,
+    pub raw: Option<&'a BTreeMap<String, Vec<Record>>>,
 }
 
 impl BuiltTopology {
@@ -220,7 +229,7 @@ impl BuiltTopology {
                 .iter()
                 .map(|n| match &n.kind {
                     NodeKind::Operator { op } => Instance::Operator(op.instantiate()),
-                    NodeKind::Join { spec } => Instance::Join(spec.instantiate()),
+                    NodeKind::Join { spec } => Instance::Join(Box::new(spec.instantiate())),
                     _ => Instance::Stateless,
                 })
                 .collect()
@@ -231,7 +240,7 @@ impl BuiltTopology {
     pub fn run_partition_batches(
         &mut self,
         partition: i32,
-        input: &PartitionInput,
+        input: &PartitionInput<'_>,
     ) -> Result<Vec<SinkOutput>, NodeFailure> {
         let nodes = self.nodes.clone();
         let instances = self.instances(partition);
@@ -283,7 +292,7 @@ impl BuiltTopology {
                     if codec.is_none() {
                         if let NodeKind::Source { topics, .. } = &parent.kind {
                             let mut records = Vec::new();
-                            for (t, raw) in &input.raw {
+                            for (t, raw) in input.raw.into_iter().flatten() {
                                 if topics.contains(t) {
                                     records.extend(raw.iter().map(OutRecord::copy_of));
                                 }
@@ -365,7 +374,7 @@ impl BuiltTopology {
             )));
         }
         let mut decoded = PartitionInput {
-            raw: input.clone(),
+            raw: Some(input),
             ..Default::default()
         };
         for (index, node) in self.nodes.iter().enumerate() {
@@ -465,6 +474,50 @@ impl BuiltTopology {
                 Instance::Stateless => {}
                 Instance::Operator(p) => p.restore(bytes).map_err(|e| NodeFailure::at(name, e))?,
                 Instance::Join(j) => j.restore(bytes).map_err(|e| NodeFailure::at(name, e))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A rollback point for the partition, cheaper than a snapshot: joins keep
+    /// their stored batches by reference instead of serialising them.
+    pub fn checkpoint_partition(&self, partition: i32) -> Result<Checkpoint, NodeFailure> {
+        let Some(instances) = self.partitions.get(&partition) else {
+            return Ok(Checkpoint(None));
+        };
+        let mut states = Vec::with_capacity(instances.len());
+        for (node, instance) in self.nodes.iter().zip(instances) {
+            states.push(match instance {
+                Instance::Stateless => None,
+                Instance::Operator(p) => Some(InstanceCheckpoint::Bytes(
+                    p.snapshot().map_err(|e| NodeFailure::at(&node.name, e))?,
+                )),
+                Instance::Join(j) => Some(InstanceCheckpoint::Join(j.checkpoint())),
+            });
+        }
+        Ok(Checkpoint(Some(states)))
+    }
+
+    /// Puts the partition back as it was at `checkpoint` (an untouched
+    /// partition is released, to start afresh).
+    pub fn rollback_partition(
+        &mut self,
+        partition: i32,
+        checkpoint: Checkpoint,
+    ) -> Result<(), NodeFailure> {
+        self.release_partition(partition);
+        let Some(states) = checkpoint.0 else {
+            return Ok(());
+        };
+        let nodes = self.nodes.clone();
+        let instances = self.instances(partition);
+        for ((node, instance), state) in nodes.iter().zip(instances.iter_mut()).zip(states) {
+            match (instance, state) {
+                (Instance::Operator(p), Some(InstanceCheckpoint::Bytes(bytes))) => p
+                    .restore(&bytes)
+                    .map_err(|e| NodeFailure::at(&node.name, e))?,
+                (Instance::Join(j), Some(InstanceCheckpoint::Join(c))) => j.rollback(c),
+                _ => {}
             }
         }
         Ok(())

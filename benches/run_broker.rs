@@ -1,0 +1,304 @@
+//! `cargo bench --bench run_broker`: the online runner against `tail` on the same
+//! input, on a broker on 127.0.0.1 (issue 6: run's throughput ≥ 0.7× tail's).
+//!
+//! N registry-framed Avro orders (user, country, amount, ts) in 4 partitions.
+//! `tail TOPIC -e` decodes them to Arrow IPC on /dev/null and exits at the end;
+//! `run FILE -b` (a fresh consumer group each time) decodes the same records
+//! through a filter topology (`amount > 990`, about 1% kept, user, country and
+//! amount written as JSON to a sink topic), producing, flushing and committing every poll; it is timed until
+//! its group's committed offsets reach the end of every partition, then stopped
+//! with SIGINT. Both times include process start and (for run) joining the
+//! group, which is printed apart. Also prints both peak RSS figures.
+//!
+//! Size: `KRABKA_BENCH_BROKER_RECORDS` (default 100000). Broker:
+//! `KRABKA_BENCH_BROKER=embedded` (default, the librdkafka mock: about 5 MiB per
+//! partition, so up to about 300000 of these records) or `tansu` (with
+//! `KRABKA_TANSU_BIN`). `KRABKA_BENCH_BIN` overrides the binary.
+
+#[path = "support/broker.rs"]
+mod broker;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use apache_avro::types::Value as Avro;
+use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
+use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
+use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{Offset, TopicPartitionList};
+
+use broker::{Broker, peak_rss_kib, watermarks};
+
+const TOPIC: &str = "bench-run-orders";
+const SINK: &str = "bench-run-large";
+const PARTITIONS: i32 = 4;
+const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
+ {"name":"user","type":"string"},{"name":"country","type":"string"},{"name":"amount","type":"long"},
+ {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}}]}"#;
+
+fn topology(group: &str) -> String {
+    format!(
+        r#"version: 1
+settings:
+  consumer_group: {group}
+nodes:
+  - source: orders
+    topics: [{TOPIC}]
+    value: avro
+    columns:
+      user: utf8
+      country: utf8
+      amount: int64
+      ts: timestamp
+  - filter: large
+    parent: orders
+    where: amount > 990
+  # The JSON encoder has no timestamp type: the sink gets the other columns.
+  - select: slim
+    parent: large
+    columns: [user, country, amount]
+  - sink: out
+    parent: slim
+    topic: {SINK}
+    value: json
+"#
+    )
+}
+
+fn binary() -> String {
+    std::env::var("KRABKA_BENCH_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_krabka-streams").to_string())
+}
+
+/// Waits for the child, sampling its peak RSS; (exit success, peak KiB).
+fn wait_sampling(child: &mut Child, until: impl Fn() -> bool) -> (bool, u64) {
+    let mut rss = 0;
+    loop {
+        if let Some(kib) = peak_rss_kib(child.id()) {
+            rss = rss.max(kib);
+        }
+        if until() {
+            return (true, rss);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status.success(), rss);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The group's committed offsets summed over the topic's partitions.
+fn committed(consumer: &BaseConsumer) -> i64 {
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..PARTITIONS {
+        tpl.add_partition(TOPIC, p);
+    }
+    match consumer.committed_offsets(tpl, Duration::from_secs(5)) {
+        Ok(tpl) => tpl
+            .elements()
+            .iter()
+            .map(|e| match e.offset() {
+                Offset::Offset(o) => o,
+                _ => 0,
+            })
+            .sum(),
+        Err(_) => 0,
+    }
+}
+
+struct RunTimes {
+    total: Duration,
+    first_commit: Duration,
+    rss_kib: u64,
+}
+
+fn time_run(
+    broker: &Broker,
+    registry: &str,
+    dir: &std::path::Path,
+    round: usize,
+    end: i64,
+) -> RunTimes {
+    let group = format!("bench-run-{round}");
+    let file = dir.join(format!("{group}.yaml"));
+    std::fs::write(&file, topology(&group)).unwrap();
+    let watcher: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", broker.bootstrap())
+        .set("group.id", &group)
+        .create()
+        .unwrap();
+    let started = Instant::now();
+    let mut child = Command::new(binary())
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "-q",
+            "-b",
+            broker.bootstrap(),
+        ])
+        .args(["--registry", registry])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = std::cell::Cell::new(None);
+    let (ok, rss) = wait_sampling(&mut child, || {
+        let done = committed(&watcher);
+        if done > 0 && first.get().is_none() {
+            first.set(Some(started.elapsed()));
+        }
+        done >= end
+    });
+    let total = started.elapsed();
+    if !ok || child.try_wait().unwrap().is_some() {
+        let out = child.wait_with_output().unwrap();
+        panic!(
+            "run stopped early: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    RunTimes {
+        total,
+        first_commit: first.get().unwrap_or(total),
+        rss_kib: rss,
+    }
+}
+
+fn time_tail(broker: &Broker, registry: &str) -> (Duration, u64) {
+    let started = Instant::now();
+    let mut child = Command::new(binary())
+        .args([
+            "tail",
+            TOPIC,
+            "-e",
+            "--value-format",
+            "avro",
+            "--format",
+            "arrow",
+            "-q",
+        ])
+        .args(["-b", broker.bootstrap(), "--registry", registry])
+        .stdout(std::fs::File::create("/dev/null").unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (ok, rss) = wait_sampling(&mut child, || false);
+    let elapsed = started.elapsed();
+    let out = child.wait_with_output().unwrap();
+    assert!(ok, "{}", String::from_utf8_lossy(&out.stderr));
+    (elapsed, rss)
+}
+
+fn main() {
+    // `cargo test --all-targets` runs this target too (without `--bench`): a small smoke run then.
+    let bench = std::env::args().any(|a| a == "--bench");
+    let n: usize = std::env::var("KRABKA_BENCH_BROKER_RECORDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if bench { 100_000 } else { 2_000 });
+    let repeat = if bench { 3 } else { 1 };
+    let broker = Broker::start();
+    broker.create_topic(TOPIC, PARTITIONS);
+    broker.create_topic(SINK, PARTITIONS);
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
+    let id = client
+        .register(
+            &format!("{TOPIC}-value"),
+            &SchemaSpec {
+                schema: ORDER_SCHEMA.into(),
+                ..Default::default()
+            },
+        )
+        .unwrap() as u32;
+    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+    let writer = apache_avro::writer::datum::GenericDatumWriter::builder(&schema)
+        .build()
+        .unwrap();
+    let countries = ["NL", "BE", "DE", "FR", "PL", "CZ"];
+    let t = Instant::now();
+    broker.produce(TOPIC, PARTITIONS, n, |i| {
+        let v = Avro::Record(vec![
+            (
+                "user".into(),
+                Avro::String(format!("user-{:05}", i % 10_000)),
+            ),
+            ("country".into(), Avro::String(countries[i % 6].into())),
+            ("amount".into(), Avro::Long((i as i64 * 7919) % 1000)),
+            (
+                "ts".into(),
+                Avro::TimestampMillis(1_700_000_000_000 + i as i64),
+            ),
+        ]);
+        let value = framing::encode(id, &writer.write_value_to_vec(v).unwrap());
+        (format!("user-{:05}", i % 10_000).into_bytes(), value)
+    });
+    println!(
+        "produced {n} records to {PARTITIONS} partitions of the {} in {:.1}s",
+        broker.name(),
+        t.elapsed().as_secs_f64()
+    );
+    let marks = watermarks(broker.bootstrap(), TOPIC, PARTITIONS);
+    let held: i64 = marks.iter().map(|(low, high)| high - low).sum();
+    let end: i64 = marks.iter().map(|(_, high)| high).sum();
+    assert_eq!(
+        held as usize,
+        n,
+        "the {} holds {held} of {n} records by its watermarks {marks:?}",
+        broker.name()
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut tail = (Duration::MAX, 0);
+    let mut run = RunTimes {
+        total: Duration::MAX,
+        first_commit: Duration::ZERO,
+        rss_kib: 0,
+    };
+    for round in 0..repeat {
+        let (elapsed, rss) = time_tail(&broker, &registry.url());
+        tail = (tail.0.min(elapsed), tail.1.max(rss));
+        let times = time_run(&broker, &registry.url(), dir.path(), round, end);
+        let rss = run.rss_kib.max(times.rss_kib);
+        if times.total < run.total {
+            run = times;
+        }
+        run.rss_kib = rss;
+    }
+    let rate = |d: Duration| n as f64 / d.as_secs_f64();
+    println!(
+        "tail -e to Arrow IPC          {:>10.0} records/s ({:.2}s, process start included)",
+        rate(tail.0),
+        tail.0.as_secs_f64()
+    );
+    println!(
+        "run -b (filter, JSON sink)    {:>10.0} records/s ({:.2}s until all committed; first commit after {:.2}s)",
+        rate(run.total),
+        run.total.as_secs_f64(),
+        run.first_commit.as_secs_f64()
+    );
+    println!(
+        "ratio   run / tail throughput: {:.2}x (target >= 0.7x)",
+        tail.0.as_secs_f64() / run.total.as_secs_f64()
+    );
+    println!(
+        "peak RSS: run {} MiB, tail {} MiB",
+        run.rss_kib / 1024,
+        tail.1 / 1024
+    );
+}

@@ -1,0 +1,77 @@
+//! The join keys of one batch: every row's tagged key encoding and its hash,
+//! computed once when the batch reaches the join and kept while the batch is
+//! stored, so probing never re-encodes a row.
+
+use arrow_array::{Array, Int64Array};
+
+use crate::engine::columnar::ops::OpError;
+use crate::engine::columnar::ops::values::KeyColumn;
+
+/// The hash every key index uses (fixed: indexes are only compared in-process).
+pub(crate) fn hasher() -> foldhash::fast::FixedState {
+    foldhash::fast::FixedState::with_seed(0x6b72_6162_6b61)
+}
+
+/// Row keys of one batch; rows with a null key or timestamp never match.
+#[derive(Debug, Clone)]
+pub(crate) struct KeyIndex {
+    /// Encoded keys back to back; row `r` is `bytes[ends[r - 1]..ends[r]]`.
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+    hashes: Vec<u64>,
+    /// Whether the row can match (non-null key and timestamp).
+    usable: Vec<bool>,
+    usable_rows: usize,
+}
+
+impl KeyIndex {
+    pub(crate) fn new(keys: &dyn Array, timestamps: &Int64Array) -> Result<KeyIndex, OpError> {
+        use std::hash::BuildHasher;
+        let rows = keys.len();
+        let encoder = KeyColumn::new(keys);
+        let state = hasher();
+        let mut index = KeyIndex {
+            bytes: Vec::with_capacity(rows * 16),
+            ends: Vec::with_capacity(rows),
+            hashes: Vec::with_capacity(rows),
+            usable: Vec::with_capacity(rows),
+            usable_rows: 0,
+        };
+        for row in 0..rows {
+            let start = index.bytes.len();
+            let usable = !keys.is_null(row) && !timestamps.is_null(row);
+            if usable {
+                encoder.encode(row, &mut index.bytes)?;
+            }
+            let end = u32::try_from(index.bytes.len())
+                .map_err(|_| OpError::new("the join keys of one batch exceed 4 GiB"))?;
+            index.ends.push(end);
+            index.hashes.push(state.hash_one(&index.bytes[start..]));
+            index.usable.push(usable);
+            index.usable_rows += usize::from(usable);
+        }
+        Ok(index)
+    }
+
+    pub(crate) fn rows(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// How many rows can match.
+    pub(crate) fn usable_rows(&self) -> usize {
+        self.usable_rows
+    }
+
+    pub(crate) fn usable(&self, row: usize) -> bool {
+        self.usable[row]
+    }
+
+    pub(crate) fn hash(&self, row: usize) -> u64 {
+        self.hashes[row]
+    }
+
+    pub(crate) fn key(&self, row: usize) -> &[u8] {
+        let start = if row == 0 { 0 } else { self.ends[row - 1] };
+        &self.bytes[start as usize..self.ends[row] as usize]
+    }
+}
