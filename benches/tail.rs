@@ -357,6 +357,27 @@ fn parquet_settings(framed: &[Vec<u8>]) {
                 .build(),
         ),
         (
+            "  + chunk statistics, zstd -1",
+            base()
+                .set_statistics_enabled(EnabledStatistics::Chunk)
+                .set_compression(Compression::ZSTD(ZstdLevel::try_new(-1).unwrap()))
+                .build(),
+        ),
+        (
+            "  + chunk statistics, 4 MiB pages",
+            base()
+                .set_statistics_enabled(EnabledStatistics::Chunk)
+                .set_data_page_size_limit(4 << 20)
+                .build(),
+        ),
+        (
+            "  + no statistics, zstd -1",
+            base()
+                .set_statistics_enabled(EnabledStatistics::None)
+                .set_compression(Compression::ZSTD(ZstdLevel::try_new(-1).unwrap()))
+                .build(),
+        ),
+        (
             "  with dictionary",
             base().set_dictionary_enabled(true).build(),
         ),
