@@ -8,9 +8,9 @@
 //! 100000 message sets per partition and drops the oldest beyond that (rdkafka_mock.c),
 //! so it holds about 150000 of these records; the 2000000-record run is on
 //! Tansu. Tansu reports a partition's high watermark as its last batch's base offset
-//! + 1 (test-brokers.md): the records go to it in large batches, and each partition
-//! ends with one single-record batch, so every watermark is checked against the
-//! records produced to its partition before anything is measured.
+//! plus one (test-brokers.md): the records go to it in large batches, and each
+//! partition ends with one single-record batch, so every watermark is checked against
+//! the records produced to its partition before anything is measured.
 
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -177,7 +177,7 @@ fn order(i: usize) -> Avro {
         ),
         (
             "note".into(),
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 Avro::Union(1, Box::new(Avro::String("leave at the door".into())))
             } else {
                 Avro::Union(0, Box::new(Avro::Null))
