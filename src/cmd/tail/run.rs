@@ -89,16 +89,19 @@ fn watch_signals(flag: Arc<AtomicBool>) {
         });
 }
 
+/// A map keyed by partition, hashed cheaply (looked up per run of records).
+type TpMap<V> = HashMap<Tp, V, foldhash::fast::RandomState>;
+
 /// Where each assigned partition stands relative to its stop.
 #[derive(Default)]
 struct Stops {
     /// Exclusive stop offset per partition (bounded reads only).
-    stop: HashMap<Tp, i64>,
+    stop: TpMap<i64>,
     /// The stop is the end captured at start: a partition-EOF event also reaches it.
     stop_is_end: bool,
     done: BTreeSet<Tp>,
     /// Next offset to fetch per partition (last received + 1).
-    next: HashMap<Tp, i64>,
+    next: TpMap<i64>,
 }
 
 impl Stops {
@@ -106,22 +109,47 @@ impl Stops {
         !self.stop.is_empty() || self.stop_is_end
     }
 
-    fn observe(&mut self, tp: &Tp, offset: i64) {
-        // Per record: update in place, allocating a key only for a new partition.
-        match self.next.get_mut(tp) {
-            Some(next) => *next = offset + 1,
-            None => {
-                self.next.insert(tp.clone(), offset + 1);
-            }
-        }
-        if self.stop.get(tp).is_some_and(|s| offset + 1 >= *s) {
-            self.done.insert(tp.clone());
+    /// Records arrive in runs of one partition: its stop is looked up once per run.
+    fn begin_run(&self, tp: Tp) -> Run {
+        Run {
+            stop: self.stop.get(&tp).copied(),
+            tp,
+            next: None,
         }
     }
 
-    fn beyond_stop(&self, tp: &Tp, offset: i64) -> bool {
-        self.stop.get(tp).is_some_and(|s| offset >= *s)
+    /// Takes record `offset` of the run's partition; `false` when it lies beyond the stop.
+    #[inline]
+    fn observe(&mut self, run: &mut Run, offset: i64) -> bool {
+        if run.stop.is_some_and(|s| offset >= s) {
+            self.done.insert(run.tp.clone());
+            return false;
+        }
+        run.next = Some(offset + 1);
+        if run.stop.is_some_and(|s| offset + 1 >= s) {
+            self.done.insert(run.tp.clone());
+        }
+        true
     }
+
+    /// Records where the run's partition stands once its run ends.
+    fn end_run(&mut self, run: Run) {
+        if let Some(next) = run.next {
+            match self.next.get_mut(&run.tp) {
+                Some(n) => *n = next,
+                None => {
+                    self.next.insert(run.tp, next);
+                }
+            }
+        }
+    }
+}
+
+/// The partition whose records are arriving, its stop, and its next offset so far.
+struct Run {
+    tp: Tp,
+    stop: Option<i64>,
+    next: Option<i64>,
 }
 
 /// Counters for the progress line and the summary.
@@ -371,7 +399,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         } else {
             Duration::ZERO
         };
-        let mut last_tp: Option<Tp> = None;
+        let mut run: Option<Run> = None;
         while batch.len() < plan.batch_records && bytes < BATCH_BYTES {
             match consumer.poll(wait) {
                 None => break,
@@ -402,24 +430,26 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                 }
                 Some(Ok(Polled::Record(r))) => {
                     outage.clear();
-                    // Records come in runs of one partition: reuse its key.
-                    if !last_tp
+                    if !run
                         .as_ref()
-                        .is_some_and(|(t, p)| *p == r.partition && *t == r.topic)
+                        .is_some_and(|run| run.tp.1 == r.partition && run.tp.0 == r.topic)
                     {
-                        last_tp = Some((r.topic.clone(), r.partition));
+                        if let Some(ended) = run.take() {
+                            stops.end_run(ended);
+                        }
+                        run = Some(stops.begin_run((r.topic.clone(), r.partition)));
                     }
-                    let tp = last_tp.as_ref().expect("set above");
-                    if stops.beyond_stop(tp, r.offset) {
-                        stops.done.insert(tp.clone());
+                    if !stops.observe(run.as_mut().expect("set above"), r.offset) {
                         continue;
                     }
-                    stops.observe(tp, r.offset);
                     bytes += r.payload_len();
                     batch.push(r);
                 }
             }
             wait = Duration::ZERO;
+        }
+        if let Some(ended) = run.take() {
+            stops.end_run(ended);
         }
         if let Err(e) = outage.check(timeout, || {
             all_partitions
@@ -458,9 +488,18 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                 let refs: Vec<&Record> = records.iter().collect();
                 match decoder.decode(&refs) {
                     Ok(decoded) => {
-                        // The last offset per partition, without a key allocation per record.
-                        let mut last: HashMap<(&str, i32), i64> = HashMap::new();
-                        for r in &records {
+                        // The last offset per partition: records come in runs of one
+                        // partition, so the map is touched once per run, not per record.
+                        let mut last: HashMap<(&str, i32), i64, foldhash::fast::RandomState> =
+                            HashMap::default();
+                        let run_ends = records
+                            .windows(2)
+                            .filter(|w| {
+                                w[0].partition != w[1].partition || w[0].topic != w[1].topic
+                            })
+                            .map(|w| &w[0])
+                            .chain(records.last());
+                        for r in run_ends {
                             last.insert((r.topic.as_str(), r.partition), r.offset + 1);
                         }
                         for ((t, p), next) in last {

@@ -26,7 +26,7 @@ impl<'a> Cursor<'a> {
         self.buf.len() - self.pos
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn read_long(&mut self) -> DecodeResult<i64> {
         // Most lengths, branch indexes and small numbers fit one byte.
         if let Some(&b) = self.buf.get(self.pos)
@@ -55,7 +55,7 @@ impl<'a> Cursor<'a> {
         truncated()
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn read_int(&mut self) -> DecodeResult<i32> {
         let v = self.read_long()?;
         i32::try_from(v).map_err(|_| DecodeError(format!("Avro int out of range: {v}")))
@@ -77,7 +77,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn read_fixed(&mut self, n: usize) -> DecodeResult<&'a [u8]> {
         if self.remaining() < n {
             return truncated();
@@ -101,7 +101,7 @@ impl<'a> Cursor<'a> {
         Ok(f64::from_le_bytes(a))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn read_bytes(&mut self) -> DecodeResult<&'a [u8]> {
         let len = self.read_long()?;
         if len < 0 {

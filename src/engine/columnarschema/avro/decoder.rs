@@ -138,7 +138,7 @@ impl<T: ArrowPrimitiveType> Prim<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn append_value(&mut self, v: T::Native) {
         self.values.push(v);
         self.nulls.append_non_null();
@@ -174,7 +174,7 @@ impl RawStrings {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn append(&mut self, bytes: &[u8]) -> DecodeResult<()> {
         self.values.extend_from_slice(bytes);
         self.offsets.push(offset(self.values.len())?);
