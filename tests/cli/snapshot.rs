@@ -55,6 +55,14 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `snapshot restore DIR --partition P --from-epoch FROM --to-epoch TO EXTRA…`.
+fn restore_epochs(dir: &Path, partitions: &str, from: &str, to: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["snapshot", "restore", s(dir), "--partition", partitions];
+    args.extend(["--from-epoch", from, "--to-epoch", to]);
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
 pub fn container_of(entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
     let map: BTreeMap<String, Vec<u8>> = entries
         .iter()
@@ -433,17 +441,7 @@ fn restore_refuses_to_overwrite_on_a_non_interactive_stdin_without_yes() {
     );
     write(d, "partition-0.snapshot", b"old live state");
     let before = snapshot_of(d);
-    let out = run(&[
-        "snapshot",
-        "restore",
-        s(d),
-        "--partition",
-        "0",
-        "--from-epoch",
-        "41",
-        "--to-epoch",
-        "live",
-    ]);
+    let out = restore_epochs(d, "0", "41", "live", &[]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains(
         "refusing to prompt for confirmation on a non-interactive stdin; pass --yes to proceed"
@@ -577,18 +575,7 @@ fn a_missing_source_epoch_fails_with_the_java_message_and_writes_nothing() {
     write(d, "partition-3-epoch-40.snapshot", &container_of(&[]));
     write(d, "partition-3-epoch-42.snapshot", &container_of(&[]));
     let before = snapshot_of(d);
-    let out = run(&[
-        "snapshot",
-        "restore",
-        s(d),
-        "--partition",
-        "0-1,3,7",
-        "--from-epoch",
-        "41",
-        "--to-epoch",
-        "live",
-        "--yes",
-    ]);
+    let out = restore_epochs(d, "0-1,3,7", "41", "live", &["--yes"]);
     assert_eq!(code(&out), 1);
     assert_eq!(
         stderr(&out).trim(),
@@ -603,18 +590,7 @@ fn a_missing_source_epoch_fails_with_the_java_message_and_writes_nothing() {
     );
     write(d, "partition-7-epoch-41.snapshot", &container_of(&[]));
     let before = snapshot_of(d);
-    let out = run(&[
-        "snapshot",
-        "restore",
-        s(d),
-        "--partition",
-        "0-1,3,7",
-        "--from-epoch",
-        "41",
-        "--to-epoch",
-        "live",
-        "--yes",
-    ]);
+    let out = restore_epochs(d, "0-1,3,7", "41", "live", &["--yes"]);
     assert_eq!(code(&out), 1);
     assert!(
         stderr(&out).contains("unsupported state snapshot version 2"),
@@ -832,18 +808,7 @@ fn names_never_lead_outside_the_directory() {
     assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
     // Restoring over the link is refused; the link's target is untouched.
     write(&d, "partition-0-epoch-2.snapshot", &container_of(&[]));
-    let out = run(&[
-        "snapshot",
-        "restore",
-        s(&d),
-        "--partition",
-        "0",
-        "--from-epoch",
-        "2",
-        "--to-epoch",
-        "live",
-        "--yes",
-    ]);
+    let out = restore_epochs(&d, "0", "2", "live", &["--yes"]);
     assert_eq!(code(&out), 1);
     assert!(
         stderr(&out).contains("symbolic link; refusing to replace it"),
