@@ -19,8 +19,8 @@ use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use serde_json::Value;
 
-use crate::support::tansu::{Tansu, test_venv};
-use crate::support::unique_name;
+use crate::support::tansu::Tansu;
+use crate::support::{unique_name, venv_python};
 
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -197,21 +197,9 @@ pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Runs a Python check in the test venv; the script prints one JSON document.
-pub(crate) fn python(script: &str, arg: &Path) -> Value {
-    let python = test_venv().join("bin").join("python");
-    let out = Command::new(&python)
-        .arg("-c")
-        .arg(script)
-        .arg(arg)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}; run scripts/test", python.display()));
-    assert!(
-        out.status.success(),
-        "python failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+/// Runs a Python check on one file in the test venv.
+fn python(script: &str, file: &Path) -> Value {
+    venv_python(script, &[file])
 }
 
 fn temp_dir() -> tempfile::TempDir {
