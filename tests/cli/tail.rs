@@ -144,6 +144,17 @@ pub(crate) struct Orders {
     pub(crate) topic: String,
 }
 
+impl Orders {
+    /// `tail TOPIC -e --value-format avro --registry URL ARGS…`: the orders decoded to the end.
+    fn tail_to_end(&self, args: &[&str]) -> Output {
+        let url = self.registry.url();
+        let mut all = vec![self.topic.as_str(), "-e", "--value-format", "avro"];
+        all.extend(["--registry", url.as_str()]);
+        all.extend_from_slice(args);
+        tail(&self.broker.bootstrap(), &all)
+    }
+}
+
 pub(crate) fn orders(n: i64) -> Orders {
     let broker = Tansu::start();
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
@@ -227,17 +238,7 @@ print(json.dumps({
 #[test]
 fn tail_until_end_writes_avro_orders_as_an_arrow_stream_that_pyarrow_reads_with_types() {
     let o = orders(6);
-    let out = tail(
-        &o.broker.bootstrap(),
-        &[
-            &o.topic,
-            "-e",
-            "--value-format",
-            "avro",
-            "--registry",
-            &o.registry.url(),
-        ],
-    );
+    let out = o.tail_to_end(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("Processed a total of 6 records"),
@@ -313,21 +314,7 @@ fn tail_to_parquet_is_read_by_duckdb_with_zstd_decimals_and_millisecond_timestam
     let o = orders(5);
     let dir = temp_dir();
     let file = dir.path().join("orders.parquet");
-    let out = tail(
-        &o.broker.bootstrap(),
-        &[
-            &o.topic,
-            "-e",
-            "--value-format",
-            "avro",
-            "--registry",
-            &o.registry.url(),
-            "--out",
-            file.to_str().unwrap(),
-            "--row-group-size",
-            "2",
-        ],
-    );
+    let out = o.tail_to_end(&["--out", file.to_str().unwrap(), "--row-group-size", "2"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(out.stdout.is_empty(), "no data on stdout with --out");
     let v = python(DUCKDB_PARQUET, &file);
@@ -353,23 +340,14 @@ fn parquet_rotates_by_rows_into_numbered_complete_files() {
     let o = orders(5);
     let dir = temp_dir();
     let file = dir.path().join("orders.parquet");
-    let out = tail(
-        &o.broker.bootstrap(),
-        &[
-            &o.topic,
-            "-e",
-            "--value-format",
-            "avro",
-            "--registry",
-            &o.registry.url(),
-            "--out",
-            file.to_str().unwrap(),
-            "--rotate-rows",
-            "2",
-            "--batch-records",
-            "2",
-        ],
-    );
+    let out = o.tail_to_end(&[
+        "--out",
+        file.to_str().unwrap(),
+        "--rotate-rows",
+        "2",
+        "--batch-records",
+        "2",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let pattern = dir.path().join("orders-*.parquet");
     let v = python(DUCKDB_PARQUET, &pattern);
@@ -380,21 +358,7 @@ fn parquet_rotates_by_rows_into_numbered_complete_files() {
 #[test]
 fn ndjson_carries_binary_as_base64_and_nested_values_as_json_objects() {
     let o = orders(2);
-    let out = tail(
-        &o.broker.bootstrap(),
-        &[
-            &o.topic,
-            "-e",
-            "--value-format",
-            "avro",
-            "--registry",
-            &o.registry.url(),
-            "--format",
-            "ndjson",
-            "-p",
-            "0",
-        ],
-    );
+    let out = o.tail_to_end(&["--format", "ndjson", "-p", "0"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<Value> = text
