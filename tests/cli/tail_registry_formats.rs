@@ -153,6 +153,29 @@ print(json.dumps({
 }))
 "#;
 
+/// Produces the hex `frames`, tails them as `format` into an Arrow stream and returns what
+/// pyarrow reads from it.
+fn produce_and_tail(
+    broker: &Tansu,
+    registry: &RegistryServer,
+    topic: &str,
+    frames: &Value,
+    format: &str,
+) -> Value {
+    produce_hex(&broker.bootstrap(), topic, frames);
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("orders.arrows");
+    let out = tail_to(
+        &broker.bootstrap(),
+        topic,
+        format,
+        &registry.url(),
+        &out_file,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    venv_python(PYARROW_READ, &[out_file.to_str().unwrap()])
+}
+
 fn tail_to(bootstrap: &str, topic: &str, format: &str, registry: &str, out: &Path) -> Output {
     Command::new(binary())
         .args(["tail", topic, "-e", "--value-format", format])
@@ -216,19 +239,7 @@ fn protobuf_records_from_google_protobuf_tail_to_arrow_with_the_mapped_types_and
         )
         .unwrap();
     let frames = venv_python(PROTOBUF_RECORDS, &[&id.to_string()]);
-    produce_hex(&broker.bootstrap(), &topic, &frames);
-
-    let dir = tempfile::tempdir().unwrap();
-    let out_file = dir.path().join("orders.arrows");
-    let out = tail_to(
-        &broker.bootstrap(),
-        &topic,
-        "protobuf",
-        &registry.url(),
-        &out_file,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let got = venv_python(PYARROW_READ, &[out_file.to_str().unwrap()]);
+    let got = produce_and_tail(&broker, &registry, &topic, &frames, "protobuf");
     let types = &got["types"];
     for (column, ty) in [
         ("id", "string"),
@@ -394,18 +405,7 @@ fn json_schema_records_tail_to_arrow_with_their_schema_declared_types() {
         )
         .unwrap();
     let frames = venv_python(JSON_RECORDS, &[&id.to_string()]);
-    produce_hex(&broker.bootstrap(), &topic, &frames);
-    let dir = tempfile::tempdir().unwrap();
-    let out_file = dir.path().join("orders.arrows");
-    let out = tail_to(
-        &broker.bootstrap(),
-        &topic,
-        "json-sr",
-        &registry.url(),
-        &out_file,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let got = venv_python(PYARROW_READ, &[out_file.to_str().unwrap()]);
+    let got = produce_and_tail(&broker, &registry, &topic, &frames, "json-sr");
     let names: Vec<&str> = got["types"]
         .as_object()
         .unwrap()
