@@ -55,6 +55,11 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// Writes a snapshot holding one group-by state, `by_user`.
+fn write_group_by(dir: &Path, name: &str) -> PathBuf {
+    write(dir, name, &container_of(&[("by_user", group_by_payload())]))
+}
+
 /// `snapshot restore DIR --partition P --from-epoch FROM --to-epoch TO EXTRA…`.
 fn restore_epochs(dir: &Path, partitions: &str, from: &str, to: &str, extra: &[&str]) -> Output {
     let mut args = vec!["snapshot", "restore", s(dir), "--partition", partitions];
@@ -153,16 +158,8 @@ fn snapshot_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn mixed_dir() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    write(
-        d,
-        "partition-0.snapshot",
-        &container_of(&[("by_user", group_by_payload())]),
-    );
-    write(
-        d,
-        "partition-0-epoch-3.snapshot",
-        &container_of(&[("by_user", group_by_payload())]),
-    );
+    write_group_by(d, "partition-0.snapshot");
+    write_group_by(d, "partition-0-epoch-3.snapshot");
     write(d, "partition-1-epoch-3.snapshot", &container_of(&[]));
     write(
         d,
@@ -434,11 +431,7 @@ fn a_legacy_dump_is_written_as_gen_b_only_when_asked() {
 fn restore_refuses_to_overwrite_on_a_non_interactive_stdin_without_yes() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    write(
-        d,
-        "partition-0-epoch-41.snapshot",
-        &container_of(&[("by_user", group_by_payload())]),
-    );
+    write_group_by(d, "partition-0-epoch-41.snapshot");
     write(d, "partition-0.snapshot", b"old live state");
     let before = snapshot_of(d);
     let out = restore_epochs(d, "0", "41", "live", &[]);
@@ -674,11 +667,7 @@ fn rust_epochs_copy_between_epochs_by_group_and_task() {
 fn verify_reports_each_bad_file_with_exit_3() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    write(
-        d,
-        "partition-0.snapshot",
-        &container_of(&[("by_user", group_by_payload())]),
-    );
+    write_group_by(d, "partition-0.snapshot");
     write(
         d,
         "partition-0-epoch-1.snapshot",
