@@ -11,12 +11,13 @@ use std::time::{Duration, Instant};
 
 use crate::engine::columnar::barrier::record::TopicPartition;
 use crate::engine::columnar::barrier::verify::{
-    CommittedOffsetCheck, CutSelection, EpochSelector, InputReport, SnapshotNaming,
-    SnapshotPartitionCheck, check_committed_offsets, check_input, check_snapshots, input_offsets,
-    input_topic, logical_partitions, select_cut,
+    CommittedOffsetCheck, CutSelection, EpochSelector, InputOffsets, InputReport, SnapshotNaming,
+    SnapshotPartitionCheck, check_committed_offsets, check_input, check_snapshots, input_topic,
+    logical_partitions, select_cut,
 };
 use crate::engine::columnar::barrier::{BarrierCut, Cut};
-use crate::engine::columnar::ipc;
+use crate::engine::columnar::ipc::{self, IpcFormat};
+use crate::engine::columnar::ipc_stream::StreamBatches;
 use crate::engine::columnar::snapshot::naming::{DirectoryLayout, SnapshotLayout, detect_layout};
 use crate::io::kafka::barrier_state::{BarrierStateReadError, read_barrier_state};
 use crate::io::kafka::error::KafkaIoError;
@@ -310,25 +311,20 @@ fn verify_input(
     request: &InputRequest,
 ) -> Result<InputCheckReport, VerifyError> {
     let topic = input_topic(cut, request.topic.as_deref()).map_err(VerifyError::Usage)?;
-    let (source, bytes) = match &request.path {
-        Some(path) => (
-            path.display().to_string(),
-            std::fs::read(path).map_err(|e| {
+    let (source, offsets) = match &request.path {
+        Some(path) => {
+            let source = path.display().to_string();
+            let file = std::fs::File::open(path).map_err(|e| {
                 VerifyError::Input(format!("cannot read input {}: {e}", path.display()))
-            })?,
-        ),
-        None => {
-            let mut bytes = Vec::new();
-            std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
-                VerifyError::Input(format!("cannot read the input from stdin: {e}"))
             })?;
-            ("-".to_owned(), bytes)
+            let offsets = read_input_offsets(std::io::BufReader::new(file), &source)?;
+            (source, offsets)
         }
+        None => (
+            "-".to_owned(),
+            read_input_offsets(std::io::stdin().lock(), "-")?,
+        ),
     };
-    let (_, batches) = ipc::read_batches(&bytes)
-        .map_err(|e| VerifyError::Input(format!("input {source}: {e}")))?;
-    let offsets =
-        input_offsets(&batches).map_err(|e| VerifyError::Input(format!("input {source}: {e}")))?;
     let limits: BTreeMap<i32, i64> = cut
         .offsets()
         .filter(|(tp, _)| tp.topic == topic)
@@ -341,4 +337,37 @@ fn verify_input(
         rows: offsets.rows,
         report: check_input(cut, &topic, &offsets, &logs),
     })
+}
+
+/// The `(__partition, __offset)` pairs of an Arrow input. An IPC stream (what `tail` writes,
+/// and all a pipe can carry) is folded batch by batch, so memory holds one message plus the
+/// offsets rather than the whole input; an IPC file is read whole, since its footer sits at
+/// the end.
+fn read_input_offsets(mut input: impl Read, source: &str) -> Result<InputOffsets, VerifyError> {
+    let failed = |e: &dyn std::fmt::Display| VerifyError::Input(format!("input {source}: {e}"));
+    let unreadable = |e: std::io::Error| match source {
+        "-" => VerifyError::Input(format!("cannot read the input from stdin: {e}")),
+        path => VerifyError::Input(format!("cannot read input {path}: {e}")),
+    };
+    let mut head = Vec::with_capacity(8);
+    (&mut input)
+        .take(8)
+        .read_to_end(&mut head)
+        .map_err(unreadable)?;
+    let mut offsets = InputOffsets::default();
+    if ipc::sniff(&head) == IpcFormat::Stream {
+        for batch in StreamBatches::new(head.chain(input)) {
+            offsets
+                .add_batch(&batch.map_err(|e| failed(&e))?)
+                .map_err(|e| failed(&e))?;
+        }
+        return Ok(offsets);
+    }
+    let mut bytes = head;
+    input.read_to_end(&mut bytes).map_err(unreadable)?;
+    let (_, batches) = ipc::read_batches(&bytes).map_err(|e| failed(&e))?;
+    for batch in &batches {
+        offsets.add_batch(batch).map_err(|e| failed(&e))?;
+    }
+    Ok(offsets)
 }

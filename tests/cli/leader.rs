@@ -79,16 +79,7 @@ impl Election {
                 "--topic",
                 &self.topic,
             ])
-            .args([
-                "--lease",
-                "3s",
-                "--renew",
-                "1s",
-                "--stagger",
-                "1s",
-                "--poll",
-                "1s",
-            ])
+            .args(timing("1s"))
             .args(["--grace", "2s", "--create-topic", "--"])
             .args(command)
             .stdin(Stdio::null())
@@ -247,6 +238,20 @@ impl Drop for Member {
         signal(-self.pid(), libc::SIGKILL);
         let _ = self.child.wait();
     }
+}
+
+/// The lease timing every member runs with (LEASE, a 1s renew, STAGGER), polling every `poll`.
+fn timing(poll: &str) -> [&str; 8] {
+    [
+        "--lease",
+        "3s",
+        "--renew",
+        "1s",
+        "--stagger",
+        "1s",
+        "--poll",
+        poll,
+    ]
 }
 
 fn signal(pid: i32, sig: i32) {
@@ -530,16 +535,7 @@ fn a_standby_takes_over_at_once_when_the_holder_resigns_and_ctrl_c_resigns_it() 
     standby
         .args(["-b", &e.broker.bootstrap(), "leader", "run", "--standby"])
         .args(["--role", &e.role, "--member", "node-s", "--topic", &e.topic])
-        .args([
-            "--lease",
-            "3s",
-            "--renew",
-            "1s",
-            "--stagger",
-            "1s",
-            "--poll",
-            "200ms",
-        ])
+        .args(timing("200ms"))
         .stdin(Stdio::null())
         .stderr(fs::File::create(e.dir.path().join("standby.log")).unwrap())
         .process_group(0);

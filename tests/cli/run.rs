@@ -76,6 +76,21 @@ fn read_stream(bytes: &[u8]) -> Vec<RecordBatch> {
         .unwrap()
 }
 
+/// `run large-orders-by-user.yaml --input orders=INPUT --sink large-orders-by-user=SINK` in `dir`.
+fn run_large_orders(dir: &Path, input: &str, sink: &str) -> Output {
+    let topology = example("large-orders-by-user.yaml");
+    let input = format!("orders={input}");
+    let sink = format!("large-orders-by-user={sink}");
+    let args = [
+        topology.to_str().unwrap(),
+        "--input",
+        &input,
+        "--sink",
+        &sink,
+    ];
+    run_in(dir, &args, None)
+}
+
 fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = bin();
     cmd.current_dir(dir).arg("run").args(args);
@@ -118,18 +133,7 @@ fn an_ipc_file_runs_through_filter_and_group_by_batch_by_batch() {
         orders(&["b", "a"], &[300, 101], &[0, 0]),
     ];
     std::fs::write(&input, ipc_stream(&batches)).unwrap();
-    let topology = example("large-orders-by-user.yaml");
-    let out = run_in(
-        dir.path(),
-        &[
-            topology.to_str().unwrap(),
-            "--input",
-            "orders=orders.arrows",
-            "--sink",
-            "large-orders-by-user=totals.arrows",
-        ],
-        None,
-    );
+    let out = run_large_orders(dir.path(), "orders.arrows", "totals.arrows");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(
@@ -297,18 +301,7 @@ fn a_failing_batch_stops_the_run_and_writes_no_output() {
         ]),
     )
     .unwrap();
-    let topology = example("large-orders-by-user.yaml");
-    let out = run_in(
-        dir.path(),
-        &[
-            topology.to_str().unwrap(),
-            "--input",
-            "orders=orders.arrows",
-            "--sink",
-            "large-orders-by-user=totals.arrows",
-        ],
-        None,
-    );
+    let out = run_large_orders(dir.path(), "orders.arrows", "totals.arrows");
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
@@ -336,18 +329,7 @@ fn an_input_that_contradicts_the_declared_columns_is_refused_at_the_declaration(
     )
     .unwrap();
     std::fs::write(dir.path().join("in.arrows"), ipc_stream(&[batch])).unwrap();
-    let topology = example("large-orders-by-user.yaml");
-    let out = run_in(
-        dir.path(),
-        &[
-            topology.to_str().unwrap(),
-            "--input",
-            "orders=in.arrows",
-            "--sink",
-            "large-orders-by-user=o.arrows",
-        ],
-        None,
-    );
+    let out = run_large_orders(dir.path(), "in.arrows", "o.arrows");
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
@@ -425,18 +407,7 @@ fn a_parquet_sink_holds_the_totals_and_appears_only_when_the_run_succeeds() {
         orders(&["b", "a"], &[300, 101], &[0, 0]),
     ];
     std::fs::write(dir.path().join("orders.arrows"), ipc_stream(&batches)).unwrap();
-    let topology = example("large-orders-by-user.yaml");
-    let out = run_in(
-        dir.path(),
-        &[
-            topology.to_str().unwrap(),
-            "--input",
-            "orders=orders.arrows",
-            "--sink",
-            "large-orders-by-user=totals.parquet",
-        ],
-        None,
-    );
+    let out = run_large_orders(dir.path(), "orders.arrows", "totals.parquet");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // The file follows the tool's mode rule (io::file_mode), not the temp file's 0600.
     let mode = {
@@ -479,17 +450,7 @@ fn a_parquet_sink_holds_the_totals_and_appears_only_when_the_run_succeeds() {
 
     // A run that fails (the input is not Arrow) leaves no Parquet file behind.
     std::fs::write(dir.path().join("bad.arrows"), b"not arrow").unwrap();
-    let out = run_in(
-        dir.path(),
-        &[
-            topology.to_str().unwrap(),
-            "--input",
-            "orders=bad.arrows",
-            "--sink",
-            "large-orders-by-user=failed.parquet",
-        ],
-        None,
-    );
+    let out = run_large_orders(dir.path(), "bad.arrows", "failed.parquet");
     assert_ne!(out.status.code(), Some(0));
     let left: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()

@@ -55,6 +55,19 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// Writes a snapshot holding one group-by state, `by_user`.
+fn write_group_by(dir: &Path, name: &str) -> PathBuf {
+    write(dir, name, &container_of(&[("by_user", group_by_payload())]))
+}
+
+/// `snapshot restore DIR --partition P --from-epoch FROM --to-epoch TO EXTRA…`.
+fn restore_epochs(dir: &Path, partitions: &str, from: &str, to: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["snapshot", "restore", s(dir), "--partition", partitions];
+    args.extend(["--from-epoch", from, "--to-epoch", to]);
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
 pub fn container_of(entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
     let map: BTreeMap<String, Vec<u8>> = entries
         .iter()
@@ -145,16 +158,8 @@ fn snapshot_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn mixed_dir() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    write(
-        d,
-        "partition-0.snapshot",
-        &container_of(&[("by_user", group_by_payload())]),
-    );
-    write(
-        d,
-        "partition-0-epoch-3.snapshot",
-        &container_of(&[("by_user", group_by_payload())]),
-    );
+    write_group_by(d, "partition-0.snapshot");
+    write_group_by(d, "partition-0-epoch-3.snapshot");
     write(d, "partition-1-epoch-3.snapshot", &container_of(&[]));
     write(
         d,
@@ -426,24 +431,10 @@ fn a_legacy_dump_is_written_as_gen_b_only_when_asked() {
 fn restore_refuses_to_overwrite_on_a_non_interactive_stdin_without_yes() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    write(
-        d,
-        "partition-0-epoch-41.snapshot",
-        &container_of(&[("by_user", group_by_payload())]),
-    );
+    write_group_by(d, "partition-0-epoch-41.snapshot");
     write(d, "partition-0.snapshot", b"old live state");
     let before = snapshot_of(d);
-    let out = run(&[
-        "snapshot",
-        "restore",
-        s(d),
-        "--partition",
-        "0",
-        "--from-epoch",
-        "41",
-        "--to-epoch",
-        "live",
-    ]);
+    let out = restore_epochs(d, "0", "41", "live", &[]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains(
         "refusing to prompt for confirmation on a non-interactive stdin; pass --yes to proceed"
@@ -577,18 +568,7 @@ fn a_missing_source_epoch_fails_with_the_java_message_and_writes_nothing() {
     write(d, "partition-3-epoch-40.snapshot", &container_of(&[]));
     write(d, "partition-3-epoch-42.snapshot", &container_of(&[]));
     let before = snapshot_of(d);
-    let out = run(&[
-        "snapshot",
-        "restore",
-        s(d),
-        "--partition",
-        "0-1,3,7",
-        "--from-epoch",
-        "41",
-        "--to-epoch",
-        "live",
-        "--yes",
-    ]);
+    let out = restore_epochs(d, "0-1,3,7", "41", "live", &["--yes"]);
     assert_eq!(code(&out), 1);
     assert_eq!(
         stderr(&out).trim(),
@@ -603,18 +583,7 @@ fn a_missing_source_epoch_fails_with_the_java_message_and_writes_nothing() {
     );
     write(d, "partition-7-epoch-41.snapshot", &container_of(&[]));
     let before = snapshot_of(d);
-    let out = run(&[
-        "snapshot",
-        "restore",
-        s(d),
-        "--partition",
-        "0-1,3,7",
-        "--from-epoch",
-        "41",
-        "--to-epoch",
-        "live",
-        "--yes",
-    ]);
+    let out = restore_epochs(d, "0-1,3,7", "41", "live", &["--yes"]);
     assert_eq!(code(&out), 1);
     assert!(
         stderr(&out).contains("unsupported state snapshot version 2"),
@@ -698,11 +667,7 @@ fn rust_epochs_copy_between_epochs_by_group_and_task() {
 fn verify_reports_each_bad_file_with_exit_3() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    write(
-        d,
-        "partition-0.snapshot",
-        &container_of(&[("by_user", group_by_payload())]),
-    );
+    write_group_by(d, "partition-0.snapshot");
     write(
         d,
         "partition-0-epoch-1.snapshot",
@@ -832,18 +797,7 @@ fn names_never_lead_outside_the_directory() {
     assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
     // Restoring over the link is refused; the link's target is untouched.
     write(&d, "partition-0-epoch-2.snapshot", &container_of(&[]));
-    let out = run(&[
-        "snapshot",
-        "restore",
-        s(&d),
-        "--partition",
-        "0",
-        "--from-epoch",
-        "2",
-        "--to-epoch",
-        "live",
-        "--yes",
-    ]);
+    let out = restore_epochs(&d, "0", "2", "live", &["--yes"]);
     assert_eq!(code(&out), 1);
     assert!(
         stderr(&out).contains("symbolic link; refusing to replace it"),

@@ -19,8 +19,8 @@ use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use serde_json::Value;
 
-use crate::support::tansu::{Tansu, test_venv};
-use crate::support::unique_name;
+use crate::support::tansu::Tansu;
+use crate::support::{unique_name, venv_python};
 
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -144,6 +144,17 @@ pub(crate) struct Orders {
     pub(crate) topic: String,
 }
 
+impl Orders {
+    /// `tail TOPIC -e --value-format avro --registry URL ARGS…`: the orders decoded to the end.
+    fn tail_to_end(&self, args: &[&str]) -> Output {
+        let url = self.registry.url();
+        let mut all = vec![self.topic.as_str(), "-e", "--value-format", "avro"];
+        all.extend(["--registry", url.as_str()]);
+        all.extend_from_slice(args);
+        tail(&self.broker.bootstrap(), &all)
+    }
+}
+
 pub(crate) fn orders(n: i64) -> Orders {
     let broker = Tansu::start();
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
@@ -197,21 +208,9 @@ pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Runs a Python check in the test venv; the script prints one JSON document.
-pub(crate) fn python(script: &str, arg: &Path) -> Value {
-    let python = test_venv().join("bin").join("python");
-    let out = Command::new(&python)
-        .arg("-c")
-        .arg(script)
-        .arg(arg)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}; run scripts/test", python.display()));
-    assert!(
-        out.status.success(),
-        "python failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+/// Runs a Python check on one file in the test venv.
+fn python(script: &str, file: &Path) -> Value {
+    venv_python(script, &[file])
 }
 
 fn temp_dir() -> tempfile::TempDir {
@@ -239,17 +238,7 @@ print(json.dumps({
 #[test]
 fn tail_until_end_writes_avro_orders_as_an_arrow_stream_that_pyarrow_reads_with_types() {
     let o = orders(6);
-    let out = tail(
-        &o.broker.bootstrap(),
-        &[
-            &o.topic,
-            "-e",
-            "--value-format",
-            "avro",
-            "--registry",
-            &o.registry.url(),
-        ],
-    );
+    let out = o.tail_to_end(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("Processed a total of 6 records"),
@@ -325,21 +314,7 @@ fn tail_to_parquet_is_read_by_duckdb_with_zstd_decimals_and_millisecond_timestam
     let o = orders(5);
     let dir = temp_dir();
     let file = dir.path().join("orders.parquet");
-    let out = tail(
-        &o.broker.bootstrap(),
-        &[
-            &o.topic,
-            "-e",
-            "--value-format",
-            "avro",
-            "--registry",
-            &o.registry.url(),
-            "--out",
-            file.to_str().unwrap(),
-            "--row-group-size",
-            "2",
-        ],
-    );
+    let out = o.tail_to_end(&["--out", file.to_str().unwrap(), "--row-group-size", "2"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(out.stdout.is_empty(), "no data on stdout with --out");
     let v = python(DUCKDB_PARQUET, &file);
@@ -365,23 +340,14 @@ fn parquet_rotates_by_rows_into_numbered_complete_files() {
     let o = orders(5);
     let dir = temp_dir();
     let file = dir.path().join("orders.parquet");
-    let out = tail(
-        &o.broker.bootstrap(),
-        &[
-            &o.topic,
-            "-e",
-            "--value-format",
-            "avro",
-            "--registry",
-            &o.registry.url(),
-            "--out",
-            file.to_str().unwrap(),
-            "--rotate-rows",
-            "2",
-            "--batch-records",
-            "2",
-        ],
-    );
+    let out = o.tail_to_end(&[
+        "--out",
+        file.to_str().unwrap(),
+        "--rotate-rows",
+        "2",
+        "--batch-records",
+        "2",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let pattern = dir.path().join("orders-*.parquet");
     let v = python(DUCKDB_PARQUET, &pattern);
@@ -392,21 +358,7 @@ fn parquet_rotates_by_rows_into_numbered_complete_files() {
 #[test]
 fn ndjson_carries_binary_as_base64_and_nested_values_as_json_objects() {
     let o = orders(2);
-    let out = tail(
-        &o.broker.bootstrap(),
-        &[
-            &o.topic,
-            "-e",
-            "--value-format",
-            "avro",
-            "--registry",
-            &o.registry.url(),
-            "--format",
-            "ndjson",
-            "-p",
-            "0",
-        ],
-    );
+    let out = o.tail_to_end(&["--format", "ndjson", "-p", "0"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<Value> = text

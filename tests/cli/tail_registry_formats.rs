@@ -11,8 +11,8 @@ use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
 use serde_json::{Value, json};
 
-use crate::support::tansu::{Tansu, test_venv};
-use crate::support::{binary, unique_name};
+use crate::support::tansu::Tansu;
+use crate::support::{binary, unique_name, venv_python};
 use crate::tail::{BASE_TS, Rec, create_topic, produce, stderr};
 
 const COMMON_PROTO: &str = r#"syntax = "proto3";
@@ -153,20 +153,27 @@ print(json.dumps({
 }))
 "#;
 
-fn run_python(script: &str, args: &[&str]) -> Value {
-    let python = test_venv().join("bin").join("python");
-    let out = Command::new(&python)
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}; run scripts/test", python.display()));
-    assert!(
-        out.status.success(),
-        "python failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+/// Produces the hex `frames`, tails them as `format` into an Arrow stream and returns what
+/// pyarrow reads from it.
+fn produce_and_tail(
+    broker: &Tansu,
+    registry: &RegistryServer,
+    topic: &str,
+    frames: &Value,
+    format: &str,
+) -> Value {
+    produce_hex(&broker.bootstrap(), topic, frames);
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("orders.arrows");
+    let out = tail_to(
+        &broker.bootstrap(),
+        topic,
+        format,
+        &registry.url(),
+        &out_file,
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    assert!(out.status.success(), "{}", stderr(&out));
+    venv_python(PYARROW_READ, &[out_file.to_str().unwrap()])
 }
 
 fn tail_to(bootstrap: &str, topic: &str, format: &str, registry: &str, out: &Path) -> Output {
@@ -231,20 +238,8 @@ fn protobuf_records_from_google_protobuf_tail_to_arrow_with_the_mapped_types_and
             },
         )
         .unwrap();
-    let frames = run_python(PROTOBUF_RECORDS, &[&id.to_string()]);
-    produce_hex(&broker.bootstrap(), &topic, &frames);
-
-    let dir = tempfile::tempdir().unwrap();
-    let out_file = dir.path().join("orders.arrows");
-    let out = tail_to(
-        &broker.bootstrap(),
-        &topic,
-        "protobuf",
-        &registry.url(),
-        &out_file,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let got = run_python(PYARROW_READ, &[out_file.to_str().unwrap()]);
+    let frames = venv_python(PROTOBUF_RECORDS, &[&id.to_string()]);
+    let got = produce_and_tail(&broker, &registry, &topic, &frames, "protobuf");
     let types = &got["types"];
     for (column, ty) in [
         ("id", "string"),
@@ -409,19 +404,8 @@ fn json_schema_records_tail_to_arrow_with_their_schema_declared_types() {
             },
         )
         .unwrap();
-    let frames = run_python(JSON_RECORDS, &[&id.to_string()]);
-    produce_hex(&broker.bootstrap(), &topic, &frames);
-    let dir = tempfile::tempdir().unwrap();
-    let out_file = dir.path().join("orders.arrows");
-    let out = tail_to(
-        &broker.bootstrap(),
-        &topic,
-        "json-sr",
-        &registry.url(),
-        &out_file,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let got = run_python(PYARROW_READ, &[out_file.to_str().unwrap()]);
+    let frames = venv_python(JSON_RECORDS, &[&id.to_string()]);
+    let got = produce_and_tail(&broker, &registry, &topic, &frames, "json-sr");
     let names: Vec<&str> = got["types"]
         .as_object()
         .unwrap()

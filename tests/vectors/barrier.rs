@@ -3,21 +3,20 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::num::NonZeroU32;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::support::{assert_all_covered, i64_of, id, load, of_kind, str_of, unhex};
+use krabka_streams::engine::columnar::barrier::in_memory::InMemoryConsumer;
 use krabka_streams::engine::columnar::barrier::marker::{
     MARKER_BATCH_BASE_SEQUENCE, MARKER_BATCH_IS_CONTROL, MARKER_BATCH_IS_TRANSACTIONAL,
     MARKER_BATCH_PRODUCER_EPOCH, MARKER_BATCH_PRODUCER_ID,
 };
 use krabka_streams::engine::columnar::barrier::{
-    BARRIER_MARKER_KEY, BARRIER_STATE_TOPIC, BarrierConsumer, BarrierMarker, BarrierStateKey,
-    BarrierStateValue, ConsumedRecord, ConsumerError, Cut, CutOffset, CutReadError, CutReader,
-    CutReaderOptions, CutStatus, CutTopic, GroupDefinition, InjectionStart, InjectionTarget,
-    NO_EPOCH, RecordKind, RecordPart, TopicPartition, decode_marker_key, decode_record,
-    group_partition,
+    BARRIER_MARKER_KEY, BARRIER_STATE_TOPIC, BarrierMarker, BarrierStateKey, BarrierStateValue,
+    Cut, CutOffset, CutReadError, CutReader, CutReaderOptions, CutStatus, CutTopic,
+    GroupDefinition, InjectionStart, InjectionTarget, NO_EPOCH, RecordKind, RecordPart,
+    TopicPartition, decode_marker_key, decode_record, group_partition,
 };
 
 const AREA: &str = "barrier";
@@ -170,88 +169,9 @@ fn part_name(part: RecordPart) -> &'static str {
     }
 }
 
-// ---- an in-memory consumer ---------------------------------------------------------------
-
-/// One log per partition with consecutive offsets; every poll returns at most one record
-/// per assigned partition, so reads take several polls. End offsets are reported only when
-/// `report_ends` is set (otherwise only the idle-poll rule can end a read).
-#[derive(Debug, Default)]
-struct FakeConsumer {
-    logs: BTreeMap<i32, Vec<ConsumedRecord>>,
-    positions: BTreeMap<i32, i64>,
-    assigned: Vec<TopicPartition>,
-    seeks: Vec<(TopicPartition, i64)>,
-    report_ends: bool,
-}
-
-impl FakeConsumer {
-    fn new(report_ends: bool) -> Self {
-        FakeConsumer {
-            report_ends,
-            ..FakeConsumer::default()
-        }
-    }
-
-    fn append(&mut self, partition: i32, key: Vec<u8>, value: Option<Vec<u8>>) {
-        let log = self.logs.entry(partition).or_default();
-        let offset = log.len() as i64;
-        log.push(ConsumedRecord {
-            partition,
-            offset,
-            key: Some(key),
-            value,
-        });
-    }
-}
-
-impl BarrierConsumer for FakeConsumer {
-    fn assign(&mut self, partitions: &[TopicPartition]) -> Result<(), ConsumerError> {
-        self.assigned = partitions.to_vec();
-        Ok(())
-    }
-
-    fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), ConsumerError> {
-        self.seeks.push((tp.clone(), offset));
-        self.positions.insert(tp.partition, offset);
-        Ok(())
-    }
-
-    fn end_offsets(
-        &mut self,
-        partitions: &[TopicPartition],
-    ) -> Result<BTreeMap<TopicPartition, i64>, ConsumerError> {
-        if !self.report_ends {
-            return Ok(BTreeMap::new());
-        }
-        Ok(partitions
-            .iter()
-            .map(|tp| {
-                let end = self.logs.get(&tp.partition).map_or(0, Vec::len) as i64;
-                (tp.clone(), end)
-            })
-            .collect())
-    }
-
-    fn poll(&mut self, _timeout: Duration) -> Result<Vec<ConsumedRecord>, ConsumerError> {
-        let mut out = Vec::new();
-        for tp in &self.assigned {
-            let position = self.positions.entry(tp.partition).or_insert(0);
-            if let Some(record) = self
-                .logs
-                .get(&tp.partition)
-                .and_then(|log| log.iter().find(|r| r.offset >= *position))
-            {
-                *position = record.offset + 1;
-                out.push(record.clone());
-            }
-        }
-        Ok(out)
-    }
-}
-
 /// A fake holding a vector's `inputs.records`.
-fn consumer_with(records: &Value, report_ends: bool) -> FakeConsumer {
-    let mut consumer = FakeConsumer::new(report_ends);
+fn consumer_with(records: &Value, report_ends: bool) -> InMemoryConsumer {
+    let mut consumer = InMemoryConsumer::new(report_ends);
     for r in array_of(records, "records") {
         let key = key_of(&r["key"]);
         let value = if let Some(hex) = r.get("value_hex") {
@@ -269,11 +189,11 @@ fn consumer_with(records: &Value, report_ends: bool) -> FakeConsumer {
     consumer
 }
 
-fn reader_over(consumer: FakeConsumer, partitions: i32) -> CutReader<FakeConsumer> {
+fn reader_over(consumer: InMemoryConsumer, partitions: i32) -> CutReader<InMemoryConsumer> {
     CutReader::new(consumer, partitions, CutReaderOptions::default()).unwrap()
 }
 
-fn epochs_after(reader: &mut CutReader<FakeConsumer>, group: &str, after: i64) -> Vec<i64> {
+fn epochs_after(reader: &mut CutReader<InMemoryConsumer>, group: &str, after: i64) -> Vec<i64> {
     reader
         .complete_cuts_after(group, after)
         .unwrap()
@@ -472,7 +392,7 @@ fn a_malformed_key_or_cut_value_fails_the_whole_read() {
     // Covers BARRIER-ERR-READER-TRUNCATED and runs every other decode error through the reader.
     for v in of_kind(AREA, "barrier.decode_error") {
         let inputs = &v["inputs"];
-        let mut consumer = FakeConsumer::new(true);
+        let mut consumer = InMemoryConsumer::new(true);
         let value = inputs
             .get("value_hex")
             .map(|h| unhex(str_of(h, "value_hex")));
@@ -547,7 +467,7 @@ fn a_second_read_seeks_nothing_more_and_picks_up_appended_cuts() {
         "cut audit e1"
     );
     assert_eq!(str_of(&v["inputs"]["appended"], "appended"), "cut audit e2");
-    let append_cut = |consumer: &mut FakeConsumer, epoch: i64| {
+    let append_cut = |consumer: &mut InMemoryConsumer, epoch: i64| {
         let cut = Cut {
             triggered_at: 10 * epoch,
             completed_at: 10 * epoch + 1,
@@ -565,7 +485,7 @@ fn a_second_read_seeks_nothing_more_and_picks_up_appended_cuts() {
         consumer.append(0, key, Some(cut.encode().unwrap()));
     };
     for report_ends in [true, false] {
-        let mut consumer = FakeConsumer::new(report_ends);
+        let mut consumer = InMemoryConsumer::new(report_ends);
         append_cut(&mut consumer, 1);
         let mut reader = reader_over(consumer, 1);
         assert_eq!(epochs_after(&mut reader, "audit", NO_EPOCH), [1]);

@@ -79,15 +79,8 @@ fn state_record(r: &Value) -> StateRecord {
         "lease" => {
             let key = CoordinationKey::lease(role).unwrap();
             let value = (!tombstone).then(|| {
-                let token = FencingToken::new(
-                    i64_of(&r["producer_id"], "producer_id"),
-                    i16_of(&r["producer_epoch"], "producer_epoch"),
-                )
-                .unwrap();
-                let term = LeaseTerm {
-                    granted_at: i64_of(&r["granted_at"], "granted_at"),
-                    deadline: i64_of(&r["deadline"], "deadline"),
-                };
+                let token = token_fields_of(r);
+                let term = term_of(r);
                 LeaseValue::new(str_of(&r["member"], "member"), token, term)
                     .unwrap()
                     .encode()
@@ -158,15 +151,8 @@ fn check_records(v: &Value) {
     let (i, e) = (&v["inputs"], &v["expected"]);
     let role = str_of(&i["role"], "role");
     let member = str_of(&i["member"], "member");
-    let token = FencingToken::new(
-        i64_of(&i["producer_id"], "producer_id"),
-        i16_of(&i["producer_epoch"], "producer_epoch"),
-    )
-    .unwrap();
-    let term = LeaseTerm {
-        granted_at: i64_of(&i["granted_at"], "granted_at"),
-        deadline: i64_of(&i["deadline"], "deadline"),
-    };
+    let token = token_fields_of(i);
+    let term = term_of(i);
     let reg_key = CoordinationKey::registration(role, member).unwrap();
     let lease_key = CoordinationKey::lease(role).unwrap();
     let reg = RegistrationValue::new(member, i64_of(&i["registered_at"], "registered_at")).unwrap();
@@ -228,15 +214,8 @@ fn check_key(v: &Value) {
 
 fn check_lease_value(v: &Value) {
     let i = &v["inputs"];
-    let token = FencingToken::new(
-        i64_of(&i["producer_id"], "producer_id"),
-        i16_of(&i["producer_epoch"], "producer_epoch"),
-    )
-    .unwrap();
-    let term = LeaseTerm {
-        granted_at: i64_of(&i["granted_at"], "granted_at"),
-        deadline: i64_of(&i["deadline"], "deadline"),
-    };
+    let token = token_fields_of(i);
+    let term = term_of(i);
     let lease = LeaseValue::new(str_of(&i["member"], "member"), token, term).unwrap();
     let bytes = lease.encode();
     assert_eq!(
@@ -433,80 +412,79 @@ fn check_evaluate(v: &Value) {
 }
 
 fn check_lease_clock(v: &Value) {
-    let (i, e) = (&v["inputs"], &v["expected"]);
+    let i = &v["inputs"];
     let config = config_of(&i["config"]);
     let now = i64_of(&i["grant_now"], "grant_now");
     let term = config.grant(now);
     assert_eq!(term.granted_at, now, "{}", id(v));
-    assert_eq!(
-        term.deadline,
-        i64_of(&e["deadline"], "deadline"),
-        "{}",
-        id(v)
-    );
-    for pair in array_of(&e["live"], "live") {
-        let at = i64_of(&pair[0], "now");
+    assert_expected(v, "deadline", term.deadline);
+    for (at, live) in expected_pairs(v, "live") {
         assert_eq!(
             term.is_live(at),
-            pair[1].as_bool().unwrap(),
+            live.as_bool().unwrap(),
             "{} live @{at}",
             id(v)
         );
     }
-    for pair in array_of(&e["remaining_ms"], "remaining_ms") {
-        let at = i64_of(&pair[0], "now");
+    for (at, ms) in expected_pairs(v, "remaining_ms") {
         assert_eq!(
             term.remaining_ms(at),
-            i64_of(&pair[1], "ms"),
+            i64_of(ms, "ms"),
             "{} remaining @{at}",
             id(v)
         );
     }
-    assert_eq!(
-        term.renew_at(&config),
-        i64_of(&e["renew_at"], "renew_at"),
-        "{}",
-        id(v)
-    );
-    for pair in array_of(&e["renew_due"], "renew_due") {
-        let at = i64_of(&pair[0], "now");
-        assert_eq!(
-            term.is_renew_due(&config, at),
-            pair[1].as_bool().unwrap(),
-            "{} renew due @{at}",
-            id(v)
-        );
+    assert_expected(v, "renew_at", term.renew_at(&config));
+    for (at, due) in expected_pairs(v, "renew_due") {
+        let got = term.is_renew_due(&config, at);
+        assert_eq!(got, due.as_bool().unwrap(), "{} renew due @{at}", id(v));
     }
-    for pair in array_of(&e["challenge_at"], "challenge_at") {
-        let rank = i64_of(&pair[0], "rank");
-        assert_eq!(
-            term.challenge_at(&config, rank),
-            i64_of(&pair[1], "at"),
-            "{} challenge at rank {rank}",
-            id(v)
-        );
+    for (rank, at) in expected_pairs(v, "challenge_at") {
+        let got = term.challenge_at(&config, rank);
+        assert_eq!(got, i64_of(at, "at"), "{} challenge at rank {rank}", id(v));
     }
     let short = LeaseTerm {
         granted_at: 1000,
         deadline: 5000,
     };
     let name = "renew_at_for_granted_1000_deadline_5000";
-    assert_eq!(short.renew_at(&config), i64_of(&e[name], name), "{}", id(v));
+    assert_expected(v, name, short.renew_at(&config));
 }
 
 fn check_lease_saturation(v: &Value) {
-    let (i, e) = (&v["inputs"], &v["expected"]);
+    let i = &v["inputs"];
     let config = config_of(&i["config"]);
     let rank = i64_of(&i["challenge_delay_rank"], "challenge_delay_rank");
-    let delay = i64_of(&e["challenge_delay"], "challenge_delay");
-    assert_eq!(config.challenge_delay(rank), delay, "{}", id(v));
+    assert_expected(v, "challenge_delay", config.challenge_delay(rank));
     let term = config.grant(i64_of(&i["grant_now"], "grant_now"));
-    assert_eq!(
-        term.deadline,
-        i64_of(&e["deadline"], "deadline"),
-        "{}",
-        id(v)
-    );
+    assert_expected(v, "deadline", term.deadline);
+}
+
+/// The fencing token in `v`'s `producer_id` and `producer_epoch`.
+fn token_fields_of(v: &Value) -> FencingToken {
+    let id = i64_of(&v["producer_id"], "producer_id");
+    FencingToken::new(id, i16_of(&v["producer_epoch"], "producer_epoch")).unwrap()
+}
+
+/// The lease term in `v`'s `granted_at` and `deadline`.
+fn term_of(v: &Value) -> LeaseTerm {
+    LeaseTerm {
+        granted_at: i64_of(&v["granted_at"], "granted_at"),
+        deadline: i64_of(&v["deadline"], "deadline"),
+    }
+}
+
+/// `got` is the vector's `expected[name]`.
+fn assert_expected(v: &Value, name: &str, got: i64) {
+    assert_eq!(got, i64_of(&v["expected"][name], name), "{} {name}", id(v));
+}
+
+/// The `[key, value]` pairs listed under the vector's `expected[name]`.
+fn expected_pairs<'a>(v: &'a Value, name: &str) -> Vec<(i64, &'a Value)> {
+    array_of(&v["expected"][name], name)
+        .iter()
+        .map(|pair| (i64_of(&pair[0], name), &pair[1]))
+        .collect()
 }
 
 /// COORD-ACQUIRE-EMPTY-LOG: the real acquire loop over the in-memory transport (whose

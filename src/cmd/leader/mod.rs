@@ -12,7 +12,6 @@ mod admin;
 mod child;
 mod report;
 mod run;
-mod time;
 
 use std::time::Duration;
 

@@ -11,7 +11,6 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::run::stop_on_signals;
-use super::time::{rfc3339_ms, seconds};
 use super::{TimingArgs, TopicArgs, inspect_timeout, leader_error, transport, transport_error};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
@@ -20,6 +19,7 @@ use crate::engine::coordination::{
     Action, Clock, CoordinationKey, DEFAULT_PARTITIONS, Election, FencingToken, LeadershipStatus,
     LeaseConfig, StateRecord, Succession, SystemClock, TopicPartition, check_role, role_partition,
 };
+use crate::engine::time::rfc3339_millis;
 use crate::engine::units::parse_duration;
 use crate::io::kafka::coordination::KafkaTransport;
 
@@ -178,8 +178,8 @@ impl RoleView<'_> {
                     "holder: {} with token {}, granted {}, deadline {} ({liveness})",
                     l.member(),
                     l.token(),
-                    rfc3339_ms(l.granted_at()),
-                    rfc3339_ms(l.deadline())
+                    rfc3339_millis(l.granted_at()),
+                    rfc3339_millis(l.deadline())
                 )?;
             }
             None => writeln!(out, "holder: none (no lease)")?,
@@ -198,7 +198,7 @@ impl RoleView<'_> {
             let decision = match until {
                 Some(u) => format!(
                     "{action} until {} (in {})",
-                    rfc3339_ms(u),
+                    rfc3339_millis(u),
                     seconds(u - self.now)
                 ),
                 None => action.to_string(),
@@ -206,7 +206,7 @@ impl RoleView<'_> {
             t.add_row(vec![
                 rank.to_string(),
                 e.member.clone(),
-                rfc3339_ms(e.registered_at),
+                rfc3339_millis(e.registered_at),
                 e.offset.to_string(),
                 decision,
             ]);
@@ -457,18 +457,23 @@ fn print_change(ui: &Ui, role: &str, now: i64, state: &Succession) -> CliResult<
                 "role {role}: {} holds with token {} until {}",
                 l.member(),
                 l.token(),
-                rfc3339_ms(l.deadline())
+                rfc3339_millis(l.deadline())
             ),
             Some(l) => format!(
                 "role {role}: the lease of {} (token {}) expired at {}",
                 l.member(),
                 l.token(),
-                rfc3339_ms(l.deadline())
+                rfc3339_millis(l.deadline())
             ),
         };
-        writeln!(out, "{} {text}", rfc3339_ms(now))
+        writeln!(out, "{} {text}", rfc3339_millis(now))
     };
     finish_stdout(result.and_then(|_| out.flush()))
+}
+
+/// A millisecond extent as seconds with one decimal: `21.3s`.
+fn seconds(ms: i64) -> String {
+    format!("{:.1}s", ms as f64 / 1000.0)
 }
 
 #[cfg(test)]

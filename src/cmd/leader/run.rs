@@ -7,7 +7,6 @@ use std::time::Duration;
 use clap::Args;
 
 use super::child::Supervised;
-use super::time::rfc3339_ms;
 use super::{TimingArgs, TopicArgs, leader_error, missing_topic, transport, transport_error};
 use crate::cmd::exit::{CliError, CliResult, ExitCode};
 use crate::cmd::global::GlobalArgs;
@@ -15,6 +14,7 @@ use crate::engine::coordination::{
     AcquireEvent, AcquireObserver, AcquireOptions, DEFAULT_PARTITIONS, Election, LeaderError,
     Leadership, StopSignal, SystemClock, check_member, check_role,
 };
+use crate::engine::time::rfc3339_millis;
 use crate::engine::units::parse_duration;
 use crate::io::kafka::coordination::KafkaTransport;
 
@@ -98,7 +98,7 @@ fn observer(role: String, member: String) -> AcquireObserver {
     Box::new(move |event| match event {
         AcquireEvent::Registered { registered_at } => tracing::info!(
             "registered member {member} for role {role} at {}",
-            rfc3339_ms(*registered_at)
+            rfc3339_millis(*registered_at)
         ),
         AcquireEvent::Waiting {
             rank,
@@ -111,7 +111,7 @@ fn observer(role: String, member: String) -> AcquireObserver {
             if last.as_ref() != Some(&now) {
                 tracing::info!(
                     "member {member} waits with rank {rank} until {} (holder: {})",
-                    rfc3339_ms(*until),
+                    rfc3339_millis(*until),
                     holder.as_deref().unwrap_or("none")
                 );
                 *last = Some(now);
@@ -203,7 +203,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
     tracing::info!(
         "member {member} holds role {role} with token {} until {}",
         leadership.token(),
-        rfc3339_ms(lease.deadline())
+        rfc3339_millis(lease.deadline())
     );
     let _renewals = leadership.spawn_renewals();
 

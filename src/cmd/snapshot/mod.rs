@@ -29,6 +29,7 @@ use crate::cmd::global::GlobalArgs;
 use crate::engine::columnar::snapshot::container::{self, ReadSnapshot};
 use crate::engine::columnar::snapshot::naming::{SnapshotFileName, SnapshotLayout};
 use crate::engine::columnar::snapshot::plan::{epoch_label, parse_epoch};
+use crate::engine::time::rfc3339_millis;
 use crate::io::snapshot_dir::{DirError, EntryKind, ListedFile, SnapshotDir};
 
 #[derive(Debug, Args)]
@@ -153,31 +154,11 @@ pub(crate) fn epoch_text(name: &SnapshotFileName) -> String {
 
 /// RFC 3339 in UTC with millisecond precision (`2024-11-29T09:00:00.000Z`).
 pub(crate) fn utc_text(time: SystemTime) -> String {
-    let (secs, millis) = match time.duration_since(UNIX_EPOCH) {
-        Ok(d) => (d.as_secs() as i64, d.subsec_millis()),
-        Err(e) => {
-            let d = e.duration();
-            let total = -(d.as_millis() as i64);
-            (total.div_euclid(1000), total.rem_euclid(1000) as u32)
-        }
+    let epoch_ms = match time.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => i64::try_from(e.duration().as_millis()).map_or(i64::MIN, |ms| -ms),
     };
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3_600,
-        rem % 3_600 / 60,
-        rem % 60
-    )
+    rfc3339_millis(epoch_ms)
 }
 
 #[cfg(test)]

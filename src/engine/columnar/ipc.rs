@@ -90,7 +90,7 @@ thread_local! {
 /// Runs `f`, turning a panic into `None` without the panic hook printing
 /// `thread … panicked at …` to stderr: the caller reports its own error. Other
 /// threads' panics still reach the previous hook.
-fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
+pub(super) fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let previous = panic::take_hook();
@@ -106,7 +106,7 @@ fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
     outcome.ok()
 }
 
-fn malformed(what: &str) -> ArrowError {
+pub(super) fn malformed(what: &str) -> ArrowError {
     ArrowError::IpcError(what.to_owned())
 }
 
@@ -148,7 +148,10 @@ fn check_stream_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
 
 /// Every buffer a record or dictionary batch names must lie inside its body:
 /// arrow-ipc slices them without checking and panics on one that does not.
-fn check_buffers(message: &arrow_ipc::Message<'_>, body_len: u64) -> Result<(), ArrowError> {
+pub(super) fn check_buffers(
+    message: &arrow_ipc::Message<'_>,
+    body_len: u64,
+) -> Result<(), ArrowError> {
     let batch = message
         .header_as_record_batch()
         .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()));

@@ -7,6 +7,7 @@ pub mod codec;
 pub mod expr;
 pub mod headers;
 pub mod ipc;
+pub mod ipc_stream;
 pub mod json_values;
 pub mod metadata;
 pub mod ops;

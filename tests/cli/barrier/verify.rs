@@ -47,9 +47,19 @@ fn world() -> World {
 }
 
 fn verify(w: &World, epoch: &str, checks: &[&str]) -> std::process::Output {
-    let mut args = vec!["barrier", "verify", "--group", GROUP, "--epoch", epoch];
+    verify_cut(&w.c, GROUP, epoch, checks)
+}
+
+/// `barrier verify --group GROUP --epoch EPOCH CHECKS…` against `c`.
+fn verify_cut(c: &Cluster, group: &str, epoch: &str, checks: &[&str]) -> std::process::Output {
+    let mut args = vec!["barrier", "verify", "--group", group, "--epoch", epoch];
     args.extend_from_slice(checks);
-    w.c.run(&args)
+    c.run(&args)
+}
+
+/// Writes `rows` as one `tail`-shaped batch in an Arrow IPC stream.
+fn write_stream(path: &Path, rows: &[(i32, i64)]) {
+    std::fs::write(path, arrow_stream(&[tail_batch(rows)])).unwrap();
 }
 
 #[test]
@@ -405,7 +415,7 @@ fn missing_past_cut_and_duplicated_input_records_are_reported_per_partition() {
         (1, 2),
         (2, 0),
     ];
-    std::fs::write(&input, arrow_stream(&[tail_batch(&rows)])).unwrap();
+    write_stream(&input, &rows);
     let out = verify(&w, "1", &["--input", input.to_str().unwrap()]);
     assert_code(&out, 3);
     let text = stdout(&out);
@@ -462,38 +472,12 @@ fn offset_gaps_left_by_transaction_markers_are_not_missing_records() {
     c.write_cut("ledger", 1, &cut(&topic, &[(0, 5)], &[]));
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("ledger.arrows");
-    std::fs::write(
-        &input,
-        arrow_stream(&[tail_batch(&[(0, 0), (0, 1), (0, 3)])]),
-    )
-    .unwrap();
-    let out = c.run(&[
-        "barrier",
-        "verify",
-        "--group",
-        "ledger",
-        "--epoch",
-        "1",
-        "--input",
-        input.to_str().unwrap(),
-    ]);
-    assert_code(&out, 0);
+    let input_arg = ["--input", input.to_str().unwrap()];
+    write_stream(&input, &[(0, 0), (0, 1), (0, 3)]);
+    assert_code(&verify_cut(&c, "ledger", "1", &input_arg), 0);
 
-    std::fs::write(
-        &input,
-        arrow_stream(&[tail_batch(&[(0, 0), (0, 1), (0, 2)])]),
-    )
-    .unwrap();
-    let out = c.run(&[
-        "barrier",
-        "verify",
-        "--group",
-        "ledger",
-        "--epoch",
-        "1",
-        "--input",
-        input.to_str().unwrap(),
-    ]);
+    write_stream(&input, &[(0, 0), (0, 1), (0, 2)]);
+    let out = verify_cut(&c, "ledger", "1", &input_arg);
     assert_code(&out, 3);
     assert!(
         stdout(&out).contains("missing 3 (1 records); not in the topic 2 (1 records)"),
@@ -571,9 +555,7 @@ fn a_cut_over_several_topics_needs_topic_for_the_input() {
         missing: vec![],
     };
     c.write_cut("pair", 1, &two);
-    let out = c.run(&[
-        "barrier", "verify", "--group", "pair", "--epoch", "1", "--input", "-",
-    ]);
+    let out = verify_cut(&c, "pair", "1", &["--input", "-"]);
     assert_code(&out, 2);
     assert!(stderr(&out).contains("pass --topic"), "{}", stderr(&out));
 }

@@ -30,3 +30,21 @@ pub fn binary() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_krabka-streams")))
 }
+
+/// Runs a Python check in the test venv (pyarrow, duckdb, … as CI installs them) with `args`;
+/// the script prints one JSON document.
+pub fn venv_python<S: AsRef<std::ffi::OsStr>>(script: &str, args: &[S]) -> serde_json::Value {
+    let python = tansu::test_venv().join("bin").join("python");
+    let out = std::process::Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}; run scripts/test", python.display()));
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}

@@ -8,12 +8,15 @@
 //! * [`error`]: the codec error type with the frozen message strings.
 //! * [`verify`]: pure comparisons of offsets, snapshot files and Arrow inputs with one cut.
 //! * [`rows`]: cuts as Arrow rows, one per (group, epoch, topic, partition, offset).
+//! * `in_memory`: the in-memory [`BarrierConsumer`] the reader tests and vectors share.
 //!
 //! Engine code: no CLI, no Kafka client, no HTTP, no Avro. Kafka is reached only through
 //! [`BarrierConsumer`].
 
 pub mod cut_log;
 pub mod error;
+#[doc(hidden)]
+pub mod in_memory;
 pub mod marker;
 pub mod reader;
 pub mod record;

@@ -294,119 +294,35 @@ mod tests {
         BarrierStateKey, Cut, CutOffset, CutStatus, CutTopic,
     };
 
-    /// An in-memory consumer: one log per partition, at most `batch` records per partition
-    /// per poll, end offsets reported only when `report_ends` is set.
-    #[derive(Debug, Default)]
-    struct FakeConsumer {
-        logs: BTreeMap<i32, Vec<ConsumedRecord>>,
-        positions: BTreeMap<i32, i64>,
-        assigned: Vec<TopicPartition>,
-        seeks: Vec<(TopicPartition, i64)>,
-        polls: usize,
-        batch: usize,
-        report_ends: bool,
-        fail_poll: bool,
-    }
+    use crate::engine::columnar::barrier::in_memory::InMemoryConsumer;
 
-    impl FakeConsumer {
-        fn new(report_ends: bool) -> Self {
-            FakeConsumer {
-                batch: 1,
-                report_ends,
-                ..FakeConsumer::default()
-            }
-        }
-
-        fn append(&mut self, partition: i32, key: Vec<u8>, value: Option<Vec<u8>>) {
-            let log = self.logs.entry(partition).or_default();
-            let offset = log.len() as i64;
-            log.push(ConsumedRecord {
-                partition,
-                offset,
-                key: Some(key),
-                value,
-            });
-        }
-
-        fn append_cut(&mut self, partition: i32, group: &str, epoch: i64) {
-            let cut = Cut {
-                triggered_at: 10 * epoch,
-                completed_at: 10 * epoch + 1,
-                status: CutStatus::Complete,
-                topics: vec![CutTopic {
-                    topic: "in".into(),
-                    partitions: vec![CutOffset {
-                        partition: 0,
-                        offset: epoch,
-                    }],
+    /// Appends a complete cut of `group` at `epoch` (reading `in`-0 up to offset `epoch`).
+    fn append_cut(consumer: &mut InMemoryConsumer, partition: i32, group: &str, epoch: i64) {
+        let cut = Cut {
+            triggered_at: 10 * epoch,
+            completed_at: 10 * epoch + 1,
+            status: CutStatus::Complete,
+            topics: vec![CutTopic {
+                topic: "in".into(),
+                partitions: vec![CutOffset {
+                    partition: 0,
+                    offset: epoch,
                 }],
-                missing: vec![],
-            };
-            let key = BarrierStateKey::cut(group, epoch).encode().unwrap();
-            self.append(partition, key, Some(cut.encode().unwrap()));
-        }
+            }],
+            missing: vec![],
+        };
+        let key = BarrierStateKey::cut(group, epoch).encode().unwrap();
+        consumer.append(partition, key, Some(cut.encode().unwrap()));
     }
 
-    impl BarrierConsumer for FakeConsumer {
-        fn assign(&mut self, partitions: &[TopicPartition]) -> Result<(), ConsumerError> {
-            self.assigned = partitions.to_vec();
-            Ok(())
-        }
-
-        fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), ConsumerError> {
-            self.seeks.push((tp.clone(), offset));
-            self.positions.insert(tp.partition, offset);
-            Ok(())
-        }
-
-        fn end_offsets(
-            &mut self,
-            partitions: &[TopicPartition],
-        ) -> Result<BTreeMap<TopicPartition, i64>, ConsumerError> {
-            if !self.report_ends {
-                return Ok(BTreeMap::new());
-            }
-            Ok(partitions
-                .iter()
-                .map(|tp| {
-                    let end = self.logs.get(&tp.partition).map_or(0, Vec::len);
-                    (tp.clone(), end as i64)
-                })
-                .collect())
-        }
-
-        fn poll(&mut self, _timeout: Duration) -> Result<Vec<ConsumedRecord>, ConsumerError> {
-            self.polls += 1;
-            if self.fail_poll {
-                return Err("broker gone".into());
-            }
-            let mut out = Vec::new();
-            for tp in &self.assigned {
-                let position = self.positions.entry(tp.partition).or_insert(0);
-                let log = self.logs.get(&tp.partition).map_or(&[][..], Vec::as_slice);
-                let fetched: Vec<_> = log
-                    .iter()
-                    .filter(|r| r.offset >= *position)
-                    .take(self.batch)
-                    .cloned()
-                    .collect();
-                if let Some(last) = fetched.last() {
-                    *position = last.offset + 1;
-                }
-                out.extend(fetched);
-            }
-            Ok(out)
-        }
-    }
-
-    fn reader(consumer: FakeConsumer, partitions: i32) -> CutReader<FakeConsumer> {
+    fn reader(consumer: InMemoryConsumer, partitions: i32) -> CutReader<InMemoryConsumer> {
         CutReader::new(consumer, partitions, CutReaderOptions::default()).unwrap()
     }
 
     #[test]
     fn constructor_rejects_no_partitions_no_idle_polls_and_no_topic() {
         let err = |partitions, options| {
-            CutReader::new(FakeConsumer::new(true), partitions, options)
+            CutReader::new(InMemoryConsumer::new(true), partitions, options)
                 .unwrap_err()
                 .to_string()
         };
@@ -428,8 +344,8 @@ mod tests {
 
     #[test]
     fn first_read_assigns_every_partition_and_seeks_each_to_zero_once() {
-        let mut consumer = FakeConsumer::new(true);
-        consumer.append_cut(1, "audit", 1);
+        let mut consumer = InMemoryConsumer::new(true);
+        append_cut(&mut consumer, 1, "audit", 1);
         let mut reader = reader(consumer, 2);
         reader.read().unwrap();
         reader.read().unwrap();
@@ -445,9 +361,9 @@ mod tests {
 
     #[test]
     fn read_stops_at_the_captured_end_offsets_without_a_trailing_idle_poll() {
-        let mut consumer = FakeConsumer::new(true);
+        let mut consumer = InMemoryConsumer::new(true);
         for epoch in 1..=3 {
-            consumer.append_cut(1, "audit", epoch);
+            append_cut(&mut consumer, 1, "audit", epoch);
         }
         // One record per poll: three polls reach the end; no fourth, empty poll is needed.
         let mut reader = reader(consumer, 2);
@@ -458,16 +374,16 @@ mod tests {
 
     #[test]
     fn read_at_the_end_offsets_does_not_poll() {
-        let mut reader = reader(FakeConsumer::new(true), 3);
+        let mut reader = reader(InMemoryConsumer::new(true), 3);
         reader.read().unwrap();
         assert_eq!(reader.consumer().polls, 0);
     }
 
     #[test]
     fn without_end_offsets_one_idle_poll_ends_the_read() {
-        let mut consumer = FakeConsumer::new(false);
-        consumer.append_cut(0, "audit", 1);
-        consumer.append_cut(0, "audit", 2);
+        let mut consumer = InMemoryConsumer::new(false);
+        append_cut(&mut consumer, 0, "audit", 1);
+        append_cut(&mut consumer, 0, "audit", 2);
         let mut reader = reader(consumer, 1);
         assert_eq!(
             reader.latest_complete_cut("audit").unwrap().unwrap().epoch,
@@ -482,21 +398,21 @@ mod tests {
             idle_polls: 3,
             ..CutReaderOptions::default()
         };
-        let mut reader = CutReader::new(FakeConsumer::new(false), 1, options).unwrap();
+        let mut reader = CutReader::new(InMemoryConsumer::new(false), 1, options).unwrap();
         reader.read().unwrap();
         assert_eq!(reader.consumer().polls, 3);
     }
 
     #[test]
     fn later_reads_resume_and_pick_up_appended_cuts() {
-        let mut consumer = FakeConsumer::new(true);
-        consumer.append_cut(0, "audit", 1);
+        let mut consumer = InMemoryConsumer::new(true);
+        append_cut(&mut consumer, 0, "audit", 1);
         let mut reader = reader(consumer, 1);
         assert_eq!(
             reader.latest_complete_cut("audit").unwrap().unwrap().epoch,
             1
         );
-        reader.consumer_mut().append_cut(0, "audit", 2);
+        append_cut(reader.consumer_mut(), 0, "audit", 2);
         let cuts = reader.complete_cuts_after("audit", NO_EPOCH).unwrap();
         assert_eq!(cuts.iter().map(|c| c.epoch).collect::<Vec<_>>(), [1, 2]);
         assert_eq!(reader.consumer().seeks.len(), 1);
@@ -504,8 +420,8 @@ mod tests {
 
     #[test]
     fn malformed_record_fails_the_read_and_the_next_read_starts_over() {
-        let mut consumer = FakeConsumer::new(true);
-        consumer.append_cut(0, "audit", 1);
+        let mut consumer = InMemoryConsumer::new(true);
+        append_cut(&mut consumer, 0, "audit", 1);
         let key = BarrierStateKey::cut("audit", 2).encode().unwrap();
         consumer.append(0, key, Some(vec![0, 0, 1]));
         let mut reader = reader(consumer, 1);
@@ -522,7 +438,7 @@ mod tests {
 
     #[test]
     fn consumer_failure_names_the_step_and_topic() {
-        let mut consumer = FakeConsumer::new(false);
+        let mut consumer = InMemoryConsumer::new(false);
         consumer.fail_poll = true;
         let error = reader(consumer, 1).read().unwrap_err();
         assert_eq!(

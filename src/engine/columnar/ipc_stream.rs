@@ -1,0 +1,227 @@
+//! An Arrow IPC **stream** read batch by batch from any [`Read`] (a large file, a pipe), so a
+//! caller folding the batches holds one message at a time instead of the whole input.
+//!
+//! The same guards as [`super::ipc::read_batches`] apply, message by message: every metadata
+//! and body length is read from the input rather than reserved up front (a length the input
+//! does not back ends in a "truncated" error, never in a huge allocation), every buffer must
+//! lie inside its body, and a panic inside the Arrow decoder is reported as an error.
+
+use std::io::{ErrorKind, Read};
+
+use arrow_array::RecordBatch;
+use arrow_buffer::Buffer;
+use arrow_ipc::reader::StreamDecoder;
+use arrow_schema::ArrowError;
+
+use super::ipc::{IPC_CONTINUATION_MARKER, check_buffers, malformed, quietly};
+
+/// The continuation marker and a zero metadata length.
+const END_OF_STREAM: [u8; 8] = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
+
+/// The record batches of an IPC stream, decoded one message at a time. Iteration ends at the
+/// end-of-stream marker or at the end of the input between two messages; after an error it
+/// yields nothing more.
+pub struct StreamBatches<R> {
+    input: R,
+    decoder: StreamDecoder,
+    /// Bytes handed to the decoder and not yet consumed by it.
+    pending: Buffer,
+    /// The input's end was passed on to the decoder.
+    ended: bool,
+    done: bool,
+}
+
+impl<R: Read> StreamBatches<R> {
+    pub fn new(input: R) -> Self {
+        StreamBatches {
+            input,
+            decoder: StreamDecoder::new(),
+            pending: Buffer::from_vec(Vec::<u8>::new()),
+            ended: false,
+            done: false,
+        }
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, ArrowError> {
+        loop {
+            if self.pending.is_empty() {
+                if self.ended {
+                    return Ok(None);
+                }
+                // The decoder emits a batch with an empty body only once more bytes arrive, so
+                // the end is always passed on as an end-of-stream marker.
+                self.pending = match self.read_message()? {
+                    Some(message) => Buffer::from_vec(message),
+                    None => {
+                        self.ended = true;
+                        Buffer::from_vec(END_OF_STREAM.to_vec())
+                    }
+                };
+            }
+            let (decoder, pending) = (&mut self.decoder, &mut self.pending);
+            let decoded = quietly(|| decoder.decode(pending))
+                .unwrap_or_else(|| Err(malformed("malformed Arrow IPC data")))?;
+            if decoded.is_some() {
+                return Ok(decoded);
+            }
+        }
+    }
+
+    /// The next message re-framed as `ffffffff`, metadata length, metadata, body; `None` at
+    /// the end of the stream.
+    fn read_message(&mut self) -> Result<Option<Vec<u8>>, ArrowError> {
+        let Some(mut meta_len) = self.read_word(true)? else {
+            return Ok(None);
+        };
+        if meta_len == -1 {
+            meta_len = self.read_word(false)?.unwrap_or_default();
+        }
+        if meta_len == 0 {
+            return Ok(None);
+        }
+        let meta_len = usize::try_from(meta_len)
+            .map_err(|_| malformed("invalid Arrow IPC metadata length"))?;
+        let mut framed = Vec::new();
+        framed.extend_from_slice(&IPC_CONTINUATION_MARKER);
+        framed.extend_from_slice(&(meta_len as i32).to_le_bytes());
+        self.read_exactly(meta_len, &mut framed)?;
+        let message = arrow_ipc::root_as_message(&framed[8..])
+            .map_err(|e| ArrowError::IpcError(format!("invalid Arrow IPC message: {e}")))?;
+        let body_len = usize::try_from(message.bodyLength())
+            .map_err(|_| malformed("invalid Arrow IPC body length"))?;
+        check_buffers(&message, body_len as u64)?;
+        self.read_exactly(body_len, &mut framed)?;
+        Ok(Some(framed))
+    }
+
+    /// A little-endian `i32`; `None` when the input ends before its first byte and `at_end_ok`.
+    fn read_word(&mut self, at_end_ok: bool) -> Result<Option<i32>, ArrowError> {
+        let mut word = [0u8; 4];
+        let mut filled = 0;
+        while filled < word.len() {
+            match self.input.read(&mut word[filled..]) {
+                Ok(0) if filled == 0 && at_end_ok => return Ok(None),
+                Ok(0) => return Err(malformed("truncated Arrow IPC message")),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(ArrowError::IoError(e.to_string(), e)),
+            }
+        }
+        Ok(Some(i32::from_le_bytes(word)))
+    }
+
+    /// Appends exactly `len` bytes, growing `out` only as the input delivers them.
+    fn read_exactly(&mut self, len: usize, out: &mut Vec<u8>) -> Result<(), ArrowError> {
+        let before = out.len();
+        (&mut self.input)
+            .take(len as u64)
+            .read_to_end(out)
+            .map_err(|e| ArrowError::IoError(e.to_string(), e))?;
+        if out.len() - before < len {
+            return Err(malformed("truncated Arrow IPC message"));
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> Iterator for StreamBatches<R> {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let next = self.next_batch();
+        self.done = !matches!(next, Ok(Some(_)));
+        next.transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::Int64Array;
+    use arrow_ipc::writer::StreamWriter;
+    use arrow_schema::{DataType, Field, Schema};
+
+    use super::*;
+    use crate::engine::columnar::ipc::read_batches;
+
+    fn batch(from: i64, rows: i64) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false)]));
+        let values = Int64Array::from((from..from + rows).collect::<Vec<_>>());
+        RecordBatch::try_new(schema, vec![Arc::new(values)]).unwrap()
+    }
+
+    fn stream(batches: &[RecordBatch]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let mut writer = StreamWriter::try_new(&mut bytes, &batches[0].schema()).unwrap();
+        for b in batches {
+            writer.write(b).unwrap();
+        }
+        writer.finish().unwrap();
+        drop(writer);
+        bytes
+    }
+
+    /// Hands out at most three bytes per read, as a slow pipe would.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(3).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn streamed_batches_equal_the_batches_read_from_the_whole_bytes() {
+        let bytes = stream(&[batch(0, 5), batch(5, 0), batch(5, 1000)]);
+        let (_, whole) = read_batches(&bytes).unwrap();
+        let streamed: Vec<_> = StreamBatches::new(Trickle(&bytes))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(streamed, whole);
+        assert_eq!(streamed.len(), 3);
+    }
+
+    #[test]
+    fn a_stream_without_its_end_marker_ends_at_the_last_whole_message() {
+        let bytes = stream(&[batch(0, 4)]);
+        let unterminated = &bytes[..bytes.len() - 8];
+        let streamed: Vec<_> = StreamBatches::new(unterminated)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(streamed, vec![batch(0, 4)]);
+    }
+
+    #[test]
+    fn truncated_or_oversized_messages_fail_without_panic_or_huge_allocation() {
+        let bytes = stream(&[batch(0, 4)]);
+        for cut in 1..bytes.len() - 8 {
+            let outcome: Result<Vec<_>, _> = StreamBatches::new(&bytes[..cut]).collect();
+            // Cut between the schema and the batch, the input is merely shorter; else it fails.
+            if let Ok(batches) = outcome {
+                assert!(
+                    batches.is_empty(),
+                    "a stream cut at byte {cut} yields no batch"
+                );
+            }
+        }
+        let mut huge = IPC_CONTINUATION_MARKER.to_vec();
+        huge.extend_from_slice(&i32::MAX.to_le_bytes());
+        huge.extend_from_slice(b"short");
+        let err = StreamBatches::new(&huge[..]).next().unwrap().unwrap_err();
+        assert!(err.to_string().contains("truncated"), "{err}");
+        let mut negative = IPC_CONTINUATION_MARKER.to_vec();
+        negative.extend_from_slice(&(-5i32).to_le_bytes());
+        let err = StreamBatches::new(&negative[..])
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert!(err.to_string().contains("metadata length"), "{err}");
+    }
+}
