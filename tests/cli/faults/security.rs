@@ -494,8 +494,17 @@ fn the_leader_coordination_client_speaks_mutual_tls_from_command_config() {
     let no_cert = c.properties(d, "no-cert.properties", &["security.protocol=SSL", &ca]);
     let out = leader(d, &c.bootstrap, &no_cert, &["list", "--topic", &topic]);
     assert_eq!(out.code(), 4, "{}", out.stderr);
+    // Under TLS 1.3 the server checks the client certificate after the client's side of
+    // the handshake is done: the refusal is an alert (or a hang-up) on the first read.
     assert!(
-        out.stderr.contains("TLS handshake failed"),
+        [
+            "certificate required",
+            "TLS handshake failed",
+            "timed out",
+            "connection closed"
+        ]
+        .iter()
+        .any(|s| out.stderr.contains(s)),
         "{}",
         out.stderr
     );
@@ -541,7 +550,8 @@ fn the_leader_coordination_client_runs_sasl_scram_and_plain_from_command_config(
     for (mechanism, says) in [
         ("SCRAM-SHA-256", "unknown-user"),
         ("SCRAM-SHA-512", "unknown-user"),
-        ("PLAIN", "SASL PLAIN authentication with"),
+        // Tansu hangs up on a SaslHandshake for PLAIN.
+        ("PLAIN", "does the listener offer SASL PLAIN?"),
     ] {
         let config = sasl_properties(d, "s.properties", mechanism, "alice", "lead-SECRET-pw");
         let out = leader(d, &bootstrap, &config, &["list", "--topic", "coordination"]);

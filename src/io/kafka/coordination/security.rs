@@ -19,7 +19,7 @@ use base64::engine::general_purpose::STANDARD as B64;
 use openssl::hash::MessageDigest;
 use openssl::pkey::PKey;
 use openssl::sign::Signer;
-use openssl::ssl::{SslConnector, SslFiletype, SslMethod, SslStream};
+use openssl::ssl::{ErrorCode, HandshakeError, SslConnector, SslFiletype, SslMethod, SslStream};
 
 /// A SASL mechanism the coordination client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,18 +139,26 @@ impl WireSecurity {
 
     /// Wraps a connected socket in TLS when configured. `host` is checked against the
     /// broker's certificate unless `ssl.endpoint.identification.algorithm=none`.
-    pub fn wrap(&self, stream: TcpStream, host: &str) -> Result<Stream, String> {
+    /// A refused handshake (certificate, alert, protocol) is `Err((true, …))`: retrying
+    /// cannot help; a timeout or a dropped connection is `Err((false, …))`.
+    pub fn wrap(&self, stream: TcpStream, host: &str) -> Result<Stream, (bool, String)> {
         let Some((connector, verify_host)) = &self.tls else {
             return Ok(Stream::Plain(stream));
         };
         let config = connector
             .configure()
-            .map_err(|e| format!("TLS setup: {e}"))?
+            .map_err(|e| (true, format!("TLS setup: {e}")))?
             .verify_hostname(*verify_host);
         config
             .connect(host, stream)
             .map(|s| Stream::Tls(Box::new(s)))
-            .map_err(|e| format!("TLS handshake failed: {e}"))
+            .map_err(|e| match e {
+                HandshakeError::WouldBlock(_) => (false, "TLS handshake timed out".to_string()),
+                HandshakeError::Failure(mid) if mid.error().code() == ErrorCode::SSL => {
+                    (true, format!("TLS handshake failed: {}", mid.error()))
+                }
+                other => (false, format!("TLS handshake failed: {other}")),
+            })
     }
 }
 

@@ -98,13 +98,18 @@ impl BrokerConnection {
         let timeout = timeout.max(Duration::from_millis(1));
         let _ = stream.set_read_timeout(Some(timeout));
         let _ = stream.set_write_timeout(Some(timeout));
-        // A TLS failure is an unreachable broker, as in librdkafka: retried until
-        // the request timeout, then reported with OpenSSL's reason.
+        // A refused TLS handshake is an unreachable broker, as in librdkafka, but one
+        // that retrying cannot fix: reported at once with OpenSSL's reason.
         let host = address.rsplit_once(':').map_or(address, |(h, _)| h);
         let host = host.trim_start_matches('[').trim_end_matches(']');
-        let stream = security
-            .wrap(stream, host)
-            .map_err(|e| WireError::io(format!("connect to {address}: {e}")))?;
+        let stream = security.wrap(stream, host).map_err(|(refused, e)| {
+            let message = format!("connect to {address}: {e}");
+            if refused {
+                WireError::Tls(message)
+            } else {
+                WireError::io(message)
+            }
+        })?;
         let mut conn = BrokerConnection {
             stream,
             address: address.to_string(),
@@ -127,7 +132,15 @@ impl BrokerConnection {
         let handshake =
             SaslHandshakeRequest::default().with_mechanism(StrBytes::from_static_str(mechanism));
         let version = self.version_for::<SaslHandshakeRequest>(1)?;
-        let response = self.exchange(&handshake, version, timeout)?;
+        // Some brokers hang up instead of answering a mechanism they do not offer.
+        let response = self
+            .exchange(&handshake, version, timeout)
+            .map_err(|e| match e {
+                WireError::Io(m) => WireError::io(format!(
+                    "{what}: {m} (does the listener offer SASL {mechanism}?)"
+                )),
+                other => other,
+            })?;
         if response.error_code != 0 {
             let offered: Vec<String> = response.mechanisms.iter().map(|m| m.to_string()).collect();
             return Err(WireError::broker(
