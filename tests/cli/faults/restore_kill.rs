@@ -178,7 +178,7 @@ fn stale_temp_files_are_reported_then_removed_by_the_next_write(d: &Path, args: 
     full_run(d, args);
     assert_eq!(
         temp_files(d),
-        [live.clone()],
+        std::slice::from_ref(&live),
         "only the live writer's temp file is kept"
     );
     assert!(stale_listed(d).is_empty());
