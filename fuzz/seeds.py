@@ -7,7 +7,10 @@ kind, the topology and expression targets get the example topologies and the
 YAML/expression snippets of docs/, and the properties target the properties
 blocks of the spec and docs. Seeds that need a real encoder (Arrow IPC, Avro
 bodies) are made with pyarrow/fastavro from the test virtualenv when it is
-there ($KRABKA_TEST_VENV), and skipped with a note otherwise.
+there ($KRABKA_TEST_VENV), and skipped with a note otherwise. The registry value
+targets get Protobuf bodies of fuzz/schemas/every_type.proto written here by the
+wire-format rules (plus the golden Protobuf frames) and JSON bodies for
+fuzz/schemas/every_type.json and a few other JSON Schemas.
 
 Usage: fuzz/seeds.py [corpus-dir]   (default: fuzz/corpus)
 """
