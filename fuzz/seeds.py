@@ -7,7 +7,10 @@ kind, the topology and expression targets get the example topologies and the
 YAML/expression snippets of docs/, and the properties target the properties
 blocks of the spec and docs. Seeds that need a real encoder (Arrow IPC, Avro
 bodies) are made with pyarrow/fastavro from the test virtualenv when it is
-there ($KRABKA_TEST_VENV), and skipped with a note otherwise.
+there ($KRABKA_TEST_VENV), and skipped with a note otherwise. The registry value
+targets get Protobuf bodies of fuzz/schemas/every_type.proto written here by the
+wire-format rules (plus the golden Protobuf frames) and JSON bodies for
+fuzz/schemas/every_type.json and a few other JSON Schemas.
 
 Usage: fuzz/seeds.py [corpus-dir]   (default: fuzz/corpus)
 """
@@ -270,6 +273,110 @@ def from_encoders(corpus, vectors):
     )
 
 
+def varint(n):
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def pb_field(number, wire, payload):
+    """One Protobuf field: key, then a varint / fixed / length-delimited payload."""
+    key = varint(number << 3 | wire)
+    if wire == 2:
+        return key + varint(len(payload)) + payload
+    return key + payload
+
+
+def zigzag(n):
+    return (n << 1) ^ (n >> 63)
+
+
+def from_protobuf(corpus, vectors):
+    """Bodies of fuzz/schemas/every_type.proto's `Every`, encoded by hand (wire format
+    of the Protobuf spec), plus the golden Protobuf frames of the framing vectors."""
+    line = pb_field(1, 2, b"sku-1") + pb_field(2, 0, varint(3))
+    nested_line = line + pb_field(3, 2, line)
+    every = b"".join([
+        pb_field(1, 2, b"o-1"),
+        pb_field(2, 0, varint(zigzag(-5))),
+        pb_field(3, 1, (1 << 40).to_bytes(8, "little")),
+        pb_field(4, 1, bytes.fromhex("000000000000f83f")),
+        pb_field(5, 0, varint(1)),
+        pb_field(6, 2, b"\x00\xff"),
+        pb_field(7, 0, varint(1)),
+        pb_field(8, 2, nested_line),
+        pb_field(8, 2, line),
+        pb_field(9, 2, pb_field(1, 2, b"k") + pb_field(2, 0, varint(7))),
+        pb_field(10, 2, pb_field(1, 0, varint(2)) + pb_field(2, 2, line)),
+        pb_field(11, 2, pb_field(1, 0, varint(1724500000)) + pb_field(2, 0, varint(5))),
+        pb_field(12, 2, pb_field(1, 2, b"note")),
+        pb_field(13, 2, pb_field(1, 0, varint(3))),
+        pb_field(14, 2, pb_field(1, 2, pb_field(1, 2, b"a") + pb_field(2, 2, pb_field(3, 2, b"v")))),
+        pb_field(15, 2, pb_field(1, 0, varint(90))),
+        pb_field(16, 2, b"card"),
+        pb_field(18, 0, varint(-1)),
+        pb_field(19, 2, b"t1"),
+        pb_field(19, 2, b"t2"),
+        pb_field(20, 2, pb_field(1, 2, b"parent") + pb_field(17, 0, varint(9))),
+        pb_field(21, 5, bytes.fromhex("0000c03f")),
+        pb_field(22, 5, (-2 & 0xFFFFFFFF).to_bytes(4, "little")),
+        pb_field(23, 0, varint(1 << 63)),
+        pb_field(24, 2, varint(zigzag(-1)) + varint(zigzag(300))),
+        pb_field(25, 2, pb_field(4, 0, varint(1))),
+        pb_field(26, 2, pb_field(1, 2, pb_field(2, 1, bytes(8)))),
+        pb_field(27, 2, pb_field(1, 2, b"blob")),
+        pb_field(28, 2, varint(0) + varint(1) + varint(7)),
+    ])
+    other = pb_field(1, 2, b"x")
+    # Mode byte (see fuzz_targets/protobuf_value.rs): 1 frames the body at PATHS[mode >> 2].
+    for path_index, body in ((1, every), (1, b""), (0, other), (2, nested_line), (1, line)):
+        corpus.add("protobuf_value", bytes([1 | path_index << 2]) + body)
+    corpus.add("protobuf_value", b"\x00" + bytes.fromhex("0000000001" + "0201") + every)
+    corpus.add("protobuf_value", b"\x00" + bytes.fromhex("0000000001" + "00") + other)
+    proto = (FUZZ / "schemas" / "every_type.proto").read_bytes()
+    corpus.add("protobuf_value", bytes([3 | 1 << 2]) + proto + b"\0" + every)
+    small = b'syntax = "proto3"; message M { oneof o { string a = 1; M m = 2; } repeated M r = 3; }'
+    corpus.add("protobuf_value", b"\x03" + small + b"\0" + pb_field(2, 2, pb_field(1, 2, b"a")))
+    for vector in json.loads((vectors / "framing.json").read_text()):
+        if "PB" in vector["id"]:
+            for _, data in hex_fields(vector):
+                corpus.add("protobuf_value", b"\x00" + data)
+
+
+def from_json_schema(corpus):
+    """Bodies for fuzz/schemas/every_type.json, other JSON Schemas with their bodies,
+    and the schema of the golden JSON-Schema nullability vector."""
+    every = (FUZZ / "schemas" / "every_type.json").read_bytes()
+    bodies = [
+        {"id": "o-1", "n": 5, "ratio": 1.5, "paid": True, "maybe": None, "note": "x",
+         "tags": ["a", "b"], "line": {"sku": "s", "qty": 2}, "lines": [{"sku": "t"}],
+         "at": "2026-11-29T12:00:00Z", "anything": {"deep": [1, {"x": None}]}},
+        {"id": "o-2", "n": -9223372036854775808},
+        {"n": 1.0, "id": 7},
+        {"id": "\u00e9\ud83d\ude00", "n": 18446744073709551615},
+    ]
+    for body in bodies:
+        text = json.dumps(body).encode()
+        corpus.add("json_schema_value", b"\x01" + text)
+        corpus.add("json_schema_value", b"\x00" + bytes.fromhex("0000000001") + text)
+        corpus.add("json_schema_value", b"\x02" + every + b"\0" + text)
+    for schema, body in (
+        ('{"type":"string"}', '"s"'),
+        ('{"type":["integer","null"]}', "null"),
+        ('{"type":"array","items":{"type":"number"}}', "[1, 2.5]"),
+        ('{"$ref":"#/definitions/r","definitions":{"r":{"type":"object","properties":{"a":{"$ref":"#/definitions/r"}}}}}', '{"a":{"a":null}}'),
+        ('{"type":"object","required":["id"],"properties":{"id":{"type":"string"},"amount":{"type":"integer"},"tags":{"type":"array"}}}', '{"id":"a","amount":1,"tags":[]}'),
+    ):
+        corpus.add("json_schema_value", b"\x02" + schema.encode() + b"\0" + body.encode())
+
+
 def main():
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else FUZZ / "corpus"
     corpus = Corpus(out)
@@ -278,6 +385,8 @@ def main():
     from_docs(corpus)
     from_avro_corpus(corpus)
     from_encoders(corpus, vectors)
+    from_protobuf(corpus, vectors)
+    from_json_schema(corpus)
     for target in sorted(corpus.counts):
         print(f"{target}: {corpus.counts[target]} seeds", file=sys.stderr)
 

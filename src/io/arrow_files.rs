@@ -226,19 +226,9 @@ impl IpcOutput {
         let temp = if target == "-" {
             None
         } else {
-            let path = Path::new(target);
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
             Some(
-                crate::io::file_mode::temp_file_for(
-                    path,
-                    &dir,
-                    std::ffi::OsStr::new(".krabka-run-"),
-                    ".tmp",
-                )
-                .map_err(|e| format!("cannot create {target}: {e}"))?,
+                crate::io::file_mode::temp_file_for(Path::new(target))
+                    .map_err(|e| format!("cannot create {target}: {e}"))?,
             )
         };
         Ok(IpcOutput {

@@ -1,8 +1,8 @@
 //! Replacing a file atomically: readers see the old bytes or the new ones, never a mix.
 //!
 //! The bytes go to a temp file in the target's directory (named
-//! `<target name>.<random>.tmp`, which Java's stale-`partition-*.tmp` sweep also
-//! removes), are fsynced, renamed over the target, and the directory is fsynced
+//! `<target name>.krabka-<pid>.<random>.tmp` by `io::temp_file`, which also
+//! removes the ones killed writers left), are fsynced, renamed over the target, and the directory is fsynced
 //! so the rename survives a crash. On failure the temp file is removed and the
 //! target is untouched. Permissions follow `io::file_mode`.
 
@@ -24,19 +24,11 @@ pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
 ) -> io::Result<()> {
-    let file_name = path.file_name().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} does not name a file", path.display()),
-        )
-    })?;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let mut prefix = file_name.to_os_string();
-    prefix.push(".");
-    let mut temp = crate::io::file_mode::temp_file_for(path, dir, &prefix, ".tmp")?;
+    let mut temp = crate::io::file_mode::temp_file_for(path)?;
     // On any early return `temp` is dropped, which deletes the temp file.
     write(temp.as_file_mut())?;
     temp.as_file().sync_all()?;

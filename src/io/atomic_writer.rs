@@ -15,21 +15,9 @@ pub struct AtomicWriter {
 }
 
 impl AtomicWriter {
-    /// Starts a temp file `<name>.<random>.tmp` in the target's directory.
+    /// Starts a temp file `<name>.krabka-<pid>.<random>.tmp` in the target's directory.
     pub fn create(path: &Path) -> io::Result<Self> {
-        let file_name = path.file_name().ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{} does not name a file", path.display()),
-            )
-        })?;
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        let mut prefix = file_name.to_os_string();
-        prefix.push(".");
-        let temp = crate::io::file_mode::temp_file_for(path, dir, &prefix, ".tmp")?;
+        let temp = crate::io::file_mode::temp_file_for(path)?;
         Ok(AtomicWriter {
             temp: BufWriter::with_capacity(1 << 20, temp),
             path: path.to_path_buf(),

@@ -19,17 +19,27 @@ pub const NEW_FILE_MODE: u32 = 0o664;
 /// Bits a written file never has: set-uid, set-gid, sticky and world-write.
 const NEVER: u32 = 0o7002;
 
-/// Creates the temp file `<prefix><random><suffix>` in `dir` that will replace `target`,
-/// with the permissions `target` is to have (see the module rule).
-pub fn temp_file_for(
-    target: &Path,
-    dir: &Path,
-    prefix: &std::ffi::OsStr,
-    suffix: &str,
-) -> io::Result<tempfile::NamedTempFile> {
+/// Creates the temp file that will replace `target`, in `target`'s directory and named
+/// as `io::temp_file` says (`<name>.krabka-<pid>.<random>.tmp`), with the permissions
+/// `target` is to have (see the module rule). Stale temp files that killed writers of
+/// the same target left behind are removed first.
+pub fn temp_file_for(target: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let file_name = target.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", target.display()),
+        )
+    })?;
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    if let Some(name) = file_name.to_str() {
+        crate::io::temp_file::remove_stale(dir, name);
+    }
     let temp = tempfile::Builder::new()
-        .prefix(prefix)
-        .suffix(suffix)
+        .prefix(&crate::io::temp_file::prefix_for(file_name))
+        .suffix(crate::io::temp_file::suffix())
         .permissions(new_file_permissions())
         .tempfile_in(dir)?;
     if let Some(kept) = kept_permissions(target) {
@@ -61,16 +71,16 @@ mod tests {
     fn a_new_file_is_never_world_writable_and_a_replaced_one_keeps_its_bits() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("partition-0.snapshot");
-        let t = temp_file_for(&target, dir.path(), "x.".as_ref(), ".tmp").unwrap();
+        let t = temp_file_for(&target).unwrap();
         let m = mode(t.path());
         assert_eq!(m & 0o002, 0, "{m:o}");
         assert_eq!(m & 0o600, 0o600, "{m:o}");
         std::fs::write(&target, b"old").unwrap();
         std::fs::set_permissions(&target, Permissions::from_mode(0o600)).unwrap();
-        let t = temp_file_for(&target, dir.path(), "x.".as_ref(), ".tmp").unwrap();
+        let t = temp_file_for(&target).unwrap();
         assert_eq!(mode(t.path()), 0o600);
         std::fs::set_permissions(&target, Permissions::from_mode(0o4777)).unwrap();
-        let t = temp_file_for(&target, dir.path(), "x.".as_ref(), ".tmp").unwrap();
+        let t = temp_file_for(&target).unwrap();
         assert_eq!(mode(t.path()), 0o775, "no set-id, no world-write");
     }
 }

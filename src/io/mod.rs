@@ -15,4 +15,5 @@ pub mod registry_client;
 pub mod registry_server;
 pub mod runner_state;
 pub mod snapshot_dir;
+pub mod temp_file;
 pub mod topology_file;

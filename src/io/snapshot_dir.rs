@@ -25,6 +25,21 @@ use crate::engine::columnar::snapshot::naming::{
 };
 use crate::engine::columnar::snapshot::store::{EMPTY_CONTAINER, SnapshotStore, StoreError};
 use crate::io::atomic_file::write_atomically;
+use crate::io::temp_file::{self, StaleTemp};
+
+/// The entry as a temp file of ours whose writer is dead (a regular file, not followed).
+fn stale_temp(entry: &fs::DirEntry) -> Option<StaleTemp> {
+    let name = entry.file_name();
+    let parsed = temp_file::parse(name.to_str()?)?;
+    let regular = entry.file_type().is_ok_and(|t| t.is_file());
+    (regular && parsed.pid != std::process::id() && !temp_file::process_alive(parsed.pid)).then(
+        || StaleTemp {
+            path: entry.path(),
+            target: parsed.target.to_string(),
+            pid: parsed.pid,
+        },
+    )
+}
 
 /// Why the directory or one of its files could not be used. Every message names the path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -89,8 +104,11 @@ pub struct ListedFile {
 #[derive(Debug, Clone, Default)]
 pub struct Listing {
     pub files: Vec<ListedFile>,
-    /// Names that are not snapshot files (temp files, other files, non-UTF-8 names).
+    /// Names that are not snapshot files (temp files, other files, non-UTF-8 names),
+    /// except the stale temp files below.
     pub ignored: usize,
+    /// Temp files of writers that were killed (`io::temp_file`): their pid is gone.
+    pub stale_temps: Vec<StaleTemp>,
 }
 
 impl Listing {
@@ -151,7 +169,10 @@ impl SnapshotDir {
                 .to_str()
                 .and_then(|n| parse_file_name(n).map(|p| (n.to_owned(), p)))
             else {
-                listing.ignored += 1;
+                match stale_temp(&entry) {
+                    Some(stale) => listing.stale_temps.push(stale),
+                    None => listing.ignored += 1,
+                }
                 continue;
             };
             let (file_name, name) = name;
@@ -176,6 +197,7 @@ impl SnapshotDir {
             });
         }
         listing.files.sort_by_key(|f| sort_key(&f.name));
+        listing.stale_temps.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(listing)
     }
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 use krabka_streams::engine::coordination::{
     Coordinator, LeaseWriter, Registrar, StateReader, TopicPartition, TransportErrorKind,
 };
+use krabka_streams::io::kafka::coordination::security::WireSecurity;
 use krabka_streams::io::kafka::coordination::{KafkaTransport, KafkaTransportOptions};
 
 use crate::support::tansu::Tansu;
@@ -18,6 +19,7 @@ fn transport(broker: &Tansu) -> KafkaTransport {
         client_id: "krabka-streams test".into(),
         request_timeout: Duration::from_secs(10),
         transaction_timeout: Duration::from_secs(30),
+        security: WireSecurity::plaintext(),
     })
     .expect("transport")
 }
@@ -92,6 +94,7 @@ fn describe_transactions_reports_the_minted_epoch_on_a_real_kafka() {
         client_id: "krabka-streams test".into(),
         request_timeout: Duration::from_secs(30),
         transaction_timeout: Duration::from_secs(30),
+        security: WireSecurity::plaintext(),
     })
     .expect("transport");
     assert!(t.supports_describe().unwrap());

@@ -1,5 +1,5 @@
-//! The registry over HTTPS: a TLS front (native-tls, certificates made by the `openssl`
-//! CLI for this test) relays to the in-repo registry server. The CA bundle and the client
+//! The registry over HTTPS: a TLS front (native-tls, certificates of the shared test PKI,
+//! `support::tls_proxy::TestPki`) relays to the in-repo registry server. The CA bundle and the client
 //! certificate come from the PEM keys of `--command-config`.
 
 use std::io::{ErrorKind, Read, Write};
@@ -11,93 +11,7 @@ use std::time::Duration;
 
 use krabka_streams::io::registry_server::{RegistryServer, SchemaRecord};
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the openssl CLI is needed to make test certificates");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// CA, a server certificate for 127.0.0.1/localhost signed by it, and a client certificate.
-fn make_certificates(dir: &Path) {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=krabka test CA",
-        ],
-    );
-    std::fs::write(
-        dir.join("san.ext"),
-        "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
-    )
-    .unwrap();
-    for who in ["server", "client"] {
-        openssl(
-            dir,
-            &[
-                "genpkey",
-                "-algorithm",
-                "RSA",
-                "-pkeyopt",
-                "rsa_keygen_bits:2048",
-                "-out",
-                &format!("{who}.key"),
-            ],
-        );
-        openssl(
-            dir,
-            &[
-                "req",
-                "-new",
-                "-key",
-                &format!("{who}.key"),
-                "-out",
-                &format!("{who}.csr"),
-                "-subj",
-                &format!("/CN={who}"),
-            ],
-        );
-        let csr = format!("{who}.csr");
-        let pem = format!("{who}.pem");
-        let mut args = vec![
-            "x509",
-            "-req",
-            "-in",
-            &csr,
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            "2",
-            "-out",
-            &pem,
-        ];
-        if who == "server" {
-            args.extend_from_slice(&["-extfile", "san.ext"]);
-        }
-        openssl(dir, &args);
-    }
-}
+use crate::support::tls_proxy::TestPki;
 
 /// Accepts TLS on a free port and relays each connection to `backend`.
 fn tls_front(dir: &Path, backend: std::net::SocketAddr) -> u16 {
@@ -170,7 +84,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn https_registries_are_trusted_through_the_command_config_ca_bundle() {
     let dir = tempfile::tempdir().unwrap();
-    make_certificates(dir.path());
+    TestPki::create(dir.path());
     let server = RegistryServer::start_default().unwrap();
     server.seed("tls-value", SchemaRecord::avro("\"string\""));
     let port = tls_front(dir.path(), server.addr());

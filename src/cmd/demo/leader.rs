@@ -12,6 +12,7 @@ use crate::cmd::exit::{CliError, CliResult};
 use crate::engine::coordination::{
     AcquireOptions, Clock, DEFAULT_PARTITIONS, Election, LeaseSettings, SystemClock,
 };
+use crate::io::kafka::coordination::security::WireSecurity;
 use crate::io::kafka::coordination::{KafkaTransport, KafkaTransportOptions};
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 
@@ -37,6 +38,7 @@ fn member(cluster: &EmbeddedCluster) -> CliResult<Election<KafkaTransport>> {
         client_id: "krabka-streams demo".into(),
         request_timeout: Duration::from_secs(5),
         transaction_timeout: Duration::from_millis(LEASE_MS as u64),
+        security: WireSecurity::plaintext(),
     })
     .map_err(|e| CliError::failure(e.to_string()))?;
     Ok(Election::new(

@@ -24,6 +24,7 @@ use crate::engine::coordination::{
     TransportError, TransportErrorKind,
 };
 use crate::engine::units::parse_duration;
+use crate::io::kafka::coordination::security::WireSecurity;
 use crate::io::kafka::coordination::{KafkaTransport, KafkaTransportOptions};
 
 #[derive(Debug, Args)]
@@ -115,22 +116,16 @@ pub fn run(global: &GlobalArgs, args: LeaderArgs) -> CliResult<()> {
     }
 }
 
-/// The transport for `global`'s broker. The coordination client speaks
-/// PLAINTEXT only; `request_timeout` bounds every operation, retries included.
+/// The transport for `global`'s broker, secured by the TLS/SASL settings of
+/// `--command-config`/`-X`; `request_timeout` bounds every operation, retries included.
 fn transport(
     global: &GlobalArgs,
     request_timeout: Duration,
     transaction_timeout: Duration,
 ) -> CliResult<KafkaTransport> {
     let settings = global.connection.kafka_settings("leader")?;
-    if let Some(protocol) = settings
-        .get("security.protocol")
-        .filter(|p| !p.eq_ignore_ascii_case("plaintext"))
-    {
-        return Err(CliError::usage(format!(
-            "leader speaks PLAINTEXT only for now; security.protocol={protocol} is not supported"
-        )));
-    }
+    let security = WireSecurity::from_settings(|key| settings.get(key))
+        .map_err(|e| CliError::usage(e.to_string()))?;
     let options = KafkaTransportOptions {
         bootstrap: settings
             .get("bootstrap.servers")
@@ -142,6 +137,7 @@ fn transport(
             .to_string(),
         request_timeout,
         transaction_timeout,
+        security,
     };
     KafkaTransport::new(&options).map_err(transport_error)
 }

@@ -242,8 +242,7 @@ fn write_lossless_file(path: &Path, dumped: &Dumped) -> CliResult<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let temp = crate::io::file_mode::temp_file_for(path, dir, ".krabka-dump-".as_ref(), ".tmp")
-        .map_err(fail)?;
+    let temp = crate::io::file_mode::temp_file_for(path).map_err(fail)?;
     {
         let mut out = BufWriter::with_capacity(1 << 20, temp.as_file());
         write_lossless(&mut out, dumped.file_name.as_deref(), &dumped.snapshot)

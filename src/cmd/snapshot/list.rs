@@ -14,6 +14,7 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
 use crate::engine::columnar::snapshot::container::Generation;
 use crate::io::snapshot_dir::{ListedFile, SnapshotDir};
+use crate::io::temp_file::StaleTemp;
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -33,6 +34,7 @@ pub struct ListReport {
     pub dir: String,
     pub rows: Vec<ListRow>,
     pub ignored: usize,
+    pub stale_temps: Vec<StaleTemp>,
 }
 
 impl ListReport {
@@ -51,6 +53,7 @@ impl ListReport {
             dir: dir.path().display().to_string(),
             rows,
             ignored: listing.ignored,
+            stale_temps: listing.stale_temps,
         })
     }
 
@@ -77,7 +80,12 @@ impl ListReport {
                 v
             })
             .collect();
-        json!({"dir": self.dir, "files": files, "ignored": self.ignored})
+        json!({
+            "dir": self.dir,
+            "files": files,
+            "ignored": self.ignored,
+            "stale_temp_files": super::stale_temps_json(&self.stale_temps),
+        })
     }
 
     pub fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -118,6 +126,7 @@ impl ListReport {
                 self.ignored
             )?;
         }
+        super::stale_temps_human(out, &self.stale_temps)?;
         Ok(())
     }
 }

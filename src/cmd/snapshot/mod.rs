@@ -31,6 +31,7 @@ use crate::engine::columnar::snapshot::naming::{SnapshotFileName, SnapshotLayout
 use crate::engine::columnar::snapshot::plan::{epoch_label, parse_epoch};
 use crate::engine::time::rfc3339_millis;
 use crate::io::snapshot_dir::{DirError, EntryKind, ListedFile, SnapshotDir};
+use crate::io::temp_file::StaleTemp;
 
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
@@ -153,6 +154,41 @@ pub(crate) fn epoch_text(name: &SnapshotFileName) -> String {
 }
 
 /// RFC 3339 in UTC with millisecond precision (`2024-11-29T09:00:00.000Z`).
+/// Stale temp files (their writer was killed) as JSON: file name, target, pid.
+pub(crate) fn stale_temps_json(stale: &[StaleTemp]) -> serde_json::Value {
+    stale
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "file": s.path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                "target": s.target,
+                "pid": s.pid,
+            })
+        })
+        .collect()
+}
+
+/// The human line for stale temp files, if any.
+pub(crate) fn stale_temps_human(
+    out: &mut dyn std::io::Write,
+    stale: &[StaleTemp],
+) -> std::io::Result<()> {
+    if stale.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = stale
+        .iter()
+        .filter_map(|s| s.path.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect();
+    writeln!(
+        out,
+        "{} stale temp files of killed writers (removed by the next write of the same file): {}",
+        stale.len(),
+        names.join(", ")
+    )
+}
+
 pub(crate) fn utc_text(time: SystemTime) -> String {
     let epoch_ms = match time.duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),

@@ -77,6 +77,7 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
         "checked": checked,
         "bad": bad.iter().map(|(file, problem)| json!({"file": file, "problem": problem})).collect::<Vec<_>>(),
         "ignored": listing.ignored,
+        "stale_temp_files": super::stale_temps_json(&listing.stale_temps),
         "ok": bad.is_empty(),
     });
     ui.report(data, |out| {
@@ -96,6 +97,7 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
         if listing.ignored > 0 {
             writeln!(out, "{} other files ignored", listing.ignored)?;
         }
+        super::stale_temps_human(out, &listing.stale_temps)?;
         Ok(())
     })?;
     if bad.is_empty() {

@@ -205,9 +205,12 @@ fn check_file_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
             .try_into()
             .map_err(|_| malformed("truncated Arrow IPC file"))?,
     );
+    // A file shorter than header + footer length + trailer (the magic numbers may
+    // overlap) has no room for any footer.
+    let room = trailer_start.checked_sub(IPC_FILE_HEADER.len());
     let footer_len = usize::try_from(footer_len)
         .ok()
-        .filter(|&len| len <= trailer_start - IPC_FILE_HEADER.len())
+        .filter(|&len| room.is_some_and(|room| len <= room))
         .ok_or_else(|| malformed("invalid Arrow IPC footer length"))?;
     let footer = arrow_ipc::root_as_footer(&bytes[trailer_start - footer_len..trailer_start])
         .map_err(|e| ArrowError::IpcError(format!("invalid Arrow IPC footer: {e}")))?;
@@ -286,6 +289,27 @@ mod tests {
             .windows(16)
             .rposition(|w| w[8..] == values_len && w[..8] == 0i64.to_le_bytes())
             .expect("the values buffer descriptor")
+    }
+
+    /// Fuzzing found it (`snapshot_join`, a join buffer holding these bytes): a file of
+    /// 14 to 17 bytes has both magic numbers but no room for a footer length, and the
+    /// room left for the footer was computed by a subtraction that overflowed.
+    #[test]
+    fn a_file_too_short_for_its_footer_is_an_error_not_an_overflow() {
+        for len in 14..=18 {
+            let mut bytes = IPC_FILE_HEADER.to_vec();
+            bytes.resize(len - IPC_FILE_TRAILER.len(), 0);
+            bytes.extend_from_slice(&IPC_FILE_TRAILER);
+            assert_eq!(sniff(&bytes), IpcFormat::File, "{len} bytes");
+            let err = read_batches(&bytes).unwrap_err().to_string();
+            assert!(
+                err.contains("invalid Arrow IPC footer"),
+                "{len} bytes: {err}"
+            );
+        }
+        let found = b"\0\0\0\x10ARROW1\0\0\0\x10ARROW1";
+        let err = read_batches(&found[4..]).unwrap_err().to_string();
+        assert!(err.contains("invalid Arrow IPC footer length"), "{err}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod disk_full;
 mod permissions;
 mod registry_faults;
 mod restore_kill;
+mod run_outage;
 mod security;
 
 use std::time::Duration;

@@ -1,8 +1,9 @@
 //! `kill -9` at many points of `snapshot restore`: a lossless dump written back over an
 //! existing file, and an epoch copy of twelve partitions over live state. After every
 //! kill each target holds exactly its previous bytes or exactly its new bytes — never a
-//! torn file. (A killed restore may leave `<name>.<random>.tmp` files beside the targets,
-//! which no reader takes for a snapshot and Java's `partition-*.tmp` sweep removes.)
+//! torn file. A killed restore may leave `<name>.krabka-<pid>.<random>.tmp` files beside
+//! the targets: no reader takes them for a snapshot, `snapshot list` reports them, and the
+//! next write of the same target removes them once their pid is gone.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -113,6 +114,75 @@ fn kill_9_during_a_lossless_restore_leaves_the_old_file_or_the_complete_new_one(
         }
     }
     assert!(saw_old > 0 && saw_new > 0, "old {saw_old}, new {saw_new}");
+    stale_temp_files_are_reported_then_removed_by_the_next_write(d, &args);
+}
+
+/// Temp files of `partition-0.snapshot` in `dir`.
+fn temp_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("partition-0.snapshot.") && n.ends_with(".tmp"))
+        .collect();
+    names.sort();
+    names
+}
+
+fn stale_listed(dir: &Path) -> Vec<String> {
+    let out = Running::start(dir, &["--output", "json", "snapshot", "list", s(dir)])
+        .wait(Duration::from_secs(60));
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout_text()).unwrap();
+    let mut files: Vec<String> = report["data"]["stale_temp_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap().to_string())
+        .collect();
+    files.sort();
+    files
+}
+
+/// What the kills above left: every temp file is named `<target>.krabka-<pid>.…tmp`;
+/// `snapshot list` reports those of dead pids, and the next restore of the same file
+/// removes them — but never the temp file of a live process (here: this test's own pid).
+fn stale_temp_files_are_reported_then_removed_by_the_next_write(d: &Path, args: &[&str]) {
+    let left = temp_files(d);
+    for name in &left {
+        assert!(
+            name.contains(".krabka-"),
+            "a temp file not named as ours: {name}"
+        );
+    }
+    let dead = {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    };
+    let forged_dead = format!("partition-0.snapshot.krabka-{dead}.AbC123.tmp");
+    let live = format!(
+        "partition-0.snapshot.krabka-{}.LiVe12.tmp",
+        std::process::id()
+    );
+    std::fs::write(d.join(&forged_dead), b"half").unwrap();
+    std::fs::write(d.join(&live), b"in progress").unwrap();
+    let mut stale = left.clone();
+    stale.push(forged_dead);
+    stale.sort();
+    assert_eq!(
+        stale_listed(d),
+        stale,
+        "killed writers' temp files are reported"
+    );
+    full_run(d, args);
+    assert_eq!(
+        temp_files(d),
+        std::slice::from_ref(&live),
+        "only the live writer's temp file is kept"
+    );
+    assert!(stale_listed(d).is_empty());
+    std::fs::remove_file(d.join(live)).unwrap();
 }
 
 #[test]

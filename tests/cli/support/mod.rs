@@ -3,6 +3,7 @@
 pub mod process;
 pub mod small_disk;
 pub mod tansu;
+pub mod tcp_proxy;
 pub mod tls_proxy;
 pub mod txn_log;
 

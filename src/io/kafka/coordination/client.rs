@@ -26,6 +26,7 @@ use kafka_protocol::protocol::StrBytes;
 use super::error::{
     TOPIC_ALREADY_EXISTS, TRANSACTIONAL_ID_NOT_FOUND, UNKNOWN_TOPIC_OR_PARTITION, WireError,
 };
+use super::security::WireSecurity;
 use super::wire::{BrokerConnection, Call};
 
 /// Transaction coordinator key type in FindCoordinator.
@@ -72,6 +73,7 @@ pub enum DescribedTransaction {
 struct Inner {
     bootstrap: Vec<String>,
     client_id: String,
+    security: WireSecurity,
     brokers: HashMap<i32, String>,
     conns: HashMap<String, BrokerConnection>,
     leaders: HashMap<(String, i32), String>,
@@ -90,6 +92,7 @@ impl WireClient {
         bootstrap: &str,
         client_id: &str,
         request_timeout: Duration,
+        security: WireSecurity,
     ) -> Result<Self, WireError> {
         let bootstrap: Vec<String> = bootstrap
             .split(',')
@@ -107,6 +110,7 @@ impl WireClient {
             inner: Mutex::new(Inner {
                 bootstrap,
                 client_id: client_id.to_string(),
+                security,
                 brokers: HashMap::new(),
                 conns: HashMap::new(),
                 leaders: HashMap::new(),
@@ -477,7 +481,8 @@ impl Inner {
         timeout: Duration,
     ) -> Result<&mut BrokerConnection, WireError> {
         if !self.conns.contains_key(address) {
-            let conn = BrokerConnection::connect(address, &self.client_id, timeout)?;
+            let conn =
+                BrokerConnection::connect(address, &self.client_id, timeout, &self.security)?;
             self.conns.insert(address.to_string(), conn);
         }
         Ok(self.conns.get_mut(address).expect("inserted above"))

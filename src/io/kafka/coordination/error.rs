@@ -35,6 +35,10 @@ const RETRIABLE: [i16; 10] = [
 pub enum WireError {
     /// No answer: connect failure, reset, timeout. The outcome is unknown.
     Io(String),
+    /// The TLS handshake was refused (untrusted certificate, an alert from the broker):
+    /// the broker cannot be reached with these settings, and retrying will not change
+    /// that, so it is not retried.
+    Tls(String),
     /// The broker does not speak a needed API or version.
     Unsupported(String),
     /// The answer could not be used.
@@ -96,7 +100,7 @@ impl WireError {
     pub fn into_transport(self) -> TransportError {
         if self.is_fenced() {
             TransportError::fenced(self.to_string())
-        } else if matches!(self, WireError::Io(_)) {
+        } else if matches!(self, WireError::Io(_) | WireError::Tls(_)) {
             TransportError::unreachable(self.to_string())
         } else {
             TransportError::failed(self.to_string())
@@ -126,7 +130,10 @@ pub fn code_name(code: i16) -> String {
 impl fmt::Display for WireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            WireError::Io(m) | WireError::Unsupported(m) | WireError::Protocol(m) => f.write_str(m),
+            WireError::Io(m)
+            | WireError::Tls(m)
+            | WireError::Unsupported(m)
+            | WireError::Protocol(m) => f.write_str(m),
             WireError::Broker {
                 what,
                 code,
@@ -172,6 +179,9 @@ mod tests {
             TransportErrorKind::Unreachable
         );
         assert!(WireError::broker("EndTxn", 51, None).is_retriable());
+        let tls = WireError::Tls("TLS handshake failed: certificate verify failed".into());
+        assert!(!tls.is_retriable());
+        assert_eq!(tls.into_transport().kind, TransportErrorKind::Unreachable);
         assert!(!WireError::broker("EndTxn", 90, None).is_retriable());
     }
 }

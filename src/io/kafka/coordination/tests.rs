@@ -11,6 +11,7 @@ use crate::engine::coordination::{
 };
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 
+use super::security::WireSecurity;
 use super::{KafkaTransport, KafkaTransportOptions};
 
 const TOPIC: &str = "__coordination_state";
@@ -27,6 +28,7 @@ fn transport(cluster: &EmbeddedCluster) -> KafkaTransport {
         client_id: "krabka-streams test".into(),
         request_timeout: Duration::from_secs(5),
         transaction_timeout: Duration::from_secs(30),
+        security: WireSecurity::plaintext(),
     })
     .expect("transport")
 }

@@ -18,6 +18,7 @@ use super::error::{
     DUPLICATE_SEQUENCE_NUMBER, OFFSET_OUT_OF_RANGE, OUT_OF_ORDER_SEQUENCE_NUMBER, WireError,
 };
 use super::records::{Writer, decode_range, encode_one};
+use super::security::WireSecurity;
 
 /// How to reach the cluster and bound each call.
 #[derive(Debug, Clone)]
@@ -29,6 +30,8 @@ pub struct KafkaTransportOptions {
     pub request_timeout: Duration,
     /// `transaction.timeout.ms` of minted producers: the lease duration.
     pub transaction_timeout: Duration,
+    /// TLS and SASL of every connection.
+    pub security: WireSecurity,
 }
 
 /// A minted producer: its role and the next sequence per partition.
@@ -52,6 +55,7 @@ impl KafkaTransport {
             &options.bootstrap,
             &options.client_id,
             options.request_timeout,
+            options.security.clone(),
         )
         .map_err(|e| TransportError::failed(format!("create Kafka client: {e}")))?;
         Ok(KafkaTransport {

@@ -1,7 +1,7 @@
 //! One TCP connection to one broker speaking the Kafka protocol with the
 //! `kafka-protocol` crate: size-prefixed frames, request headers with
 //! correlation ids, ApiVersions negotiation on connect, and per-request
-//! socket timeouts. PLAINTEXT only.
+//! socket timeouts; TLS and SASL (PLAIN, SCRAM) as `security` configures them.
 //!
 //! Used for the coordination requests rdkafka does not expose (InitProducerId
 //! results, DescribeTransactions) and, for one consistent client, for every
@@ -17,6 +17,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Message, StrBytes};
 
 use super::error::WireError;
+use super::security::{SaslClient, Stream, WireSecurity};
 
 /// A request this client sends, with its API key and response type. (The
 /// crate's own `Request` trait needs request decoding, a broker-side feature.)
@@ -45,14 +46,19 @@ calls! {
     Fetch: FetchRequest => FetchResponse,
     DescribeTransactions: DescribeTransactionsRequest => DescribeTransactionsResponse,
     CreateTopics: CreateTopicsRequest => CreateTopicsResponse,
+    SaslHandshake: SaslHandshakeRequest => SaslHandshakeResponse,
+    SaslAuthenticate: SaslAuthenticateRequest => SaslAuthenticateResponse,
 }
+
+/// Kafka's `SASL_AUTHENTICATION_FAILED`.
+const SASL_AUTHENTICATION_FAILED: i16 = 58;
 
 /// Largest response frame accepted (a fetch of one coordination partition is far smaller).
 const MAX_FRAME: usize = 64 << 20;
 
 /// A connected broker and the API versions it supports.
 pub struct BrokerConnection {
-    stream: TcpStream,
+    stream: Stream,
     address: String,
     client_id: String,
     correlation_id: i32,
@@ -60,8 +66,14 @@ pub struct BrokerConnection {
 }
 
 impl BrokerConnection {
-    /// Connects to `address` (`host:port`) and asks for its API versions.
-    pub fn connect(address: &str, client_id: &str, timeout: Duration) -> Result<Self, WireError> {
+    /// Connects to `address` (`host:port`), secures the connection as `security`
+    /// says (TLS handshake, then ApiVersions, then SASL), and keeps the API versions.
+    pub fn connect(
+        address: &str,
+        client_id: &str,
+        timeout: Duration,
+        security: &WireSecurity,
+    ) -> Result<Self, WireError> {
         let addrs = address
             .to_socket_addrs()
             .map_err(|e| WireError::io(format!("resolve {address}: {e}")))?;
@@ -83,6 +95,21 @@ impl BrokerConnection {
             })
         })?;
         let _ = stream.set_nodelay(true);
+        let timeout = timeout.max(Duration::from_millis(1));
+        let _ = stream.set_read_timeout(Some(timeout));
+        let _ = stream.set_write_timeout(Some(timeout));
+        // A refused TLS handshake is an unreachable broker, as in librdkafka, but one
+        // that retrying cannot fix: reported at once with OpenSSL's reason.
+        let host = address.rsplit_once(':').map_or(address, |(h, _)| h);
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let stream = security.wrap(stream, host).map_err(|(refused, e)| {
+            let message = format!("connect to {address}: {e}");
+            if refused {
+                WireError::Tls(message)
+            } else {
+                WireError::io(message)
+            }
+        })?;
         let mut conn = BrokerConnection {
             stream,
             address: address.to_string(),
@@ -91,7 +118,54 @@ impl BrokerConnection {
             versions: HashMap::new(),
         };
         conn.negotiate(timeout)?;
+        if let Some(sasl) = &security.sasl {
+            conn.authenticate(SaslClient::new(sasl.clone()), timeout)?;
+        }
         Ok(conn)
+    }
+
+    /// SaslHandshake v1, then SaslAuthenticate rounds until the client is done.
+    /// A refused mechanism or failed login is a broker answer (never retried).
+    fn authenticate(&mut self, mut client: SaslClient, timeout: Duration) -> Result<(), WireError> {
+        let mechanism = client.mechanism().name();
+        let what = format!("SASL {mechanism} authentication with {}", self.address);
+        let handshake =
+            SaslHandshakeRequest::default().with_mechanism(StrBytes::from_static_str(mechanism));
+        let version = self.version_for::<SaslHandshakeRequest>(1)?;
+        // Some brokers hang up instead of answering a mechanism they do not offer.
+        let response = self
+            .exchange(&handshake, version, timeout)
+            .map_err(|e| match e {
+                WireError::Io(m) => WireError::io(format!(
+                    "{what}: {m} (does the listener offer SASL {mechanism}?)"
+                )),
+                other => other,
+            })?;
+        if response.error_code != 0 {
+            let offered: Vec<String> = response.mechanisms.iter().map(|m| m.to_string()).collect();
+            return Err(WireError::broker(
+                format!("{what}: handshake"),
+                response.error_code,
+                Some(format!("the broker offers [{}]", offered.join(", "))),
+            ));
+        }
+        let version = self.version_for::<SaslAuthenticateRequest>(2)?;
+        let mut message = Some(client.first());
+        while let Some(bytes) = message {
+            let request = SaslAuthenticateRequest::default().with_auth_bytes(Bytes::from(bytes));
+            let response = self.exchange(&request, version, timeout)?;
+            if response.error_code != 0 {
+                return Err(WireError::broker(
+                    what.clone(),
+                    response.error_code,
+                    response.error_message.map(|m| m.to_string()),
+                ));
+            }
+            message = client.next(&response.auth_bytes).map_err(|e| {
+                WireError::broker(what.clone(), SASL_AUTHENTICATION_FAILED, Some(e))
+            })?;
+        }
+        Ok(())
     }
 
     pub fn address(&self) -> &str {
@@ -171,8 +245,8 @@ impl BrokerConnection {
     ) -> Result<R::Response, WireError> {
         let name = api_name(R::KEY);
         let timeout = timeout.max(Duration::from_millis(1));
-        let _ = self.stream.set_read_timeout(Some(timeout));
-        let _ = self.stream.set_write_timeout(Some(timeout));
+        let _ = self.stream.tcp().set_read_timeout(Some(timeout));
+        let _ = self.stream.tcp().set_write_timeout(Some(timeout));
         self.correlation_id = self.correlation_id.wrapping_add(1);
         let correlation_id = self.correlation_id;
         let header = RequestHeader::default()
