@@ -12,6 +12,7 @@ use kafka_protocol::messages::fetch_request::{FetchPartition, FetchTopic};
 use kafka_protocol::messages::{BrokerId, FetchRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::records::RecordBatchDecoder;
+use krabka_streams::io::kafka::coordination::security::WireSecurity;
 use krabka_streams::io::kafka::coordination::wire::BrokerConnection;
 
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -100,8 +101,13 @@ impl TxnLog {
     /// Reads partition `partition` of `topic` from offset 0 to its high watermark, open
     /// transactions included, from the single broker at `bootstrap` (it leads every partition).
     pub fn read(bootstrap: &str, topic: &str, partition: i32) -> TxnLog {
-        let mut conn = BrokerConnection::connect(bootstrap, "txn-log-test", TIMEOUT)
-            .unwrap_or_else(|e| panic!("connect to {bootstrap}: {e}"));
+        let mut conn = BrokerConnection::connect(
+            bootstrap,
+            "txn-log-test",
+            TIMEOUT,
+            &WireSecurity::plaintext(),
+        )
+        .unwrap_or_else(|e| panic!("connect to {bootstrap}: {e}"));
         let mut log = TxnLog::default();
         let mut next = 0;
         loop {
