@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use krabka_streams::engine::schema::framing;
@@ -17,6 +17,8 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 use serde_json::{Value, json};
+
+use crate::run_online::interrupt;
 
 use crate::support::tansu::Tansu;
 use crate::support::{binary, unique_name};
@@ -87,27 +89,6 @@ fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
-}
-
-/// Ctrl-C, then the runner's output.
-fn interrupt(mut child: Child) -> Output {
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let until = Instant::now() + TIMEOUT;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > until {
-            child.kill().unwrap();
-            panic!("the runner did not stop within {TIMEOUT:?} of SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
 }
 
 /// The sink records of `topic` by their `id` column, once `n` are there or the

@@ -109,26 +109,7 @@ pub(super) fn start(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
     runner_command(bootstrap, topology, extra).spawn().unwrap()
 }
 
-/// Ctrl-C and the runner's output (it exits 130 after saving its state).
-pub(super) fn interrupt(mut child: Child) -> Output {
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let until = Instant::now() + TIMEOUT;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > until {
-            child.kill().unwrap();
-            panic!("the runner did not stop within {TIMEOUT:?} of SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
-}
+pub(super) use crate::run_online::interrupt;
 
 pub(super) fn kill_9(mut child: Child) {
     child.kill().unwrap();
