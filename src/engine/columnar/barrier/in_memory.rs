@@ -13,7 +13,9 @@ use super::record::TopicPartition;
 /// One log per partition with consecutive offsets. Every poll returns at most `batch`
 /// records per assigned partition, so reads take several polls; end offsets are reported
 /// only when `report_ends` is set (otherwise only the idle-poll rule can end a read).
-/// `fail_poll` makes every poll fail as an unreachable broker would.
+/// `fail_poll` makes every poll fail as an unreachable broker would; `slow_polls` makes that
+/// many first polls return nothing (a slow first fetch); `end_gap` reports end offsets that
+/// many offsets past the last record (control records or compaction at the end).
 #[doc(hidden)]
 #[derive(Debug, Default)]
 pub struct InMemoryConsumer {
@@ -25,6 +27,8 @@ pub struct InMemoryConsumer {
     pub batch: usize,
     pub report_ends: bool,
     pub fail_poll: bool,
+    pub slow_polls: usize,
+    pub end_gap: i64,
 }
 
 impl InMemoryConsumer {
@@ -73,7 +77,7 @@ impl BarrierConsumer for InMemoryConsumer {
             .iter()
             .map(|tp| {
                 let end = self.logs.get(&tp.partition).map_or(0, Vec::len);
-                (tp.clone(), end as i64)
+                (tp.clone(), end as i64 + self.end_gap)
             })
             .collect())
     }
@@ -82,6 +86,9 @@ impl BarrierConsumer for InMemoryConsumer {
         self.polls += 1;
         if self.fail_poll {
             return Err("broker gone".into());
+        }
+        if self.polls <= self.slow_polls {
+            return Ok(Vec::new());
         }
         let mut out = Vec::new();
         for tp in &self.assigned {

@@ -10,7 +10,11 @@
 //!   costs no poll and a read never waits for a trailing empty poll. The idle-poll rule
 //!   (krabka-streams-go) is the fallback that always ends a read: `idle_polls` empty polls in a
 //!   row stop it, which covers consumers that cannot report end offsets, offset gaps at the end
-//!   of a partition and an unreachable broker.
+//!   of a partition and an unreachable broker. While a partition's captured end is known but not
+//!   yet reached, the rule waits longer (`unreached_end_wait`): a first fetch on a loaded machine
+//!   can take longer than one poll, and ending early would report a cut as missing. A partition
+//!   that stays short of its end that long has a gap at its end (control records, compaction); its
+//!   end is remembered, so later reads do not wait for that gap again.
 //! * Later reads resume where the previous one stopped; cuts are kept for the reader's lifetime.
 //! * A malformed record fails the read and resets the reader, so the next read starts again at
 //!   offset 0 and fails the same way instead of silently skipping the record.
@@ -26,6 +30,9 @@ pub const DEFAULT_CUT_POLL_TIMEOUT: Duration = Duration::from_millis(250);
 
 /// Default number of empty polls in a row that end a read.
 pub const DEFAULT_CUT_IDLE_POLLS: u32 = 1;
+
+/// Default time a read waits, with no record arriving, for a known end offset it has not reached.
+pub const DEFAULT_UNREACHED_END_WAIT: Duration = Duration::from_secs(10);
 
 /// Whatever a consumer implementation reports as failure.
 pub type ConsumerError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -53,6 +60,9 @@ pub struct CutReaderOptions {
     pub topic: String,
     pub poll_timeout: Duration,
     pub idle_polls: u32,
+    /// How long (counted in empty polls of `poll_timeout`) a read keeps polling for a partition
+    /// whose end offset is known but not reached; never fewer than `idle_polls` polls.
+    pub unreached_end_wait: Duration,
 }
 
 impl Default for CutReaderOptions {
@@ -61,6 +71,7 @@ impl Default for CutReaderOptions {
             topic: BARRIER_STATE_TOPIC.to_owned(),
             poll_timeout: DEFAULT_CUT_POLL_TIMEOUT,
             idle_polls: DEFAULT_CUT_IDLE_POLLS,
+            unreached_end_wait: DEFAULT_UNREACHED_END_WAIT,
         }
     }
 }
@@ -119,9 +130,13 @@ pub struct CutReader<C> {
     partitions: Vec<TopicPartition>,
     poll_timeout: Duration,
     idle_polls: u32,
+    /// Empty polls in a row that end a read while a known end is not reached.
+    unreached_idle_polls: u32,
     positioned: bool,
     /// partition → next offset to read, as learned from fetched records.
     next: BTreeMap<i32, i64>,
+    /// partition → an end offset a read gave up on (a gap at the end of the partition).
+    gap_ends: BTreeMap<i32, i64>,
     log: CutLog,
 }
 
@@ -150,8 +165,10 @@ impl<C: BarrierConsumer> CutReader<C> {
             partitions,
             poll_timeout: options.poll_timeout,
             idle_polls: options.idle_polls,
+            unreached_idle_polls: unreached_idle_polls(&options),
             positioned: false,
             next: BTreeMap::new(),
+            gap_ends: BTreeMap::new(),
             log: CutLog::new(),
         })
     }
@@ -204,7 +221,13 @@ impl<C: BarrierConsumer> CutReader<C> {
                 .map_err(|e| self.consumer_error(ConsumerStep::Poll, e))?;
             if records.is_empty() {
                 idle += 1;
-                if idle >= self.idle_polls {
+                let limit = if self.short_of_a_known_end(&ends) {
+                    self.unreached_idle_polls
+                } else {
+                    self.idle_polls
+                };
+                if idle >= limit {
+                    self.remember_gaps(&ends);
                     break;
                 }
                 continue;
@@ -254,21 +277,55 @@ impl<C: BarrierConsumer> CutReader<C> {
     /// Whether every partition's position has reached a known end offset.
     fn reached(&self, ends: &BTreeMap<TopicPartition, i64>) -> bool {
         self.partitions.iter().all(|tp| match ends.get(tp) {
-            Some(end) => self.next.get(&tp.partition).copied().unwrap_or(0) >= *end,
+            Some(end) => self.reached_end(tp.partition, *end),
             None => false,
         })
+    }
+
+    /// Whether `partition` is at `end`, or `end` is one an earlier read found unreachable.
+    fn reached_end(&self, partition: i32, end: i64) -> bool {
+        self.next.get(&partition).copied().unwrap_or(0) >= end
+            || self.gap_ends.get(&partition) == Some(&end)
+    }
+
+    /// Whether some partition has a known end offset that it has not reached.
+    fn short_of_a_known_end(&self, ends: &BTreeMap<TopicPartition, i64>) -> bool {
+        self.partitions.iter().any(|tp| {
+            ends.get(tp)
+                .is_some_and(|end| !self.reached_end(tp.partition, *end))
+        })
+    }
+
+    fn remember_gaps(&mut self, ends: &BTreeMap<TopicPartition, i64>) {
+        for tp in &self.partitions {
+            if let Some(end) = ends.get(tp)
+                && !self.reached_end(tp.partition, *end)
+            {
+                self.gap_ends.insert(tp.partition, *end);
+            }
+        }
     }
 
     /// Forgets everything, so the next read assigns, seeks to 0 and reads from scratch.
     fn reset(&mut self) {
         self.positioned = false;
         self.next.clear();
+        self.gap_ends.clear();
         self.log = CutLog::new();
     }
 
     fn consumer_error(&self, step: ConsumerStep, error: ConsumerError) -> CutReadError {
         consumer_error(&self.partitions, step, error)
     }
+}
+
+/// `unreached_end_wait` as a number of empty polls, at least `idle_polls`.
+fn unreached_idle_polls(options: &CutReaderOptions) -> u32 {
+    let poll_ms = options.poll_timeout.as_millis().max(1);
+    let polls = options.unreached_end_wait.as_millis().div_ceil(poll_ms);
+    u32::try_from(polls)
+        .unwrap_or(u32::MAX)
+        .max(options.idle_polls)
 }
 
 fn consumer_error(
@@ -401,6 +458,54 @@ mod tests {
         let mut reader = CutReader::new(InMemoryConsumer::new(false), 1, options).unwrap();
         reader.read().unwrap();
         assert_eq!(reader.consumer().polls, 3);
+    }
+
+    #[test]
+    fn a_slow_first_fetch_does_not_end_a_read_short_of_a_known_end() {
+        let mut consumer = InMemoryConsumer::new(true);
+        consumer.slow_polls = 8;
+        append_cut(&mut consumer, 0, "audit", 1);
+        let mut reader = reader(consumer, 1);
+        assert_eq!(
+            reader.latest_complete_cut("audit").unwrap().unwrap().epoch,
+            1
+        );
+        assert_eq!(reader.consumer().polls, 9);
+    }
+
+    #[test]
+    fn a_gap_at_the_end_of_a_partition_is_waited_for_once_then_remembered() {
+        let mut consumer = InMemoryConsumer::new(true);
+        consumer.end_gap = 2;
+        append_cut(&mut consumer, 0, "audit", 1);
+        let options = CutReaderOptions {
+            unreached_end_wait: Duration::from_secs(1),
+            ..CutReaderOptions::default()
+        };
+        let mut reader = CutReader::new(consumer, 1, options).unwrap();
+        assert_eq!(
+            reader.latest_complete_cut("audit").unwrap().unwrap().epoch,
+            1
+        );
+        // One poll brings the record, then 1 s of 250 ms empty polls gives up on the gap.
+        assert_eq!(reader.consumer().polls, 5);
+        reader.read().unwrap();
+        assert_eq!(reader.consumer().polls, 5);
+        // A new record moves the end: the next read fetches it and waits for the gap again.
+        append_cut(reader.consumer_mut(), 0, "audit", 2);
+        let cuts = reader.complete_cuts_after("audit", NO_EPOCH).unwrap();
+        assert_eq!(cuts.iter().map(|c| c.epoch).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(reader.consumer().polls, 10);
+    }
+
+    #[test]
+    fn without_a_known_end_the_idle_rule_alone_ends_the_read() {
+        let mut consumer = InMemoryConsumer::new(false);
+        consumer.slow_polls = 1;
+        append_cut(&mut consumer, 0, "audit", 1);
+        let mut reader = reader(consumer, 1);
+        assert!(reader.latest_complete_cut("audit").unwrap().is_none());
+        assert_eq!(reader.consumer().polls, 1);
     }
 
     #[test]
