@@ -9,13 +9,12 @@ use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::bindings as rdsys;
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::message::{BorrowedHeaders, Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
+use crate::support::admin::create_topic;
 use crate::support::tansu::Tansu;
 use crate::support::unique_name;
 
@@ -110,24 +109,6 @@ fn a_snapshot_directory_entry_that_is_not_utf8_is_ignored_not_fatal() {
     assert_no_panic(&out);
 }
 
-fn create_topic(bootstrap: &str, topic: &str) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .unwrap();
-    let created = rt
-        .block_on(admin.create_topics(
-            &[NewTopic::new(topic, 1, TopicReplication::Fixed(1))],
-            &AdminOptions::new().operation_timeout(Some(TIMEOUT)),
-        ))
-        .unwrap();
-    assert_eq!(created, vec![Ok(topic.to_string())]);
-}
-
 /// Headers with one key that is not UTF-8: rdkafka's safe API only takes
 /// `&str` keys, so that one is added to the native list directly (a
 /// `BorrowedHeaders` reference is the native pointer, as rdkafka builds it).
@@ -156,7 +137,7 @@ fn headers_with_raw_key(raw_key: &[u8]) -> OwnedHeaders {
 fn tail_reads_a_record_whose_header_key_is_not_utf8() {
     let broker = Tansu::start();
     let topic = unique_name("hostile-headers");
-    create_topic(&broker.bootstrap(), &topic);
+    create_topic(&broker.bootstrap(), &topic, 1);
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", broker.bootstrap())
         .set("linger.ms", "0")

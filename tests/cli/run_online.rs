@@ -10,8 +10,6 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
@@ -29,23 +27,7 @@ use crate::support::{binary, unique_name};
 
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 
-pub(crate) fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .unwrap();
-    let created = rt
-        .block_on(admin.create_topics(
-            &[NewTopic::new(topic, partitions, TopicReplication::Fixed(1))],
-            &AdminOptions::new().operation_timeout(Some(TIMEOUT)),
-        ))
-        .unwrap();
-    assert_eq!(created, vec![Ok(topic.to_string())]);
-}
+pub(crate) use crate::support::admin::create_topic;
 
 /// Produces (partition, key, value) one record per batch.
 fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, String)]) {

@@ -16,8 +16,6 @@ use std::time::{Duration, Instant};
 use krabka_streams::engine::columnar::barrier::record::{
     BarrierStateKey, Cut, CutOffset, CutStatus, CutTopic, TopicPartition, group_partition,
 };
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
@@ -25,6 +23,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use serde_json::Value;
 
 use crate::snapshot::{bin, code, container_of, group_by_payload, json_data, stderr};
+use crate::support::admin::create_topics;
 use crate::support::tansu::Tansu;
 use crate::support::unique_name;
 
@@ -37,33 +36,6 @@ struct Fixture {
     group: String,
     consumer_group: String,
     dir: tempfile::TempDir,
-}
-
-fn create_topics(bootstrap: &str, topics: &[(&str, i32)]) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .expect("admin client");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let new: Vec<NewTopic> = topics
-        .iter()
-        .map(|(t, p)| NewTopic::new(t, *p, TopicReplication::Fixed(1)))
-        .collect();
-    for result in rt
-        .block_on(admin.create_topics(&new, &AdminOptions::new().operation_timeout(Some(TIMEOUT))))
-        .expect("CreateTopics answered")
-    {
-        match result {
-            Ok(_) => {}
-            Err((t, rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists)) => {
-                let _ = t;
-            }
-            Err((t, e)) => panic!("create {t}: {e}"),
-        }
-    }
 }
 
 /// One record per batch, flushed per send: Tansu's high watermark is right then.

@@ -12,8 +12,6 @@ use krabka_streams::engine::schema::framing;
 use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
 use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
@@ -36,23 +34,7 @@ pub const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"s
 
 pub(crate) const BASE_TS: i64 = 1_732_870_800_000;
 
-pub(crate) fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .unwrap();
-    let created = rt
-        .block_on(admin.create_topics(
-            &[NewTopic::new(topic, partitions, TopicReplication::Fixed(1))],
-            &AdminOptions::new().operation_timeout(Some(TIMEOUT)),
-        ))
-        .unwrap();
-    assert_eq!(created, vec![Ok(topic.to_string())]);
-}
+pub(crate) use crate::support::admin::create_topic;
 
 /// One record to produce: partition, key, value, headers.
 pub(crate) struct Rec {

@@ -13,31 +13,12 @@ mod security;
 
 use std::time::Duration;
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Creates a topic through the admin API.
-pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .unwrap();
-    let created = rt
-        .block_on(admin.create_topics(
-            &[NewTopic::new(topic, partitions, TopicReplication::Fixed(1))],
-            &AdminOptions::new().operation_timeout(Some(TIMEOUT)),
-        ))
-        .unwrap();
-    assert_eq!(created, vec![Ok(topic.to_string())]);
-}
+pub use crate::support::admin::create_topic;
 
 /// Produces `v<i>` for i in `range` to partition 0, one record per batch (Tansu's high
 /// watermark is only right then, test-brokers.md §b).
