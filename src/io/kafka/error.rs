@@ -1,9 +1,13 @@
 //! Kafka adapter errors, classified the way the exit-code table needs:
-//! unreachable or timed out (4) versus the broker answering with a failure (1).
+//! unreachable or timed out (4) versus the broker answering with a failure (1) —
+//! a refused SASL login included, which librdkafka only reports on the side
+//! (`auth_failure`) and then shows as a transport failure.
 
 use std::fmt;
 
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+
+use crate::io::kafka::auth_failure;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KafkaIoError {
@@ -27,8 +31,14 @@ impl KafkaIoError {
         }
     }
 
-    /// Wraps an rdkafka error with what was being done.
+    /// Wraps an rdkafka error with what was being done. A transport failure or timeout
+    /// after the broker refused our login is that refusal (exit 1), not an outage.
     pub fn from_kafka(what: impl fmt::Display, e: &KafkaError) -> Self {
+        if is_unreachable_error(e) || auth_failure::is_authentication_error(e) {
+            if let Some(refusal) = auth_failure::refusal() {
+                return KafkaIoError::failed(format!("{what}: {refusal}"));
+            }
+        }
         let mut message = format!("{what}: {e}");
         if matches!(
             e.rdkafka_error_code(),
@@ -80,6 +90,13 @@ pub fn is_unreachable_error(e: &KafkaError) -> bool {
 
 impl From<KafkaIoError> for crate::cmd::exit::CliError {
     fn from(e: KafkaIoError) -> Self {
+        // "No answer" built without the rdkafka error at hand (a poll that timed out):
+        // a refused login explains it.
+        if e.unreachable
+            && let Some(refusal) = auth_failure::refusal()
+        {
+            return crate::cmd::exit::CliError::failure(format!("{}: {refusal}", e.message));
+        }
         if e.unreachable {
             crate::cmd::exit::CliError::unreachable(e.message)
         } else {
