@@ -14,8 +14,8 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::record::Record;
 use crate::io::kafka::error::KafkaIoError;
-use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::headers::message_headers;
+use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::topic_reader::partition_count;
 

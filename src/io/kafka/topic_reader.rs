@@ -12,9 +12,9 @@ use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::io::kafka::auth_failure;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::headers::message_headers;
-use crate::io::kafka::auth_failure;
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 
@@ -50,12 +50,10 @@ pub fn partition_count<C: ConsumerContext>(
     topic: &str,
     timeout: Duration,
 ) -> Result<Option<i32>, KafkaIoError> {
-    let md = consumer
-        .fetch_metadata(Some(topic), timeout)
-        .map_err(|e| {
-            auth_failure::serve_events(consumer);
-            KafkaIoError::from_kafka(format!("read metadata of {topic}"), &e)
-        })?;
+    let md = consumer.fetch_metadata(Some(topic), timeout).map_err(|e| {
+        auth_failure::serve_events(consumer);
+        KafkaIoError::from_kafka(format!("read metadata of {topic}"), &e)
+    })?;
     let Some(t) = md.topics().iter().find(|t| t.name() == topic) else {
         return Ok(None);
     };

@@ -80,11 +80,7 @@ impl SaslFront {
     pub fn serve(&mut self, backend: SocketAddr) {
         let listener = self.listener.take().expect("serve once");
         listener.set_nonblocking(true).unwrap();
-        let (users, logins, stop) = (
-            self.users.clone(),
-            self.logins.clone(),
-            self.stop.clone(),
-        );
+        let (users, logins, stop) = (self.users.clone(), self.logins.clone(), self.stop.clone());
         std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
                 match listener.accept() {
