@@ -222,6 +222,25 @@ fn a_refused_login_exits_1_naming_mechanism_and_user_never_the_password() {
             out.stderr
         );
         assert_no_password(&out, mechanism);
+        let out = run(
+            d,
+            &c.bootstrap,
+            &config,
+            &[
+                "--output",
+                "json",
+                "leader",
+                "list",
+                "--topic",
+                "coordination",
+            ],
+        );
+        assert_eq!(out.code(), 1, "{mechanism}: {}", out.stderr);
+        let error: serde_json::Value =
+            serde_json::from_str(out.stderr.lines().last().unwrap_or_default())
+                .unwrap_or_else(|e| panic!("{e}: {}", out.stderr));
+        assert_eq!(error["error"]["code"], 1, "{error}");
+        assert_no_password(&out, mechanism);
     }
     // Each attempt reached the front as a login of alice, and each was refused.
     let attempts = c.front.logins()[setup_logins..].to_vec();
