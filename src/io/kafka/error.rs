@@ -1,9 +1,17 @@
 //! Kafka adapter errors, classified the way the exit-code table needs:
-//! unreachable or timed out (4) versus the broker answering with a failure (1).
+//! unreachable or timed out (4) versus the broker answering with a failure (1) —
+//! a refused SASL login included, which librdkafka only reports on the side
+//! (`auth_failure`) and then shows as a transport failure.
 
 use std::fmt;
 
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+
+use crate::io::kafka::auth_failure;
+
+/// Ends the message of a transport failure: the client's own log says why, but this
+/// line is often all that is left in a CI log, so it points at the usual causes.
+const TRANSPORT_HINT: &str = " (is the broker up at the bootstrap address, and do security.protocol and the TLS/SASL settings of --command-config match its listener?)";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KafkaIoError {
@@ -27,18 +35,20 @@ impl KafkaIoError {
         }
     }
 
-    /// Wraps an rdkafka error with what was being done.
+    /// Wraps an rdkafka error with what was being done. A transport failure or timeout
+    /// after the broker refused our login is that refusal (exit 1), not an outage.
     pub fn from_kafka(what: impl fmt::Display, e: &KafkaError) -> Self {
+        if (is_unreachable_error(e) || auth_failure::is_authentication_error(e))
+            && let Some(refusal) = auth_failure::refusal()
+        {
+            return KafkaIoError::failed(format!("{what}: {refusal}"));
+        }
         let mut message = format!("{what}: {e}");
         if matches!(
             e.rdkafka_error_code(),
             Some(RDKafkaErrorCode::BrokerTransportFailure | RDKafkaErrorCode::AllBrokersDown)
         ) {
-            // The client's log above says why (refused, TLS handshake, SASL); this line is
-            // often all that is left in a CI log, so point at the usual causes.
-            message.push_str(
-                " (is the broker up at the bootstrap address, and do security.protocol and the TLS/SASL settings of --command-config match its listener?)",
-            );
+            message.push_str(TRANSPORT_HINT);
         }
         if is_unreachable_error(e) {
             KafkaIoError::unreachable(message)
@@ -80,6 +90,14 @@ pub fn is_unreachable_error(e: &KafkaError) -> bool {
 
 impl From<KafkaIoError> for crate::cmd::exit::CliError {
     fn from(e: KafkaIoError) -> Self {
+        // "No answer" built without the rdkafka error at hand (a poll that timed out):
+        // a refused login explains it.
+        if e.unreachable
+            && let Some(refusal) = auth_failure::refusal()
+        {
+            let what = e.message.strip_suffix(TRANSPORT_HINT).unwrap_or(&e.message);
+            return crate::cmd::exit::CliError::failure(format!("{what}: {refusal}"));
+        }
         if e.unreachable {
             crate::cmd::exit::CliError::unreachable(e.message)
         } else {

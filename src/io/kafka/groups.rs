@@ -4,22 +4,23 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::io::kafka::error::KafkaIoError;
+use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 
 /// A topic-partition, ordered by topic then partition.
 pub type TopicPartition = (String, i32);
 
-fn group_consumer(settings: &KafkaSettings, group: &str) -> Result<BaseConsumer, KafkaIoError> {
+fn group_consumer(settings: &KafkaSettings, group: &str) -> Result<ReaderConsumer, KafkaIoError> {
     let mut config = settings.client_config();
     config
         .set("group.id", group)
         .set("enable.auto.commit", "false");
     config
-        .create()
+        .create_with_context(ReaderContext)
         .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer for group {group}: {e}")))
 }
 
@@ -44,6 +45,7 @@ pub fn committed_offsets(
     let consumer = group_consumer(settings, group)?;
     let tpl = tpl_of(tps.iter().map(|tp| (tp.clone(), Offset::Invalid)))?;
     let got = consumer.committed_offsets(tpl, timeout).map_err(|e| {
+        crate::io::kafka::auth_failure::serve_events(&consumer);
         KafkaIoError::from_kafka(format!("read committed offsets of group {group}"), &e)
     })?;
     let mut out = BTreeMap::new();
@@ -87,7 +89,10 @@ pub fn group_activity(
     let consumer = group_consumer(settings, "krabka-streams-inspect-unused")?;
     let list = consumer
         .fetch_group_list(Some(group), timeout)
-        .map_err(|e| KafkaIoError::from_kafka(format!("describe group {group}"), &e))?;
+        .map_err(|e| {
+            crate::io::kafka::auth_failure::serve_events(&consumer);
+            KafkaIoError::from_kafka(format!("describe group {group}"), &e)
+        })?;
     Ok(match list.groups().iter().find(|g| g.name() == group) {
         Some(g) => GroupActivity {
             state: g.state().to_string(),

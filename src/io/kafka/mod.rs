@@ -1,8 +1,10 @@
 //! Kafka adapters over rdkafka: client settings, topic reading, consumer-group
 //! offsets, `__barrier_state` reads and the engine's barrier consumer, the offsets a
 //! partition holds, the group runner's consumer, producer (transactions included)
-//! and cut source, the embedded mock cluster.
+//! and cut source, the embedded mock cluster, and the refused SASL logins librdkafka
+//! reports on the side.
 
+pub mod auth_failure;
 pub mod barrier_consumer;
 pub mod barrier_state;
 pub mod barrier_watch;

@@ -1,5 +1,6 @@
 //! The client context of our reading consumers: librdkafka errors are logged as the default
-//! context logs them, except partition-EOF notices. Readers ask for those to see the end of a
+//! context logs them (and refused logins kept for the final error, `auth_failure`), except
+//! partition-EOF notices. Readers ask for those to see the end of a
 //! partition, and librdkafka also passes them to the global error callback, which would print
 //! one ERROR line per partition on every read of a many-partition topic.
 
@@ -16,6 +17,7 @@ pub type ReaderConsumer = BaseConsumer<ReaderContext>;
 
 impl ClientContext for ReaderContext {
     fn error(&self, error: KafkaError, reason: &str) {
+        crate::io::kafka::auth_failure::note(&error, reason);
         if is_partition_eof(&error) {
             tracing::trace!("librdkafka: {error}: {reason}");
         } else {

@@ -55,6 +55,7 @@ fn tps(list: &TopicPartitionList) -> Vec<Tp> {
 
 impl ClientContext for RunnerContext {
     fn error(&self, error: KafkaError, reason: &str) {
+        crate::io::kafka::auth_failure::note(&error, reason);
         tracing::warn!("librdkafka: {error}: {reason}");
     }
 }

@@ -29,7 +29,12 @@ pub struct DeliveryContext {
     failure: Mutex<Option<String>>,
 }
 
-impl ClientContext for DeliveryContext {}
+impl ClientContext for DeliveryContext {
+    fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
+        crate::io::kafka::auth_failure::note(&error, reason);
+        tracing::error!("librdkafka: {error}: {reason}");
+    }
+}
 
 impl ProducerContext for DeliveryContext {
     type DeliveryOpaque = ();

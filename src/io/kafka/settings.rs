@@ -70,6 +70,12 @@ impl KafkaSettings {
 
     /// An rdkafka client configuration with these properties.
     pub fn client_config(&self) -> ClientConfig {
+        // So that a refused login can later be reported naming its mechanism and user.
+        crate::io::kafka::auth_failure::expect_login(
+            self.get("security.protocol"),
+            self.get("sasl.mechanism").or(self.get("sasl.mechanisms")),
+            self.get("sasl.username"),
+        );
         let mut c = ClientConfig::new();
         for (k, v) in &self.props {
             c.set(k, v);

@@ -12,7 +12,8 @@ use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::io::kafka::error::KafkaIoError;
+use crate::io::kafka::auth_failure;
+use crate::io::kafka::error::{KafkaIoError, is_unreachable_error};
 use crate::io::kafka::headers::message_headers;
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
@@ -43,15 +44,49 @@ impl RawRecord {
     }
 }
 
+/// Metadata of `topic` within `timeout`. librdkafka retries a refused SASL login until
+/// the timeout, so the request is made in growing slices with the client's error events
+/// served between them: a refused login ends the wait at once (exit 1 naming it)
+/// instead of after the whole `--timeout`.
+fn fetch_metadata<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    topic: &str,
+    timeout: Duration,
+) -> Result<rdkafka::metadata::Metadata, KafkaIoError> {
+    let deadline = Instant::now() + timeout;
+    let mut slice = Duration::from_millis(250);
+    loop {
+        let started = Instant::now();
+        let left = deadline.saturating_duration_since(started);
+        match consumer.fetch_metadata(Some(topic), slice.min(left)) {
+            Ok(md) => return Ok(md),
+            Err(e) => {
+                auth_failure::serve_events(consumer);
+                let again = is_unreachable_error(&e)
+                    && auth_failure::refusal().is_none()
+                    && Instant::now() < deadline;
+                if !again {
+                    return Err(KafkaIoError::from_kafka(
+                        format!("read metadata of {topic}"),
+                        &e,
+                    ));
+                }
+                // A request that failed at once is not repeated in a tight loop.
+                let pause = Duration::from_millis(50).saturating_sub(started.elapsed());
+                std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+                slice = (slice * 2).min(Duration::from_secs(4));
+            }
+        }
+    }
+}
+
 /// Number of partitions of `topic`, or `None` when the topic does not exist.
 pub fn partition_count<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,
     topic: &str,
     timeout: Duration,
 ) -> Result<Option<i32>, KafkaIoError> {
-    let md = consumer
-        .fetch_metadata(Some(topic), timeout)
-        .map_err(|e| KafkaIoError::from_kafka(format!("read metadata of {topic}"), &e))?;
+    let md = fetch_metadata(consumer, topic, timeout)?;
     let Some(t) = md.topics().iter().find(|t| t.name() == topic) else {
         return Ok(None);
     };

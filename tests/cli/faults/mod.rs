@@ -10,6 +10,7 @@ mod registry_faults;
 mod restore_kill;
 mod run_outage;
 mod security;
+mod security_sasl;
 
 use std::time::Duration;
 

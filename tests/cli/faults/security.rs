@@ -211,12 +211,14 @@ fn barrier_list(dir: &Path, bootstrap: &str, config: &str, extra: &[&str]) -> Fi
     Running::start(dir, &args).wait(BOUND)
 }
 
-/// SASL against Tansu 0.6.0 (memory storage), as far as it goes: with `--authentication`
-/// it runs a real SCRAM exchange, but no user can exist — `tansu user create` must itself
-/// authenticate first, and a broker without `--authentication` answers every SaslHandshake
-/// with UNSUPPORTED_SASL_MECHANISM. So the test proves that the `sasl.jaas.config` of
-/// `--command-config` reaches librdkafka and the SCRAM exchange runs (the broker looks the
-/// user up and answers `unknown-user`), and that the failure is clear and exits 4.
+/// SASL against Tansu 0.6.0 itself, as far as it goes: with `--authentication` it runs
+/// a real SCRAM exchange, but no login can succeed there — its storage engines keep no
+/// user (`tansu user create` answers success and stores nothing), so every SCRAM login
+/// ends in `unknown-user`, and it hangs up on a PLAIN handshake. Successful logins are
+/// in `security_sasl` (through a SASL front). This proves that `sasl.jaas.config`
+/// reaches librdkafka, that the exchange runs, and that the refusal librdkafka reports
+/// on the side is the command's final error: exit 1 (the broker answered), mechanism and
+/// user named, the password never.
 #[test]
 fn sasl_scram_from_command_config_runs_the_exchange_against_tansu_and_fails_clearly() {
     let broker = Tansu::start_with(None, &["--authentication"]);
@@ -237,15 +239,12 @@ fn sasl_scram_from_command_config_runs_the_exchange_against_tansu_and_fails_clea
     ] {
         let config = sasl_properties(d, "s.properties", mechanism, "alice", "alice-SECRET-pw");
         let out = barrier_list(d, &bootstrap, &config, &[]);
-        assert_eq!(out.code(), 4, "{mechanism}: {}", out.stderr);
-        // librdkafka's own log line naming the cause is not always flushed before the
-        // process exits (seen under load); the command's last line is then the generic
-        // transport failure with the TLS/SASL hint.
+        assert_eq!(out.code(), 1, "{mechanism}: {}", out.stderr);
+        let last = out.stderr.lines().last().unwrap_or_default();
         assert!(
-            out.stderr.contains(says)
-                || out
-                    .stderr
-                    .contains("do security.protocol and the TLS/SASL settings"),
+            last.contains(&format!(
+                "authentication failed: the broker refused the SASL {mechanism} login as user \"alice\""
+            )) && last.contains(says),
             "{mechanism}: {}",
             out.stderr
         );
@@ -540,9 +539,10 @@ fn the_leader_coordination_client_speaks_mutual_tls_from_command_config() {
 }
 
 /// SASL in the leader's client against Tansu with `--authentication` (see the SCRAM test
-/// above for why no login can succeed there): SCRAM-SHA-256/512 run the exchange to the
-/// broker's `unknown-user` answer, PLAIN is refused at the handshake with the mechanisms
-/// the broker offers; a clear error, never a plaintext fallback, never the password.
+/// above for why no login can succeed there; `security_sasl` has the successful ones):
+/// SCRAM-SHA-256/512 run the exchange to the broker's `unknown-user` answer (exit 1,
+/// mechanism and user named), Tansu hangs up on PLAIN (exit 4, said as such); a clear
+/// error, never a plaintext fallback, never the password.
 #[test]
 fn the_leader_coordination_client_runs_sasl_scram_and_plain_from_command_config() {
     let broker = Tansu::start_with(None, &["--authentication"]);
@@ -550,8 +550,14 @@ fn the_leader_coordination_client_runs_sasl_scram_and_plain_from_command_config(
     let d = work.path();
     let bootstrap = broker.bootstrap();
     for (mechanism, says) in [
-        ("SCRAM-SHA-256", "unknown-user"),
-        ("SCRAM-SHA-512", "unknown-user"),
+        (
+            "SCRAM-SHA-256",
+            "SASL SCRAM-SHA-256 login as user \"alice\" at 127.0.0.1:",
+        ),
+        (
+            "SCRAM-SHA-512",
+            "failed: SASL_AUTHENTICATION_FAILED (58): SCRAM authentication failed: unknown-user",
+        ),
         // Tansu hangs up on a SaslHandshake for PLAIN.
         ("PLAIN", "does the listener offer SASL PLAIN?"),
     ] {

@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod process;
+pub mod sasl_front;
 pub mod small_disk;
 pub mod tansu;
 pub mod tcp_proxy;

@@ -324,6 +324,10 @@ impl SaslClient {
         self.settings.mechanism
     }
 
+    pub fn user(&self) -> &str {
+        &self.settings.username
+    }
+
     /// The first client message.
     pub fn first(&mut self) -> Vec<u8> {
         let s = &self.settings;

@@ -128,7 +128,12 @@ impl BrokerConnection {
     /// A refused mechanism or failed login is a broker answer (never retried).
     fn authenticate(&mut self, mut client: SaslClient, timeout: Duration) -> Result<(), WireError> {
         let mechanism = client.mechanism().name();
-        let what = format!("SASL {mechanism} authentication with {}", self.address);
+        // Mechanism and user named (never the password): which login the broker refused.
+        let what = format!(
+            "SASL {mechanism} login as user {:?} at {}",
+            client.user(),
+            self.address
+        );
         let handshake =
             SaslHandshakeRequest::default().with_mechanism(StrBytes::from_static_str(mechanism));
         let version = self.version_for::<SaslHandshakeRequest>(1)?;

@@ -1,0 +1,148 @@
+//! Refused SASL logins that librdkafka reported, kept for the command's final error.
+//!
+//! librdkafka reports a refused login only to the client context's error callback (on
+//! its own thread) and then keeps reconnecting; the call that finally gives up sees
+//! nothing but a transport failure or a timeout, which reads like a broker that is
+//! down. Our client contexts hand every error to [`note`], the settings a client is
+//! built from name the login ([`expect_login`]), and the error paths ask
+//! [`refusal`]: the user then reads which mechanism and user the broker refused and
+//! why, and the command exits 1 (the broker answered: cli-conventions §C), not 4.
+//!
+//! Process-wide on purpose: one process runs one command with one set of credentials,
+//! and the callback has no way back to the call that is waiting.
+
+use std::sync::Mutex;
+
+use std::time::Duration;
+
+use rdkafka::consumer::{BaseConsumer, ConsumerContext};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+
+/// The SASL login the clients of this process attempt (never the password).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Login {
+    mechanism: String,
+    user: Option<String>,
+}
+
+static LOGIN: Mutex<Option<Login>> = Mutex::new(None);
+static REFUSAL: Mutex<Option<String>> = Mutex::new(None);
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Records the login a client is about to attempt; `protocol` is `security.protocol`.
+pub fn expect_login(protocol: Option<&str>, mechanism: Option<&str>, user: Option<&str>) {
+    if !protocol.is_some_and(|p| p.to_ascii_lowercase().starts_with("sasl_")) {
+        return;
+    }
+    *lock(&LOGIN) = Some(Login {
+        // librdkafka's default mechanism.
+        mechanism: mechanism.unwrap_or("GSSAPI").to_ascii_uppercase(),
+        user: user.map(str::to_string),
+    });
+}
+
+/// Called by every client context's error callback: keeps the first refused login.
+pub fn note(error: &KafkaError, reason: &str) {
+    if !is_authentication_error(error) {
+        return;
+    }
+    let mut refusal = lock(&REFUSAL);
+    if refusal.is_none() {
+        *refusal = Some(clean_reason(reason));
+    }
+}
+
+/// Serves the error events a consumer has queued, so that a refused login reaches
+/// [`note`] before a failed call is turned into an error: librdkafka hands them to the
+/// context only when the consumer is polled, and a metadata request that timed out
+/// never polled it. Only on error paths: a record polled here is dropped.
+pub fn serve_events<C: ConsumerContext>(consumer: &BaseConsumer<C>) {
+    for _ in 0..16 {
+        let _ = consumer.poll(Duration::ZERO);
+    }
+}
+
+/// True for librdkafka's local authentication failure and the broker's
+/// SASL_AUTHENTICATION_FAILED.
+pub fn is_authentication_error(error: &KafkaError) -> bool {
+    matches!(
+        error.rdkafka_error_code(),
+        Some(RDKafkaErrorCode::Authentication | RDKafkaErrorCode::SaslAuthenticationFailed)
+    )
+}
+
+/// The refused login, said for the user: mechanism, user and the broker's reason.
+pub fn refusal() -> Option<String> {
+    let reason = lock(&REFUSAL).clone()?;
+    let login = lock(&LOGIN).clone();
+    Some(describe(login.as_ref(), &reason))
+}
+
+fn describe(login: Option<&Login>, reason: &str) -> String {
+    let who = match login {
+        Some(Login {
+            mechanism,
+            user: Some(user),
+        }) => format!("SASL {mechanism} login as user {user:?}"),
+        Some(Login {
+            mechanism,
+            user: None,
+        }) => format!("SASL {mechanism} login (no sasl.username)"),
+        None => "SASL login".to_string(),
+    };
+    format!(
+        "authentication failed: the broker refused the {who}: {reason} \
+         (check the user and password of sasl.jaas.config, sasl.mechanism, and that the user exists on the broker)"
+    )
+}
+
+/// librdkafka's reason without its bookkeeping suffix
+/// (`(after 94ms in state AUTH_REQ, 1 identical error(s) suppressed)`).
+fn clean_reason(reason: &str) -> String {
+    let trimmed = match reason.rfind(" (after ") {
+        Some(i) if reason.ends_with(')') => &reason[..i],
+        _ => reason,
+    };
+    trimmed.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_refusal_names_mechanism_user_and_reason_without_librdkafka_bookkeeping() {
+        let login = Login {
+            mechanism: "SCRAM-SHA-256".into(),
+            user: Some("alice".into()),
+        };
+        let reason = clean_reason(
+            "sasl_plaintext://127.0.0.1:9/bootstrap: SASL authentication error: SASL SCRAM \
+             authentication failed: broker responded with unknown-user (after 94ms in state \
+             AUTH_REQ, 1 identical error(s) suppressed)",
+        );
+        let said = describe(Some(&login), &reason);
+        assert!(
+            said.starts_with(
+                "authentication failed: the broker refused the SASL SCRAM-SHA-256 login as user \"alice\": sasl_plaintext://127.0.0.1:9/bootstrap: SASL authentication error"
+            ),
+            "{said}"
+        );
+        assert!(said.contains("unknown-user (check the user"), "{said}");
+        assert!(!said.contains("after 94ms"), "{said}");
+        assert_eq!(clean_reason("no suffix (here)"), "no suffix (here)");
+    }
+
+    #[test]
+    fn only_authentication_errors_count() {
+        assert!(is_authentication_error(&KafkaError::Global(
+            RDKafkaErrorCode::Authentication
+        )));
+        assert!(!is_authentication_error(&KafkaError::Global(
+            RDKafkaErrorCode::BrokerTransportFailure
+        )));
+    }
+}
