@@ -23,6 +23,25 @@ fn key_of<'a>(bytes: &'a [u8], ends: &[usize], id: usize) -> &'a [u8] {
     &bytes[start..ends[id]]
 }
 
+/// Key equality without a `memcmp` call for the usual short keys (a tagged
+/// string of 3 to 11 bytes is 8 to 16): two overlapping 8-byte words.
+#[inline(always)]
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&n) {
+        let word = |s: &[u8], at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&s[at..at + 8]);
+            u64::from_ne_bytes(w)
+        };
+        return word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8);
+    }
+    a == b
+}
+
 impl GroupIndex {
     /// The number of groups.
     pub fn len(&self) -> usize {
@@ -40,7 +59,7 @@ impl GroupIndex {
     pub fn get(&self, key: &[u8]) -> Option<u32> {
         let hash = self.hasher.hash_one(key);
         self.table
-            .find(hash, |&id| self.key(id as usize) == key)
+            .find(hash, |&id| same_key(self.key(id as usize), key))
             .copied()
     }
 
@@ -54,7 +73,7 @@ impl GroupIndex {
         let (bytes, ends, hasher) = (&self.bytes, &self.ends, &self.hasher);
         if let Some(existing) = self
             .table
-            .find_mut(hash, |&g| key_of(bytes, ends, g as usize) == key)
+            .find_mut(hash, |&g| same_key(key_of(bytes, ends, g as usize), key))
         {
             *existing = id;
             return id;
@@ -101,6 +120,28 @@ mod tests {
         }
         assert_eq!(index.push(b""), 334);
         assert_eq!(index.get(b""), Some(334));
+    }
+
+    #[test]
+    fn keys_of_every_length_that_differ_in_one_byte_are_different_groups() {
+        let mut index = GroupIndex::default();
+        let mut keys = Vec::new();
+        for len in 0..40usize {
+            let base: Vec<u8> = (0..len as u8).collect();
+            keys.push(base.clone());
+            for at in 0..len {
+                let mut other = base.clone();
+                other[at] ^= 0x80;
+                keys.push(other);
+            }
+        }
+        for (i, key) in keys.iter().enumerate() {
+            assert_eq!(index.get(key), None, "{key:?}");
+            assert_eq!(index.push(key), i as u32);
+        }
+        for (i, key) in keys.iter().enumerate() {
+            assert_eq!(index.get(key), Some(i as u32), "{key:?}");
+        }
     }
 
     #[test]
