@@ -6,8 +6,8 @@
 //!   (~120 B, 8 fields incl. a timestamp, a decimal and a nested record);
 //! * output: decode + write Parquet (zstd) vs decode + write an Arrow IPC stream (target ≤ 1.5×).
 //!
-//! Times are the bench thread's CPU time, best of several runs (`KRABKA_BENCH_CLOCK=wall`
-//! for wall time): the ratios hold on a loaded machine. The broker-bound ratio (tail vs a
+//! Times are the bench thread's CPU time, best of several interleaved rounds
+//! (`KRABKA_BENCH_CLOCK=wall` for wall time): the ratios hold on a loaded machine. The broker-bound ratio (tail vs a
 //! bare rdkafka consumer) is `cargo bench --bench tail_broker`; both are `scripts/bench-tail`.
 
 use std::hint::black_box;
@@ -453,19 +453,26 @@ fn main() {
     assert_eq!(arrow_avro_rows(&framed), n);
     assert_eq!(krabka_rows(&framed), n);
 
+    // Rounds interleave the decoders, each keeping its best: on a shared machine
+    // the load changes between consecutive phases, and a ratio of two phases
+    // measured seconds apart then mostly measures that change.
     let runs = 5;
-    let ours = best(runs, || {
-        black_box(krabka_rows(&framed));
-    });
-    let arrow_avro = best(runs, || {
-        black_box(arrow_avro_rows(&framed));
-    });
-    let apache = best(runs.min(3), || {
-        black_box(apache_values(&framed));
-    });
-    let apache_arrow = best(runs.min(3), || {
-        black_box(apache_to_arrow(&framed));
-    });
+    let (mut ours, mut arrow_avro, mut apache, mut apache_arrow) =
+        (Duration::MAX, Duration::MAX, Duration::MAX, Duration::MAX);
+    for _ in 0..runs {
+        ours = ours.min(best(1, || {
+            black_box(krabka_rows(&framed));
+        }));
+        arrow_avro = arrow_avro.min(best(1, || {
+            black_box(arrow_avro_rows(&framed));
+        }));
+        apache = apache.min(best(1, || {
+            black_box(apache_values(&framed));
+        }));
+        apache_arrow = apache_arrow.min(best(1, || {
+            black_box(apache_to_arrow(&framed));
+        }));
+    }
     println!("decode  krabka-streams  {}", rate(n, ours));
     println!("decode  arrow-avro      {}", rate(n, arrow_avro));
     println!(

@@ -13,13 +13,17 @@ pyarrow), timed end to end (read + query) and query only. Cases:
   * join               examples/topologies/orders-with-payments.yaml: N orders joined
                        with N payments on order_id within 10 minutes, then
                        filter paid >= amount and a projection             (target <= 3x)
-Prints the ratio krabka / DuckDB (a benchmark, not a timed test). Needs duckdb,
+Prints the ratio krabka / DuckDB (a benchmark, not a timed test), from runs that
+alternate between the two, and the CPU times (user + system of the `run` process;
+the Python process's CPU time around DuckDB's read + query) as a ratio less moved by
+the machine's load. Needs duckdb,
 pyarrow and numpy (the CI test venv has them).
 
 usage: run_offline_vs_duckdb.py BINARY [--rows N] [--dir DIR] [--repeat K] [--case C ...]
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -166,11 +170,20 @@ def time_krabka(binary, inputs, out, case):
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         sys.exit(f"{' '.join(args)} exited with {child.returncode}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def time_duckdb(inputs, case):
+    """DuckDB's read + query, in a child process: this process stays small, so the
+    peak RSS of each `run` child (which on Linux includes the forked copy of this
+    process before its exec) measures `run` alone."""
+    worker = [sys.executable, os.path.abspath(__file__), "--duckdb-worker", case, json.dumps(inputs)]
+    return tuple(json.loads(subprocess.run(worker, check=True, capture_output=True, text=True).stdout))
+
+
+def duckdb_worker(inputs, case):
     query = CASES[case][3]
+    cpu = time.process_time()
     start = time.perf_counter()
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
@@ -182,7 +195,7 @@ def time_duckdb(inputs, case):
     read_done = time.perf_counter()
     result = con.sql(query).to_arrow_table()
     end = time.perf_counter()
-    return end - start, end - read_done, result.num_rows
+    return end - start, end - read_done, result.num_rows, time.process_time() - cpu
 
 
 def main():
@@ -197,17 +210,28 @@ def main():
     for case in args.case or list(CASES):
         topology, _, sources, _, target = CASES[case]
         inputs = {source: dataset(args.dir, name, args.rows) for source, name in sources.items()}
-        runs = [time_krabka(args.binary, inputs, out, case) for _ in range(args.repeat)]
+        # Alternate the two sides: on a shared machine the load changes from one
+        # phase to the next, and a ratio of two phases mostly measures that change.
+        runs, duck = [], []
+        for _ in range(args.repeat):
+            runs.append(time_krabka(args.binary, inputs, out, case))
+            duck.append(time_duckdb(inputs, case))
         krabka = min(r[0] for r in runs)
         rss = max(r[1] for r in runs)
-        duck = [time_duckdb(inputs, case) for _ in range(args.repeat)]
+        krabka_cpu = min(r[2] for r in runs)
         duck_total = min(d[0] for d in duck)
         duck_query = min(d[1] for d in duck)
+        duck_cpu = min(d[3] for d in duck)
         print(f"{case}, rows {args.rows}: krabka-streams run {krabka:.3f}s (peak RSS {rss / 1024:.0f} MiB); "
               f"DuckDB read+query {duck_total:.3f}s (query only {duck_query:.3f}s, {duck[0][2]} result rows)")
         print(f"{case}: ratio krabka/DuckDB(read+query) = {krabka / duck_total:.2f}x; "
-              f"krabka/DuckDB(query only) = {krabka / duck_query:.2f}x (target <= {target:g}x)", flush=True)
+              f"krabka/DuckDB(query only) = {krabka / duck_query:.2f}x (target <= {target:g}x); "
+              f"CPU time {krabka_cpu:.2f}s vs {duck_cpu:.2f}s (read+query) = {krabka_cpu / duck_cpu:.2f}x",
+              flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "--duckdb-worker":
+        print(json.dumps(duckdb_worker(json.loads(sys.argv[3]), sys.argv[2])))
+    else:
+        main()

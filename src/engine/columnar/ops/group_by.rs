@@ -20,59 +20,9 @@ use crate::engine::columnar::metadata::{TIMESTAMP_COLUMN, WINDOW_END_COLUMN, WIN
 use crate::engine::columnar::snapshot::groupby::{GroupByState, GroupState, NO_STREAM_TIME};
 use crate::engine::columnar::snapshot::tagged::TaggedValue;
 
-type Index = std::collections::HashMap<GroupKey, u32, foldhash::fast::RandomState>;
+mod index;
 
-/// A group's encoded key, kept inside the hash table when short (most keys):
-/// a lookup then compares bytes in the slot it probes instead of chasing a
-/// pointer to a heap copy, which dominated the cost of grouping.
-#[derive(Clone, Debug)]
-enum GroupKey {
-    Inline { len: u8, bytes: [u8; 30] },
-    Heap(Box<[u8]>),
-}
-
-impl GroupKey {
-    fn new(key: &[u8]) -> Self {
-        if key.len() <= 30 {
-            let mut bytes = [0u8; 30];
-            bytes[..key.len()].copy_from_slice(key);
-            GroupKey::Inline {
-                len: key.len() as u8,
-                bytes,
-            }
-        } else {
-            GroupKey::Heap(key.into())
-        }
-    }
-}
-
-// Inline keys compare and hash as whole zero-padded arrays: fixed-size work the
-// compiler keeps inline, with no call per row.
-impl PartialEq for GroupKey {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (GroupKey::Inline { len: a, bytes: x }, GroupKey::Inline { len: b, bytes: y }) => {
-                a == b && x == y
-            }
-            (GroupKey::Heap(x), GroupKey::Heap(y)) => x == y,
-            _ => false,
-        }
-    }
-}
-
-impl Eq for GroupKey {}
-
-impl std::hash::Hash for GroupKey {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        match self {
-            GroupKey::Inline { len, bytes } => {
-                state.write_u8(*len);
-                state.write(bytes);
-            }
-            GroupKey::Heap(bytes) => state.write(bytes),
-        }
-    }
-}
+use index::GroupIndex;
 
 /// An aggregate function (numbered as in Go: Count 0, Sum 1, Min 2, Max 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,11 +149,11 @@ impl Operator for GroupBy {
     fn instantiate(&self) -> Box<dyn Processor> {
         Box::new(GroupByProcessor {
             op: self.clone(),
-            index: Index::default(),
-            keys: Vec::new(),
+            index: GroupIndex::default(),
             parts: Vec::new(),
             slots: vec![Vec::new(); self.aggregations.len()],
             stream_time: NO_STREAM_TIME,
+            key_arrays: KeyArrays::default(),
         })
     }
 
@@ -312,14 +262,23 @@ const LATE: u32 = u32::MAX;
 
 struct GroupByProcessor {
     op: GroupBy,
-    index: Index,
-    /// Encoded key of each group (the index key), in first-appearance order.
-    keys: Vec<GroupKey>,
+    /// Encoded key of each group, in first-appearance order, and the lookup by key.
+    index: GroupIndex,
     /// Decoded key parts of each group (user keys, then window start and end).
     parts: Vec<Vec<TaggedValue>>,
     /// `slots[aggregate][group]`.
     slots: Vec<Vec<Slot>>,
     stream_time: i64,
+    key_arrays: KeyArrays,
+}
+
+/// The key columns of the last output, for the groups `0..groups`: groups only
+/// append between prunes, so the next output extends them instead of rebuilding
+/// every group's key cells each batch.
+#[derive(Default)]
+struct KeyArrays {
+    groups: usize,
+    columns: Vec<ArrayRef>,
 }
 
 impl GroupByProcessor {
@@ -341,18 +300,14 @@ impl GroupByProcessor {
         if keep.iter().all(|k| *k) {
             return cutoff;
         }
-        let mut flags = keep.iter();
-        self.keys.retain(|_| *flags.next().expect("flag"));
+        self.index.retain(&keep);
         let mut flags = keep.iter();
         self.parts.retain(|_| *flags.next().expect("flag"));
         for slots in &mut self.slots {
             let mut flags = keep.iter();
             slots.retain(|_| *flags.next().expect("flag"));
         }
-        self.index.clear();
-        for (id, key) in self.keys.iter().enumerate() {
-            self.index.insert(key.clone(), id as u32);
-        }
+        self.key_arrays = KeyArrays::default();
         cutoff
     }
 
@@ -399,11 +354,10 @@ impl GroupByProcessor {
                 }
                 window_parts = Some((start, end));
             }
-            let key = GroupKey::new(&buf);
-            let id = match self.index.get(&key) {
-                Some(id) => *id,
+            let id = match self.index.get(&buf) {
+                Some(id) => id,
                 None => {
-                    let id = u32::try_from(self.keys.len())
+                    u32::try_from(self.index.len())
                         .ok()
                         .filter(|id| *id != LATE)
                         .ok_or_else(|| OpError::new("too many groups"))?;
@@ -415,13 +369,11 @@ impl GroupByProcessor {
                         parts.push(TaggedValue::Int(start));
                         parts.push(TaggedValue::Int(end));
                     }
-                    self.index.insert(key.clone(), id);
-                    self.keys.push(key);
                     self.parts.push(parts);
                     for slots in &mut self.slots {
                         slots.push(Slot::Empty);
                     }
-                    id
+                    self.index.push(&buf)
                 }
             };
             ids.push(id);
@@ -429,28 +381,60 @@ impl GroupByProcessor {
         Ok(ids)
     }
 
-    fn output(&self, fields: Vec<FieldRef>) -> Result<RecordBatch, OpError> {
+    /// The key part columns (user keys, then window start and end) of every group.
+    fn key_columns(&mut self, fields: &[FieldRef]) -> Result<Vec<ArrayRef>, OpError> {
         let user_keys = self.op.keys.len();
-        let mut columns: Vec<ArrayRef> = Vec::with_capacity(fields.len());
+        let parts = self.parts.len();
+        // A later batch may type a key column differently (int32 vs int64 keys are one group).
+        if !self
+            .key_arrays
+            .columns
+            .iter()
+            .zip(fields)
+            .all(|(c, f)| c.data_type() == f.data_type())
+        {
+            self.key_arrays = KeyArrays::default();
+        }
+        let cached = &self.key_arrays;
+        if cached.groups == parts && !cached.columns.is_empty() {
+            return Ok(cached.columns.clone());
+        }
+        let new = &self.parts[cached.groups..];
+        let mut fresh: Vec<ArrayRef> = Vec::with_capacity(fields.len());
         for (k, field) in fields.iter().take(user_keys).enumerate() {
-            columns.push(build_array(
-                field.data_type(),
-                self.parts.iter().map(|p| &p[k]),
-            )?);
+            fresh.push(build_array(field.data_type(), new.iter().map(|p| &p[k]))?);
         }
         if self.op.window.is_some() {
             for k in [user_keys, user_keys + 1] {
-                let values: Vec<i64> = self
-                    .parts
+                let values: Vec<i64> = new
                     .iter()
                     .map(|p| match p[k] {
                         TaggedValue::Int(v) => v,
                         _ => 0,
                     })
                     .collect();
-                columns.push(Arc::new(Int64Array::from(values)));
+                fresh.push(Arc::new(Int64Array::from(values)));
             }
         }
+        let columns = if cached.columns.is_empty() {
+            fresh
+        } else {
+            cached
+                .columns
+                .iter()
+                .zip(&fresh)
+                .map(|(old, new)| arrow::compute::concat(&[old.as_ref(), new.as_ref()]))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        self.key_arrays = KeyArrays {
+            groups: parts,
+            columns: columns.clone(),
+        };
+        Ok(columns)
+    }
+
+    fn output(&mut self, fields: Vec<FieldRef>) -> Result<RecordBatch, OpError> {
+        let mut columns = self.key_columns(&fields)?;
         let first_agg = columns.len();
         for (a, slots) in self.slots.iter().enumerate() {
             let ty = fields[first_agg + a].data_type();
@@ -775,8 +759,7 @@ impl Processor for GroupByProcessor {
     fn restore(&mut self, snapshot: &[u8]) -> Result<(), OpError> {
         let state = GroupByState::decode(snapshot).map_err(|e| OpError::new(e.to_string()))?;
         let parts_expected = self.op.keys.len() + if self.op.window.is_some() { 2 } else { 0 };
-        let mut index = Index::default();
-        let mut keys = Vec::with_capacity(state.groups.len());
+        let mut index = GroupIndex::default();
         let mut parts = Vec::with_capacity(state.groups.len());
         let mut slots = vec![Vec::with_capacity(state.groups.len()); self.op.aggregations.len()];
         for group in state.groups {
@@ -798,16 +781,14 @@ impl Processor for GroupByProcessor {
             for (a, value) in group.aggregates.into_iter().enumerate() {
                 slots[a].push(Slot::from_value(self.op.aggregations[a].func, value)?);
             }
-            let key = GroupKey::new(&key);
-            index.insert(key.clone(), keys.len() as u32);
-            keys.push(key);
+            index.push(&key);
             parts.push(group.parts);
         }
         self.index = index;
-        self.keys = keys;
         self.parts = parts;
         self.slots = slots;
         self.stream_time = state.stream_time;
+        self.key_arrays = KeyArrays::default();
         Ok(())
     }
 }

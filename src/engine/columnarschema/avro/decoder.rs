@@ -523,23 +523,26 @@ fn compile(
 }
 
 /// Two's complement big-endian bytes → i128 (sign-extended), or `None` if too wide.
+#[inline]
 fn be_i128(bytes: &[u8]) -> Option<i128> {
-    if bytes.is_empty() {
-        return Some(0);
+    // Decimals are mostly a few bytes: folding them in beats a variable-length copy.
+    if bytes.len() <= 16 {
+        let Some((&first, rest)) = bytes.split_first() else {
+            return Some(0);
+        };
+        let mut v = i128::from(first as i8);
+        for &b in rest {
+            v = (v << 8) | i128::from(b);
+        }
+        return Some(v);
     }
     let negative = bytes[0] & 0x80 != 0;
-    let (head, tail) = if bytes.len() > 16 {
-        bytes.split_at(bytes.len() - 16)
-    } else {
-        (&[][..], bytes)
-    };
+    let (head, tail) = bytes.split_at(bytes.len() - 16);
     let ext = if negative { 0xff } else { 0x00 };
-    if head.iter().any(|&b| b != ext) || (!head.is_empty() && (tail[0] & 0x80 != 0) != negative) {
+    if head.iter().any(|&b| b != ext) || (tail[0] & 0x80 != 0) != negative {
         return None;
     }
-    let mut buf = [ext; 16];
-    buf[16 - tail.len()..].copy_from_slice(tail);
-    Some(i128::from_be_bytes(buf))
+    be_i128(tail)
 }
 
 fn be_i256(bytes: &[u8]) -> Option<i256> {
@@ -563,6 +566,10 @@ fn decimal_overflow() -> DecodeError {
 }
 
 impl Node {
+    /// Decodes one value. Leaves are decoded inline: this is inlined into the loops
+    /// over a row's columns and a record's fields, so a row costs one call per
+    /// nested record instead of one (with a full prologue) per field.
+    #[inline(always)]
     fn decode(&mut self, c: &mut Cursor<'_>) -> DecodeResult<()> {
         match self {
             Node::Bool(b) => b.append_value(c.read_bool()?),
@@ -604,6 +611,42 @@ impl Node {
                     .ok_or_else(|| DecodeError(format!("invalid Avro enum index {i}")))?;
                 b.append(s.as_bytes())?;
             }
+            Node::Optional {
+                null_branch,
+                value_branch,
+                branches,
+                inner,
+            } => {
+                let i = c.read_long()?;
+                if i == *value_branch as i64 {
+                    // The usual optional string stays inline too.
+                    match inner.as_mut() {
+                        Node::Str(b) => b.append(c.read_bytes()?)?,
+                        other => other.decode_out_of_line(c)?,
+                    }
+                } else if null_branch.is_some_and(|n| n as i64 == i) {
+                    match inner.as_mut() {
+                        Node::Str(b) => b.append_null(),
+                        other => other.append_null(),
+                    }
+                } else {
+                    return Err(bad_branch(i, *branches));
+                }
+            }
+            _ => self.decode_nested(c)?,
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn decode_out_of_line(&mut self, c: &mut Cursor<'_>) -> DecodeResult<()> {
+        self.decode(c)
+    }
+
+    /// Records, lists, maps, unions of several branches and recursive references.
+    #[inline(never)]
+    fn decode_nested(&mut self, c: &mut Cursor<'_>) -> DecodeResult<()> {
+        match self {
             Node::Record {
                 children, nulls, ..
             } => {
@@ -627,7 +670,7 @@ impl Node {
                     }
                     check_count(n, *item_min_size, c)?;
                     for _ in 0..n {
-                        item.decode(c)?;
+                        item.decode_out_of_line(c)?;
                     }
                     total += n;
                 }
@@ -650,27 +693,12 @@ impl Node {
                     check_count(n, 1, c)?;
                     for _ in 0..n {
                         keys.append_value(c.read_str()?);
-                        values.decode(c)?;
+                        values.decode_out_of_line(c)?;
                     }
                     total += n;
                 }
                 offsets.push(offset(total)?);
                 nulls.append_non_null();
-            }
-            Node::Optional {
-                null_branch,
-                value_branch,
-                branches,
-                inner,
-            } => {
-                let i = c.read_long()?;
-                if i == *value_branch as i64 {
-                    inner.decode(c)?;
-                } else if null_branch.is_some_and(|n| n as i64 == i) {
-                    inner.append_null();
-                } else {
-                    return Err(bad_branch(i, *branches));
-                }
             }
             Node::Union {
                 branch_child,
@@ -691,7 +719,7 @@ impl Node {
                     Some(chosen) => {
                         for (k, child) in children.iter_mut().enumerate() {
                             if k == *chosen {
-                                child.decode(c)?;
+                                child.decode_out_of_line(c)?;
                             } else {
                                 child.append_null();
                             }
@@ -704,6 +732,8 @@ impl Node {
                 let v = avro_json(schema, ty, c)?;
                 b.append_value(v.to_string());
             }
+            // Leaves and optionals never get here: `decode` handles them inline.
+            _ => return self.decode_out_of_line(c),
         }
         Ok(())
     }
@@ -931,5 +961,34 @@ impl RowDecoder {
 
     pub fn rows(&self) -> usize {
         self.rows
+    }
+}
+
+#[cfg(test)]
+mod decimal_tests {
+    use super::be_i128;
+
+    #[test]
+    fn big_endian_decimal_bytes_sign_extend_and_refuse_values_wider_than_128_bits() {
+        assert_eq!(be_i128(&[]), Some(0));
+        assert_eq!(be_i128(&[0x7f]), Some(127));
+        assert_eq!(be_i128(&[0x80]), Some(-128));
+        assert_eq!(be_i128(&[0xff, 0x38]), Some(-200));
+        assert_eq!(be_i128(&[0x00, 0xc8]), Some(200));
+        assert_eq!(be_i128(&i128::MAX.to_be_bytes()), Some(i128::MAX));
+        assert_eq!(be_i128(&i128::MIN.to_be_bytes()), Some(i128::MIN));
+        let mut wide = vec![0xff; 4];
+        wide.extend_from_slice(&(-5i128).to_be_bytes());
+        assert_eq!(be_i128(&wide), Some(-5));
+        let mut wide = vec![0x00; 3];
+        wide.extend_from_slice(&i128::MAX.to_be_bytes());
+        assert_eq!(be_i128(&wide), Some(i128::MAX));
+        // A redundant sign byte that disagrees with the value's top bit is too wide.
+        let mut bad = vec![0x00];
+        bad.extend_from_slice(&(-1i128).to_be_bytes());
+        assert_eq!(be_i128(&bad), None);
+        let mut bad = vec![0x01];
+        bad.extend_from_slice(&5i128.to_be_bytes());
+        assert_eq!(be_i128(&bad), None);
     }
 }

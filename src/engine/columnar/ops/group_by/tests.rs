@@ -212,3 +212,33 @@ fn no_keys_is_an_error() {
         .unwrap_err();
     assert_eq!(err.message, "groupBy requires at least one key column");
 }
+
+#[test]
+fn each_output_lists_every_group_whether_its_key_cells_were_built_earlier_or_in_this_batch() {
+    let op = sum_and_count();
+    let mut p = op.instantiate();
+    let batches: [(&[&str], &[i64]); 4] = [
+        (&["a", "b"], &[1, 2]),
+        (&["b"], &[3]),
+        (&["c", "a"], &[4, 5]),
+        (&["c"], &[6]),
+    ];
+    for (users, amounts) in batches {
+        let ts: Vec<i64> = (0..users.len() as i64).collect();
+        let out = run(&mut p, &transactions(users, amounts, &ts, 0)).unwrap();
+        // An instance restored from the snapshot builds every key cell anew.
+        let mut fresh = op.instantiate();
+        fresh.restore(&p.snapshot().unwrap()).unwrap();
+        let rebuilt = run(&mut fresh, &transactions(&[], &[], &[], 0)).unwrap();
+        assert_eq!(out, rebuilt, "after {users:?}");
+    }
+    let last = run(&mut p, &transactions(&["d"], &[7], &[9], 0)).unwrap();
+    assert_eq!(
+        strings(&last, "user"),
+        ["a", "b", "c", "d"].map(|u| Some(u.to_string()))
+    );
+    assert_eq!(
+        int64s(&last, "total"),
+        [Some(6), Some(5), Some(10), Some(7)]
+    );
+}
