@@ -922,8 +922,10 @@ impl RowDecoder {
     /// Decodes one Avro body (the whole of `body` must be consumed) into one row.
     pub fn decode(&mut self, body: &[u8]) -> DecodeResult<()> {
         let mut c = Cursor::new(body);
-        for col in self.columns.iter_mut() {
-            col.decode(&mut c)?;
+        for (i, col) in self.columns.iter_mut().enumerate() {
+            if let Err(e) = col.decode(&mut c) {
+                return Err(field_error(&self.fields[i], body.len() - c.remaining(), e));
+            }
         }
         if c.remaining() != 0 {
             return Err(DecodeError(format!(
@@ -962,6 +964,17 @@ impl RowDecoder {
     pub fn rows(&self) -> usize {
         self.rows
     }
+}
+
+/// Names the top-level field and the byte offset in the body where decoding failed; built
+/// only on the error path, so the row loop stays as lean as it was.
+#[cold]
+fn field_error(field: &FieldRef, offset: usize, e: DecodeError) -> DecodeError {
+    DecodeError(format!(
+        "field {:?} (near byte {offset} of the body): {}",
+        field.name(),
+        e.0
+    ))
 }
 
 #[cfg(test)]

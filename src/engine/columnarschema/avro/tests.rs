@@ -286,6 +286,10 @@ fn truncated_trailing_and_bad_branch_bytes_are_errors_not_panics() {
         d.decode(&long_body).unwrap_err().0,
         "1 trailing bytes after the Avro value"
     );
+    let mut d = RowDecoder::new(schema.clone()).unwrap();
+    let err = d.decode(&body[..body.len() - 1]).unwrap_err().0;
+    assert!(err.starts_with("field \""), "names the field: {err}");
+    assert!(err.contains("near byte "), "names the offset: {err}");
     // Random garbage never panics.
     let mut seed = 0x9e3779b97f4a7c15u64;
     for _ in 0..2000 {
