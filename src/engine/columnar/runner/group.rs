@@ -328,12 +328,16 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
     /// Lost topic-partitions: released without saving. Their offsets in flight
     /// are never committed (the group has moved on; the next owner reads them).
     pub fn on_lost(&mut self, tps: &[Tp]) {
+        self.forget(tps, false);
+        // Nor are they rolled back or rewound should a delivery fail later.
+        let owned = self.owned_partitions();
         for round in &mut self.in_flight {
             for tp in tps {
                 round.offsets.remove(tp);
+                round.first.remove(tp);
             }
+            round.prior.retain(|(p, _)| owned.contains(p));
         }
-        self.forget(tps, false);
     }
 
     fn forget(&mut self, tps: &[Tp], save: bool) {

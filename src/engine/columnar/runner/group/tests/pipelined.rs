@@ -228,3 +228,25 @@ fn per_round_state_saves_keep_the_synchronous_round() {
     assert_eq!(r.consumer.sync, [in0(1)]);
     assert_eq!(r.producer.flushes, 1);
 }
+
+#[test]
+fn a_lost_partition_is_never_committed_nor_rewound_from_its_rounds_in_flight() {
+    let mut r = pipelined();
+    let (lost, kept) = (("in".to_owned(), 0), ("in".to_owned(), 1));
+    r.on_assigned(&[lost.clone(), kept.clone()]);
+    r.consumer.polls = vec![vec![
+        record(orders(&["a"], &[5]), 0, 0),
+        record(orders(&["b"], &[7]), 1, 0),
+    ]];
+    r.run_once().unwrap();
+    r.on_lost(std::slice::from_ref(&lost));
+    r.producer.failure = Some("cannot write to out: broker down".into());
+    r.run_once().unwrap_err();
+    assert_eq!(r.consumer.seeks, [(kept.clone(), 0)]);
+    assert!(
+        !r.topology.has_partition(0),
+        "the lost partition stays released"
+    );
+    r.close();
+    assert!(r.consumer.sync.iter().all(|c| !c.contains_key(&lost)));
+}
