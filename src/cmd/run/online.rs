@@ -35,9 +35,10 @@ use crate::io::runner_state::FileStateStore;
 use super::RunArgs;
 use crate::cmd::snapshot::restore_cut::CutSelector;
 
-/// Records handed to the topology per round, at most. Every round ends with a producer
-/// flush and a commit (or a transaction commit), two broker round trips: with 1000 the
-/// runner spent most of its time waiting on them (about 8 000 records/s on the mock).
+/// Records handed to the topology per round, at most. An exactly-once or barrier round
+/// ends with a producer flush and a commit (or a transaction commit), two broker round
+/// trips: with 1000 the runner spent most of its time waiting on them (about 8 000
+/// records/s on the mock). At-least-once rounds are pipelined and wait for neither.
 const MAX_POLL_RECORDS: usize = 10_000;
 /// How long one round waits for records.
 const POLL_TIMEOUT: Duration = Duration::from_millis(200);
@@ -284,6 +285,9 @@ pub fn stop(runner: &mut OnlineRunner) {
     // A failed round was rolled back, so the state of every owned partition
     // matches its committed offsets and can be saved either way.
     runner.close();
+    for warning in runner.take_warnings() {
+        tracing::warn!("{warning}");
+    }
     runner.consumer.close();
 }
 

@@ -1,6 +1,7 @@
 //! The group runner's consumer over rdkafka: subscribes the topology's source
 //! topics with an ordinary consumer group, auto-commit off, commits exactly the
-//! offsets the runner hands it.
+//! offsets the runner hands it, waiting for the broker or not (a failed
+//! asynchronous commit is logged and reported, so the runner commits again).
 //!
 //! Rebalances happen inside librdkafka's poll, where the runner cannot be
 //! reached, so the context queues them and [`RunnerConsumer::take_rebalances`]
@@ -16,11 +17,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rdkafka::client::ClientContext;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
-use rdkafka::error::KafkaError;
+use rdkafka::error::{KafkaError, KafkaResult};
 use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -40,10 +42,11 @@ pub enum RebalanceEvent {
     Lost(Vec<Tp>),
 }
 
-/// Queues rebalances for the runner; logs librdkafka errors.
+/// Queues rebalances for the runner; logs librdkafka errors and failed commits.
 #[derive(Default)]
 pub struct RunnerContext {
     events: Mutex<Vec<RebalanceEvent>>,
+    commit_failed: AtomicBool,
 }
 
 fn tps(list: &TopicPartitionList) -> Vec<Tp> {
@@ -75,6 +78,13 @@ impl ConsumerContext for RunnerContext {
     fn post_rebalance(&self, _: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Assign(list) = rebalance {
             self.push(RebalanceEvent::Assigned(tps(list)));
+        }
+    }
+
+    fn commit_callback(&self, result: KafkaResult<()>, _: &TopicPartitionList) {
+        if let Err(e) = result {
+            tracing::warn!("committing offsets failed (they are committed again): {e}");
+            self.commit_failed.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -148,7 +158,7 @@ impl RunnerConsumer {
         settings: &KafkaSettings,
         opts: &RunnerConsumerOptions,
     ) -> Result<Self, KafkaIoError> {
-        let mut config = settings.client_config();
+        let mut config = settings.streaming_consumer_config();
         config
             .set("group.id", &opts.group)
             // The runner commits after the producer flush; nothing else may.
@@ -212,6 +222,25 @@ impl RunnerConsumer {
         let _ = self.consumer.poll(Duration::from_millis(100));
     }
 
+    fn commit_in(
+        &mut self,
+        offsets: &BTreeMap<Tp, i64>,
+        mode: CommitMode,
+    ) -> Result<(), RunnerError> {
+        if offsets.is_empty() {
+            return Ok(());
+        }
+        let mut list = TopicPartitionList::new();
+        for ((topic, partition), offset) in offsets {
+            list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
+                .map_err(|e| RunnerError::new(e.to_string()))?;
+        }
+        self.consumer.commit(&list, mode).map_err(|e| RunnerError {
+            message: format!("commit offsets: {e}"),
+            retriable: true,
+        })
+    }
+
     fn note(&mut self, what: String) {
         if self.reported.insert(what.clone()) {
             tracing::warn!("{what}");
@@ -260,20 +289,18 @@ impl group::Consumer for RunnerConsumer {
     }
 
     fn commit(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
-        if offsets.is_empty() {
-            return Ok(());
-        }
-        let mut list = TopicPartitionList::new();
-        for ((topic, partition), offset) in offsets {
-            list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
-                .map_err(|e| RunnerError::new(e.to_string()))?;
-        }
+        self.commit_in(offsets, CommitMode::Sync)
+    }
+
+    fn commit_async(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+        self.commit_in(offsets, CommitMode::Async)
+    }
+
+    fn commit_failed(&mut self) -> bool {
         self.consumer
-            .commit(&list, CommitMode::Sync)
-            .map_err(|e| RunnerError {
-                message: format!("commit offsets: {e}"),
-                retriable: true,
-            })
+            .context()
+            .commit_failed
+            .swap(false, Ordering::Relaxed)
     }
 
     fn assign(&mut self, tps: &[Tp]) -> Result<(), RunnerError> {

@@ -1,7 +1,10 @@
 //! The group runner's producer over rdkafka: sends a round's records and
-//! flushes, waiting for every acknowledgement; a delivery that failed after
-//! the send returned is reported by the next flush, so the runner never
-//! commits offsets past a record that was not written. For exactly-once the
+//! either flushes, waiting for every acknowledgement, or seals them as a
+//! numbered batch whose acknowledgements the delivery reports count down, so a
+//! pipelined runner learns which rounds are written without waiting. A delivery
+//! that failed after the send returned is reported by the next flush or
+//! acknowledgement check, so the runner never commits offsets past a record
+//! that was not written. For exactly-once the
 //! producer is transactional (`io::kafka::transactions`): the runner begins,
 //! sends, adds the consumed offsets with the consumer group metadata and
 //! commits; a fenced producer fails every later call and the run stops.
@@ -23,10 +26,12 @@ use crate::io::kafka::error::is_unreachable_error;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::{test_hooks, transactions};
 
-/// Remembers the first failed delivery since the last flush.
+/// Remembers the first failed delivery since the last flush and counts the
+/// unacknowledged sends of each batch (the delivery opaque is the batch ticket).
 #[derive(Default)]
 pub struct DeliveryContext {
     failure: Mutex<Option<String>>,
+    outstanding: Mutex<BTreeMap<u64, usize>>,
 }
 
 impl ClientContext for DeliveryContext {
@@ -37,14 +42,44 @@ impl ClientContext for DeliveryContext {
 }
 
 impl ProducerContext for DeliveryContext {
-    type DeliveryOpaque = ();
+    type DeliveryOpaque = usize;
 
-    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+    fn delivery(&self, result: &DeliveryResult<'_>, ticket: usize) {
         if let Err((e, message)) = result {
             use rdkafka::Message;
             let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
             failure.get_or_insert_with(|| format!("cannot write to {}: {e}", message.topic()));
         }
+        self.delivered(ticket as u64);
+    }
+}
+
+impl DeliveryContext {
+    fn outstanding(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, usize>> {
+        self.outstanding.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn sending(&self, ticket: u64) {
+        *self.outstanding().entry(ticket).or_insert(0) += 1;
+    }
+
+    fn delivered(&self, ticket: u64) {
+        let mut outstanding = self.outstanding();
+        if let Some(left) = outstanding.get_mut(&ticket) {
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                outstanding.remove(&ticket);
+            }
+        }
+    }
+
+    fn unacknowledged(&self) -> usize {
+        self.outstanding().values().sum()
+    }
+
+    /// The oldest batch with a send not acknowledged yet.
+    fn oldest_open(&self) -> Option<u64> {
+        self.outstanding().keys().next().copied()
     }
 }
 
@@ -55,6 +90,8 @@ pub struct RunnerProducer {
     transactional_id: Option<String>,
     /// The test hook's pause before each commit (`io::kafka::test_hooks`); `None` in production.
     pause_before_commit: Option<Duration>,
+    /// The ticket of the batch being sent (sealed batches have lower ones).
+    batch: u64,
 }
 
 impl RunnerProducer {
@@ -77,6 +114,7 @@ impl RunnerProducer {
             timeout,
             transactional_id: None,
             pause_before_commit: None,
+            batch: 1,
         })
     }
 
@@ -103,6 +141,7 @@ impl RunnerProducer {
             timeout,
             transactional_id: Some(transactional_id.to_owned()),
             pause_before_commit: test_hooks::pause_before_commit(),
+            batch: 1,
         })
     }
 
@@ -148,7 +187,8 @@ fn headers(record: &OutRecord) -> Option<OwnedHeaders> {
 
 impl group::Producer for RunnerProducer {
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
-        let mut base: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(topic);
+        let mut base: BaseRecord<'_, [u8], [u8], usize> =
+            BaseRecord::with_opaque_to(topic, self.batch as usize);
         if let Some(k) = record.key.as_deref() {
             base = base.key(k);
         }
@@ -164,16 +204,20 @@ impl group::Producer for RunnerProducer {
         }
         let deadline = Instant::now() + self.timeout;
         loop {
+            // Counted before the send: its delivery report may come in the next poll.
+            self.producer.context().sending(self.batch);
             match self.producer.send(base) {
                 Ok(()) => return Ok(()),
                 Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back))
                     if Instant::now() < deadline =>
                 {
+                    self.producer.context().delivered(self.batch);
                     // The local queue drains as acknowledgements arrive.
                     self.producer.poll(Duration::from_millis(50));
                     base = back;
                 }
                 Err((e, _)) => {
+                    self.producer.context().delivered(self.batch);
                     return Err(RunnerError {
                         message: format!("cannot send a record to {topic}: {e}"),
                         retriable: false,
@@ -194,6 +238,35 @@ impl group::Producer for RunnerProducer {
                 self.timeout
             ),
             retriable: is_unreachable_error(&e),
+        })
+    }
+
+    fn seal(&mut self) -> Result<u64, RunnerError> {
+        let ticket = self.batch;
+        self.batch += 1;
+        Ok(ticket)
+    }
+
+    fn acknowledged(&mut self) -> Result<u64, RunnerError> {
+        // One poll serves one event (a batch of delivery reports): poll until
+        // nothing changes.
+        let context = self.producer.context();
+        loop {
+            let before = context.unacknowledged();
+            if before == 0 {
+                break;
+            }
+            self.producer.poll(Duration::ZERO);
+            if context.unacknowledged() == before {
+                break;
+            }
+        }
+        if let Some(failure) = self.take_failure() {
+            return Err(RunnerError::new(failure));
+        }
+        Ok(match context.oldest_open() {
+            Some(open) => open - 1,
+            None => self.batch - 1,
         })
     }
 

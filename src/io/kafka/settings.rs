@@ -23,6 +23,15 @@ pub fn is_secret_key(key: &str) -> bool {
     .any(|s| k.contains(s))
 }
 
+/// Fetch sizes of consumers that read a topic as fast as they can (`tail`, the
+/// group runner), pinned so a librdkafka upgrade cannot shrink them: 50 MiB per
+/// fetch and a 64 MiB prefetch queue (librdkafka 2.12's defaults), so the queue
+/// does not run dry between polls. `-X` values win.
+pub const STREAMING_FETCH: &[(&str, &str)] = &[
+    ("fetch.max.bytes", "52428800"),
+    ("queued.max.messages.kbytes", "65536"),
+];
+
 /// librdkafka properties, ordered, with secrets hidden from `Debug`.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct KafkaSettings {
@@ -79,6 +88,18 @@ impl KafkaSettings {
         let mut c = ClientConfig::new();
         for (k, v) in &self.props {
             c.set(k, v);
+        }
+        c
+    }
+
+    /// An rdkafka consumer configuration with these properties and the fetch
+    /// sizes of a streaming consumer (see [`STREAMING_FETCH`]); `-X` values win.
+    pub fn streaming_consumer_config(&self) -> ClientConfig {
+        let mut c = self.client_config();
+        for (key, value) in STREAMING_FETCH {
+            if self.get(key).is_none() {
+                c.set(*key, *value);
+            }
         }
         c
     }

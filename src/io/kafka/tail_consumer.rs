@@ -53,14 +53,11 @@ fn tp(topic: &str, partition: i32) -> TopicPartitionList {
 
 impl TailConsumer {
     pub fn new(settings: &KafkaSettings, opts: &TailConsumerOptions) -> Result<Self, KafkaIoError> {
-        let mut config = settings.client_config();
+        let mut config = settings.streaming_consumer_config();
         config
             .set("enable.partition.eof", "true")
             .set("isolation.level", &opts.isolation)
-            .set("auto.offset.reset", &opts.auto_offset_reset)
-            // Larger fetches: the throughput of a tail is bounded by the client.
-            .set("fetch.max.bytes", "52428800")
-            .set("queued.max.messages.kbytes", "65536");
+            .set("auto.offset.reset", &opts.auto_offset_reset);
         match &opts.group {
             Some(g) => {
                 config

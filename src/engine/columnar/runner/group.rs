@@ -17,11 +17,19 @@
 //! send-offsets, commit). Any failure aborts the transaction, rolls back every
 //! partition of the round and seeks the consumer back to the round's first
 //! offsets, so a record read in a failed round is read again.
+//! At-least-once without a barrier group and without per-round state saves
+//! is pipelined instead: a round sends its outputs without waiting, seals them
+//! as one producer batch and joins the rounds in flight; each round then commits
+//! (asynchronously) the offsets of the oldest rounds whose batches, and every
+//! earlier one, are acknowledged, so no offset is committed before its outputs
+//! are written. A failed delivery rolls back every round in flight and rewinds
+//! to the first of them. [`GroupRunner::drain`] waits for every acknowledgement
+//! and commits synchronously: the caller drains before a revoke and on shutdown.
 //! Rebalances load and save partition state under the live epoch (−1);
 //! restoring to a cut lives in `group/restore.rs`.
 
 use std::any::Any;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::Metrics;
@@ -79,6 +87,16 @@ pub trait Consumer {
     fn group_metadata(&self) -> Option<Box<dyn Any + Send>> {
         None
     }
+    /// Commits without waiting for the broker's answer; a later commit of the
+    /// same partitions supersedes one that fails.
+    fn commit_async(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+        self.commit(offsets)
+    }
+    /// Whether an asynchronous commit failed since the last call; the runner
+    /// then commits its acknowledged offsets again.
+    fn commit_failed(&mut self) -> bool {
+        false
+    }
 }
 
 /// What the runner needs from a Kafka producer. The transactional calls are used
@@ -87,6 +105,18 @@ pub trait Producer {
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError>;
     /// Waits for every send to be acknowledged.
     fn flush(&mut self) -> Result<(), RunnerError>;
+    /// Ends the batch of sends made since the last call and returns its ticket
+    /// (ascending) without waiting for acknowledgements. A producer that cannot
+    /// track batches waits here (flush) and calls every batch acknowledged.
+    fn seal(&mut self) -> Result<u64, RunnerError> {
+        self.flush()?;
+        Ok(0)
+    }
+    /// Takes delivery reports without waiting: every send of every batch up to
+    /// the returned ticket is acknowledged. A failed delivery is an error.
+    fn acknowledged(&mut self) -> Result<u64, RunnerError> {
+        Ok(u64::MAX)
+    }
     fn begin_transaction(&mut self) -> Result<(), RunnerError> {
         Err(RunnerError::new(NO_TRANSACTIONS))
     }
@@ -146,11 +176,28 @@ pub struct GroupRunner<C, P, S> {
     /// on rebalance and close; off by default.
     pub save_each_round: bool,
     pub listener: Option<BarrierListener>,
+    /// Pipelined rounds waiting for acknowledgements at most; one more and the
+    /// runner waits for all of them (each holds its partitions' prior state).
+    pub max_in_flight: usize,
+    in_flight: VecDeque<InFlight>,
+    /// The next offsets of acknowledged rounds per owned topic-partition: what
+    /// the group may commit.
+    acked: BTreeMap<Tp, i64>,
+    /// `acked` changed (or its commit failed) since it was last committed.
+    commit_due: bool,
     owned: BTreeSet<Tp>,
     /// Partitions holding state adopted from a cut, kept on their first assignment.
     adopted: BTreeSet<i32>,
     barrier: Option<Aligner>,
     warnings: Vec<String>,
+}
+
+/// A pipelined round whose outputs were sent but not all acknowledged.
+struct InFlight {
+    ticket: u64,
+    first: BTreeMap<Tp, i64>,
+    offsets: BTreeMap<Tp, i64>,
+    prior: Vec<(i32, BTreeMap<String, Vec<u8>>)>,
 }
 
 /// What one round read, produced and will commit.
@@ -205,6 +252,10 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             metrics: Metrics::default(),
             save_each_round: false,
             listener: None,
+            max_in_flight: 4,
+            in_flight: VecDeque::new(),
+            acked: BTreeMap::new(),
+            commit_due: false,
             owned: BTreeSet::new(),
             adopted: BTreeSet::new(),
             barrier: None,
@@ -255,20 +306,45 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         }
     }
 
-    /// Revoked topic-partitions: a logical partition no longer owned is saved and released.
+    /// Revoked topic-partitions: the rounds in flight are drained (their
+    /// offsets committed while the group still counts this member), then a
+    /// logical partition no longer owned is saved and released.
     pub fn on_revoked(&mut self, tps: &[Tp]) {
+        self.drain_or_warn();
         self.forget(tps, true);
     }
 
-    /// Lost topic-partitions: released without saving.
+    /// [`Self::drain`], a failure kept as a warning: nothing unacknowledged was
+    /// committed, and a failed delivery rewound the partitions still owned.
+    fn drain_or_warn(&mut self) {
+        if let Err(e) = self.drain() {
+            self.warnings.push(format!(
+                "committing before the partitions go: {}",
+                e.message
+            ));
+        }
+    }
+
+    /// Lost topic-partitions: released without saving. Their offsets in flight
+    /// are never committed (the group has moved on; the next owner reads them).
     pub fn on_lost(&mut self, tps: &[Tp]) {
         self.forget(tps, false);
+        // Nor are they rolled back or rewound should a delivery fail later.
+        let owned = self.owned_partitions();
+        for round in &mut self.in_flight {
+            for tp in tps {
+                round.offsets.remove(tp);
+                round.first.remove(tp);
+            }
+            round.prior.retain(|(p, _)| owned.contains(p));
+        }
     }
 
     fn forget(&mut self, tps: &[Tp], save: bool) {
         let before = self.owned_partitions();
         for tp in tps {
             self.owned.remove(tp);
+            self.acked.remove(tp);
         }
         for partition in before.difference(&self.owned_partitions()) {
             if save && let Ok(state) = self.topology.snapshot_partition(*partition) {
@@ -278,8 +354,9 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         }
     }
 
-    /// Releases every owned partition with a save.
+    /// Drains the rounds in flight, then releases every owned partition with a save.
     pub fn close(&mut self) {
+        self.drain_or_warn();
         let all: Vec<Tp> = self.owned.iter().cloned().collect();
         self.forget(&all, true);
     }
@@ -288,6 +365,9 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
     /// round rolls state back and seeks every topic-partition it read back to
     /// where the round began, so nothing it read is lost.
     pub fn run_once(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+        if self.pipelined() {
+            return self.run_pipelined();
+        }
         self.prepare_barrier()?;
         let records = self.consumer.poll(self.poll_timeout)?;
         let mut round = Round::default();
@@ -325,6 +405,130 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             }
         }
         Ok(round.offsets)
+    }
+
+    /// Whether rounds are pipelined (see the module documentation): barrier
+    /// commits and transactions complete in their round, and per-round state
+    /// saves must not run ahead of the commits they pair with.
+    fn pipelined(&self) -> bool {
+        self.guarantee == Guarantee::AtLeastOnce && self.barrier.is_none() && !self.save_each_round
+    }
+
+    /// A pipelined round: poll, process, send without waiting, then commit what
+    /// is acknowledged; returns the offsets committed now (of earlier rounds too).
+    fn run_pipelined(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+        let records = self.consumer.poll(self.poll_timeout)?;
+        let mut round = Round::default();
+        if let Err(e) = self.process(records, &mut round) {
+            return Err(self.fail(&round, e, None));
+        }
+        if !round.outputs.is_empty() || !round.offsets.is_empty() {
+            let sent = round
+                .outputs
+                .iter()
+                .try_for_each(|p| self.producer.send(&p.topic, &p.record))
+                .and_then(|_| self.producer.seal());
+            let ticket = match sent {
+                Ok(ticket) => ticket,
+                Err(e) => return Err(self.fail(&round, e, None)),
+            };
+            self.in_flight.push_back(InFlight {
+                ticket,
+                first: round.first,
+                offsets: round.offsets,
+                prior: round.prior,
+            });
+            if self.in_flight.len() > self.max_in_flight.max(1)
+                && let Err(e) = self.producer.flush()
+            {
+                return Err(self.fail_in_flight(e));
+            }
+        }
+        self.settle(false)
+    }
+
+    /// Moves the acknowledged rounds in flight into `acked` and commits it
+    /// (`sync`: waiting for the broker); returns the offsets of those rounds.
+    fn settle(&mut self, sync: bool) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+        let acknowledged = match self.producer.acknowledged() {
+            Ok(ticket) => ticket,
+            Err(e) => return Err(self.fail_in_flight(e)),
+        };
+        let mut done: BTreeMap<Tp, i64> = BTreeMap::new();
+        while self
+            .in_flight
+            .front()
+            .is_some_and(|r| r.ticket <= acknowledged)
+        {
+            let Some(round) = self.in_flight.pop_front() else {
+                break;
+            };
+            for (tp, offset) in round.offsets {
+                let next = done.entry(tp).or_insert(offset);
+                *next = (*next).max(offset);
+            }
+        }
+        for (tp, offset) in &done {
+            let next = self.acked.entry(tp.clone()).or_insert(*offset);
+            *next = (*next).max(*offset);
+            self.commit_due = true;
+        }
+        if self.consumer.commit_failed() {
+            self.commit_due = true;
+        }
+        if (self.commit_due || sync) && !self.acked.is_empty() {
+            let committed = if sync {
+                self.consumer.commit(&self.acked)
+            } else {
+                self.consumer.commit_async(&self.acked)
+            };
+            match committed {
+                Ok(()) => self.commit_due = false,
+                // Nothing is lost: the offsets stay due and the next round commits them.
+                Err(e) if !sync => self.warnings.push(e.message),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(done)
+    }
+
+    /// Waits for every round in flight to be acknowledged and commits the
+    /// acknowledged offsets synchronously: before partitions are revoked and on
+    /// shutdown. Does nothing when rounds are not pipelined.
+    pub fn drain(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+        if !self.pipelined() {
+            return Ok(BTreeMap::new());
+        }
+        if !self.in_flight.is_empty()
+            && let Err(e) = self.producer.flush()
+        {
+            return Err(self.fail_in_flight(e));
+        }
+        self.settle(true)
+    }
+
+    /// A delivery of some round in flight failed: rolls every round in flight
+    /// back (newest first, so each partition ends at its oldest prior state) and
+    /// rewinds each topic-partition to the first offset any of them read.
+    fn fail_in_flight(&mut self, error: RunnerError) -> RunnerError {
+        let rounds: Vec<InFlight> = self.in_flight.drain(..).collect();
+        let mut first: BTreeMap<Tp, i64> = BTreeMap::new();
+        for round in rounds.iter().rev() {
+            for (partition, state) in round.prior.iter().rev() {
+                self.restore(*partition, state);
+            }
+        }
+        for round in &rounds {
+            for (tp, offset) in &round.first {
+                let at = first.entry(tp.clone()).or_insert(*offset);
+                *at = (*at).min(*offset);
+            }
+        }
+        let failed = Round {
+            first,
+            ..Round::default()
+        };
+        self.fail(&failed, error, None)
     }
 
     /// Steps 1–2 of alignment: refresh the pending cut, learn positions.

@@ -109,6 +109,17 @@ fn runner(
     codec: Arc<dyn BatchCodec>,
     policy: ErrorPolicy,
 ) -> GroupRunner<FakeConsumer, FakeProducer, FakeStore> {
+    GroupRunner::new(
+        topology(codec),
+        FakeConsumer::default(),
+        FakeProducer::default(),
+        FakeStore::default(),
+        policy,
+    )
+}
+
+/// Source `in` → group-by `user` with `sum(amount) AS total` → sink `out`, and a pass-through sink `copy`.
+fn topology(codec: Arc<dyn BatchCodec>) -> crate::engine::columnar::topology::BuiltTopology {
     let mut t = Topology::new();
     let source = t
         .add_source("source", vec!["in".into()], codec.clone())
@@ -126,13 +137,7 @@ fn runner(
     let g = t.add_operator("totals", Arc::new(group), source).unwrap();
     t.add_sink("sink", "out", codec.clone(), g).unwrap();
     t.add_pass_through_sink("copy", "copy", source).unwrap();
-    GroupRunner::new(
-        t.build().unwrap(),
-        FakeConsumer::default(),
-        FakeProducer::default(),
-        FakeStore::default(),
-        policy,
-    )
+    t.build().unwrap()
 }
 
 fn orders(users: &[&str], amounts: &[i64]) -> Vec<u8> {
@@ -305,3 +310,4 @@ fn saving_each_round_stores_every_partition_the_round_processed() {
 }
 
 mod barrier;
+mod pipelined;
