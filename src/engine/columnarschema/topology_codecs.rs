@@ -6,10 +6,9 @@
 //! writer schemas through [`WriterSchemas`] (never blocking: a schema still
 //! being fetched fails the batch as retriable, so the poll is retried).
 //!
-//! Sinks encode `raw`, `string`, `json`, `arrow`, and the registry-framed `avro`
-//! and `json-schema` (see [`RegistrySink`]), each optionally `gzip+`;
-//! [`encodable`] lets a caller refuse other sink codecs (`protobuf`) before any
-//! data flows. A sink's record key is its `__key` column, or the column named by
+//! Sinks encode `raw`, `string`, `json`, `arrow`, and the registry-framed `avro`,
+//! `json-schema` and `protobuf` (see [`RegistrySink`]), each optionally `gzip+`;
+//! [`encodable`] lets a caller refuse unknown sink codecs before any data flows. A sink's record key is its `__key` column, or the column named by
 //! `key: {column, codec}` ([`column_keys`]).
 
 use std::fmt;
@@ -29,7 +28,9 @@ use crate::engine::columnar::topology::{BatchCodec, CodecError, OutRecord, Recor
 use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
 use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
 use crate::engine::columnarschema::protobuf::ProtobufValueDecoder;
-use crate::engine::columnarschema::registry_sink::{RegistrySink, SinkFormat, writer_schema_text};
+use crate::engine::columnarschema::registry_sink::{
+    RegistrySink, SinkFormat, file_schema, writer_schema_text,
+};
 use crate::engine::columnarschema::sink_rows::{
     KeyCodec, Prerendered, column_keys, payload_json_rows,
 };
@@ -76,11 +77,14 @@ impl Kind {
 
     fn can_encode(&self) -> bool {
         match self {
-            Kind::Raw | Kind::String | Kind::Json | Kind::Arrow | Kind::Avro | Kind::JsonSchema => {
-                true
-            }
+            Kind::Raw
+            | Kind::String
+            | Kind::Json
+            | Kind::Arrow
+            | Kind::Avro
+            | Kind::JsonSchema
+            | Kind::Protobuf => true,
             Kind::Gzip(inner) => inner.can_encode(),
-            _ => false,
         }
     }
 }
@@ -91,7 +95,7 @@ pub fn encodable(name: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "the `{name}` codec cannot write sink records in this build (sinks: raw, string, json, json-schema, avro, arrow, optionally gzip+)"
+            "the `{name}` codec cannot write sink records in this build (sinks: raw, string, json, json-schema, avro, protobuf, arrow, optionally gzip+)"
         ))
     }
 }
@@ -106,20 +110,28 @@ fn registry_format(kind: &Kind) -> Option<SinkFormat> {
     match kind {
         Kind::Avro => Some(SinkFormat::Avro),
         Kind::JsonSchema => Some(SinkFormat::JsonSchema),
+        Kind::Protobuf => Some(SinkFormat::Protobuf),
         Kind::Gzip(inner) => registry_format(inner),
         _ => None,
     }
 }
 
 /// Checks what a sink codec can check without a registry: that its name encodes and,
-/// for `avro` / `json-schema` with a known input schema, that a writer schema can be
+/// for `avro` / `json-schema` / `protobuf` with a known input schema, that a writer schema can be
 /// derived from it (`--check`).
-pub fn check_sink(name: &str, topic: &str, input: Option<&SchemaRef>) -> Result<(), String> {
+/// A sink with a schema file (`avro:FILE.avsc`): that the file parses and, with a
+/// known input schema, that the sink's columns can be written with it.
+pub fn check_sink(codec: &CodecSpec, topic: &str, input: Option<&SchemaRef>) -> Result<(), String> {
+    let name = &codec.value.value;
     encodable(name)?;
-    if let (Some(format), Some(input)) = (registry_format(&Kind::parse(name)?), input) {
-        writer_schema_text(format, input, topic)?;
+    let Some(format) = registry_format(&Kind::parse(name)?) else {
+        return Ok(());
+    };
+    match (&codec.schema_file, input) {
+        (Some(file), input) => file_schema(format, file, input.map(|s| s.as_ref())).map(|_| ()),
+        (None, Some(input)) => writer_schema_text(format, input, topic).map(|_| ()),
+        (None, None) => Ok(()),
     }
-    Ok(())
 }
 
 /// Resolves codec names with an optional registry behind them.
@@ -170,6 +182,7 @@ impl CodecResolver for OnlineCodecs {
                 cache.clone(),
                 Some(topic),
                 payload.map(|p| p.as_ref()),
+                codec.schema_file.as_ref(),
             )?),
             _ => None,
         };
@@ -291,7 +304,7 @@ fn encode(
             };
             encode_rows(batch, &rows).map_err(codec_error)
         }
-        Kind::Avro | Kind::JsonSchema => {
+        Kind::Avro | Kind::JsonSchema | Kind::Protobuf => {
             let registry = registry.ok_or_else(|| {
                 CodecError::new("a registry-framed sink needs a schema registry (--registry)")
             })?;
@@ -310,9 +323,6 @@ fn encode(
             }
             Ok(records)
         }
-        other => Err(CodecError::new(format!(
-            "the {other:?} codec cannot encode records"
-        ))),
     }
 }
 
@@ -328,6 +338,7 @@ mod tests {
             value: Located::new(value.to_owned(), Default::default()),
             key: None,
             key_column: None,
+            schema_file: None,
             topic: None,
         }
     }
@@ -393,10 +404,11 @@ mod tests {
         assert!(e.contains("needs a schema registry"), "{e}");
         assert!(encodable("gzip+json").is_ok());
         assert!(encodable("gzip+avro").is_ok());
+        assert!(encodable("gzip+protobuf").is_ok());
         assert!(
-            encodable("gzip+protobuf")
+            encodable("protobuf3")
                 .unwrap_err()
-                .contains("cannot write sink records")
+                .contains("unknown codec")
         );
     }
 
@@ -508,7 +520,7 @@ message Order { string user = 1; int32 qty = 2; }
     }
 
     #[test]
-    fn a_protobuf_source_needs_a_registry_and_cannot_be_a_sink() {
+    fn a_protobuf_source_needs_a_registry_and_protobuf_sinks_encode() {
         let e = OnlineCodecs { schemas: None }
             .resolve(&spec("protobuf"), None)
             .unwrap_err();
@@ -516,7 +528,7 @@ message Order { string user = 1; int32 qty = 2; }
             e.contains("the protobuf codec needs a schema registry"),
             "{e}"
         );
-        assert!(encodable("protobuf").is_err());
+        assert!(encodable("protobuf").is_ok());
         assert!(encodable("json-sr").is_ok());
     }
 }

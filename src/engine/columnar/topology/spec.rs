@@ -125,6 +125,16 @@ pub struct CodecSpec {
     pub key_column: Option<Located<String>>,
     /// A sink's topic: registry codecs register under `<topic>-value`.
     pub topic: Option<String>,
+    /// A sink's writer schema given as a file (`value: avro:FILE.avsc`).
+    pub schema_file: Option<SchemaFile>,
+}
+
+/// A writer schema file named by a sink's `value`: the path as written (relative
+/// to the topology file) and, once the file is read, its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaFile {
+    pub path: Located<String>,
+    pub text: Option<String>,
 }
 
 /// One node of the file, in order.
@@ -824,6 +834,7 @@ mod tests {
                             value: loc("avro", 5, 12),
                             key: None,
                             key_column: None,
+                            schema_file: None,
                             topic: None,
                         },
                         columns: Some(vec![
@@ -851,6 +862,7 @@ mod tests {
                             value: loc("json", 15, 12),
                             key: None,
                             key_column: None,
+                            schema_file: None,
                             topic: Some("out".into()),
                         }),
                     },
