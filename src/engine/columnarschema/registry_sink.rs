@@ -84,6 +84,16 @@ pub fn writer_schema_text(
     }
 }
 
+/// What a writer schema is named after: the topic, or `<topic>-key` for keys
+/// (`totals_key`).
+pub fn schema_topic(topic: &str, key: bool) -> String {
+    if key {
+        format!("{topic}-key")
+    } else {
+        topic.to_owned()
+    }
+}
+
 /// A sink's schema file, parsed and (with the sink's input columns known) checked
 /// against them; errors start with the file's path.
 pub fn file_schema(
@@ -132,6 +142,8 @@ pub struct RegistrySink {
     ids: Mutex<HashMap<(String, String), i32>>,
     /// Compiled Protobuf schemas by text (compiling costs far more than a batch).
     messages: Mutex<HashMap<String, MessageDescriptor>>,
+    /// Writes record keys: subject `<topic>-key`, schema named `<topic>_key`.
+    key: bool,
 }
 
 impl RegistrySink {
@@ -143,6 +155,28 @@ impl RegistrySink {
         topic: Option<&str>,
         input: Option<&Schema>,
         schema_file: Option<&SchemaFile>,
+    ) -> Result<Self, String> {
+        Self::build(format, cache, topic, input, schema_file, false)
+    }
+
+    /// A sink's registry-framed keys: batches holding the key column only, their
+    /// schema (known when `input` is) interned under `<topic>-key`.
+    pub fn new_key(
+        format: SinkFormat,
+        cache: SchemaCache,
+        topic: &str,
+        input: Option<&Schema>,
+    ) -> Result<Self, String> {
+        Self::build(format, cache, Some(topic), input, None, true)
+    }
+
+    fn build(
+        format: SinkFormat,
+        cache: SchemaCache,
+        topic: Option<&str>,
+        input: Option<&Schema>,
+        schema_file: Option<&SchemaFile>,
+        key: bool,
     ) -> Result<Self, String> {
         let mut prepared = None;
         let file = match schema_file {
@@ -163,13 +197,14 @@ impl RegistrySink {
             }
         };
         if let (Some(topic), Some(input), None) = (topic, input, &file) {
-            let text = writer_schema_text(format, input, topic)?;
+            let named = schema_topic(topic, key);
+            let text = writer_schema_text(format, input, &named)?;
             cache.intern(
-                &subject_for(topic, false),
+                &subject_for(topic, key),
                 SchemaSpec {
                     schema: text.clone(),
                     schema_type: format.schema_type(),
-                    message_type: format.message_type(topic),
+                    message_type: format.message_type(&named),
                     ..Default::default()
                 },
             );
@@ -183,6 +218,7 @@ impl RegistrySink {
             file,
             ids: Mutex::new(HashMap::new()),
             messages: Mutex::new(HashMap::new()),
+            key,
         })
     }
 
@@ -260,15 +296,15 @@ impl RegistrySink {
                 (p.text.clone(), columns)
             }
             _ => (
-                writer_schema_text(self.format, &schema, topic)
+                writer_schema_text(self.format, &schema, &schema_topic(topic, self.key))
                     .map_err(codec::CodecError::invalid)?,
                 actual,
             ),
         };
         let id = self.id_for(
-            &subject_for(topic, false),
+            &subject_for(topic, self.key),
             &text,
-            self.format.message_type(topic),
+            self.format.message_type(&schema_topic(topic, self.key)),
         )? as u32;
         let bodies = match self.format {
             SinkFormat::Avro => avro_bodies(batch, &columns).map_err(codec::CodecError::invalid)?,

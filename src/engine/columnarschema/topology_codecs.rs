@@ -14,7 +14,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use arrow_array::RecordBatch;
+use arrow_array::{Array, RecordBatch};
 use arrow_schema::SchemaRef;
 
 use crate::engine::columnar::batch::{BatchDecoder, RecordPart, encode_rows};
@@ -124,6 +124,14 @@ fn registry_format(kind: &Kind) -> Option<SinkFormat> {
 pub fn check_sink(codec: &CodecSpec, topic: &str, input: Option<&SchemaRef>) -> Result<(), String> {
     let name = &codec.value.value;
     encodable(name)?;
+    if let (Some(column), Some(key), Some(input)) = (&codec.key_column, &codec.key, input)
+        && let Some(format) = Kind::parse(&key.value)
+            .ok()
+            .and_then(|k| registry_format(&k))
+        && let Some(schema) = key_schema(Some(input), &column.value)
+    {
+        writer_schema_text(format, &schema, &format!("{topic}-key"))?;
+    }
     let Some(format) = registry_format(&Kind::parse(name)?) else {
         return Ok(());
     };
@@ -169,10 +177,27 @@ impl CodecResolver for OnlineCodecs {
             Some(k) => Some(decoder(k, schemas.as_ref())?),
         };
         let key_column = match (&codec.key_column, &codec.key) {
-            (Some(column), key) => Some((
-                column.value.clone(),
-                KeyCodec::parse(key.as_ref().map_or("string", |k| k.value.as_str()))?,
-            )),
+            (Some(column), key) => {
+                let key_name = key.as_ref().map_or("string", |k| k.value.as_str());
+                let format = Kind::parse(key_name).ok().and_then(|k| registry_format(&k));
+                let writer = match (format, &codec.topic, &self.schemas) {
+                    (Some(format), Some(topic), Some(cache)) => {
+                        SinkKey::Registry(RegistrySink::new_key(
+                            format,
+                            cache.clone(),
+                            topic,
+                            key_schema(payload, &column.value).as_ref(),
+                        )?)
+                    }
+                    (Some(_), _, None) => {
+                        return Err(format!(
+                            "a {key_name} sink key needs a schema registry: pass --registry URL or set KRABKA_SCHEMA_REGISTRY_URL"
+                        ));
+                    }
+                    _ => SinkKey::Plain(KeyCodec::parse(key_name)?),
+                };
+                Some((column.value.clone(), writer))
+            }
             (None, _) => None,
         };
         // Only a sink (which has a topic) writes registry-framed values.
@@ -220,6 +245,43 @@ fn decoder(
     })
 }
 
+/// How a sink's key column becomes key bytes.
+#[derive(Debug)]
+enum SinkKey {
+    Plain(KeyCodec),
+    /// `avro`, `json-schema`, `protobuf`: the key column as a one-field record
+    /// (object, message), registered under `<topic>-key`.
+    Registry(RegistrySink),
+}
+
+/// The key column alone, as a sink key batch holds it (when the input is known).
+fn key_schema(payload: Option<&SchemaRef>, column: &str) -> Option<arrow_schema::Schema> {
+    let field = payload?.field_with_name(column).ok()?.clone();
+    Some(arrow_schema::Schema::new(vec![field]))
+}
+
+/// Every row's registry-framed key; a null cell gives a keyless record.
+fn registry_keys(
+    sink: &RegistrySink,
+    topic: &str,
+    batch: &RecordBatch,
+    column: &str,
+) -> Result<Vec<Option<Vec<u8>>>, codec::CodecError> {
+    let index = batch.schema().index_of(column).map_err(|_| {
+        codec::CodecError::invalid(format!("sink key column does not exist: {column}"))
+    })?;
+    let keys = batch
+        .project(&[index])
+        .map_err(|e| codec::CodecError::invalid(e.to_string()))?;
+    let framed = sink.values(topic, &keys)?;
+    let cells = batch.column(index);
+    Ok(framed
+        .into_iter()
+        .enumerate()
+        .map(|(row, key)| cells.is_valid(row).then_some(key))
+        .collect())
+}
+
 /// A source or sink codec: key and value decoders for fetched records, the
 /// value kind for encoding.
 struct RecordCodec {
@@ -227,7 +289,7 @@ struct RecordCodec {
     decoder: Mutex<BatchDecoder>,
     value: Kind,
     /// A sink's key column and how its cells become key bytes.
-    key_column: Option<(String, KeyCodec)>,
+    key_column: Option<(String, SinkKey)>,
     /// A registry-framed sink's schema registration.
     registry: Option<RegistrySink>,
 }
@@ -275,8 +337,16 @@ impl BatchCodec for RecordCodec {
                 retriable: e.retriable,
                 ..failed(e.message)
             })?;
-        if let Some((column, codec)) = &self.key_column {
-            let keys = column_keys(batch, column, *codec).map_err(failed)?;
+        if let Some((column, writer)) = &self.key_column {
+            let keys = match writer {
+                SinkKey::Plain(codec) => column_keys(batch, column, *codec).map_err(failed)?,
+                SinkKey::Registry(sink) => {
+                    registry_keys(sink, topic, batch, column).map_err(|e| CodecError {
+                        retriable: e.is_retriable(),
+                        ..failed(e.to_string())
+                    })?
+                }
+            };
             for (record, key) in records.iter_mut().zip(keys) {
                 record.key = key;
             }
@@ -515,6 +585,70 @@ message Order { string user = 1; int32 qty = 2; }
                     serde_json::json!({"user": "b", "qty": 2})
                 ],
                 "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn registry_framed_sink_keys_register_under_the_key_subject_and_decode_back_to_the_column() {
+        use std::sync::Arc;
+
+        use arrow_array::{Int64Array, StringArray};
+        use arrow_schema::{DataType, Field, Schema};
+
+        use crate::engine::columnarschema::writer_schemas::WriterSchema;
+        use crate::engine::schema::registry::SchemaType;
+        let input = Arc::new(Schema::new(vec![
+            Field::new("user", DataType::Utf8, true),
+            Field::new("n", DataType::Int64, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            input.clone(),
+            vec![
+                Arc::new(StringArray::from(vec![Some("alice"), None])),
+                Arc::new(Int64Array::from(vec![2, 1])),
+            ],
+        )
+        .unwrap();
+        for (format, schema_type) in [
+            ("avro", SchemaType::Avro),
+            ("json-schema", SchemaType::Json),
+            ("protobuf", SchemaType::Protobuf),
+        ] {
+            let cache = SchemaCache::offline();
+            let codecs = OnlineCodecs {
+                schemas: Some(cache.clone()),
+            };
+            let mut sink = spec("json");
+            sink.topic = Some("totals".into());
+            sink.key_column = Some(Located::new("user".into(), Default::default()));
+            sink.key = Some(Located::new(format.into(), Default::default()));
+            let codec = codecs.resolve(&sink, Some(&input)).unwrap();
+            let interned = cache.interned_schema("totals-key").expect(format);
+            assert!(cache.interned_schema("totals-value").is_none(), "{format}");
+            cache.seed_subject_id("totals-key", 9);
+            cache.seed_writer(WriterSchema {
+                id: 9,
+                schema_type,
+                text: interned.spec.schema.clone(),
+                message_type: interned.spec.message_type.clone(),
+                references: Vec::new(),
+            });
+            let out = codec.encode("totals", &batch).unwrap();
+            assert_eq!(out[1].key, None, "{format}: a null key cell is keyless");
+            let key = out[0].key.clone().unwrap();
+            assert_eq!(&key[..5], &[0, 0, 0, 0, 9], "{format}");
+            let source = codecs.resolve(&spec(format), None).unwrap();
+            let decoded = source.decode("totals", &[framed_record(0, key)]).unwrap();
+            let users = decoded.column_by_name("user").expect(format);
+            assert_eq!(
+                crate::engine::columnar::json_values::column_to_json(
+                    users.as_ref(),
+                    decoded.schema().field_with_name("user").unwrap()
+                )
+                .unwrap(),
+                [r#""alice""#],
+                "{format}"
             );
         }
     }

@@ -725,7 +725,15 @@ fn add_operator(
 }
 
 /// Codecs a sink key column may be written with.
-pub const SINK_KEY_CODECS: [&str; 3] = ["string", "raw", "json"];
+pub const SINK_KEY_CODECS: [&str; 7] = [
+    "string",
+    "raw",
+    "json",
+    "avro",
+    "json-schema",
+    "json-sr",
+    "protobuf",
+];
 
 /// A sink key column must exist in the sink's input (when its schema is known)
 /// and be written with one of [`SINK_KEY_CODECS`].
