@@ -182,12 +182,12 @@ impl CodecResolver for OnlineCodecs {
                 let format = Kind::parse(key_name).ok().and_then(|k| registry_format(&k));
                 let writer = match (format, &codec.topic, &self.schemas) {
                     (Some(format), Some(topic), Some(cache)) => {
-                        SinkKey::Registry(RegistrySink::new_key(
+                        SinkKey::Registry(Box::new(RegistrySink::new_key(
                             format,
                             cache.clone(),
                             topic,
                             key_schema(payload, &column.value).as_ref(),
-                        )?)
+                        )?))
                     }
                     (Some(_), _, None) => {
                         return Err(format!(
@@ -251,7 +251,7 @@ enum SinkKey {
     Plain(KeyCodec),
     /// `avro`, `json-schema`, `protobuf`: the key column as a one-field record
     /// (object, message), registered under `<topic>-key`.
-    Registry(RegistrySink),
+    Registry(Box<RegistrySink>),
 }
 
 /// The key column alone, as a sink key batch holds it (when the input is known).
