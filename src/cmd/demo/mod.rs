@@ -167,8 +167,9 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     w.step(
         "run the same topology online (consumer group, at-least-once)",
         format!(
-            "krabka-streams run large-orders-by-user.yaml -b {bootstrap} --registry {registry_url}\nconsumer group `large-orders-by-user` over `{}`, JSON totals on `{}` (last row per user), equal to the offline totals:\n{t}",
+            "krabka-streams run large-orders-by-user.yaml -b {bootstrap} --registry {registry_url}\nconsumer group `large-orders-by-user` over `{}`, the sink as `value: avro` (schema derived from its columns, registered under `{}-value`): Avro totals on `{}` (last row per user, decoded with the registered schema), equal to the offline totals:\n{t}",
             orders::ORDERS_TOPIC,
+            online::SINK_TOPIC,
             online::SINK_TOPIC
         ),
         json!({"totals": online_totals.iter().map(|(u, (total, n))| json!({"user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
