@@ -174,6 +174,25 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         ),
         json!({"totals": online_totals.iter().map(|(u, (total, n))| json!({"user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
     );
+    // The sink topic read back by tail, which resolves the sink's registered schema by id.
+    let totals_file = dir.path().join("totals.parquet");
+    let (rows, preview) = crate::cmd::tail::demo_to_parquet(
+        &bootstrap,
+        &registry_url,
+        None,
+        online::SINK_TOPIC,
+        &totals_file,
+        10,
+    )?;
+    w.step(
+        "tail the registry-framed sink topic",
+        format!(
+            "krabka-streams tail {} -e --key-format string --value-format avro --registry {registry_url} --out {}\n{rows} rows; first rows:\n{preview}",
+            online::SINK_TOPIC,
+            totals_file.display()
+        ),
+        json!({"topic": online::SINK_TOPIC, "rows": rows}),
+    );
     let parquet = dir.path().join("orders.parquet");
     let (rows, preview) = crate::cmd::tail::demo_to_parquet(
         &bootstrap,
