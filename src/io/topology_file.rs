@@ -714,11 +714,16 @@ nodes:
         );
         let bad = parse(&EXAMPLE.replace(
             "    value: json\n",
-            "    value: json\n    key: {column: user, codec: avro}\n",
+            "    value: json\n    key: {column: user, codec: arrow}\n",
         ))
         .unwrap();
         let err = build(&bad, &OfflineCodecs, &Default::default()).unwrap_err();
-        assert!(err.message.contains("string, raw, json"), "{}", err.message);
+        assert!(
+            err.message
+                .contains("string, raw, json, avro, json-schema, json-sr, protobuf"),
+            "{}",
+            err.message
+        );
         let err = parse(&EXAMPLE.replace(
             "    value: json\n",
             "    value: json\n    key: {col: user}\n",
