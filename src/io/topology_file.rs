@@ -15,8 +15,8 @@ use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 
 use crate::engine::columnar::expr::types::parse_type;
 use crate::engine::columnar::topology::spec::{
-    CodecSpec, ErrorPolicy, Guarantee, Located, NodeOp, NodeSpec, Pos, Settings, SpecError,
-    StateLayout, TOPOLOGY_FILE_VERSION, TopologySpec,
+    CodecSpec, ErrorPolicy, Guarantee, Located, NodeOp, NodeSpec, Pos, SchemaFile, Settings,
+    SpecError, StateLayout, TOPOLOGY_FILE_VERSION, TopologySpec,
 };
 use crate::engine::units::parse_duration;
 
@@ -104,6 +104,65 @@ pub fn parse(source: &str) -> Result<TopologySpec, SpecError> {
 
 struct Reader {
     chars: Vec<char>,
+}
+
+/// Codecs whose sink `value` may name a writer schema file: `avro:FILE.avsc`.
+const SCHEMA_FILE_CODECS: [&str; 4] = ["avro", "protobuf", "json-schema", "json-sr"];
+
+/// Splits `CODEC:PATH` into the codec and the schema file it names.
+fn split_schema_file(value: Located<String>) -> (Located<String>, Option<SchemaFile>) {
+    let Some((codec, path)) = value.value.split_once(':') else {
+        return (value, None);
+    };
+    let inner = codec.strip_prefix("gzip+").unwrap_or(codec);
+    if !SCHEMA_FILE_CODECS.contains(&inner) || path.is_empty() {
+        return (value, None);
+    }
+    let path_pos = Pos {
+        line: value.pos.line,
+        column: value.pos.column + codec.chars().count() + 1,
+    };
+    let file = SchemaFile {
+        path: Located::new(path.to_owned(), path_pos),
+        text: None,
+    };
+    (Located::new(codec.to_owned(), value.pos), Some(file))
+}
+
+/// Reads every sink's schema file, relative to `dir` (the topology file's
+/// directory); a file that cannot be read is an error at its path.
+pub fn load_schema_files(spec: &mut TopologySpec, dir: &Path) -> Result<(), SpecError> {
+    for node in &mut spec.nodes {
+        if let NodeOp::Sink {
+            codec:
+                Some(CodecSpec {
+                    schema_file: Some(file),
+                    ..
+                }),
+            ..
+        } = &mut node.op
+        {
+            let path = dir.join(&file.path.value);
+            let text = read_schema_file(&path)
+                .map_err(|e| SpecError::at(file.path.pos, format!("schema file {e}")))?;
+            file.text = Some(text);
+        }
+    }
+    Ok(())
+}
+
+/// A schema file: at most [`MAX_TOPOLOGY_BYTES`], UTF-8.
+fn read_schema_file(path: &Path) -> Result<String, String> {
+    let name = path.display();
+    let file = File::open(path).map_err(|e| format!("{name}: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_TOPOLOGY_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{name}: {e}"))?;
+    if bytes.len() > MAX_TOPOLOGY_BYTES {
+        return Err(format!("{name}: larger than {MAX_TOPOLOGY_BYTES} bytes"));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8 text"))
 }
 
 /// A sink key's codec and column.
@@ -452,6 +511,7 @@ impl Reader {
                     value: text("value")?,
                     key: optional_text("key")?,
                     key_column: None,
+                    schema_file: None,
                     topic: None,
                 };
                 let columns = match fields.get("columns") {
@@ -540,13 +600,15 @@ impl Reader {
                     None => (None, None),
                     Some(key) => self.sink_key(key)?,
                 };
+                let (value, schema_file) = split_schema_file(text("value")?);
                 NodeOp::Sink {
                     parent: text("parent")?,
                     codec: Some(CodecSpec {
-                        value: text("value")?,
+                        value,
                         key,
                         key_column,
                         topic: Some(topic.value.clone()),
+                        schema_file,
                     }),
                     topic,
                 }
@@ -652,11 +714,16 @@ nodes:
         );
         let bad = parse(&EXAMPLE.replace(
             "    value: json\n",
-            "    value: json\n    key: {column: user, codec: avro}\n",
+            "    value: json\n    key: {column: user, codec: arrow}\n",
         ))
         .unwrap();
         let err = build(&bad, &OfflineCodecs, &Default::default()).unwrap_err();
-        assert!(err.message.contains("string, raw, json"), "{}", err.message);
+        assert!(
+            err.message
+                .contains("string, raw, json, avro, json-schema, json-sr, protobuf"),
+            "{}",
+            err.message
+        );
         let err = parse(&EXAMPLE.replace(
             "    value: json\n",
             "    value: json\n    key: {col: user}\n",

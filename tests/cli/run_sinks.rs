@@ -2,7 +2,8 @@
 //! broker and the in-repo registry over HTTP: an `avro` / `json-schema` sink
 //! registers the schema derived from its batches under `<topic>-value` once, its
 //! records read back with `tail --value-format avro|json-sr` and, independently,
-//! with fastavro / plain JSON in the test venv; `key: {column: user}` keys every
+//! with fastavro / plain JSON in the test venv; a `protobuf` sink's the same way,
+//! with tail and Google's Python `protobuf` over the registered `.proto` compiled; `key: {column: user}` keys every
 //! grouped record by its user and places it on the Java client's murmur2 partition.
 
 use std::path::Path;
@@ -18,6 +19,7 @@ use serde_json::{Value, json};
 use krabka_streams::engine::murmur2::{murmur2, to_positive};
 use krabka_streams::engine::schema::avro::{AvroSchema, decode_body};
 use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::protobuf::{self as proto, ProtoSchema};
 use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
 use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
@@ -35,6 +37,7 @@ const SINK_PARTITIONS: i32 = 3;
 struct Raw {
     partition: i32,
     key: Option<String>,
+    key_bytes: Option<Vec<u8>>,
     value: Vec<u8>,
 }
 
@@ -58,6 +61,7 @@ fn read_raw(bootstrap: &str, topic: &str, done: impl Fn(&[Raw]) -> bool) -> Vec<
             out.push(Raw {
                 partition: m.partition(),
                 key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
+                key_bytes: m.key().map(<[u8]>::to_vec),
                 value: m.payload().unwrap_or_default().to_vec(),
             });
         }
@@ -66,6 +70,10 @@ fn read_raw(bootstrap: &str, topic: &str, done: impl Fn(&[Raw]) -> bool) -> Vec<
 }
 
 fn topology(format: &str) -> String {
+    topology_keyed(format, "string")
+}
+
+fn topology_keyed(format: &str, key_codec: &str) -> String {
     format!(
         "\
 version: 1
@@ -91,7 +99,7 @@ nodes:
     parent: priced
     topic: totals
     value: {format}
-    key: {{column: user, codec: string}}
+    key: {{column: user, codec: {key_codec}}}
 ",
         group = unique_name("sinks")
     )
@@ -101,6 +109,19 @@ nodes:
 /// written; returns the sink records, the registry and its URL (kept alive).
 fn run_sink(
     format: &str,
+) -> (
+    Vec<Raw>,
+    RegistryServer,
+    HttpRegistry,
+    Tansu,
+    tempfile::TempDir,
+) {
+    run_sink_keyed(format, "string")
+}
+
+fn run_sink_keyed(
+    format: &str,
+    key_codec: &str,
 ) -> (
     Vec<Raw>,
     RegistryServer,
@@ -136,8 +157,11 @@ fn run_sink(
     produce_bytes(&bootstrap, "orders", &records);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("topology.yaml");
-    std::fs::write(&file, topology(format)).unwrap();
+    std::fs::write(&file, topology_keyed(format, key_codec)).unwrap();
+    // A schema file sits next to the topology, which names it relatively.
+    std::fs::write(dir.path().join("totals.avsc"), TOTALS_AVSC).unwrap();
     let runner = start_runner(&bootstrap, &file, &["--registry", &registry.url()]);
+    let format = format.split(':').next().unwrap_or(format);
     let decoded = |r: &Raw| decode(&client, format, &r.value);
     let done = |rs: &[Raw]| {
         let seen = |user: &str, n: i64| {
@@ -160,6 +184,20 @@ fn run_sink(
 fn decode(client: &HttpRegistry, format: &str, value: &[u8]) -> Option<Value> {
     if format == "json" {
         return serde_json::from_slice(value).ok();
+    }
+    if format == "protobuf" {
+        let frame = framing::decode_protobuf(value).ok()?;
+        let writer = client.schema_by_id(frame.schema_id).ok()?;
+        let schema = ProtoSchema::parse(&writer.spec.schema, &[]).ok()?;
+        let path = frame.message_indexes.as_deref().unwrap_or(&[0]);
+        let mut v = proto::decode_body(&schema.message_at(path).ok()?, frame.body).ok()?;
+        // The Protobuf JSON mapping writes 64-bit integers as text.
+        for x in v.as_object_mut()?.values_mut() {
+            if let Some(n) = x.as_str().and_then(|s| s.parse::<i64>().ok()) {
+                *x = json!(n);
+            }
+        }
+        return Some(v);
     }
     let frame = framing::decode(value).ok()?;
     let body = frame.body;
@@ -241,7 +279,21 @@ for h in cfg["frames"]:
     b = bytes.fromhex(h)
     assert b[0] == 0, "magic byte"
     sid = int.from_bytes(b[1:5], "big")
-    if cfg["format"] == "avro":
+    if cfg["format"] == "protobuf":
+        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, json_format
+        from google.protobuf.descriptor import FieldDescriptor as FD
+        fds = descriptor_pb2.FileDescriptorSet.FromString(bytes.fromhex(cfg["descriptors"][str(sid)]))
+        pool = descriptor_pool.DescriptorPool()
+        for f in fds.file:
+            pool.Add(f)
+        assert b[5] == 0, "message-index path [0]"
+        cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(cfg["messages"][str(sid)]))
+        rec = json_format.MessageToDict(cls.FromString(b[6:]), preserving_proto_field_name=True)
+        wide = (FD.TYPE_INT64, FD.TYPE_UINT64, FD.TYPE_SINT64, FD.TYPE_FIXED64, FD.TYPE_SFIXED64)
+        for k, v in list(rec.items()):
+            if cls.DESCRIPTOR.fields_by_name[k].type in wide:
+                rec[k] = int(v)
+    elif cfg["format"] == "avro":
         import fastavro
         text = json.load(urllib.request.urlopen(cfg["registry"] + "/schemas/ids/%d" % sid))["schema"]
         schema = fastavro.parse_schema(json.loads(text))
@@ -255,9 +307,27 @@ print(json.dumps(out))
 fn python_rows(format: &str, read: &[Raw], registry: &str, dir: &Path) -> Vec<Value> {
     let cfg = dir.join("frames.json");
     let frames: Vec<String> = read.iter().map(|r| hex::encode(&r.value)).collect();
+    // Python's protobuf has no .proto compiler: it gets each writer schema compiled
+    // (the registered text, by protox) as a FileDescriptorSet.
+    let mut descriptors = serde_json::Map::new();
+    let mut messages = serde_json::Map::new();
+    if format == "protobuf" {
+        let client = HttpRegistry::new(HttpRegistryOptions::new(registry.to_owned())).unwrap();
+        for r in read {
+            let id = framing::decode(&r.value).unwrap().schema_id;
+            let writer = client.schema_by_id(id).unwrap();
+            let schema = ProtoSchema::parse(&writer.spec.schema, &[]).unwrap();
+            let pool = hex::encode(schema.pool.encode_to_vec());
+            descriptors.insert((id as u32).to_string(), json!(pool));
+            let name = schema.message_at(&[0]).unwrap().full_name().to_owned();
+            messages.insert((id as u32).to_string(), json!(name));
+        }
+    }
     std::fs::write(
         &cfg,
-        json!({"format": format, "registry": registry, "frames": frames}).to_string(),
+        json!({"format": format, "registry": registry, "frames": frames,
+               "descriptors": descriptors, "messages": messages})
+        .to_string(),
     )
     .unwrap();
     let python = test_venv().join("bin").join("python");
@@ -302,6 +372,12 @@ fn a_json_schema_sink_registers_its_derived_schema_once_and_tail_and_python_read
 }
 
 #[test]
+fn a_protobuf_sink_registers_its_derived_schema_once_and_tail_and_python_protobuf_read_it_back_keyed()
+ {
+    round_trip("protobuf", "protobuf");
+}
+
+#[test]
 fn a_json_sink_writes_decimals_as_exact_text_timestamps_as_rfc3339_and_keys_grouped_rows() {
     let (read, _registry, client, _tansu, _dir) = run_sink("json");
     for r in &read {
@@ -326,11 +402,111 @@ fn a_json_sink_writes_decimals_as_exact_text_timestamps_as_rfc3339_and_keys_grou
     );
 }
 
+/// The sink's writer schema as a file: fields in another order than the columns,
+/// `last_ts` left out, `region` filled by its default.
+const TOTALS_AVSC: &str = r#"{"type":"record","name":"Total","namespace":"shop","fields":[
+  {"name":"n","type":["null","long"],"default":null},
+  {"name":"user","type":["null","string"],"default":null},
+  {"name":"total_eur","type":["null",{"type":"bytes","logicalType":"decimal","precision":12,"scale":2}],"default":null},
+  {"name":"total","type":["null","long"],"default":null},
+  {"name":"region","type":"string","default":"eu"}]}"#;
+
+#[test]
+fn an_avro_sink_with_a_schema_file_registers_that_schema_and_writes_its_fields_in_its_order() {
+    let (read, registry, client, tansu, dir) = run_sink("avro:totals.avsc");
+    check_keys_and_registration(&read, &client);
+    let registered = client.version("totals-value", 1).unwrap().spec.schema;
+    assert!(
+        registered.contains(r#""name":"shop.Total""#),
+        "{registered}"
+    );
+    let expected = json!({
+        "alice": {"total": 270, "n": 2, "total_eur": "270.00", "region": "eu"},
+        "carol": {"total": 300, "n": 1, "total_eur": "300.00", "region": "eu"},
+    });
+    let columns = ["total", "n", "total_eur", "region"];
+    let tailed = tail_rows(&tansu.bootstrap(), "avro", &registry.url(), dir.path());
+    assert_eq!(last_per_user(&tailed, &columns), expected, "{tailed:?}");
+    assert!(
+        tailed.iter().all(|r| r.get("last_ts").is_none()),
+        "{tailed:?}"
+    );
+    let decoded = python_rows("avro", &read, &registry.url(), dir.path());
+    assert_eq!(last_per_user(&decoded, &columns), expected, "{decoded:?}");
+}
+
+#[test]
+fn check_refuses_a_missing_schema_file_and_one_the_sink_columns_cannot_be_written_with() {
+    let text = topology("avro:totals.avsc");
+    let (code, stderr) = check_with(&text, &[("totals.avsc", TOTALS_AVSC)]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr) = check_with(&text, &[]);
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.contains("t.yaml:23:17: schema file ") && stderr.contains("totals.avsc"),
+        "{stderr}"
+    );
+    let no_default = TOTALS_AVSC.replace(r#""string","default":"eu""#, r#""string""#);
+    let (code, stderr) = check_with(&text, &[("totals.avsc", &no_default)]);
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.contains("t.yaml:23:12: totals.avsc: ")
+            && stderr.contains("region has no default and no column of the sink holds it"),
+        "{stderr}"
+    );
+    let mismatch = TOTALS_AVSC.replace(
+        r#"["null","long"],"default":null},
+  {"name":"user""#,
+        r#"["null","string"],"default":null},
+  {"name":"user""#,
+    );
+    let (code, stderr) = check_with(&text, &[("totals.avsc", &mismatch)]);
+    assert_eq!(code, Some(3));
+    assert!(stderr.contains("n: "), "{stderr}");
+}
+
+#[test]
+fn an_avro_sink_key_registers_under_the_key_subject_and_each_key_decodes_to_its_rows_user() {
+    let (read, _registry, client, _tansu, _dir) = run_sink_keyed("avro", "avro");
+    assert_eq!(client.versions("totals-key").unwrap(), vec![1]);
+    let key_schema = client.version("totals-key", 1).unwrap();
+    assert!(
+        key_schema.spec.schema.contains(r#""name":"totals_key""#),
+        "{}",
+        key_schema.spec.schema
+    );
+    let schema = AvroSchema::parse(&key_schema.spec.schema).unwrap();
+    for r in &read {
+        let key = r
+            .key_bytes
+            .as_deref()
+            .expect("every grouped record is keyed");
+        assert_eq!(
+            r.partition,
+            to_positive(murmur2(key)) % SINK_PARTITIONS,
+            "the framed key's murmur2 partition"
+        );
+        let frame = framing::decode(key).unwrap();
+        assert_eq!(frame.schema_id, key_schema.id);
+        let decoded = decode_body(&schema, frame.schema_id, None, frame.body).unwrap();
+        let value = decode(&client, "avro", &r.value).unwrap();
+        assert_eq!(decoded, json!({"user": value["user"]}), "{value}");
+    }
+}
+
 /// `run --check` on a topology text: exit code and stderr.
 fn check(text: &str) -> (Option<i32>, String) {
+    check_with(text, &[])
+}
+
+/// `run --check` on a topology text with files beside it.
+fn check_with(text: &str, files: &[(&str, &str)]) -> (Option<i32>, String) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.yaml");
     std::fs::write(&file, text).unwrap();
+    for (name, content) in files {
+        std::fs::write(dir.path().join(name), content).unwrap();
+    }
     let out = Command::new(binary())
         .args(["run", "--check", file.to_str().unwrap()])
         .env_remove("KRABKA_OUTPUT")
@@ -362,6 +538,8 @@ fn check_refuses_an_unknown_sink_key_column_and_an_avro_sink_schema_with_their_l
         "{stderr}"
     );
     let (code, stderr) = check(&topology("protobuf"));
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr) = check(&topology("protobuf3"));
     assert_eq!(code, Some(3));
-    assert!(stderr.contains("cannot write sink records"), "{stderr}");
+    assert!(stderr.contains("unknown codec `protobuf3`"), "{stderr}");
 }

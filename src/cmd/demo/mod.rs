@@ -167,11 +167,31 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     w.step(
         "run the same topology online (consumer group, at-least-once)",
         format!(
-            "krabka-streams run large-orders-by-user.yaml -b {bootstrap} --registry {registry_url}\nconsumer group `large-orders-by-user` over `{}`, JSON totals on `{}` (last row per user), equal to the offline totals:\n{t}",
+            "krabka-streams run large-orders-by-user.yaml -b {bootstrap} --registry {registry_url}\nconsumer group `large-orders-by-user` over `{}`, the sink as `value: avro` (schema derived from its columns, registered under `{}-value`): Avro totals on `{}` (last row per user, decoded with the registered schema), equal to the offline totals:\n{t}",
             orders::ORDERS_TOPIC,
+            online::SINK_TOPIC,
             online::SINK_TOPIC
         ),
         json!({"totals": online_totals.iter().map(|(u, (total, n))| json!({"user": u, "total": total, "n": n})).collect::<Vec<_>>()}),
+    );
+    // The sink topic read back by tail, which resolves the sink's registered schema by id.
+    let totals_file = dir.path().join("totals.parquet");
+    let (rows, preview) = crate::cmd::tail::demo_to_parquet(
+        &bootstrap,
+        &registry_url,
+        None,
+        online::SINK_TOPIC,
+        &totals_file,
+        10,
+    )?;
+    w.step(
+        "tail the registry-framed sink topic",
+        format!(
+            "krabka-streams tail {} -e --key-format string --value-format avro --registry {registry_url} --out {}\n{rows} rows; first rows:\n{preview}",
+            online::SINK_TOPIC,
+            totals_file.display()
+        ),
+        json!({"topic": online::SINK_TOPIC, "rows": rows}),
     );
     let parquet = dir.path().join("orders.parquet");
     let (rows, preview) = crate::cmd::tail::demo_to_parquet(

@@ -1,7 +1,9 @@
 //! Demo step: the example topology `large-orders-by-user.yaml` run online, as
 //! `run large-orders-by-user.yaml -b … --registry …` would: a consumer group
-//! over the Avro orders of the embedded cluster, JSON totals on the sink topic,
-//! read back and compared with the offline step's totals.
+//! over the Avro orders of the embedded cluster, the example's JSON sink turned
+//! into a registry-framed `avro` sink (its schema derived from the sink's columns
+//! and registered under `large-orders-by-user-value`), the totals read back with
+//! the registered writer schema and compared with the offline step's totals.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,11 +16,24 @@ use serde_json::Value;
 use super::topology::EXAMPLE;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::run::online::{self, StartError};
+use crate::engine::columnar::topology::spec::NodeOp;
+use crate::engine::schema::avro::{AvroSchema, decode_body};
 use crate::engine::schema::cache::SchemaCache;
+use crate::engine::schema::framing;
 use crate::engine::schema::registry::Registry;
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::topology_file;
+
+/// A registry-framed Avro total, decoded with its writer schema from the registry.
+fn decode(registry: &dyn Registry, payload: &[u8]) -> Result<Value, String> {
+    let frame = framing::decode(payload).map_err(|e| e.to_string())?;
+    let writer = registry
+        .schema_by_id(frame.schema_id)
+        .map_err(|e| format!("writer schema {}: {e}", frame.schema_id))?;
+    let schema = AvroSchema::parse(&writer.spec.schema).map_err(|e| e.to_string())?;
+    decode_body(&schema, frame.schema_id, None, frame.body).map_err(|e| e.to_string())
+}
 
 /// The example's sink topic.
 pub const SINK_TOPIC: &str = "large-orders-by-user";
@@ -34,13 +49,21 @@ pub fn run(
     cluster
         .create_topic(SINK_TOPIC, 1)
         .map_err(|e| CliError::failure(e.to_string()))?;
-    let spec = topology_file::parse(EXAMPLE).map_err(|e| CliError::failure(e.to_string()))?;
+    let mut spec = topology_file::parse(EXAMPLE).map_err(|e| CliError::failure(e.to_string()))?;
+    for node in &mut spec.nodes {
+        if let NodeOp::Sink {
+            codec: Some(codec), ..
+        } = &mut node.op
+        {
+            codec.value.value = "avro".into();
+        }
+    }
     let mut kafka = KafkaSettings::new();
     kafka.set("bootstrap.servers", cluster.bootstrap());
     let started = online::start(
         &kafka,
         &spec,
-        Some(SchemaCache::new(registry)),
+        Some(SchemaCache::new(registry.clone())),
         Duration::from_secs(10),
         None,
     )
@@ -73,11 +96,19 @@ pub fn run(
             committed.values().sum::<i64>()
         )));
     }
-    read_totals(cluster.bootstrap(), runner.metrics.output_records as usize)
+    read_totals(
+        cluster.bootstrap(),
+        registry.as_ref(),
+        runner.metrics.output_records as usize,
+    )
 }
 
 /// Reads the sink topic; the last row per user is that user's total.
-fn read_totals(bootstrap: &str, expected: usize) -> CliResult<BTreeMap<String, (i64, i64)>> {
+fn read_totals(
+    bootstrap: &str,
+    registry: &dyn Registry,
+    expected: usize,
+) -> CliResult<BTreeMap<String, (i64, i64)>> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", "krabka-demo-online-reader")
@@ -99,7 +130,7 @@ fn read_totals(bootstrap: &str, expected: usize) -> CliResult<BTreeMap<String, (
         };
         let msg = msg.map_err(|e| CliError::failure(format!("consume {SINK_TOPIC}: {e}")))?;
         read += 1;
-        let value: Value = serde_json::from_slice(msg.payload().unwrap_or_default())
+        let value = decode(registry, msg.payload().unwrap_or_default())
             .map_err(|e| CliError::failure(format!("{SINK_TOPIC} offset {}: {e}", msg.offset())))?;
         let user = value["user"].as_str().unwrap_or_default().to_owned();
         let total = value["total"].as_i64().unwrap_or_default();

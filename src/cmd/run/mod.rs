@@ -127,7 +127,10 @@ fn resolve_node(spec: &TopologySpec, name: &str, sources: bool, flag: &str) -> C
 fn load(args: &RunArgs) -> CliResult<TopologySpec> {
     let file = args.file.display().to_string();
     let text = topology_file::read(&args.file).map_err(CliError::failure)?;
-    topology_file::parse(&text).map_err(|e| invalid(args, &file, e))
+    let mut spec = topology_file::parse(&text).map_err(|e| invalid(args, &file, e))?;
+    let dir = args.file.parent().unwrap_or(std::path::Path::new(""));
+    topology_file::load_schema_files(&mut spec, dir).map_err(|e| invalid(args, &file, e))?;
+    Ok(spec)
 }
 
 fn invalid(args: &RunArgs, file: &str, e: spec::SpecError) -> CliError {
@@ -223,7 +226,7 @@ fn check_sinks(spec: &TopologySpec, built: &BuiltSpec) -> Result<(), spec::SpecE
             ..
         } = &node.op
         {
-            topology_codecs::check_sink(&codec.value.value, &topic.value, schema.as_ref())
+            topology_codecs::check_sink(codec, &topic.value, schema.as_ref())
                 .map_err(|m| spec::SpecError::at(codec.value.pos, m))?;
         }
     }

@@ -60,7 +60,7 @@ pub(super) fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecErr
             {
                 return Err(spec::SpecError::at(
                     key.pos,
-                    "a sink key is `raw` (the `__key` column) or `{column: NAME, codec: string|raw|json}`",
+                    "a sink key is `raw` (the `__key` column) or `{column: NAME, codec: string|raw|json|avro|json-schema|protobuf}`",
                 ));
             }
         }

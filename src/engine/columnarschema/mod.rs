@@ -9,10 +9,12 @@
 
 pub mod avro;
 pub mod avro_arrow;
+pub mod avro_file_sink;
 pub mod avro_writer;
 pub mod json_schema;
 pub mod json_schema_writer;
 pub mod proto_arrow;
+pub mod proto_writer;
 pub mod protobuf;
 pub mod registry_sink;
 pub mod sink_rows;

@@ -6,16 +6,15 @@
 //! writer schemas through [`WriterSchemas`] (never blocking: a schema still
 //! being fetched fails the batch as retriable, so the poll is retried).
 //!
-//! Sinks encode `raw`, `string`, `json`, `arrow`, and the registry-framed `avro`
-//! and `json-schema` (see [`RegistrySink`]), each optionally `gzip+`;
-//! [`encodable`] lets a caller refuse other sink codecs (`protobuf`) before any
-//! data flows. A sink's record key is its `__key` column, or the column named by
+//! Sinks encode `raw`, `string`, `json`, `arrow`, and the registry-framed `avro`,
+//! `json-schema` and `protobuf` (see [`RegistrySink`]), each optionally `gzip+`;
+//! [`encodable`] lets a caller refuse unknown sink codecs before any data flows. A sink's record key is its `__key` column, or the column named by
 //! `key: {column, codec}` ([`column_keys`]).
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use arrow_array::RecordBatch;
+use arrow_array::{Array, RecordBatch};
 use arrow_schema::SchemaRef;
 
 use crate::engine::columnar::batch::{BatchDecoder, RecordPart, encode_rows};
@@ -29,7 +28,9 @@ use crate::engine::columnar::topology::{BatchCodec, CodecError, OutRecord, Recor
 use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
 use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
 use crate::engine::columnarschema::protobuf::ProtobufValueDecoder;
-use crate::engine::columnarschema::registry_sink::{RegistrySink, SinkFormat, writer_schema_text};
+use crate::engine::columnarschema::registry_sink::{
+    RegistrySink, SinkFormat, file_schema, writer_schema_text,
+};
 use crate::engine::columnarschema::sink_rows::{
     KeyCodec, Prerendered, column_keys, payload_json_rows,
 };
@@ -76,11 +77,14 @@ impl Kind {
 
     fn can_encode(&self) -> bool {
         match self {
-            Kind::Raw | Kind::String | Kind::Json | Kind::Arrow | Kind::Avro | Kind::JsonSchema => {
-                true
-            }
+            Kind::Raw
+            | Kind::String
+            | Kind::Json
+            | Kind::Arrow
+            | Kind::Avro
+            | Kind::JsonSchema
+            | Kind::Protobuf => true,
             Kind::Gzip(inner) => inner.can_encode(),
-            _ => false,
         }
     }
 }
@@ -91,7 +95,7 @@ pub fn encodable(name: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "the `{name}` codec cannot write sink records in this build (sinks: raw, string, json, json-schema, avro, arrow, optionally gzip+)"
+            "the `{name}` codec cannot write sink records in this build (sinks: raw, string, json, json-schema, avro, protobuf, arrow, optionally gzip+)"
         ))
     }
 }
@@ -106,20 +110,36 @@ fn registry_format(kind: &Kind) -> Option<SinkFormat> {
     match kind {
         Kind::Avro => Some(SinkFormat::Avro),
         Kind::JsonSchema => Some(SinkFormat::JsonSchema),
+        Kind::Protobuf => Some(SinkFormat::Protobuf),
         Kind::Gzip(inner) => registry_format(inner),
         _ => None,
     }
 }
 
 /// Checks what a sink codec can check without a registry: that its name encodes and,
-/// for `avro` / `json-schema` with a known input schema, that a writer schema can be
+/// for `avro` / `json-schema` / `protobuf` with a known input schema, that a writer schema can be
 /// derived from it (`--check`).
-pub fn check_sink(name: &str, topic: &str, input: Option<&SchemaRef>) -> Result<(), String> {
+/// A sink with a schema file (`avro:FILE.avsc`): that the file parses and, with a
+/// known input schema, that the sink's columns can be written with it.
+pub fn check_sink(codec: &CodecSpec, topic: &str, input: Option<&SchemaRef>) -> Result<(), String> {
+    let name = &codec.value.value;
     encodable(name)?;
-    if let (Some(format), Some(input)) = (registry_format(&Kind::parse(name)?), input) {
-        writer_schema_text(format, input, topic)?;
+    if let (Some(column), Some(key), Some(input)) = (&codec.key_column, &codec.key, input)
+        && let Some(format) = Kind::parse(&key.value)
+            .ok()
+            .and_then(|k| registry_format(&k))
+        && let Some(schema) = key_schema(Some(input), &column.value)
+    {
+        writer_schema_text(format, &schema, &format!("{topic}-key"))?;
     }
-    Ok(())
+    let Some(format) = registry_format(&Kind::parse(name)?) else {
+        return Ok(());
+    };
+    match (&codec.schema_file, input) {
+        (Some(file), input) => file_schema(format, file, input.map(|s| s.as_ref())).map(|_| ()),
+        (None, Some(input)) => writer_schema_text(format, input, topic).map(|_| ()),
+        (None, None) => Ok(()),
+    }
 }
 
 /// Resolves codec names with an optional registry behind them.
@@ -157,10 +177,27 @@ impl CodecResolver for OnlineCodecs {
             Some(k) => Some(decoder(k, schemas.as_ref())?),
         };
         let key_column = match (&codec.key_column, &codec.key) {
-            (Some(column), key) => Some((
-                column.value.clone(),
-                KeyCodec::parse(key.as_ref().map_or("string", |k| k.value.as_str()))?,
-            )),
+            (Some(column), key) => {
+                let key_name = key.as_ref().map_or("string", |k| k.value.as_str());
+                let format = Kind::parse(key_name).ok().and_then(|k| registry_format(&k));
+                let writer = match (format, &codec.topic, &self.schemas) {
+                    (Some(format), Some(topic), Some(cache)) => {
+                        SinkKey::Registry(Box::new(RegistrySink::new_key(
+                            format,
+                            cache.clone(),
+                            topic,
+                            key_schema(payload, &column.value).as_ref(),
+                        )?))
+                    }
+                    (Some(_), _, None) => {
+                        return Err(format!(
+                            "a {key_name} sink key needs a schema registry: pass --registry URL or set KRABKA_SCHEMA_REGISTRY_URL"
+                        ));
+                    }
+                    _ => SinkKey::Plain(KeyCodec::parse(key_name)?),
+                };
+                Some((column.value.clone(), writer))
+            }
             (None, _) => None,
         };
         // Only a sink (which has a topic) writes registry-framed values.
@@ -170,6 +207,7 @@ impl CodecResolver for OnlineCodecs {
                 cache.clone(),
                 Some(topic),
                 payload.map(|p| p.as_ref()),
+                codec.schema_file.as_ref(),
             )?),
             _ => None,
         };
@@ -207,6 +245,43 @@ fn decoder(
     })
 }
 
+/// How a sink's key column becomes key bytes.
+#[derive(Debug)]
+enum SinkKey {
+    Plain(KeyCodec),
+    /// `avro`, `json-schema`, `protobuf`: the key column as a one-field record
+    /// (object, message), registered under `<topic>-key`.
+    Registry(Box<RegistrySink>),
+}
+
+/// The key column alone, as a sink key batch holds it (when the input is known).
+fn key_schema(payload: Option<&SchemaRef>, column: &str) -> Option<arrow_schema::Schema> {
+    let field = payload?.field_with_name(column).ok()?.clone();
+    Some(arrow_schema::Schema::new(vec![field]))
+}
+
+/// Every row's registry-framed key; a null cell gives a keyless record.
+fn registry_keys(
+    sink: &RegistrySink,
+    topic: &str,
+    batch: &RecordBatch,
+    column: &str,
+) -> Result<Vec<Option<Vec<u8>>>, codec::CodecError> {
+    let index = batch.schema().index_of(column).map_err(|_| {
+        codec::CodecError::invalid(format!("sink key column does not exist: {column}"))
+    })?;
+    let keys = batch
+        .project(&[index])
+        .map_err(|e| codec::CodecError::invalid(e.to_string()))?;
+    let framed = sink.values(topic, &keys)?;
+    let cells = batch.column(index);
+    Ok(framed
+        .into_iter()
+        .enumerate()
+        .map(|(row, key)| cells.is_valid(row).then_some(key))
+        .collect())
+}
+
 /// A source or sink codec: key and value decoders for fetched records, the
 /// value kind for encoding.
 struct RecordCodec {
@@ -214,7 +289,7 @@ struct RecordCodec {
     decoder: Mutex<BatchDecoder>,
     value: Kind,
     /// A sink's key column and how its cells become key bytes.
-    key_column: Option<(String, KeyCodec)>,
+    key_column: Option<(String, SinkKey)>,
     /// A registry-framed sink's schema registration.
     registry: Option<RegistrySink>,
 }
@@ -262,8 +337,16 @@ impl BatchCodec for RecordCodec {
                 retriable: e.retriable,
                 ..failed(e.message)
             })?;
-        if let Some((column, codec)) = &self.key_column {
-            let keys = column_keys(batch, column, *codec).map_err(failed)?;
+        if let Some((column, writer)) = &self.key_column {
+            let keys = match writer {
+                SinkKey::Plain(codec) => column_keys(batch, column, *codec).map_err(failed)?,
+                SinkKey::Registry(sink) => {
+                    registry_keys(sink, topic, batch, column).map_err(|e| CodecError {
+                        retriable: e.is_retriable(),
+                        ..failed(e.to_string())
+                    })?
+                }
+            };
             for (record, key) in records.iter_mut().zip(keys) {
                 record.key = key;
             }
@@ -291,7 +374,7 @@ fn encode(
             };
             encode_rows(batch, &rows).map_err(codec_error)
         }
-        Kind::Avro | Kind::JsonSchema => {
+        Kind::Avro | Kind::JsonSchema | Kind::Protobuf => {
             let registry = registry.ok_or_else(|| {
                 CodecError::new("a registry-framed sink needs a schema registry (--registry)")
             })?;
@@ -310,9 +393,6 @@ fn encode(
             }
             Ok(records)
         }
-        other => Err(CodecError::new(format!(
-            "the {other:?} codec cannot encode records"
-        ))),
     }
 }
 
@@ -328,6 +408,7 @@ mod tests {
             value: Located::new(value.to_owned(), Default::default()),
             key: None,
             key_column: None,
+            schema_file: None,
             topic: None,
         }
     }
@@ -393,10 +474,11 @@ mod tests {
         assert!(e.contains("needs a schema registry"), "{e}");
         assert!(encodable("gzip+json").is_ok());
         assert!(encodable("gzip+avro").is_ok());
+        assert!(encodable("gzip+protobuf").is_ok());
         assert!(
-            encodable("gzip+protobuf")
+            encodable("protobuf3")
                 .unwrap_err()
-                .contains("cannot write sink records")
+                .contains("unknown codec")
         );
     }
 
@@ -508,7 +590,71 @@ message Order { string user = 1; int32 qty = 2; }
     }
 
     #[test]
-    fn a_protobuf_source_needs_a_registry_and_cannot_be_a_sink() {
+    fn registry_framed_sink_keys_register_under_the_key_subject_and_decode_back_to_the_column() {
+        use std::sync::Arc;
+
+        use arrow_array::{Int64Array, StringArray};
+        use arrow_schema::{DataType, Field, Schema};
+
+        use crate::engine::columnarschema::writer_schemas::WriterSchema;
+        use crate::engine::schema::registry::SchemaType;
+        let input = Arc::new(Schema::new(vec![
+            Field::new("user", DataType::Utf8, true),
+            Field::new("n", DataType::Int64, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            input.clone(),
+            vec![
+                Arc::new(StringArray::from(vec![Some("alice"), None])),
+                Arc::new(Int64Array::from(vec![2, 1])),
+            ],
+        )
+        .unwrap();
+        for (format, schema_type) in [
+            ("avro", SchemaType::Avro),
+            ("json-schema", SchemaType::Json),
+            ("protobuf", SchemaType::Protobuf),
+        ] {
+            let cache = SchemaCache::offline();
+            let codecs = OnlineCodecs {
+                schemas: Some(cache.clone()),
+            };
+            let mut sink = spec("json");
+            sink.topic = Some("totals".into());
+            sink.key_column = Some(Located::new("user".into(), Default::default()));
+            sink.key = Some(Located::new(format.into(), Default::default()));
+            let codec = codecs.resolve(&sink, Some(&input)).unwrap();
+            let interned = cache.interned_schema("totals-key").expect(format);
+            assert!(cache.interned_schema("totals-value").is_none(), "{format}");
+            cache.seed_subject_id("totals-key", 9);
+            cache.seed_writer(WriterSchema {
+                id: 9,
+                schema_type,
+                text: interned.spec.schema.clone(),
+                message_type: interned.spec.message_type.clone(),
+                references: Vec::new(),
+            });
+            let out = codec.encode("totals", &batch).unwrap();
+            assert_eq!(out[1].key, None, "{format}: a null key cell is keyless");
+            let key = out[0].key.clone().unwrap();
+            assert_eq!(&key[..5], &[0, 0, 0, 0, 9], "{format}");
+            let source = codecs.resolve(&spec(format), None).unwrap();
+            let decoded = source.decode("totals", &[framed_record(0, key)]).unwrap();
+            let users = decoded.column_by_name("user").expect(format);
+            assert_eq!(
+                crate::engine::columnar::json_values::column_to_json(
+                    users.as_ref(),
+                    decoded.schema().field_with_name("user").unwrap()
+                )
+                .unwrap(),
+                [r#""alice""#],
+                "{format}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_protobuf_source_needs_a_registry_and_protobuf_sinks_encode() {
         let e = OnlineCodecs { schemas: None }
             .resolve(&spec("protobuf"), None)
             .unwrap_err();
@@ -516,7 +662,7 @@ message Order { string user = 1; int32 qty = 2; }
             e.contains("the protobuf codec needs a schema registry"),
             "{e}"
         );
-        assert!(encodable("protobuf").is_err());
+        assert!(encodable("protobuf").is_ok());
         assert!(encodable("json-sr").is_ok());
     }
 }

@@ -164,6 +164,12 @@ pub fn encode_body(msg: &MessageDescriptor, value: &serde_json::Value) -> Schema
     sort_map_entries(msg, &dynamic.encode_to_vec()).map_err(SchemaError::Serialize)
 }
 
+/// Encodes a message, map entries sorted by key at every depth (D2).
+pub fn encode_message(msg: &DynamicMessage) -> SchemaResult<Vec<u8>> {
+    use prost_reflect::ReflectMessage as _;
+    sort_map_entries(&msg.descriptor(), &msg.encode_to_vec()).map_err(SchemaError::Serialize)
+}
+
 fn map_key(v: &prost_reflect::Value) -> Result<prost_reflect::MapKey, String> {
     use prost_reflect::{MapKey, Value};
     Ok(match v {

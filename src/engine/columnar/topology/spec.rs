@@ -125,6 +125,16 @@ pub struct CodecSpec {
     pub key_column: Option<Located<String>>,
     /// A sink's topic: registry codecs register under `<topic>-value`.
     pub topic: Option<String>,
+    /// A sink's writer schema given as a file (`value: avro:FILE.avsc`).
+    pub schema_file: Option<SchemaFile>,
+}
+
+/// A writer schema file named by a sink's `value`: the path as written (relative
+/// to the topology file) and, once the file is read, its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaFile {
+    pub path: Located<String>,
+    pub text: Option<String>,
 }
 
 /// One node of the file, in order.
@@ -715,7 +725,15 @@ fn add_operator(
 }
 
 /// Codecs a sink key column may be written with.
-pub const SINK_KEY_CODECS: [&str; 3] = ["string", "raw", "json"];
+pub const SINK_KEY_CODECS: [&str; 7] = [
+    "string",
+    "raw",
+    "json",
+    "avro",
+    "json-schema",
+    "json-sr",
+    "protobuf",
+];
 
 /// A sink key column must exist in the sink's input (when its schema is known)
 /// and be written with one of [`SINK_KEY_CODECS`].
@@ -824,6 +842,7 @@ mod tests {
                             value: loc("avro", 5, 12),
                             key: None,
                             key_column: None,
+                            schema_file: None,
                             topic: None,
                         },
                         columns: Some(vec![
@@ -851,6 +870,7 @@ mod tests {
                             value: loc("json", 15, 12),
                             key: None,
                             key_column: None,
+                            schema_file: None,
                             topic: Some("out".into()),
                         }),
                     },

@@ -80,12 +80,12 @@ impl AvroSchema {
         })
     }
 
-    fn all(&self) -> Vec<&Schema> {
+    pub(crate) fn all(&self) -> Vec<&Schema> {
         self.references.iter().chain([&self.schema]).collect()
     }
 
     /// The same schema with every decimal replaced by the bytes or fixed carrying it.
-    fn lowered(&self) -> AvroSchema {
+    pub(crate) fn lowered(&self) -> AvroSchema {
         AvroSchema {
             schema: lower_decimals(&self.schema),
             references: self.references.iter().map(lower_decimals).collect(),
