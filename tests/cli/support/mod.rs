@@ -1,5 +1,6 @@
 //! Helpers shared by the end-to-end tests: real servers and unique names.
 
+pub mod object_store;
 pub mod process;
 pub mod small_disk;
 pub mod tansu;
