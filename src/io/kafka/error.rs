@@ -29,6 +29,13 @@ impl KafkaIoError {
 
     /// Wraps an rdkafka error with what was being done.
     pub fn from_kafka(what: impl fmt::Display, e: &KafkaError) -> Self {
+        if is_unreachable_error(e) {
+            // The connection failed because the broker refused our login: that is its
+            // answer, not an outage, and retrying will not change it.
+            if let Some(refused) = super::auth_failure::recent() {
+                return KafkaIoError::failed(format!("{what}: {refused}"));
+            }
+        }
         let mut message = format!("{what}: {e}");
         if matches!(
             e.rdkafka_error_code(),

@@ -4,22 +4,23 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::io::kafka::error::KafkaIoError;
+use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 
 /// A topic-partition, ordered by topic then partition.
 pub type TopicPartition = (String, i32);
 
-fn group_consumer(settings: &KafkaSettings, group: &str) -> Result<BaseConsumer, KafkaIoError> {
+fn group_consumer(settings: &KafkaSettings, group: &str) -> Result<ReaderConsumer, KafkaIoError> {
     let mut config = settings.client_config();
     config
         .set("group.id", group)
         .set("enable.auto.commit", "false");
     config
-        .create()
+        .create_with_context(ReaderContext)
         .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer for group {group}: {e}")))
 }
 

@@ -3,6 +3,7 @@
 //! partition holds, the group runner's consumer, producer (transactions included)
 //! and cut source, the embedded mock cluster.
 
+pub mod auth_failure;
 pub mod barrier_consumer;
 pub mod barrier_state;
 pub mod barrier_watch;

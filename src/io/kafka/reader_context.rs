@@ -1,9 +1,11 @@
 //! The client context of our reading consumers: librdkafka errors are logged as the default
 //! context logs them, except partition-EOF notices. Readers ask for those to see the end of a
 //! partition, and librdkafka also passes them to the global error callback, which would print
-//! one ERROR line per partition on every read of a many-partition topic.
+//! one ERROR line per partition on every read of a many-partition topic. A refused login is
+//! also noted for the command's final error (`auth_failure`).
 
 use rdkafka::client::ClientContext;
+use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::{BaseConsumer, ConsumerContext};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
@@ -19,8 +21,13 @@ impl ClientContext for ReaderContext {
         if is_partition_eof(&error) {
             tracing::trace!("librdkafka: {error}: {reason}");
         } else {
+            super::auth_failure::note(&error, reason);
             tracing::error!("librdkafka: {error}: {reason}");
         }
+    }
+
+    fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
+        super::auth_failure::log(level, fac, log_message);
     }
 }
 

@@ -55,7 +55,12 @@ fn tps(list: &TopicPartitionList) -> Vec<Tp> {
 
 impl ClientContext for RunnerContext {
     fn error(&self, error: KafkaError, reason: &str) {
+        crate::io::kafka::auth_failure::note(&error, reason);
         tracing::warn!("librdkafka: {error}: {reason}");
+    }
+
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        crate::io::kafka::auth_failure::log(level, fac, log_message);
     }
 }
 

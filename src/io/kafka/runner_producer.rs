@@ -29,7 +29,16 @@ pub struct DeliveryContext {
     failure: Mutex<Option<String>>,
 }
 
-impl ClientContext for DeliveryContext {}
+impl ClientContext for DeliveryContext {
+    fn error(&self, error: KafkaError, reason: &str) {
+        crate::io::kafka::auth_failure::note(&error, reason);
+        tracing::error!("librdkafka: {error}: {reason}");
+    }
+
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        crate::io::kafka::auth_failure::log(level, fac, log_message);
+    }
+}
 
 impl ProducerContext for DeliveryContext {
     type DeliveryOpaque = ();

