@@ -81,6 +81,18 @@ pub(super) fn read_ids(
 }
 
 pub(super) fn start_runner(dir: &Path, bootstrap: &str, input: &str, output: &str) -> Child {
+    start_runner_with(dir, bootstrap, input, output, "3s", "1000")
+}
+
+/// [`start_runner`] with other `--timeout` and `--request-timeout-ms` values.
+pub(super) fn start_runner_with(
+    dir: &Path,
+    bootstrap: &str,
+    input: &str,
+    output: &str,
+    timeout: &str,
+    request_timeout_ms: &str,
+) -> Child {
     let topology = dir.join("topology.yaml");
     std::fs::write(
         &topology,
@@ -93,7 +105,12 @@ pub(super) fn start_runner(dir: &Path, bootstrap: &str, input: &str, output: &st
     Command::new(binary())
         .args(["run", topology.to_str().unwrap(), "-b", bootstrap])
         // Short timeouts: the outages below are several times longer than each.
-        .args(["--timeout", "3s", "--request-timeout-ms", "1000"])
+        .args([
+            "--timeout",
+            timeout,
+            "--request-timeout-ms",
+            request_timeout_ms,
+        ])
         .args(["-X", "linger.ms=0", "-X", "batch.num.messages=1"])
         .args([
             "-X",
