@@ -35,7 +35,11 @@ pub struct Cluster {
 
 impl Cluster {
     pub fn start() -> Cluster {
-        let broker = Tansu::start();
+        Self::start_on(Tansu::start())
+    }
+
+    /// The same around a broker started elsewhere (e.g. a persistent one that a test restarts).
+    pub fn start_on(broker: Tansu) -> Cluster {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

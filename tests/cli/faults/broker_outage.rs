@@ -12,7 +12,7 @@ use crate::support::tansu::Tansu;
 use crate::support::unique_name;
 
 /// Waits until the running tail printed `n` NDJSON lines.
-fn wait_for_lines(run: &Running, n: usize) {
+pub(super) fn wait_for_lines(run: &Running, n: usize) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let text = String::from_utf8_lossy(&run.stdout_so_far()).into_owned();
@@ -28,7 +28,7 @@ fn wait_for_lines(run: &Running, n: usize) {
     }
 }
 
-fn tail(dir: &std::path::Path, bootstrap: &str, topic: &str, extra: &[&str]) -> Running {
+pub(super) fn tail(dir: &std::path::Path, bootstrap: &str, topic: &str, extra: &[&str]) -> Running {
     let mut args = vec![
         "tail",
         topic,
@@ -44,7 +44,7 @@ fn tail(dir: &std::path::Path, bootstrap: &str, topic: &str, extra: &[&str]) -> 
     Running::start(dir, &args)
 }
 
-fn assert_unreachable(out: &Finished, bound: Duration) {
+pub(super) fn assert_unreachable(out: &Finished, bound: Duration) {
     assert_eq!(out.code(), 4, "exit code; stderr:\n{}", out.stderr);
     assert!(
         out.elapsed < bound,
@@ -174,7 +174,7 @@ fn barrier_world() -> (Cluster, String) {
     (c, cg)
 }
 
-fn verify_args<'a>(bootstrap: &'a str, cg: &'a str) -> Vec<&'a str> {
+pub(super) fn verify_args<'a>(bootstrap: &'a str, cg: &'a str) -> Vec<&'a str> {
     vec![
         "-b",
         bootstrap,

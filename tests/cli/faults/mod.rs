@@ -1,9 +1,11 @@
-//! Fault injection with real processes (issue 8): a Tansu broker frozen or killed under
-//! `tail` and `barrier verify`, a registry that fails, `kill -9` during `snapshot restore`,
+//! Fault injection with real processes (issue 8): a Tansu broker frozen, killed, or killed
+//! with `kill -9` and restarted over its persistent store under `tail`, `run` and
+//! `barrier verify`, a registry that fails, `kill -9` during `snapshot restore`,
 //! a full disk, and the security surface (TLS, SASL, secrets, file permissions).
 //! Every test is bounded in time; RELIABILITY.md lists what each one proves.
 
 mod broker_outage;
+mod broker_restart;
 mod disk_full;
 mod permissions;
 mod registry_faults;

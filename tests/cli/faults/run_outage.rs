@@ -25,7 +25,7 @@ use crate::support::unique_name;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Produces `{"id": i}` for i in `ids`, one record per batch, spread over 2 partitions.
-fn produce_ids(bootstrap: &str, topic: &str, ids: std::ops::Range<i64>) {
+pub(super) fn produce_ids(bootstrap: &str, topic: &str, ids: std::ops::Range<i64>) {
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("linger.ms", "0")
@@ -48,7 +48,12 @@ fn produce_ids(bootstrap: &str, topic: &str, ids: std::ops::Range<i64>) {
 
 /// Reads the sink from the beginning until it holds every id of `want` (or the deadline);
 /// returns the ids seen.
-fn read_ids(bootstrap: &str, topic: &str, want: i64, deadline: Duration) -> BTreeSet<i64> {
+pub(super) fn read_ids(
+    bootstrap: &str,
+    topic: &str,
+    want: i64,
+    deadline: Duration,
+) -> BTreeSet<i64> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", unique_name("reader"))
@@ -75,7 +80,19 @@ fn read_ids(bootstrap: &str, topic: &str, want: i64, deadline: Duration) -> BTre
     seen
 }
 
-fn start_runner(dir: &Path, bootstrap: &str, input: &str, output: &str) -> Child {
+pub(super) fn start_runner(dir: &Path, bootstrap: &str, input: &str, output: &str) -> Child {
+    start_runner_with(dir, bootstrap, input, output, "3s", "1000")
+}
+
+/// [`start_runner`] with other `--timeout` and `--request-timeout-ms` values.
+pub(super) fn start_runner_with(
+    dir: &Path,
+    bootstrap: &str,
+    input: &str,
+    output: &str,
+    timeout: &str,
+    request_timeout_ms: &str,
+) -> Child {
     let topology = dir.join("topology.yaml");
     std::fs::write(
         &topology,
@@ -88,7 +105,12 @@ fn start_runner(dir: &Path, bootstrap: &str, input: &str, output: &str) -> Child
     Command::new(binary())
         .args(["run", topology.to_str().unwrap(), "-b", bootstrap])
         // Short timeouts: the outages below are several times longer than each.
-        .args(["--timeout", "3s", "--request-timeout-ms", "1000"])
+        .args([
+            "--timeout",
+            timeout,
+            "--request-timeout-ms",
+            request_timeout_ms,
+        ])
         .args(["-X", "linger.ms=0", "-X", "batch.num.messages=1"])
         .args([
             "-X",
@@ -105,7 +127,7 @@ fn start_runner(dir: &Path, bootstrap: &str, input: &str, output: &str) -> Child
 }
 
 /// Ctrl-C; the runner must stop within `TIMEOUT`. Returns (exit code, its log).
-fn interrupt(mut child: Child, dir: &Path) -> (Option<i32>, String) {
+pub(super) fn interrupt(mut child: Child, dir: &Path) -> (Option<i32>, String) {
     // SAFETY: kill(2) on our own child's pid.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let until = Instant::now() + TIMEOUT;
@@ -123,7 +145,7 @@ fn interrupt(mut child: Child, dir: &Path) -> (Option<i32>, String) {
     )
 }
 
-fn assert_all_delivered(
+pub(super) fn assert_all_delivered(
     seen: &BTreeSet<i64>,
     upto: i64,
     runner: &mut Child,

