@@ -9,6 +9,7 @@
 //! Times are the bench thread's CPU time, best of several interleaved rounds
 //! (`KRABKA_BENCH_CLOCK=wall` for wall time): the ratios hold on a loaded machine. The broker-bound ratio (tail vs a
 //! bare rdkafka consumer) is `cargo bench --bench tail_broker`; both are `scripts/bench-tail`.
+//! `KRABKA_BENCH_PARQUET_OUT=FILE` writes the Parquet file of the output ratio instead, to read it back.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -310,13 +311,18 @@ fn write_ipc(batches: &[RecordBatch]) -> usize {
 
 /// Parquet with the writer settings `tail` uses.
 fn write_parquet(batches: &[RecordBatch]) -> usize {
-    let props = krabka_streams::io::batch_sink::parquet_properties(128 * 1024);
+    parquet_bytes(batches).len()
+}
+
+fn parquet_bytes(batches: &[RecordBatch]) -> Vec<u8> {
+    let props =
+        krabka_streams::io::batch_sink::parquet_properties(&batches[0].schema(), 128 * 1024);
     let mut w =
         parquet::arrow::ArrowWriter::try_new(Vec::new(), batches[0].schema(), Some(props)).unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
-    w.into_inner().unwrap().len()
+    w.into_inner().unwrap()
 }
 
 /// `KRABKA_BENCH_ONLY=parquet`: Parquet writer settings against the IPC stream writer,
@@ -346,7 +352,7 @@ fn parquet_settings(framed: &[Vec<u8>]) {
     let variants: Vec<(&str, WriterProperties)> = vec![
         (
             "tail's settings",
-            krabka_streams::io::batch_sink::parquet_properties(128 * 1024),
+            krabka_streams::io::batch_sink::parquet_properties(&batches[0].schema(), 128 * 1024),
         ),
         ("zstd 1, no dictionary, page statistics", base().build()),
         (
@@ -440,6 +446,12 @@ fn main() {
         parquet_settings(&framed);
         return;
     }
+    if let Ok(path) = std::env::var("KRABKA_BENCH_PARQUET_OUT") {
+        // The file the output ratio writes, for reading back with pyarrow or DuckDB.
+        std::fs::write(&path, parquet_bytes(&krabka_batches(&framed))).unwrap();
+        println!("wrote {path}");
+        return;
+    }
     let bytes: usize = framed.iter().map(Vec::len).sum();
     println!(
         "{n} Confluent-framed Avro orders, {:.0} B each on average; times: {}",
@@ -492,14 +504,18 @@ fn main() {
     println!("ratio   vs apache-avro Value path to Arrow: {vs_apache:.2}x (target >= 8x)");
     println!("ratio   vs arrow-avro:        {vs_arrow_avro:.2}x (target >= 0.9x)");
 
-    let ipc = best(runs, || {
-        let b = krabka_batches(&framed);
-        black_box(write_ipc(&b));
-    });
-    let pq = best(runs, || {
-        let b = krabka_batches(&framed);
-        black_box(write_parquet(&b));
-    });
+    // Interleaved like the decoders: each round runs both sides once.
+    let (mut ipc, mut pq) = (Duration::MAX, Duration::MAX);
+    for _ in 0..runs {
+        ipc = ipc.min(best(1, || {
+            let b = krabka_batches(&framed);
+            black_box(write_ipc(&b));
+        }));
+        pq = pq.min(best(1, || {
+            let b = krabka_batches(&framed);
+            black_box(write_parquet(&b));
+        }));
+    }
     println!("output  decode + Arrow IPC stream  {}", rate(n, ipc));
     println!("output  decode + Parquet (zstd)    {}", rate(n, pq));
     println!(
