@@ -7,11 +7,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
+use crate::support::admin::create_topic_with_values;
 use crate::support::process::{Finished, Running};
 use crate::support::tansu::Tansu;
 use crate::support::tls_proxy::{TestPki, TlsProxy};
@@ -54,36 +52,7 @@ impl TlsCluster {
 
     fn topic_with(&self, records: u32) -> String {
         let topic = unique_name("tls");
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let admin: AdminClient<DefaultClientContext> = self.client().create().unwrap();
-        let created = rt
-            .block_on(admin.create_topics(
-                &[NewTopic::new(&topic, 1, TopicReplication::Fixed(1))],
-                &AdminOptions::new().operation_timeout(Some(Duration::from_secs(30))),
-            ))
-            .unwrap();
-        assert_eq!(created, vec![Ok(topic.clone())]);
-        let producer: BaseProducer = self
-            .client()
-            .set("linger.ms", "0")
-            .set("batch.num.messages", "1")
-            .create()
-            .unwrap();
-        for i in 0..records {
-            let v = format!("v{i}");
-            producer
-                .send(
-                    BaseRecord::<[u8], [u8]>::to(&topic)
-                        .partition(0)
-                        .payload(v.as_bytes()),
-                )
-                .map_err(|(e, _)| e)
-                .unwrap();
-            producer.flush(Duration::from_secs(30)).unwrap();
-        }
+        create_topic_with_values(&self.client(), &topic, records);
         topic
     }
 

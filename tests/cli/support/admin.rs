@@ -5,6 +5,7 @@ use std::time::Duration;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::types::RDKafkaErrorCode;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,5 +38,41 @@ pub fn create_topics(bootstrap: &str, topics: &[(&str, i32)]) {
             Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
             Err((topic, e)) => panic!("create topic {topic}: {e}"),
         }
+    }
+}
+
+/// Creates `topic` (one partition) through a client built from `config` — which carries the
+/// TLS or SASL settings a secured listener needs — and produces `v0`…`v{records-1}` to it,
+/// one record per batch (Tansu's high watermark is right only then).
+pub fn create_topic_with_values(config: &ClientConfig, topic: &str, records: u32) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let admin: AdminClient<DefaultClientContext> = config.create().expect("admin client");
+    let created = rt
+        .block_on(admin.create_topics(
+            &[NewTopic::new(topic, 1, TopicReplication::Fixed(1))],
+            &AdminOptions::new().operation_timeout(Some(TIMEOUT)),
+        ))
+        .expect("CreateTopics answered");
+    assert_eq!(created, vec![Ok(topic.to_owned())]);
+    let producer: BaseProducer = config
+        .clone()
+        .set("linger.ms", "0")
+        .set("batch.num.messages", "1")
+        .create()
+        .expect("producer");
+    for i in 0..records {
+        let value = format!("v{i}");
+        producer
+            .send(
+                BaseRecord::<[u8], [u8]>::to(topic)
+                    .partition(0)
+                    .payload(value.as_bytes()),
+            )
+            .map_err(|(e, _)| e)
+            .expect("queue the record");
+        producer.flush(TIMEOUT).expect("flush");
     }
 }
