@@ -146,7 +146,13 @@ fn tls_with_a_custom_ca_and_a_client_certificate_from_command_config_reads_recor
     assert!(out.stderr.contains("ssl.truststore.type"), "{}", out.stderr);
 }
 
-fn sasl_properties(dir: &Path, name: &str, mechanism: &str, user: &str, password: &str) -> String {
+pub(super) fn sasl_properties(
+    dir: &Path,
+    name: &str,
+    mechanism: &str,
+    user: &str,
+    password: &str,
+) -> String {
     let module = if mechanism == "PLAIN" {
         "org.apache.kafka.common.security.plain.PlainLoginModule"
     } else {

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use rdkafka::config::ClientConfig;
 
+use super::security::sasl_properties;
 use crate::support::admin::create_topic_with_values;
 use crate::support::process::{Finished, Running};
 use crate::support::sasl_front::{Login, SaslFront};
@@ -69,21 +70,8 @@ impl SaslCluster {
 
 /// A `--command-config` file with a JAAS line, as Java clients write it.
 fn properties(dir: &Path, mechanism: &str, user: &str, password: &str) -> String {
-    let module = if mechanism == "PLAIN" {
-        "org.apache.kafka.common.security.plain.PlainLoginModule"
-    } else {
-        "org.apache.kafka.common.security.scram.ScramLoginModule"
-    };
-    let path = dir.join(format!("{mechanism}-{user}-{}.properties", password.len()));
-    std::fs::write(
-        &path,
-        format!(
-            "security.protocol=SASL_PLAINTEXT\nsasl.mechanism={mechanism}\n\
-             sasl.jaas.config={module} required username=\"{user}\" password=\"{password}\";\n"
-        ),
-    )
-    .unwrap();
-    path.display().to_string()
+    let name = format!("{mechanism}-{user}-{}.properties", password.len());
+    sasl_properties(dir, &name, mechanism, user, password)
 }
 
 fn run(dir: &Path, bootstrap: &str, config: &str, args: &[&str]) -> Finished {
