@@ -106,10 +106,12 @@ struct Reader {
     chars: Vec<char>,
 }
 
-/// Codecs whose sink `value` may name a writer schema file: `avro:FILE.avsc`.
+/// Codecs whose sink `value` (or key `codec`) may name a writer schema file:
+/// `avro:FILE.avsc`, `json-schema:FILE.json`, `protobuf:FILE.proto[:pkg.Msg]`.
 const SCHEMA_FILE_CODECS: [&str; 4] = ["avro", "protobuf", "json-schema", "json-sr"];
 
-/// Splits `CODEC:PATH` into the codec and the schema file it names.
+/// Splits `CODEC:PATH` into the codec and the schema file it names; a Protobuf
+/// path may end in `:MESSAGE`, the message it is written with.
 fn split_schema_file(value: Located<String>) -> (Located<String>, Option<SchemaFile>) {
     let Some((codec, path)) = value.value.split_once(':') else {
         return (value, None);
@@ -122,30 +124,41 @@ fn split_schema_file(value: Located<String>) -> (Located<String>, Option<SchemaF
         line: value.pos.line,
         column: value.pos.column + codec.chars().count() + 1,
     };
+    let (path, message) = match path.rsplit_once(':') {
+        Some((file, message)) if inner == "protobuf" && !message.is_empty() => {
+            let at = Pos {
+                line: path_pos.line,
+                column: path_pos.column + file.chars().count() + 1,
+            };
+            (file, Some(Located::new(message.to_owned(), at)))
+        }
+        _ => (path, None),
+    };
     let file = SchemaFile {
         path: Located::new(path.to_owned(), path_pos),
+        message,
         text: None,
     };
     (Located::new(codec.to_owned(), value.pos), Some(file))
 }
 
-/// Reads every sink's schema file, relative to `dir` (the topology file's
-/// directory); a file that cannot be read is an error at its path.
+/// Reads every sink's schema files (value and key), relative to `dir` (the
+/// topology file's directory); a file that cannot be read is an error at its path.
 pub fn load_schema_files(spec: &mut TopologySpec, dir: &Path) -> Result<(), SpecError> {
     for node in &mut spec.nodes {
         if let NodeOp::Sink {
-            codec:
-                Some(CodecSpec {
-                    schema_file: Some(file),
-                    ..
-                }),
-            ..
+            codec: Some(codec), ..
         } = &mut node.op
         {
-            let path = dir.join(&file.path.value);
-            let text = read_schema_file(&path)
-                .map_err(|e| SpecError::at(file.path.pos, format!("schema file {e}")))?;
-            file.text = Some(text);
+            for file in [&mut codec.schema_file, &mut codec.key_schema_file]
+                .into_iter()
+                .flatten()
+            {
+                let path = dir.join(&file.path.value);
+                let text = read_schema_file(&path)
+                    .map_err(|e| SpecError::at(file.path.pos, format!("schema file {e}")))?;
+                file.text = Some(text);
+            }
         }
     }
     Ok(())
@@ -512,6 +525,7 @@ impl Reader {
                     key: optional_text("key")?,
                     key_column: None,
                     schema_file: None,
+                    key_schema_file: None,
                     topic: None,
                 };
                 let columns = match fields.get("columns") {
@@ -601,6 +615,13 @@ impl Reader {
                     Some(key) => self.sink_key(key)?,
                 };
                 let (value, schema_file) = split_schema_file(text("value")?);
+                let (key, key_schema_file) = match key {
+                    Some(k) if key_column.is_some() => {
+                        let (k, file) = split_schema_file(k);
+                        (Some(k), file)
+                    }
+                    k => (k, None),
+                };
                 NodeOp::Sink {
                     parent: text("parent")?,
                     codec: Some(CodecSpec {
@@ -609,6 +630,7 @@ impl Reader {
                         key_column,
                         topic: Some(topic.value.clone()),
                         schema_file,
+                        key_schema_file,
                     }),
                     topic,
                 }
@@ -672,6 +694,36 @@ nodes:
                 column: 13
             }
         );
+    }
+
+    #[test]
+    fn a_protobuf_schema_file_names_its_message_and_a_key_codec_its_own_schema_file() {
+        let text = EXAMPLE.replace(
+            "    value: json\n",
+            "    value: protobuf:t.proto:shop.Total\n    key: {column: user, codec: json-schema:k.json}\n",
+        );
+        let spec = parse(&text).unwrap();
+        let NodeOp::Sink {
+            codec: Some(codec), ..
+        } = &spec.nodes[3].op
+        else {
+            panic!()
+        };
+        assert_eq!(codec.value.value, "protobuf");
+        let file = codec.schema_file.as_ref().unwrap();
+        assert_eq!(file.path.value, "t.proto");
+        let message = file.message.as_ref().unwrap();
+        assert_eq!(message.value, "shop.Total");
+        assert_eq!((file.path.pos.column, message.pos.column), (21, 29));
+        assert_eq!(codec.key.as_ref().unwrap().value, "json-schema");
+        let key_file = codec.key_schema_file.as_ref().unwrap();
+        assert_eq!(
+            (key_file.path.value.as_str(), key_file.message.as_ref()),
+            ("k.json", None)
+        );
+        // A colon in another codec's path stays in the path.
+        let (_, file) = split_schema_file(Located::new("avro:a:b.avsc".into(), Pos::default()));
+        assert_eq!(file.unwrap().path.value, "a:b.avsc");
     }
 
     #[test]

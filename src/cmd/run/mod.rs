@@ -228,6 +228,10 @@ fn check_sinks(spec: &TopologySpec, built: &BuiltSpec) -> Result<(), spec::SpecE
         {
             topology_codecs::check_sink(codec, &topic.value, schema.as_ref())
                 .map_err(|m| spec::SpecError::at(codec.value.pos, m))?;
+            if let Some(key) = &codec.key {
+                topology_codecs::check_sink_key(codec, &topic.value, schema.as_ref())
+                    .map_err(|m| spec::SpecError::at(key.pos, m))?;
+            }
         }
     }
     Ok(())

@@ -62,7 +62,7 @@ fn field_schema(f: &Field) -> Result<Value, String> {
     Ok(schema)
 }
 
-fn type_schema(f: &Field) -> Result<Value, String> {
+pub(crate) fn type_schema(f: &Field) -> Result<Value, String> {
     Ok(match f.data_type() {
         DataType::Null => json!({"type": "null"}),
         DataType::Boolean => json!({"type": "boolean"}),

@@ -37,13 +37,13 @@ use crate::engine::columnarschema::avro_writer::payload_fields;
 use crate::engine::columnarschema::protobuf::columns::WRAPPER_KEY;
 
 const MESSAGE_KEY: &str = "krabka.proto.message";
-const TIMESTAMP: &str = "google.protobuf.Timestamp";
-const JSON_MESSAGES: [&str; 3] = [
+pub(crate) const TIMESTAMP: &str = "google.protobuf.Timestamp";
+pub(crate) const JSON_MESSAGES: [&str; 3] = [
     "google.protobuf.Value",
     "google.protobuf.Struct",
     "google.protobuf.ListValue",
 ];
-const WRAPPERS: [&str; 9] = [
+pub(crate) const WRAPPERS: [&str; 9] = [
     "google.protobuf.DoubleValue",
     "google.protobuf.FloatValue",
     "google.protobuf.Int64Value",
@@ -245,6 +245,34 @@ pub fn proto_messages(
         .collect()
 }
 
+/// Writes the Protobuf bodies of a batch's columns, one per row, into a message
+/// of a schema file: each column sets the field of its name; columns the
+/// message does not name are left out, fields no column holds are left unset.
+pub fn proto_messages_named(
+    batch: &RecordBatch,
+    columns: &[(usize, Field)],
+    message: &MessageDescriptor,
+) -> Result<Vec<DynamicMessage>, String> {
+    let arrays: Vec<(&ArrayRef, &Field, FieldDescriptor)> = columns
+        .iter()
+        .filter_map(|(i, f)| {
+            message
+                .get_field_by_name(f.name())
+                .map(|fd| (batch.column(*i), f, fd))
+        })
+        .collect();
+    (0..batch.num_rows())
+        .map(|row| {
+            let mut msg = DynamicMessage::new(message.clone());
+            for (array, field, fd) in &arrays {
+                set_field(&mut msg, array.as_ref(), field, fd, row)
+                    .map_err(|e| format!("row {row}: {e}"))?;
+            }
+            Ok(msg)
+        })
+        .collect()
+}
+
 /// Sets one field of `msg` from `array[row]`; a null leaves it unset (absent, or an
 /// empty list or map).
 fn set_field(
@@ -425,8 +453,11 @@ fn single(array: &dyn Array, f: &Field, kind: &Kind, row: usize) -> Result<Value
             };
             let s = array.as_struct();
             let mut msg = DynamicMessage::new(m.clone());
-            for ((child, column), fd) in children.iter().zip(s.columns()).zip(m.fields()) {
-                set_field(&mut msg, column.as_ref(), child, &fd, row)?;
+            // By name: a message of a schema file may order (or omit) fields differently.
+            for (child, column) in children.iter().zip(s.columns()) {
+                if let Some(fd) = m.get_field_by_name(child.name()) {
+                    set_field(&mut msg, column.as_ref(), child, &fd, row)?;
+                }
             }
             Value::Message(msg)
         }

@@ -20,10 +20,10 @@ use prost_reflect::MessageDescriptor;
 
 use crate::engine::columnar::codec;
 use crate::engine::columnar::topology::spec::SchemaFile;
-use crate::engine::columnarschema::avro_file_sink::AvroFileSchema;
 use crate::engine::columnarschema::avro_writer::{
     avro_bodies, avro_name, avro_schema_of, fits, payload_fields,
 };
+use crate::engine::columnarschema::file_schema_sink::FileSchema;
 use crate::engine::columnarschema::json_schema_writer::json_schema_of;
 use crate::engine::columnarschema::proto_writer::{proto_messages, proto_schema_of};
 use crate::engine::columnarschema::sink_rows::payload_json_rows;
@@ -100,25 +100,8 @@ pub fn file_schema(
     format: SinkFormat,
     file: &SchemaFile,
     input: Option<&Schema>,
-) -> Result<AvroFileSchema, String> {
-    let path = &file.path.value;
-    if format != SinkFormat::Avro {
-        return Err(format!(
-            "{path}: schema files are read for avro sinks only in this build (`avro:FILE.avsc`)"
-        ));
-    }
-    let text = file
-        .text
-        .as_deref()
-        .ok_or_else(|| format!("schema file {path} was not read"))?;
-    let schema = AvroFileSchema::parse(text).map_err(|e| format!("{path}: {e}"))?;
-    if let Some(input) = input {
-        let fields: Vec<Field> = payload_fields(input).into_iter().map(|(_, f)| f).collect();
-        schema
-            .check(&Schema::new(fields))
-            .map_err(|e| format!("{path}: {e}"))?;
-    }
-    Ok(schema)
+) -> Result<FileSchema, String> {
+    FileSchema::read(format, file, input)
 }
 
 /// The writer schema derived while the topology was built.
@@ -136,8 +119,9 @@ pub struct RegistrySink {
     /// Batches that [`fits`] this schema are written with it, so that a batch whose
     /// column happens to be non-nullable does not register a second schema.
     prepared: Option<Prepared>,
-    /// The writer schema given as a file (`avro:FILE.avsc`), used instead of a derived one.
-    file: Option<AvroFileSchema>,
+    /// The writer schema given as a file (`avro:FILE.avsc`, `json-schema:FILE.json`,
+    /// `protobuf:FILE.proto`), used instead of a derived one.
+    file: Option<FileSchema>,
     /// Registered schema text → id, per subject.
     ids: Mutex<HashMap<(String, String), i32>>,
     /// Compiled Protobuf schemas by text (compiling costs far more than a batch).
@@ -160,14 +144,16 @@ impl RegistrySink {
     }
 
     /// A sink's registry-framed keys: batches holding the key column only, their
-    /// schema (known when `input` is) interned under `<topic>-key`.
+    /// schema (derived when `input` is known, or the key's schema file) interned
+    /// under `<topic>-key`.
     pub fn new_key(
         format: SinkFormat,
         cache: SchemaCache,
         topic: &str,
         input: Option<&Schema>,
+        schema_file: Option<&SchemaFile>,
     ) -> Result<Self, String> {
-        Self::build(format, cache, Some(topic), input, None, true)
+        Self::build(format, cache, Some(topic), input, schema_file, true)
     }
 
     fn build(
@@ -184,14 +170,7 @@ impl RegistrySink {
             Some(f) => {
                 let file = file_schema(format, f, input)?;
                 if let Some(topic) = topic {
-                    cache.intern(
-                        &subject_for(topic, false),
-                        SchemaSpec {
-                            schema: file.registered.clone(),
-                            schema_type: SchemaType::Avro,
-                            ..Default::default()
-                        },
-                    );
+                    cache.intern(&subject_for(topic, key), file.spec());
                 }
                 Some(file)
             }
@@ -277,9 +256,10 @@ impl RegistrySink {
         batch: &RecordBatch,
     ) -> Result<Vec<Vec<u8>>, codec::CodecError> {
         if let Some(file) = &self.file {
-            let id = self.id_for(&subject_for(topic, false), &file.registered, None)? as u32;
-            let bodies = file.bodies(batch).map_err(codec::CodecError::invalid)?;
-            return Ok(bodies.iter().map(|b| framing::encode(id, b)).collect());
+            let spec = file.spec();
+            let subject = subject_for(topic, self.key);
+            let id = self.id_for(&subject, &spec.schema, spec.message_type)? as u32;
+            return file.values(id, batch).map_err(codec::CodecError::invalid);
         }
         let schema = batch.schema();
         let actual = payload_fields(&schema);
@@ -418,6 +398,7 @@ mod tests {
             key: None,
             key_column: None,
             schema_file: None,
+            key_schema_file: None,
             topic: topic.map(str::to_owned),
         }
     }

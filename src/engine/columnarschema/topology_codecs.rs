@@ -119,19 +119,13 @@ fn registry_format(kind: &Kind) -> Option<SinkFormat> {
 /// Checks what a sink codec can check without a registry: that its name encodes and,
 /// for `avro` / `json-schema` / `protobuf` with a known input schema, that a writer schema can be
 /// derived from it (`--check`).
-/// A sink with a schema file (`avro:FILE.avsc`): that the file parses and, with a
-/// known input schema, that the sink's columns can be written with it.
+/// A sink with a schema file (`avro:FILE.avsc`, `json-schema:FILE.json`,
+/// `protobuf:FILE.proto[:pkg.Msg]`, for the value or the key column): that the
+/// file parses and, with a known input schema, that the sink's columns can be
+/// written with it.
 pub fn check_sink(codec: &CodecSpec, topic: &str, input: Option<&SchemaRef>) -> Result<(), String> {
     let name = &codec.value.value;
     encodable(name)?;
-    if let (Some(column), Some(key), Some(input)) = (&codec.key_column, &codec.key, input)
-        && let Some(format) = Kind::parse(&key.value)
-            .ok()
-            .and_then(|k| registry_format(&k))
-        && let Some(schema) = key_schema(Some(input), &column.value)
-    {
-        writer_schema_text(format, &schema, &format!("{topic}-key"))?;
-    }
     let Some(format) = registry_format(&Kind::parse(name)?) else {
         return Ok(());
     };
@@ -140,6 +134,32 @@ pub fn check_sink(codec: &CodecSpec, topic: &str, input: Option<&SchemaRef>) -> 
         (None, Some(input)) => writer_schema_text(format, input, topic).map(|_| ()),
         (None, None) => Ok(()),
     }
+}
+
+/// The same for a sink's registry-framed key column (`key: {column, codec}`): its
+/// schema file, or the schema derived from the column when it is known.
+pub fn check_sink_key(
+    codec: &CodecSpec,
+    topic: &str,
+    input: Option<&SchemaRef>,
+) -> Result<(), String> {
+    if let (Some(column), Some(key)) = (&codec.key_column, &codec.key)
+        && let Some(format) = Kind::parse(&key.value)
+            .ok()
+            .and_then(|k| registry_format(&k))
+    {
+        let schema = key_schema(input, &column.value);
+        match (&codec.key_schema_file, &schema) {
+            (Some(file), schema) => {
+                file_schema(format, file, schema.as_ref())?;
+            }
+            (None, Some(schema)) => {
+                writer_schema_text(format, schema, &format!("{topic}-key"))?;
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Resolves codec names with an optional registry behind them.
@@ -187,6 +207,7 @@ impl CodecResolver for OnlineCodecs {
                             cache.clone(),
                             topic,
                             key_schema(payload, &column.value).as_ref(),
+                            codec.key_schema_file.as_ref(),
                         )?))
                     }
                     (Some(_), _, None) => {
@@ -409,6 +430,7 @@ mod tests {
             key: None,
             key_column: None,
             schema_file: None,
+            key_schema_file: None,
             topic: None,
         }
     }

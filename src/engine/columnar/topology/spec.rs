@@ -127,6 +127,9 @@ pub struct CodecSpec {
     pub topic: Option<String>,
     /// A sink's writer schema given as a file (`value: avro:FILE.avsc`).
     pub schema_file: Option<SchemaFile>,
+    /// The writer schema of a sink's key column given as a file
+    /// (`key: {column: user, codec: avro:FILE.avsc}`).
+    pub key_schema_file: Option<SchemaFile>,
 }
 
 /// A writer schema file named by a sink's `value`: the path as written (relative
@@ -134,6 +137,8 @@ pub struct CodecSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchemaFile {
     pub path: Located<String>,
+    /// The message a `.proto` file is written with (`protobuf:FILE.proto:pkg.Msg`).
+    pub message: Option<Located<String>>,
     pub text: Option<String>,
 }
 
@@ -843,6 +848,7 @@ mod tests {
                             key: None,
                             key_column: None,
                             schema_file: None,
+                            key_schema_file: None,
                             topic: None,
                         },
                         columns: Some(vec![
@@ -871,6 +877,7 @@ mod tests {
                             key: None,
                             key_column: None,
                             schema_file: None,
+                            key_schema_file: None,
                             topic: Some("out".into()),
                         }),
                     },
