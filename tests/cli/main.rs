@@ -16,6 +16,7 @@ mod registry_tls;
 mod run;
 mod run_online;
 mod run_schema_cache;
+mod run_sink_files;
 mod run_sinks;
 mod schema;
 mod schema_cache;

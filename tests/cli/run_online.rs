@@ -30,7 +30,7 @@ pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 pub(crate) use crate::support::admin::create_topic;
 
 /// Produces (partition, key, value) one record per batch.
-fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, String)]) {
+pub(crate) fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, String)]) {
     let bytes: Vec<(i32, String, Vec<u8>)> = records
         .iter()
         .map(|(p, k, v)| (*p, k.clone(), v.clone().into_bytes()))
@@ -60,15 +60,15 @@ pub(crate) fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, Strin
 
 /// One record read back: key, value, headers.
 #[derive(Debug, Clone)]
-struct Read {
-    key: Option<String>,
-    value: Value,
-    headers: BTreeMap<String, String>,
+pub(crate) struct Read {
+    pub(crate) key: Option<String>,
+    pub(crate) value: Value,
+    pub(crate) headers: BTreeMap<String, String>,
 }
 
 /// Reads `topic` from the beginning until `done` holds for everything read so far,
 /// or the deadline passes; returns what was read.
-fn read_until(
+pub(crate) fn read_until(
     bootstrap: &str,
     topic: &str,
     partitions: i32,
@@ -122,7 +122,7 @@ fn read_until(
     out
 }
 
-fn write_topology(dir: &Path, text: &str) -> std::path::PathBuf {
+pub(crate) fn write_topology(dir: &Path, text: &str) -> std::path::PathBuf {
     let path = dir.join("topology.yaml");
     std::fs::write(&path, text).unwrap();
     path

@@ -30,15 +30,15 @@ use crate::run_online::{
 use crate::support::tansu::{Tansu, test_venv};
 use crate::support::{binary, unique_name};
 
-const SINK_PARTITIONS: i32 = 3;
+pub(crate) const SINK_PARTITIONS: i32 = 3;
 
 /// One sink record: partition, key, framed value.
 #[derive(Debug, Clone)]
-struct Raw {
-    partition: i32,
+pub(crate) struct Raw {
+    pub(crate) partition: i32,
     key: Option<String>,
-    key_bytes: Option<Vec<u8>>,
-    value: Vec<u8>,
+    pub(crate) key_bytes: Option<Vec<u8>>,
+    pub(crate) value: Vec<u8>,
 }
 
 fn read_raw(bootstrap: &str, topic: &str, done: impl Fn(&[Raw]) -> bool) -> Vec<Raw> {
@@ -69,11 +69,11 @@ fn read_raw(bootstrap: &str, topic: &str, done: impl Fn(&[Raw]) -> bool) -> Vec<
     out
 }
 
-fn topology(format: &str) -> String {
+pub(crate) fn topology(format: &str) -> String {
     topology_keyed(format, "string")
 }
 
-fn topology_keyed(format: &str, key_codec: &str) -> String {
+pub(crate) fn topology_keyed(format: &str, key_codec: &str) -> String {
     format!(
         "\
 version: 1
@@ -129,6 +129,21 @@ fn run_sink_keyed(
     Tansu,
     tempfile::TempDir,
 ) {
+    run_sink_with(format, key_codec, &[])
+}
+
+/// [`run_sink_keyed`] with more files beside the topology (schema files it names).
+pub(crate) fn run_sink_with(
+    format: &str,
+    key_codec: &str,
+    files: &[(&str, &str)],
+) -> (
+    Vec<Raw>,
+    RegistryServer,
+    HttpRegistry,
+    Tansu,
+    tempfile::TempDir,
+) {
     let tansu = Tansu::start();
     let bootstrap = tansu.bootstrap();
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
@@ -160,6 +175,9 @@ fn run_sink_keyed(
     std::fs::write(&file, topology_keyed(format, key_codec)).unwrap();
     // A schema file sits next to the topology, which names it relatively.
     std::fs::write(dir.path().join("totals.avsc"), TOTALS_AVSC).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
     let runner = start_runner(&bootstrap, &file, &["--registry", &registry.url()]);
     let format = format.split(':').next().unwrap_or(format);
     let decoded = |r: &Raw| decode(&client, format, &r.value);
@@ -181,7 +199,7 @@ fn run_sink_keyed(
 }
 
 /// A sink value decoded here: the registry's writer schema by the frame's id.
-fn decode(client: &HttpRegistry, format: &str, value: &[u8]) -> Option<Value> {
+pub(crate) fn decode(client: &HttpRegistry, format: &str, value: &[u8]) -> Option<Value> {
     if format == "json" {
         return serde_json::from_slice(value).ok();
     }
@@ -230,7 +248,7 @@ fn check_keys_and_registration(read: &[Raw], client: &HttpRegistry) {
 }
 
 /// `tail TOPIC -e --value-format FORMAT` as NDJSON rows.
-fn tail_rows(bootstrap: &str, format: &str, registry: &str, dir: &Path) -> Vec<Value> {
+pub(crate) fn tail_rows(bootstrap: &str, format: &str, registry: &str, dir: &Path) -> Vec<Value> {
     let out_file = dir.join("tail.ndjson");
     let out = Command::new(binary())
         .args(["tail", "totals", "-e", "--value-format", format])
@@ -255,7 +273,7 @@ fn tail_rows(bootstrap: &str, format: &str, registry: &str, dir: &Path) -> Vec<V
 }
 
 /// The last row per user, payload columns only.
-fn last_per_user(rows: &[Value], columns: &[&str]) -> Value {
+pub(crate) fn last_per_user(rows: &[Value], columns: &[&str]) -> Value {
     let mut by_user = serde_json::Map::new();
     for r in rows {
         let picked: serde_json::Map<String, Value> = columns
@@ -500,7 +518,7 @@ fn check(text: &str) -> (Option<i32>, String) {
 }
 
 /// `run --check` on a topology text with files beside it.
-fn check_with(text: &str, files: &[(&str, &str)]) -> (Option<i32>, String) {
+pub(crate) fn check_with(text: &str, files: &[(&str, &str)]) -> (Option<i32>, String) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.yaml");
     std::fs::write(&file, text).unwrap();

@@ -1,0 +1,389 @@
+//! Sinks that write with a schema file of the user's, end to end against a Tansu
+//! broker and the in-repo registry over HTTP: `json-schema:FILE.json` and
+//! `protobuf:FILE.proto:pkg.Msg` register the file under `<topic>-value` (keys
+//! derived under `<topic>-key`, or from their own file) and `tail` reads every
+//! value back through the registry; a row the JSON Schema refuses follows the
+//! topology's error policy (fail, skip, dead-letter); `run --check` names the
+//! sink's line and the property, field or column at fault.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{Offset, TopicPartitionList};
+use serde_json::{Value, json};
+
+use krabka_streams::engine::murmur2::{murmur2, to_positive};
+use krabka_streams::engine::schema::framing;
+use krabka_streams::engine::schema::protobuf::{self as proto, ProtoSchema};
+use krabka_streams::engine::schema::registry::Registry;
+
+use crate::run_online::{
+    TIMEOUT, create_topic, interrupt, produce, read_until, start_runner, write_topology,
+};
+use crate::run_sinks::{
+    Raw, SINK_PARTITIONS, check_with, decode, last_per_user, run_sink_with, tail_rows, topology,
+    topology_keyed,
+};
+use crate::support::tansu::Tansu;
+use crate::support::unique_name;
+
+/// A closed draft-07 schema: `last_ts` is left out of the rows.
+const TOTALS_JSON: &str = r#"{"$schema":"http://json-schema.org/draft-07/schema#","title":"Total",
+ "type":"object","additionalProperties":false,"required":["user","total","n"],
+ "properties":{"user":{"type":"string"},"total":{"type":"integer","minimum":0},
+  "n":{"type":"integer"},"total_eur":{"type":["string","null"]}}}"#;
+
+/// `shop.Total` is the second message: its message-index path is `[1]`.
+const TOTALS_PROTO: &str = r#"syntax = "proto3";
+package shop;
+import "google/protobuf/timestamp.proto";
+
+message Note { string text = 1; }
+
+message Total {
+  string user = 1;
+  int64 total = 2;
+  int64 n = 3;
+  string total_eur = 4;
+  google.protobuf.Timestamp last_ts = 5;
+  optional string region = 6;
+}
+"#;
+
+const USER_KEY_JSON: &str = r#"{"$schema":"http://json-schema.org/draft-07/schema#",
+ "type":"object","required":["user"],"properties":{"user":{"type":"string","minLength":1}}}"#;
+
+fn expected() -> Value {
+    json!({
+        "alice": {"total": 270, "n": 2, "total_eur": "270.00"},
+        "carol": {"total": 300, "n": 1, "total_eur": "300.00"},
+    })
+}
+
+/// Every record's framed key is on its murmur2 partition and was written under
+/// `totals-key`'s only version; returns that version's schema text.
+fn check_framed_keys(read: &[Raw], client: &impl Registry) -> String {
+    assert_eq!(client.versions("totals-key").unwrap(), vec![1]);
+    let key_schema = client.version("totals-key", 1).unwrap();
+    for r in read {
+        let key = r.key_bytes.as_deref().expect("every grouped record is keyed");
+        assert_eq!(r.partition, to_positive(murmur2(key)) % SINK_PARTITIONS);
+        assert_eq!(framing::decode(key).unwrap().schema_id, key_schema.id);
+    }
+    key_schema.spec.schema
+}
+
+#[test]
+fn a_json_schema_sink_with_a_schema_file_registers_the_file_and_tail_reads_each_value_back() {
+    let (read, registry, client, tansu, dir) = run_sink_with(
+        "json-schema:totals.json",
+        "json-schema",
+        &[("totals.json", TOTALS_JSON)],
+    );
+    assert_eq!(client.versions("totals-value").unwrap(), vec![1]);
+    let registered = client.version("totals-value", 1).unwrap();
+    assert_eq!(registered.spec.schema, TOTALS_JSON);
+    // The key's schema is derived from the key column.
+    let key_schema = check_framed_keys(&read, &client);
+    assert!(key_schema.contains(r#""title":"totals-key""#), "{key_schema}");
+    for r in &read {
+        let frame = framing::decode(&r.value).unwrap();
+        assert_eq!(frame.schema_id, registered.id);
+        let value: Value = serde_json::from_slice(frame.body).unwrap();
+        assert!(value.get("last_ts").is_none(), "{value}");
+        let key = framing::decode(r.key_bytes.as_deref().unwrap()).unwrap();
+        let key: Value = serde_json::from_slice(key.body).unwrap();
+        assert_eq!(key, json!({"user": value["user"]}));
+    }
+    let columns = ["total", "n", "total_eur"];
+    let tailed = tail_rows(&tansu.bootstrap(), "json-sr", &registry.url(), dir.path());
+    assert_eq!(tailed.len(), read.len(), "{tailed:?}");
+    assert_eq!(last_per_user(&tailed, &columns), expected(), "{tailed:?}");
+}
+
+#[test]
+fn a_protobuf_sink_with_a_schema_file_writes_the_named_message_and_tail_reads_each_value_back() {
+    let (read, registry, client, tansu, dir) = run_sink_with(
+        "protobuf:totals.proto:shop.Total",
+        "protobuf",
+        &[("totals.proto", TOTALS_PROTO)],
+    );
+    assert_eq!(client.versions("totals-value").unwrap(), vec![1]);
+    let registered = client.version("totals-value", 1).unwrap();
+    assert_eq!(registered.spec.schema, TOTALS_PROTO);
+    let key_schema = check_framed_keys(&read, &client);
+    assert!(key_schema.contains("message totals_key {"), "{key_schema}");
+    let schema = ProtoSchema::parse(TOTALS_PROTO, &[]).unwrap();
+    for r in &read {
+        let frame = framing::decode_protobuf(&r.value).unwrap();
+        assert_eq!(frame.schema_id, registered.id);
+        assert_eq!(frame.message_indexes.as_deref(), Some(&[1][..]));
+        let message = schema.message_at(&[1]).unwrap();
+        let value = proto::decode_body(&message, frame.body).unwrap();
+        assert!(value.get("region").is_none(), "unset: {value}");
+        assert!(value["last_ts"].is_string(), "{value}");
+    }
+    let columns = ["total", "n", "total_eur"];
+    let tailed = tail_rows(&tansu.bootstrap(), "protobuf", &registry.url(), dir.path());
+    assert_eq!(tailed.len(), read.len(), "{tailed:?}");
+    assert_eq!(last_per_user(&tailed, &columns), expected(), "{tailed:?}");
+    // Value by value, tail and the registry's own decoding agree.
+    for (row, r) in tailed.iter().zip(&read) {
+        let decoded = decode(&client, "protobuf", &r.value).unwrap();
+        for c in ["user", "total", "n", "total_eur"] {
+            assert_eq!(row[c], decoded[c], "{c}: {row} vs {decoded}");
+        }
+    }
+}
+
+#[test]
+fn a_sink_key_with_its_own_schema_file_registers_that_file_under_the_key_subject() {
+    let (read, _registry, client, _tansu, _dir) = run_sink_with(
+        "protobuf:totals.proto:shop.Total",
+        "json-schema:user_key.json",
+        &[("totals.proto", TOTALS_PROTO), ("user_key.json", USER_KEY_JSON)],
+    );
+    assert_eq!(check_framed_keys(&read, &client), USER_KEY_JSON);
+    for r in &read {
+        let key = framing::decode(r.key_bytes.as_deref().unwrap()).unwrap();
+        let key: Value = serde_json::from_slice(key.body).unwrap();
+        let value = decode(&client, "protobuf", &r.value).unwrap();
+        assert_eq!(key, json!({"user": value["user"]}));
+    }
+}
+
+#[test]
+fn check_refuses_schema_files_the_sink_columns_cannot_be_written_with_at_the_sinks_line() {
+    let cases: [(&str, &str, &str, &str, &str); 6] = [
+        (
+            "json-schema:totals.json",
+            "string",
+            "totals.json",
+            &TOTALS_JSON.replace(r#"["user","total","n"]"#, r#"["user","total","n","region"]"#),
+            "t.yaml:23:12: totals.json: the sink's columns cannot be written with the schema file: property /region is required and no column of the sink holds it",
+        ),
+        (
+            "json-schema:totals.json",
+            "string",
+            "totals.json",
+            &TOTALS_JSON.replace(r#""n":{"type":"integer"}"#, r#""n":{"type":"string"}"#),
+            "t.yaml:23:12: totals.json: the sink's columns cannot be written with the schema file: property /n has type string and column n (Int64) is written as integer",
+        ),
+        (
+            "protobuf:totals.proto:shop.Total",
+            "string",
+            "totals.proto",
+            &TOTALS_PROTO.replace("int64 total = 2", "bool total = 2"),
+            "t.yaml:23:12: totals.proto: the sink's columns cannot be written as message shop.Total: field total (bool) cannot hold column total (Int64)",
+        ),
+        (
+            "protobuf:totals.proto:shop.Nope",
+            "string",
+            "totals.proto",
+            TOTALS_PROTO,
+            "Protobuf message shop.Nope is not defined in the schema",
+        ),
+        (
+            "protobuf:totals.proto",
+            "string",
+            "totals.proto",
+            &TOTALS_PROTO.replace("import \"google", "import \"common.proto\";\nimport \"google"),
+            "t.yaml:23:12: totals.proto: imports common.proto: ",
+        ),
+        (
+            "json",
+            "json-schema:totals.json",
+            "totals.json",
+            TOTALS_JSON,
+            "t.yaml:24:32: totals.json: the sink's columns cannot be written with the schema file: property /total is required and no column of the sink holds it",
+        ),
+    ];
+    for (value, key, name, text, error) in cases {
+        let topology = topology_keyed(value, key);
+        let (code, stderr) = check_with(&topology, &[(name, text)]);
+        assert_eq!(code, Some(3), "{value} / {key}: {stderr}");
+        assert!(stderr.contains(error), "{value} / {key}: {stderr}");
+    }
+    for (value, name, text) in [
+        ("json-schema:totals.json", "totals.json", TOTALS_JSON),
+        ("protobuf:totals.proto:shop.Total", "totals.proto", TOTALS_PROTO),
+        ("protobuf:totals.proto", "totals.proto", TOTALS_PROTO),
+    ] {
+        let (code, stderr) = check_with(&topology(value), &[(name, text)]);
+        assert_eq!(code, Some(0), "{value}: {stderr}");
+    }
+}
+
+/// A pass-through topology whose sink writes `json-schema:amounts.json`, where
+/// `amount` is at most 100, under `policy` (extra settings lines).
+fn policy_topology(group: &str, input: &str, output: &str, policy: &str) -> String {
+    format!(
+        r#"version: 1
+settings:
+  consumer_group: {group}
+{policy}
+nodes:
+  - source: in
+    topics: [{input}]
+    value: json
+  - sink: out
+    parent: in
+    topic: {output}
+    value: json-schema:amounts.json
+"#
+    )
+}
+
+const AMOUNTS_JSON: &str = r#"{"$schema":"http://json-schema.org/draft-07/schema#",
+ "type":"object","required":["user","amount"],
+ "properties":{"user":{"type":"string"},"amount":{"type":"integer","maximum":100}}}"#;
+
+/// Topics `in` (two partitions: a good row on 0, one over the maximum on 1),
+/// `out` and `dlq`; the runner started under `policy`.
+struct PolicyRun {
+    tansu: Tansu,
+    _registry: krabka_streams::io::registry_server::RegistryServer,
+    _dir: tempfile::TempDir,
+    group: String,
+    input: String,
+    output: String,
+    dlq: String,
+    runner: std::process::Child,
+}
+
+fn start_policy_run(policy: &str) -> PolicyRun {
+    use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let (input, output, dlq) = (unique_name("in"), unique_name("out"), unique_name("dlq"));
+    for t in [&input, &output, &dlq] {
+        create_topic(&bootstrap, t, 2);
+    }
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("amounts.json"), AMOUNTS_JSON).unwrap();
+    let policy = policy.replace("DLQ", &dlq);
+    let group = unique_name("policy");
+    let file = write_topology(dir.path(), &policy_topology(&group, &input, &output, &policy));
+    produce(
+        &bootstrap,
+        &input,
+        &[
+            (0, "good".into(), json!({"user": "ann", "amount": 50}).to_string()),
+            (1, "bad".into(), json!({"user": "bo", "amount": 500}).to_string()),
+        ],
+    );
+    let runner = start_runner(
+        &bootstrap,
+        &file,
+        &["--registry", &registry.url(), "--output", "json"],
+    );
+    PolicyRun {
+        tansu,
+        _registry: registry,
+        _dir: dir,
+        group,
+        input,
+        output,
+        dlq,
+        runner,
+    }
+}
+
+/// The group's committed offsets of `topic`'s two partitions.
+fn committed(bootstrap: &str, group: &str, topic: &str) -> BTreeMap<i32, i64> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition(topic, 0);
+    tpl.add_partition(topic, 1);
+    consumer
+        .committed_offsets(tpl, TIMEOUT)
+        .expect("committed offsets")
+        .elements()
+        .iter()
+        .filter_map(|e| match e.offset() {
+            Offset::Offset(o) => Some((e.partition(), o)),
+            _ => None,
+        })
+        .collect()
+}
+
+const VIOLATION: &str = "500 is greater than the maximum of 100 at /amount";
+
+#[test]
+fn a_row_the_json_schema_refuses_stops_a_fail_policy_run_naming_the_sink_offset_and_pointer() {
+    let mut run = start_policy_run("  error_policy: fail");
+    let until = Instant::now() + TIMEOUT;
+    while run.runner.try_wait().unwrap().is_none() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = if run.runner.try_wait().unwrap().is_none() {
+        interrupt(run.runner)
+    } else {
+        run.runner.wait_with_output().unwrap()
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    for part in [
+        "out",
+        "row 0 (source partition 1 offset 0): JSON Schema validation failed",
+        VIOLATION,
+    ] {
+        assert!(stderr.contains(part), "{part} not in {stderr}");
+    }
+}
+
+#[test]
+fn a_row_the_json_schema_refuses_is_skipped_under_skip_and_the_good_row_is_written() {
+    let run = start_policy_run("  error_policy: skip");
+    let bootstrap = run.tansu.bootstrap();
+    let good = read_until(&bootstrap, &run.output, 2, TIMEOUT, |rs| !rs.is_empty());
+    // Skipping commits past the refused row.
+    let until = Instant::now() + TIMEOUT;
+    while committed(&bootstrap, &run.group, &run.input).get(&1) != Some(&1)
+        && Instant::now() < until
+    {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = interrupt(run.runner);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(good.len(), 1, "{good:?}\n{stderr}");
+    assert_eq!(good[0].key.as_deref(), Some("good"));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["data"]["metrics"]["failures"], 1, "{stderr}");
+    assert_eq!(report["data"]["metrics"]["dead_letter_records"], 0);
+    let all = read_until(&bootstrap, &run.output, 2, Duration::from_secs(2), |_| false);
+    assert_eq!(all.len(), 1, "the refused row is never written: {all:?}");
+}
+
+#[test]
+fn a_row_the_json_schema_refuses_goes_to_the_dead_letter_topic_with_the_pointer_in_its_headers() {
+    let run = start_policy_run("  error_policy: dead-letter\n  dead_letter_topic: DLQ");
+    let bootstrap = run.tansu.bootstrap();
+    let dead = read_until(&bootstrap, &run.dlq, 2, TIMEOUT, |rs| !rs.is_empty());
+    let good = read_until(&bootstrap, &run.output, 2, TIMEOUT, |rs| !rs.is_empty());
+    let out = interrupt(run.runner);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(dead.len(), 1, "{dead:?}\n{stderr}");
+    let d = &dead[0];
+    assert_eq!(d.key.as_deref(), Some("bad"));
+    assert_eq!(d.value, json!({"user": "bo", "amount": 500}));
+    assert_eq!(d.headers["krabka.source.topic"], run.input);
+    assert_eq!(d.headers["krabka.source.partition"], "1");
+    assert_eq!(d.headers["krabka.source.offset"], "0");
+    let message = &d.headers["krabka.error.message"];
+    assert!(
+        message.contains("out") && message.contains(VIOLATION),
+        "{message}"
+    );
+    assert_eq!(good.len(), 1, "{good:?}");
+    assert_eq!(good[0].key.as_deref(), Some("good"));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["data"]["metrics"]["dead_letter_records"], 1);
+}
