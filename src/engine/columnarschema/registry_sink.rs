@@ -1,5 +1,6 @@
 //! Registry-framed sink values (`avro`, `json-schema`, `protobuf`): the writer schema is
-//! derived from the sink batch's Arrow schema, registered under `<topic>-value`
+//! derived from the sink batch's Arrow schema (or read from the sink's schema file,
+//! see [`FileSchema`]), registered under `<topic>-value` (`<topic>-key` for keys)
 //! (the topic-name strategy) through the shared [`SchemaCache`], and every value
 //! framed with its id (formats §1: magic byte, 4-byte id, body; Protobuf bodies
 //! after the message-index path `[0]`, the derived file's first message).
