@@ -68,7 +68,10 @@ fn check_framed_keys(read: &[Raw], client: &impl Registry) -> String {
     assert_eq!(client.versions("totals-key").unwrap(), vec![1]);
     let key_schema = client.version("totals-key", 1).unwrap();
     for r in read {
-        let key = r.key_bytes.as_deref().expect("every grouped record is keyed");
+        let key = r
+            .key_bytes
+            .as_deref()
+            .expect("every grouped record is keyed");
         assert_eq!(r.partition, to_positive(murmur2(key)) % SINK_PARTITIONS);
         assert_eq!(framing::decode(key).unwrap().schema_id, key_schema.id);
     }
@@ -87,7 +90,10 @@ fn a_json_schema_sink_with_a_schema_file_registers_the_file_and_tail_reads_each_
     assert_eq!(registered.spec.schema, TOTALS_JSON);
     // The key's schema is derived from the key column.
     let key_schema = check_framed_keys(&read, &client);
-    assert!(key_schema.contains(r#""title":"totals-key""#), "{key_schema}");
+    assert!(
+        key_schema.contains(r#""title":"totals-key""#),
+        "{key_schema}"
+    );
     for r in &read {
         let frame = framing::decode(&r.value).unwrap();
         assert_eq!(frame.schema_id, registered.id);
@@ -166,7 +172,10 @@ fn a_sink_key_with_its_own_schema_file_registers_that_file_under_the_key_subject
     let (read, _registry, client, _tansu, _dir) = run_sink_with(
         "protobuf:totals.proto:shop.Total",
         "json-schema:user_key.json",
-        &[("totals.proto", TOTALS_PROTO), ("user_key.json", USER_KEY_JSON)],
+        &[
+            ("totals.proto", TOTALS_PROTO),
+            ("user_key.json", USER_KEY_JSON),
+        ],
     );
     assert_eq!(check_framed_keys(&read, &client), USER_KEY_JSON);
     for r in &read {
@@ -184,7 +193,10 @@ fn check_refuses_schema_files_the_sink_columns_cannot_be_written_with_at_the_sin
             "json-schema:totals.json",
             "string",
             "totals.json",
-            &TOTALS_JSON.replace(r#"["user","total","n"]"#, r#"["user","total","n","region"]"#),
+            &TOTALS_JSON.replace(
+                r#"["user","total","n"]"#,
+                r#"["user","total","n","region"]"#,
+            ),
             "t.yaml:23:12: totals.json: the sink's columns cannot be written with the schema file: property /region is required and no column of the sink holds it",
         ),
         (
@@ -212,7 +224,10 @@ fn check_refuses_schema_files_the_sink_columns_cannot_be_written_with_at_the_sin
             "protobuf:totals.proto",
             "string",
             "totals.proto",
-            &TOTALS_PROTO.replace("import \"google", "import \"common.proto\";\nimport \"google"),
+            &TOTALS_PROTO.replace(
+                "import \"google",
+                "import \"common.proto\";\nimport \"google",
+            ),
             "t.yaml:23:12: totals.proto: imports common.proto: ",
         ),
         (
@@ -231,7 +246,11 @@ fn check_refuses_schema_files_the_sink_columns_cannot_be_written_with_at_the_sin
     }
     for (value, name, text) in [
         ("json-schema:totals.json", "totals.json", TOTALS_JSON),
-        ("protobuf:totals.proto:shop.Total", "totals.proto", TOTALS_PROTO),
+        (
+            "protobuf:totals.proto:shop.Total",
+            "totals.proto",
+            TOTALS_PROTO,
+        ),
         ("protobuf:totals.proto", "totals.proto", TOTALS_PROTO),
     ] {
         let (code, stderr) = check_with(&topology(value), &[(name, text)]);
@@ -289,13 +308,24 @@ fn start_policy_run(policy: &str) -> PolicyRun {
     std::fs::write(dir.path().join("amounts.json"), AMOUNTS_JSON).unwrap();
     let policy = policy.replace("DLQ", &dlq);
     let group = unique_name("policy");
-    let file = write_topology(dir.path(), &policy_topology(&group, &input, &output, &policy));
+    let file = write_topology(
+        dir.path(),
+        &policy_topology(&group, &input, &output, &policy),
+    );
     produce(
         &bootstrap,
         &input,
         &[
-            (0, "good".into(), json!({"user": "ann", "amount": 50}).to_string()),
-            (1, "bad".into(), json!({"user": "bo", "amount": 500}).to_string()),
+            (
+                0,
+                "good".into(),
+                json!({"user": "ann", "amount": 50}).to_string(),
+            ),
+            (
+                1,
+                "bad".into(),
+                json!({"user": "bo", "amount": 500}).to_string(),
+            ),
         ],
     );
     let runner = start_runner(
@@ -381,7 +411,9 @@ fn a_row_the_json_schema_refuses_is_skipped_under_skip_and_the_good_row_is_writt
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["data"]["metrics"]["failures"], 1, "{stderr}");
     assert_eq!(report["data"]["metrics"]["dead_letter_records"], 0);
-    let all = read_until(&bootstrap, &run.output, 2, Duration::from_secs(2), |_| false);
+    let all = read_until(&bootstrap, &run.output, 2, Duration::from_secs(2), |_| {
+        false
+    });
     assert_eq!(all.len(), 1, "the refused row is never written: {all:?}");
 }
 
