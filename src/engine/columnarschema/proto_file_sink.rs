@@ -108,7 +108,9 @@ fn imports(text: &str) -> Vec<String> {
                 .map(|l| l.split("//").next().unwrap_or(""))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let rest = code.trim().strip_prefix("import")?;
+            // A statement after a message starts with that message's closing brace.
+            let code = code.trim_start_matches(|c: char| c == '}' || c.is_whitespace());
+            let rest = code.strip_prefix("import")?;
             let quoted = rest.split('"').nth(1)?;
             Some(quoted.to_owned())
         })
@@ -343,6 +345,12 @@ enum Status { NEW = 0; PAID = 1; }
         )
         .unwrap_err();
         assert!(e.starts_with("imports common.proto: "), "{e}");
+        assert_eq!(
+            imports(
+                "import \"a.proto\";\nmessage M { int32 x = 1; }\nimport public \"b.proto\"; // c\n"
+            ),
+            ["a.proto", "b.proto"]
+        );
         let e = ProtoFileSchema::parse(FILE, Some("google.protobuf.Timestamp")).unwrap_err();
         assert!(e.contains("not defined in the file"), "{e}");
         let e = ProtoFileSchema::parse(FILE, Some("shop.Nope")).unwrap_err();

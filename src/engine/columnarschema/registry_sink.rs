@@ -638,6 +638,50 @@ mod tests {
     }
 
     #[test]
+    fn schema_files_for_the_value_and_the_key_are_interned_under_their_subjects_with_their_types() {
+        use crate::engine::columnar::topology::spec::SchemaFile;
+        let file = |path: &str, message: Option<&str>, text: &str| SchemaFile {
+            path: Located::new(path.to_owned(), Default::default()),
+            message: message.map(|m| Located::new(m.to_owned(), Default::default())),
+            text: Some(text.to_owned()),
+        };
+        let proto = "syntax = \"proto3\";\npackage shop;\nmessage A { string user = 1; }\nmessage B { int64 amount = 1; }\n";
+        let key =
+            r#"{"type":"object","required":["user"],"properties":{"user":{"type":"string"}}}"#;
+        let cache = SchemaCache::offline();
+        let codecs = OnlineCodecs {
+            schemas: Some(cache.clone()),
+        };
+        let mut spec = spec("protobuf", Some("orders-out"));
+        spec.schema_file = Some(file("o.proto", Some("shop.B"), proto));
+        spec.key = Some(Located::new("json-schema".into(), Default::default()));
+        spec.key_column = Some(Located::new("user".into(), Default::default()));
+        spec.key_schema_file = Some(file("k.json", None, key));
+        codecs.resolve(&spec, Some(&orders().schema())).unwrap();
+        let value = cache.interned_schema("orders-out-value").unwrap().spec;
+        assert_eq!(
+            (
+                value.schema.as_str(),
+                value.schema_type,
+                value.message_type.as_deref()
+            ),
+            (proto, SchemaType::Protobuf, Some("shop.B"))
+        );
+        let key_spec = cache.interned_schema("orders-out-key").unwrap().spec;
+        assert_eq!(
+            (key_spec.schema.as_str(), key_spec.schema_type),
+            (key, SchemaType::Json)
+        );
+        // A key file the key column cannot be written with is refused when the topology is built.
+        spec.key_schema_file = Some(file("k.json", None, &key.replace("string", "integer")));
+        let e = codecs.resolve(&spec, Some(&orders().schema())).unwrap_err();
+        assert!(
+            e.starts_with("k.json: ") && e.contains("property /user has type integer"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn a_sink_schema_no_reader_shares_is_refused_before_any_data_flows() {
         let schema = Schema::new(vec![Field::new(
             "at",
