@@ -384,7 +384,7 @@ fn a_row_the_json_schema_refuses_stops_a_fail_policy_run_naming_the_sink_offset_
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     for part in [
-        "out",
+        "node `out`: cannot encode records for ",
         "row 0 (source partition 1 offset 0): JSON Schema validation failed",
         VIOLATION,
     ] {
@@ -434,7 +434,9 @@ fn a_row_the_json_schema_refuses_goes_to_the_dead_letter_topic_with_the_pointer_
     assert_eq!(d.headers["krabka.source.offset"], "0");
     let message = &d.headers["krabka.error.message"];
     assert!(
-        message.contains("out") && message.contains(VIOLATION),
+        message.starts_with("node `out`: cannot encode records for ")
+            && message.contains("(source partition 1 offset 0)")
+            && message.contains(VIOLATION),
         "{message}"
     );
     assert_eq!(good.len(), 1, "{good:?}");
