@@ -50,7 +50,14 @@ impl KafkaIoError {
         if is_unreachable_error(e)
             && let Some(tls) = auth_failure::tls_failure()
         {
-            return KafkaIoError::unreachable(format!("{what}: {e}: {tls}{TLS_HINT}"));
+            // librdkafka's own reason for an untrusted certificate already points at
+            // ssl.ca.location; the hint is for the reasons that do not.
+            let hint = if tls.contains("ssl.ca.location") {
+                ""
+            } else {
+                TLS_HINT
+            };
+            return KafkaIoError::unreachable(format!("{what}: {e}: {tls}{hint}"));
         }
         let mut message = format!("{what}: {e}");
         if matches!(

@@ -190,6 +190,87 @@ fn sasl_ssl_with_scram_sha_512_and_the_custom_ca_serves_tail_and_the_leader_clie
     assert_no_password(&out, "leader status");
 }
 
+/// The online runner over both layers: its consumer group reads the input, its producer
+/// writes the sink topic, its offsets are committed — every client logged in over TLS.
+#[test]
+fn sasl_ssl_serves_run_online_consumer_producer_and_commits() {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::message::Message;
+    use rdkafka::{Offset, TopicPartitionList};
+
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    let c = sasl_ssl_cluster(d, false);
+    let (input, output) = (c.topic_with(3), c.topic_with(0));
+    let config = properties(d, "run.properties", &c.pki.file("ca.pem"), ALICE_PW, None);
+    let topology = d.join("copy.yaml");
+    let group = unique_name("cg");
+    std::fs::write(
+        &topology,
+        format!(
+            "version: 1\nsettings:\n  consumer_group: {group}\nnodes:\n  - source: lines\n    \
+             topics: [{input}]\n    value: string\n  - pass_through: copy\n    parent: lines\n    \
+             topic: {output}\n"
+        ),
+    )
+    .unwrap();
+    let logins = c.accepted();
+    let runner = Running::start(
+        d,
+        &[
+            "-b",
+            &c.bootstrap,
+            "--command-config",
+            &config,
+            "-X",
+            "linger.ms=0",
+            "-X",
+            "batch.num.messages=1",
+            "-vv",
+            "run",
+            topology.to_str().unwrap(),
+        ],
+    );
+    let reader: BaseConsumer = c
+        .client()
+        .set("group.id", unique_name("reader"))
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(&output, 0, Offset::Beginning)
+        .unwrap();
+    reader.assign(&tpl).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(40);
+    let mut copied = Vec::new();
+    while copied.len() < 3 && std::time::Instant::now() < deadline {
+        if let Some(Ok(m)) = reader.poll(Duration::from_millis(200)) {
+            copied.push(String::from_utf8_lossy(m.payload().unwrap_or_default()).into_owned());
+        }
+    }
+    assert_eq!(
+        copied,
+        ["v0", "v1", "v2"],
+        "runner stderr so far: {}",
+        runner.stderr_so_far()
+    );
+    assert!(c.accepted() > logins, "the runner logged in over TLS");
+    let out = runner.interrupt_and_wait(BOUND);
+    assert_eq!(out.code(), 130, "{}", out.stderr);
+    assert_no_password(&out, "run");
+    // The group's offsets were committed over TLS as well: all three records consumed.
+    let group_reader: BaseConsumer = c.client().set("group.id", &group).create().unwrap();
+    let mut input_tpl = TopicPartitionList::new();
+    input_tpl.add_partition(&input, 0);
+    let committed = group_reader
+        .committed_offsets(input_tpl, Duration::from_secs(20))
+        .unwrap();
+    assert_eq!(
+        committed.find_partition(&input, 0).map(|e| e.offset()),
+        Some(Offset::Offset(3))
+    );
+}
+
 #[test]
 fn sasl_ssl_with_a_client_certificate_reads_and_without_one_is_refused_by_tls() {
     let work = tempfile::tempdir().unwrap();
