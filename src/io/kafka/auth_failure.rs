@@ -19,7 +19,7 @@
 
 use std::sync::Mutex;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, ConsumerContext};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
@@ -67,13 +67,21 @@ pub fn note(error: &KafkaError, reason: &str) {
     }
 }
 
+/// How long [`serve_events`] serves a consumer's queue at most, per call.
+const SERVE_FOR: Duration = Duration::from_millis(50);
+
 /// Serves the error events a consumer has queued, so that a refused login reaches
 /// [`note`] before a failed call is turned into an error: librdkafka hands them to the
 /// context only when the consumer is polled, and a metadata request that timed out
-/// never polled it. Only on error paths: a record polled here is dropped.
+/// never polled it. Log lines share that queue (rdkafka sets `log.queue`), and with
+/// `-X debug=…` hundreds of them sit ahead of the error: a poll with a zero timeout
+/// serves one event, a poll with a short one serves events until it elapses, so the
+/// queue is served for up to [`SERVE_FOR`], less once the wait is known to be over.
+/// Only on error paths: a record polled here is dropped.
 pub fn serve_events<C: ConsumerContext>(consumer: &BaseConsumer<C>) {
-    for _ in 0..16 {
-        let _ = consumer.poll(Duration::ZERO);
+    let until = Instant::now() + SERVE_FOR;
+    while Instant::now() < until && !ends_the_wait() {
+        let _ = consumer.poll(Duration::from_millis(5));
     }
 }
 

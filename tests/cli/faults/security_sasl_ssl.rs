@@ -138,7 +138,14 @@ fn sasl_ssl_with_scram_sha_512_and_the_custom_ca_serves_tail_and_the_leader_clie
     );
 
     let logins = c.accepted();
-    let out = tail(d, &c.bootstrap, &config, &["-vv"], &topic);
+    // librdkafka's own security, configuration and broker debug output included.
+    let out = tail(
+        d,
+        &c.bootstrap,
+        &config,
+        &["-vv", "-X", "debug=security,conf,broker"],
+        &topic,
+    );
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert_eq!(super::ndjson_offsets(&out.stdout_text()), [0, 1, 2]);
     assert!(c.accepted() > logins, "tail logged in over TLS");
@@ -354,7 +361,13 @@ fn sasl_ssl_a_wrong_ca_fails_as_tls_and_a_wrong_password_as_the_login_both_at_on
     // The right CA and a wrong password: TLS holds, the login is refused.
     let ca = c.pki.file("ca.pem");
     let wrong_pw = properties(d, "wrong-pw.properties", &ca, WRONG_PW, None);
-    let out = tail(d, &c.bootstrap, &wrong_pw, &["-vv"], &topic);
+    let out = tail(
+        d,
+        &c.bootstrap,
+        &wrong_pw,
+        &["-vv", "-X", "debug=security,conf,broker"],
+        &topic,
+    );
     assert_eq!(out.code(), 1, "{}", out.stderr);
     let last = out.stderr.lines().last().unwrap_or_default();
     assert!(
