@@ -171,6 +171,9 @@ pub fn start(
         // Only records of committed transactions (up to the LSO) are processed.
         consumer_kafka.set("isolation.level", "read_committed");
     }
+    // The consumer goes first: its metadata wait ends at once on a refused SASL login
+    // (io::kafka::auth_failure), so the producers, built from the same settings, never
+    // wait out a flush or init_transactions on credentials the broker refused.
     let consumer = RunnerConsumer::subscribe(
         &consumer_kafka,
         &RunnerConsumerOptions {

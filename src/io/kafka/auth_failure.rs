@@ -1,4 +1,5 @@
-//! Refused SASL logins that librdkafka reported, kept for the command's final error.
+//! Refused SASL logins and failed TLS handshakes that librdkafka reported, kept for the
+//! command's final error.
 //!
 //! librdkafka reports a refused login only to the client context's error callback (on
 //! its own thread) and then keeps reconnecting; the call that finally gives up sees
@@ -8,12 +9,17 @@
 //! [`refusal`]: the user then reads which mechanism and user the broker refused and
 //! why, and the command exits 1 (the broker answered: cli-conventions §C), not 4.
 //!
+//! A TLS handshake that failed is the same story with exit 4 (no broker was reached):
+//! [`tls_failure`] names it (an untrusted certificate, say) in the final error, and a
+//! certificate the client or the broker refused to accept ends the wait at once, as a
+//! refused login does: reconnecting with the same CA and certificate cannot succeed.
+//!
 //! Process-wide on purpose: one process runs one command with one set of credentials,
 //! and the callback has no way back to the call that is waiting.
 
 use std::sync::Mutex;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, ConsumerContext};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
@@ -27,6 +33,7 @@ struct Login {
 
 static LOGIN: Mutex<Option<Login>> = Mutex::new(None);
 static REFUSAL: Mutex<Option<String>> = Mutex::new(None);
+static TLS_FAILURE: Mutex<Option<String>> = Mutex::new(None);
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -44,24 +51,37 @@ pub fn expect_login(protocol: Option<&str>, mechanism: Option<&str>, user: Optio
     });
 }
 
-/// Called by every client context's error callback: keeps the first refused login.
+/// Called by every client context's error callback: keeps the first refused login and
+/// the first failed TLS handshake.
 pub fn note(error: &KafkaError, reason: &str) {
-    if !is_authentication_error(error) {
+    let kept = if is_authentication_error(error) {
+        &REFUSAL
+    } else if error.rdkafka_error_code() == Some(RDKafkaErrorCode::SSL) {
+        &TLS_FAILURE
+    } else {
         return;
-    }
-    let mut refusal = lock(&REFUSAL);
-    if refusal.is_none() {
-        *refusal = Some(clean_reason(reason));
+    };
+    let mut kept = lock(kept);
+    if kept.is_none() {
+        *kept = Some(clean_reason(reason));
     }
 }
+
+/// How long [`serve_events`] serves a consumer's queue at most, per call.
+const SERVE_FOR: Duration = Duration::from_millis(50);
 
 /// Serves the error events a consumer has queued, so that a refused login reaches
 /// [`note`] before a failed call is turned into an error: librdkafka hands them to the
 /// context only when the consumer is polled, and a metadata request that timed out
-/// never polled it. Only on error paths: a record polled here is dropped.
+/// never polled it. Log lines share that queue (rdkafka sets `log.queue`), and with
+/// `-X debug=…` hundreds of them sit ahead of the error: a poll with a zero timeout
+/// serves one event, a poll with a short one serves events until it elapses, so the
+/// queue is served for up to [`SERVE_FOR`], less once the wait is known to be over.
+/// Only on error paths: a record polled here is dropped.
 pub fn serve_events<C: ConsumerContext>(consumer: &BaseConsumer<C>) {
-    for _ in 0..16 {
-        let _ = consumer.poll(Duration::ZERO);
+    let until = Instant::now() + SERVE_FOR;
+    while Instant::now() < until && !ends_the_wait() {
+        let _ = consumer.poll(Duration::from_millis(5));
     }
 }
 
@@ -79,6 +99,38 @@ pub fn refusal() -> Option<String> {
     let reason = lock(&REFUSAL).clone()?;
     let login = lock(&LOGIN).clone();
     Some(describe(login.as_ref(), &reason))
+}
+
+/// The first failed TLS handshake, said for the user (librdkafka's reason names the
+/// broker and OpenSSL's verdict).
+pub fn tls_failure() -> Option<String> {
+    let reason = lock(&TLS_FAILURE).clone()?;
+    Some(format!("TLS handshake failed: {reason}"))
+}
+
+/// True once a TLS handshake failed over a certificate: one side did not accept the
+/// other's, which no retry with the same settings changes.
+pub fn tls_failure_is_final() -> bool {
+    lock(&TLS_FAILURE)
+        .as_deref()
+        .is_some_and(is_certificate_refusal)
+}
+
+fn is_certificate_refusal(reason: &str) -> bool {
+    [
+        "certificate verify failed",
+        "certificate required",
+        "bad certificate",
+        "unknown ca",
+    ]
+    .iter()
+    .any(|s| reason.contains(s))
+}
+
+/// True when a wait for the broker cannot end well any more: the login was refused or
+/// the TLS handshake failed over a certificate.
+pub fn ends_the_wait() -> bool {
+    refusal().is_some() || tls_failure_is_final()
 }
 
 fn describe(login: Option<&Login>, reason: &str) -> String {
@@ -134,6 +186,20 @@ mod tests {
         assert!(said.contains("unknown-user (check the user"), "{said}");
         assert!(!said.contains("after 94ms"), "{said}");
         assert_eq!(clean_reason("no suffix (here)"), "no suffix (here)");
+    }
+
+    #[test]
+    fn a_certificate_refusal_is_final_other_tls_failures_are_not() {
+        assert!(is_certificate_refusal(
+            "ssl://127.0.0.1:9/bootstrap: SSL handshake failed: error:0A000086:SSL routines::\
+             certificate verify failed: broker certificate could not be verified"
+        ));
+        assert!(is_certificate_refusal(
+            "SSL handshake failed: tlsv13 alert certificate required"
+        ));
+        assert!(!is_certificate_refusal(
+            "SSL handshake failed: Disconnected"
+        ));
     }
 
     #[test]

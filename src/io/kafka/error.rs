@@ -1,7 +1,8 @@
 //! Kafka adapter errors, classified the way the exit-code table needs:
 //! unreachable or timed out (4) versus the broker answering with a failure (1) —
 //! a refused SASL login included, which librdkafka only reports on the side
-//! (`auth_failure`) and then shows as a transport failure.
+//! (`auth_failure`) and then shows as a transport failure. A failed TLS handshake,
+//! reported on the side as well, stays unreachable (4) and is named.
 
 use std::fmt;
 
@@ -12,6 +13,9 @@ use crate::io::kafka::auth_failure;
 /// Ends the message of a transport failure: the client's own log says why, but this
 /// line is often all that is left in a CI log, so it points at the usual causes.
 const TRANSPORT_HINT: &str = " (is the broker up at the bootstrap address, and do security.protocol and the TLS/SASL settings of --command-config match its listener?)";
+
+/// Ends the message of a failed TLS handshake.
+const TLS_HINT: &str = " (does ssl.ca.location / ssl.truststore.location hold the CA that signed the broker's certificate, and does the listener want a client certificate?)";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KafkaIoError {
@@ -42,6 +46,18 @@ impl KafkaIoError {
             && let Some(refusal) = auth_failure::refusal()
         {
             return KafkaIoError::failed(format!("{what}: {refusal}"));
+        }
+        if is_unreachable_error(e)
+            && let Some(tls) = auth_failure::tls_failure()
+        {
+            // librdkafka's own reason for an untrusted certificate already points at
+            // ssl.ca.location; the hint is for the reasons that do not.
+            let hint = if tls.contains("ssl.ca.location") {
+                ""
+            } else {
+                TLS_HINT
+            };
+            return KafkaIoError::unreachable(format!("{what}: {e}: {tls}{hint}"));
         }
         let mut message = format!("{what}: {e}");
         if matches!(

@@ -44,10 +44,11 @@ impl RawRecord {
     }
 }
 
-/// Metadata of `topic` within `timeout`. librdkafka retries a refused SASL login until
-/// the timeout, so the request is made in growing slices with the client's error events
-/// served between them: a refused login ends the wait at once (exit 1 naming it)
-/// instead of after the whole `--timeout`.
+/// Metadata of `topic` within `timeout`. librdkafka retries a refused SASL login (and a
+/// refused certificate) until the timeout, so the request is made in growing slices with
+/// the client's error events served between them: a refused login ends the wait at once
+/// (exit 1 naming it), a refused certificate too (exit 4 naming it), instead of after
+/// the whole `--timeout`.
 fn fetch_metadata<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,
     topic: &str,
@@ -63,7 +64,7 @@ fn fetch_metadata<C: ConsumerContext>(
             Err(e) => {
                 auth_failure::serve_events(consumer);
                 let again = is_unreachable_error(&e)
-                    && auth_failure::refusal().is_none()
+                    && !auth_failure::ends_the_wait()
                     && Instant::now() < deadline;
                 if !again {
                     return Err(KafkaIoError::from_kafka(

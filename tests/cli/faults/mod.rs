@@ -11,8 +11,10 @@ mod permissions;
 mod registry_faults;
 mod restore_kill;
 mod run_outage;
+mod sasl_refusal;
 mod security;
 mod security_sasl;
+mod security_sasl_ssl;
 
 use std::time::Duration;
 

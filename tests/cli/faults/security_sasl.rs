@@ -18,19 +18,19 @@ use crate::support::sasl_front::{Login, SaslFront};
 use crate::support::tansu::Tansu;
 use crate::support::unique_name;
 
-const BOUND: Duration = Duration::from_secs(60);
-const ALICE_PW: &str = "alice-SECRET-pw-1";
-const BOB_PW: &str = "bob-SECRET-pw-2";
-const WRONG_PW: &str = "wrong-SECRET-pw-3";
+pub(super) const BOUND: Duration = Duration::from_secs(60);
+pub(super) const ALICE_PW: &str = "alice-SECRET-pw-1";
+pub(super) const BOB_PW: &str = "bob-SECRET-pw-2";
+pub(super) const WRONG_PW: &str = "wrong-SECRET-pw-3";
 
 /// A broker reachable only through the SASL front (it advertises the front's port).
-struct SaslCluster {
-    front: SaslFront,
+pub(super) struct SaslCluster {
+    pub(super) front: SaslFront,
     _broker: Tansu,
-    bootstrap: String,
+    pub(super) bootstrap: String,
 }
 
-fn sasl_cluster() -> SaslCluster {
+pub(super) fn sasl_cluster() -> SaslCluster {
     let mut front = SaslFront::bind(&[("alice", ALICE_PW), ("bob", BOB_PW)]);
     let broker = Tansu::start_with(Some(front.port()), &[]);
     front.serve(broker.addr());
@@ -43,7 +43,7 @@ fn sasl_cluster() -> SaslCluster {
 
 impl SaslCluster {
     /// A test client logged in as alice with SCRAM-SHA-512 (librdkafka's own names).
-    fn client(&self) -> ClientConfig {
+    pub(super) fn client(&self) -> ClientConfig {
         let mut c = ClientConfig::new();
         c.set("bootstrap.servers", &self.bootstrap)
             .set("security.protocol", "sasl_plaintext")
@@ -53,7 +53,7 @@ impl SaslCluster {
         c
     }
 
-    fn topic_with(&self, records: u32) -> String {
+    pub(super) fn topic_with(&self, records: u32) -> String {
         let topic = unique_name("sasl");
         create_topic_with_values(&self.client(), &topic, records);
         topic
@@ -69,7 +69,7 @@ impl SaslCluster {
 }
 
 /// A `--command-config` file with a JAAS line, as Java clients write it.
-fn properties(dir: &Path, mechanism: &str, user: &str, password: &str) -> String {
+pub(super) fn properties(dir: &Path, mechanism: &str, user: &str, password: &str) -> String {
     let name = format!("{mechanism}-{user}-{}.properties", password.len());
     sasl_properties(dir, &name, mechanism, user, password)
 }
@@ -89,7 +89,7 @@ fn run(dir: &Path, bootstrap: &str, config: &str, args: &[&str]) -> Finished {
     Running::start(dir, &all).wait(BOUND)
 }
 
-fn assert_no_password(out: &Finished, what: &str) {
+pub(super) fn assert_no_password(out: &Finished, what: &str) {
     let all = format!("{}\n{}", out.stdout_text(), out.stderr);
     for pw in [ALICE_PW, BOB_PW, WRONG_PW] {
         assert!(!all.contains(pw), "{what}: a password leaked:\n{all}");

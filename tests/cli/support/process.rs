@@ -86,6 +86,18 @@ impl Running {
         }
     }
 
+    /// Ctrl-C (SIGINT), then [`Running::wait`] for the exit.
+    pub fn interrupt_and_wait(self, bound: Duration) -> Finished {
+        // SAFETY: a plain signal to our own child, which has not been reaped yet.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGINT) };
+        self.wait(bound)
+    }
+
+    /// What the process wrote to stderr so far.
+    pub fn stderr_so_far(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
     /// SIGKILL now; returns once the process is reaped.
     pub fn kill9(mut self) {
         let _ = self.child.kill();

@@ -1,0 +1,251 @@
+//! A refused SASL login ends every command that talks to Kafka at once: exit 1 with
+//! `authentication failed: the broker refused the SASL <mech> login as user "alice": …`,
+//! well before `--timeout` (20 s here, the bound 8 s), human and `--output json`, the
+//! password nowhere. `tail` and `leader list` are in `security_sasl`; here the online
+//! runner (at-least-once with its producer, exactly-once with its transactional
+//! producer, `--restore-cut`), the barrier commands, `snapshot restore-cut`, and
+//! `leader run` (the coordination client's writes).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::security_sasl::{
+    BOUND, SaslCluster, WRONG_PW, assert_no_password, properties, sasl_cluster,
+};
+use crate::support::process::{Finished, Running};
+use crate::support::unique_name;
+
+/// Far longer than a refusal takes; a command that waited it out fails [`FAST`].
+const TIMEOUT: &str = "20s";
+const FAST: Duration = Duration::from_secs(8);
+const MECHANISM: &str = "SCRAM-SHA-256";
+
+fn run(dir: &Path, c: &SaslCluster, config: &str, args: &[&str]) -> Finished {
+    let mut all = vec![
+        "-b",
+        &c.bootstrap,
+        "--command-config",
+        config,
+        "--timeout",
+        TIMEOUT,
+        "--request-timeout-ms",
+        "3000",
+    ];
+    all.extend_from_slice(args);
+    Running::start(dir, &all).wait(BOUND)
+}
+
+/// Exit 1 within [`FAST`], the refusal as the final line, no password.
+fn assert_refused_at_once(out: &Finished, what: &str) {
+    assert_eq!(out.code(), 1, "{what}: {}", out.stderr);
+    let last = out.stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&format!(
+            "authentication failed: the broker refused the SASL {MECHANISM} login as user \"alice\""
+        )) && last.contains("invalid credentials"),
+        "{what}: {}",
+        out.stderr
+    );
+    assert!(out.elapsed < FAST, "{what}: took {:?}", out.elapsed);
+    assert_no_password(out, what);
+}
+
+/// The same with `--output json`: one `{"error":{"code":1,…}}` line naming the user.
+fn assert_refused_as_json(out: &Finished, what: &str) {
+    assert_eq!(out.code(), 1, "{what}: {}", out.stderr);
+    let error: serde_json::Value =
+        serde_json::from_str(out.stderr.lines().last().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{what}: {e}: {}", out.stderr));
+    assert_eq!(error["error"]["code"], 1, "{what}: {error}");
+    let message = error["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("authentication failed") && message.contains("\"alice\""),
+        "{what}: {message}"
+    );
+    assert!(out.elapsed < FAST, "{what}: took {:?}", out.elapsed);
+    assert_no_password(out, what);
+}
+
+fn topology(dir: &Path, name: &str, settings: &str, input: &str, output: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.yaml"));
+    let text = format!(
+        "version: 1
+settings:
+  consumer_group: {group}
+{settings}nodes:
+  - source: lines
+    topics: [{input}]
+    value: string
+  - pass_through: copy
+    parent: lines
+    topic: {output}
+",
+        group = unique_name("cg"),
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn run_online_exits_1_at_once_on_a_refused_login_with_and_without_transactions() {
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    let c = sasl_cluster();
+    let (input, output) = (c.topic_with(2), c.topic_with(0));
+    let wrong = properties(d, MECHANISM, "alice", WRONG_PW);
+    let before = c.front.logins().len();
+    for (name, settings) in [
+        ("at-least-once", ""),
+        ("exactly-once", "  guarantee: exactly-once\n"),
+    ] {
+        let file = topology(d, name, settings, &input, &output);
+        let file = file.to_str().unwrap();
+        // librdkafka's debug lines share the queue the refusal arrives on.
+        let out = run(
+            d,
+            &c,
+            &wrong,
+            &["-vv", "-X", "debug=security,broker", "run", file],
+        );
+        assert_refused_at_once(&out, name);
+        let out = run(d, &c, &wrong, &["--output", "json", "run", file]);
+        assert_refused_as_json(&out, name);
+    }
+    let attempts = &c.front.logins()[before..];
+    assert!(
+        !attempts.is_empty() && attempts.iter().all(|l| l.user == "alice" && !l.accepted),
+        "{attempts:?}"
+    );
+}
+
+#[test]
+fn barrier_commands_and_restore_cut_exit_1_at_once_on_a_refused_login() {
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    let c = sasl_cluster();
+    let wrong = properties(d, MECHANISM, "alice", WRONG_PW);
+    let snapshots = d.join("snapshots");
+    std::fs::create_dir_all(&snapshots).unwrap();
+    let snapshots = snapshots.to_str().unwrap();
+    let (input, output) = (c.topic_with(1), c.topic_with(0));
+    let with_cuts = topology(
+        d,
+        "with-cuts",
+        &format!(
+            "  barrier_group: audit\n  state_dir: {}\n",
+            d.join("state").display()
+        ),
+        &input,
+        &output,
+    );
+    let commands: Vec<(&str, Vec<&str>)> = vec![
+        ("barrier list", vec!["barrier", "list"]),
+        (
+            "barrier show",
+            vec!["barrier", "show", "--group", "audit", "--epoch", "latest"],
+        ),
+        (
+            "barrier verify",
+            vec![
+                "barrier",
+                "verify",
+                "--group",
+                "audit",
+                "--epoch",
+                "latest",
+                "--consumer-group",
+                "cg",
+            ],
+        ),
+        (
+            "barrier watch",
+            vec!["barrier", "watch", "--group", "audit", "--count", "1"],
+        ),
+        (
+            "snapshot restore-cut",
+            vec![
+                "--yes",
+                "snapshot",
+                "restore-cut",
+                "--group",
+                "audit",
+                "--epoch",
+                "latest",
+                "--snapshot-dir",
+                snapshots,
+                "--consumer-group",
+                "cg",
+            ],
+        ),
+        (
+            "run --restore-cut",
+            vec![
+                "run",
+                with_cuts.to_str().unwrap(),
+                "--restore-cut",
+                "latest",
+            ],
+        ),
+    ];
+    for (what, args) in commands {
+        let out = run(d, &c, &wrong, &args);
+        assert_refused_at_once(&out, what);
+        let mut json = vec!["--output", "json"];
+        json.extend_from_slice(&args);
+        let out = run(d, &c, &wrong, &json);
+        assert_refused_as_json(&out, what);
+    }
+    // Nothing was written where restore-cut would have put files.
+    assert_eq!(std::fs::read_dir(snapshots).unwrap().count(), 0);
+}
+
+/// `leader run` writes (CreateTopics, InitProducerId, the transactional lease record)
+/// through the coordination client; a refused login stops it before any of them and
+/// before COMMAND runs.
+#[test]
+fn leader_run_exits_1_at_once_on_a_refused_login_and_never_runs_its_command() {
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    let c = sasl_cluster();
+    let wrong = properties(d, MECHANISM, "alice", WRONG_PW);
+    let marker = d.join("ran");
+    let touch = format!("touch {}", marker.display());
+    let (role, topic) = (unique_name("role"), unique_name("coordination"));
+    for extra in [vec![], vec!["--output", "json"]] {
+        let mut args = extra.clone();
+        args.extend_from_slice(&[
+            "leader",
+            "run",
+            "--role",
+            &role,
+            "--member",
+            "m1",
+            "--topic",
+            &topic,
+            "--create-topic",
+            "--",
+            "sh",
+            "-c",
+            &touch,
+        ]);
+        let out = run(d, &c, &wrong, &args);
+        assert_eq!(out.code(), 1, "{}", out.stderr);
+        assert!(
+            out.stderr
+                .contains(&format!("SASL {MECHANISM} login as user \\\"alice\\\""))
+                || out
+                    .stderr
+                    .contains(&format!("SASL {MECHANISM} login as user \"alice\"")),
+            "{}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains("SASL_AUTHENTICATION_FAILED (58)"),
+            "{}",
+            out.stderr
+        );
+        assert!(out.elapsed < FAST, "took {:?}", out.elapsed);
+        assert_no_password(&out, "leader run");
+    }
+    assert!(!marker.exists(), "the command ran without a lease");
+}
