@@ -25,7 +25,8 @@ use crate::cmd::tail::positions::{Positions, Start, Stop};
 use crate::cmd::tail::predicate::WherePredicate;
 use crate::cmd::tail::{OnError, OutputFormat, OutputPlan, table};
 use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
-use crate::engine::columnar::record::Record;
+use crate::engine::columnar::raw_batch::{RawBatch, RawSelection};
+use crate::engine::columnar::record::{Record, RecordView};
 use crate::engine::columnar::record_filter::RecordFilter;
 use crate::engine::columnar::reserved::reserved_fields;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
@@ -34,6 +35,9 @@ use crate::io::kafka::tail_consumer::{Polled, TailConsumer, TailConsumerOptions}
 
 /// Largest number of value bytes decoded into one batch.
 const BATCH_BYTES: usize = 16 << 20;
+
+/// Most messages taken from the client in one call.
+const POLL_CHUNK: usize = 1000;
 
 /// Everything `tail` was asked to do, validated.
 pub struct TailPlan {
@@ -220,7 +224,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         _ => None,
     };
 
-    let consumer = TailConsumer::new(
+    let mut consumer = TailConsumer::new(
         &settings,
         &TailConsumerOptions {
             group: plan.group.clone(),
@@ -329,7 +333,9 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
     let mut first_schema: Option<SchemaRef> = None;
     let mut outcome: CliResult<()> = Ok(());
     let mut outage = Outage::default();
-    // Per held partition: why its next record waits (names the last registry failure).
+    // One arena for every fetch: after the first batches it has grown and a message
+    // costs a copy into it, no allocation.
+    let mut batch = RawBatch::new();
 
     'outer: loop {
         if cancelled.load(Ordering::SeqCst) {
@@ -362,7 +368,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             }
         }
         // Held records (waiting for a writer schema) come first, then new ones.
-        let mut batch: Vec<Record> = Vec::new();
+        batch.clear();
         for (tp, held_part) in std::mem::take(&mut held) {
             if held_part.since.elapsed() > timeout {
                 let offset = held_part
@@ -379,7 +385,9 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                 )));
                 break 'outer;
             }
-            batch.extend(held_part.records);
+            for r in &held_part.records {
+                batch.push_record(r);
+            }
             held.insert(
                 tp,
                 Held {
@@ -389,7 +397,6 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             );
         }
         let held_before: BTreeSet<Tp> = held.keys().cloned().collect();
-        let mut bytes = 0usize;
         // Retrying held records only: give the background fetch a moment instead of
         // spinning (a poll still returns at once when other partitions have data).
         let mut wait = if batch.is_empty() {
@@ -400,53 +407,73 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             Duration::ZERO
         };
         let mut run: Option<Run> = None;
-        while batch.len() < plan.batch_records && bytes < BATCH_BYTES {
-            match consumer.poll(wait) {
-                None => break,
-                // A lost broker is retried by the client; it fails the tail only when
-                // it lasts the whole timeout (see `outage`).
-                Some(Err(e)) if e.unreachable => {
-                    outage.observe(&e);
-                    break;
-                }
-                Some(Err(e)) => {
-                    outcome = Err(e.into());
-                    break 'outer;
-                }
-                Some(Ok(Polled::PartitionEof(p))) => {
-                    outage.clear();
-                    if stops.stop_is_end {
-                        let candidates: Vec<Tp> = stops
-                            .stop
-                            .keys()
-                            .filter(|(_, q)| *q == p)
-                            .filter(|tp| !stops.done.contains(*tp) && !held.contains_key(*tp))
-                            .cloned()
-                            .collect();
-                        if candidates.len() == 1 {
-                            stops.done.insert(candidates[0].clone());
+        let mut round_over = false;
+        let mut fatal = None;
+        while !round_over && batch.len() < plan.batch_records && batch.payload_bytes() < BATCH_BYTES
+        {
+            // Messages taken from the client must all be kept: take at most the records
+            // left, and about the bytes left at the batch's average record size.
+            let average = match batch.len() {
+                0 => 1024,
+                n => (batch.payload_bytes() / n).max(1),
+            };
+            let max = (plan.batch_records - batch.len())
+                .min(((BATCH_BYTES - batch.payload_bytes()) / average).max(1))
+                .min(POLL_CHUNK);
+            let taken = consumer.poll_batch(wait, max, |polled| {
+                match polled {
+                    // A lost broker is retried by the client; it fails the tail only when
+                    // it lasts the whole timeout (see `outage`).
+                    Err(e) if e.unreachable => {
+                        outage.observe(&e);
+                        round_over = true;
+                    }
+                    Err(e) => {
+                        fatal.get_or_insert(e);
+                        round_over = true;
+                    }
+                    Ok(Polled::PartitionEof(p)) => {
+                        outage.clear();
+                        if stops.stop_is_end {
+                            let candidates: Vec<Tp> = stops
+                                .stop
+                                .keys()
+                                .filter(|(_, q)| *q == p)
+                                .filter(|tp| !stops.done.contains(*tp) && !held.contains_key(*tp))
+                                .cloned()
+                                .collect();
+                            if candidates.len() == 1 {
+                                stops.done.insert(candidates[0].clone());
+                            }
+                        }
+                    }
+                    Ok(Polled::Message(m)) => {
+                        outage.clear();
+                        let (topic, partition) = (m.topic(), m.partition());
+                        if !run
+                            .as_ref()
+                            .is_some_and(|run| run.tp.1 == partition && run.tp.0 == topic)
+                        {
+                            if let Some(ended) = run.take() {
+                                stops.end_run(ended);
+                            }
+                            run = Some(stops.begin_run((topic.to_owned(), partition)));
+                        }
+                        if stops.observe(run.as_mut().expect("set above"), m.offset()) {
+                            m.append_to(topic, &mut batch);
                         }
                     }
                 }
-                Some(Ok(Polled::Record(r))) => {
-                    outage.clear();
-                    if !run
-                        .as_ref()
-                        .is_some_and(|run| run.tp.1 == r.partition && run.tp.0 == r.topic)
-                    {
-                        if let Some(ended) = run.take() {
-                            stops.end_run(ended);
-                        }
-                        run = Some(stops.begin_run((r.topic.clone(), r.partition)));
-                    }
-                    if !stops.observe(run.as_mut().expect("set above"), r.offset) {
-                        continue;
-                    }
-                    bytes += r.payload_len();
-                    batch.push(r);
-                }
+                !round_over
+            });
+            if taken == 0 {
+                break;
             }
             wait = Duration::ZERO;
+        }
+        if let Some(e) = fatal {
+            outcome = Err(e.into());
+            break 'outer;
         }
         if let Some(ended) = run.take() {
             stops.end_run(ended);
@@ -463,50 +490,59 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             held.retain(|_, h| !h.records.is_empty());
             continue;
         }
-        // Filter, then group per topic, keeping fetch order.
+        // Filter, then group per topic (rows of the batch), keeping fetch order.
+        counters.bytes += batch.payload_bytes() as u64;
         let mut processed_next: HashMap<Tp, i64> = HashMap::new();
-        let mut per_topic: BTreeMap<String, Vec<Record>> = BTreeMap::new();
-        for r in batch {
-            counters.bytes += r.payload_len() as u64;
-            if !plan.filter.keeps(&r) {
-                processed_next.insert((r.topic.clone(), r.partition), r.offset + 1);
+        let mut per_topic: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+        let filtering = !plan.filter.is_empty();
+        for (i, r) in batch.iter().enumerate() {
+            if filtering && !plan.filter.keeps_view(&r) {
+                processed_next.insert((r.topic.to_owned(), r.partition), r.offset + 1);
                 continue;
             }
-            match per_topic.get_mut(&r.topic) {
-                Some(records) => records.push(r),
+            match per_topic.get_mut(r.topic) {
+                Some(rows) => rows.push(i as u32),
                 None => {
-                    per_topic.insert(r.topic.clone(), vec![r]);
+                    let mut rows = Vec::with_capacity(batch.len() - i);
+                    rows.push(i as u32);
+                    per_topic.insert(r.topic, rows);
                 }
             }
         }
         for (topic, mut records) in per_topic {
-            let decoder = decoders.get_mut(&topic).expect("a decoder per topic");
+            let decoder = decoders.get_mut(topic).expect("a decoder per topic");
             loop {
                 if records.is_empty() {
                     break;
                 }
-                let refs: Vec<&Record> = records.iter().collect();
-                match decoder.decode(&refs) {
+                let selection = RawSelection {
+                    batch: &batch,
+                    rows: &records,
+                };
+                match decoder.decode_from(&selection) {
                     Ok(decoded) => {
                         // The last offset per partition: records come in runs of one
                         // partition, so the map is touched once per run, not per record.
                         let mut last: HashMap<(&str, i32), i64, foldhash::fast::RandomState> =
                             HashMap::default();
-                        let run_ends = records
-                            .windows(2)
-                            .filter(|w| {
-                                w[0].partition != w[1].partition || w[0].topic != w[1].topic
-                            })
-                            .map(|w| &w[0])
-                            .chain(records.last());
-                        for r in run_ends {
-                            last.insert((r.topic.as_str(), r.partition), r.offset + 1);
+                        let mut previous: Option<RecordView<'_>> = None;
+                        for &row in &records {
+                            let r = batch.get(row as usize);
+                            if let Some(p) = previous
+                                && (p.partition != r.partition || p.topic != r.topic)
+                            {
+                                last.insert((p.topic, p.partition), p.offset + 1);
+                            }
+                            previous = Some(r);
+                        }
+                        if let Some(p) = previous {
+                            last.insert((p.topic, p.partition), p.offset + 1);
                         }
                         for ((t, p), next) in last {
                             processed_next.insert((t.to_string(), p), next);
                         }
                         let decoded = match plan.predicate.as_mut() {
-                            Some(p) => match p.apply(&topic, &decoded) {
+                            Some(p) => match p.apply(topic, &decoded) {
                                 Ok(b) => b,
                                 Err(e) => {
                                     outcome = Err(e);
@@ -550,15 +586,21 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                         break;
                     }
                     Err(failure) => {
-                        let bad = &records[failure.index];
-                        let tp = (bad.topic.clone(), bad.partition);
+                        let bad = batch.get(records[failure.index] as usize);
+                        let tp = (bad.topic.to_owned(), bad.partition);
                         if failure.error.is_retriable() {
                             // Hold this partition from the pending record on; pause its fetches.
                             let from = bad.offset;
-                            let (moved, kept): (Vec<Record>, Vec<Record>) = records
-                                .into_iter()
-                                .partition(|r| r.partition == tp.1 && r.offset >= from);
+                            let (moved, kept): (Vec<u32>, Vec<u32>) =
+                                records.into_iter().partition(|&row| {
+                                    let r = batch.get(row as usize);
+                                    r.partition == tp.1 && r.offset >= from
+                                });
                             records = kept;
+                            let moved: Vec<Record> = moved
+                                .into_iter()
+                                .map(|row| batch.get(row as usize).to_record())
+                                .collect();
                             if !held_before.contains(&tp)
                                 && let Err(e) = consumer.pause(&tp.0, tp.1)
                             {
@@ -595,7 +637,9 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                             }
                             OnError::DeadLetter(path) => {
                                 let dl = dead_letter.as_mut().expect("opened for this policy");
-                                if let Err(e) = dl.append(bad, &failure.error.to_string()) {
+                                if let Err(e) =
+                                    dl.append(&bad.to_record(), &failure.error.to_string())
+                                {
                                     outcome = Err(CliError::failure(format!(
                                         "cannot write dead-letter file {}: {e}",
                                         path.display()
@@ -606,11 +650,8 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                                 counters.dead_lettered += 1;
                             }
                         }
-                        let removed = records.remove(failure.index);
-                        processed_next.insert(
-                            (removed.topic.clone(), removed.partition),
-                            removed.offset + 1,
-                        );
+                        records.remove(failure.index);
+                        processed_next.insert(tp, bad.offset + 1);
                     }
                 }
             }

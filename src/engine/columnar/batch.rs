@@ -10,7 +10,7 @@ use arrow_schema::{Field, FieldRef, Fields, Schema};
 
 use crate::engine::columnar::codec::{CodecError, PayloadColumns, RowEncoder, ValueDecoder};
 use crate::engine::columnar::headers::decode_headers;
-use crate::engine::columnar::record::{OutRecord, Record};
+use crate::engine::columnar::record::{OutRecord, Record, Records};
 use crate::engine::columnar::reserved::{
     HEADERS_COLUMN, KEY_COLUMN, MetadataBuilder, TIMESTAMP_COLUMN, escape_payload_field,
     reserved_fields,
@@ -49,6 +49,14 @@ impl BatchDecoder {
 
     /// Decodes `records` into one batch, or names the first record that failed.
     pub fn decode(&mut self, records: &[&Record]) -> Result<RecordBatch, RecordFailure> {
+        self.decode_from(records)
+    }
+
+    /// [`decode`](Self::decode) from records held in any shape (an arena, owned records).
+    pub fn decode_from<R: Records + ?Sized>(
+        &mut self,
+        records: &R,
+    ) -> Result<RecordBatch, RecordFailure> {
         let result = self.try_decode(records);
         if result.is_err() {
             self.value.reset();
@@ -61,14 +69,15 @@ impl BatchDecoder {
 
     /// Some codecs validate in bulk when finishing (e.g. UTF-8 of a whole column); a
     /// failure there names no record, so the records are tried one by one to find it.
-    fn locate(&mut self, records: &[&Record], error: CodecError) -> RecordFailure {
+    fn locate<R: Records + ?Sized>(&mut self, records: &R, error: CodecError) -> RecordFailure {
         self.value.reset();
         if let Some(k) = self.key.as_mut() {
             k.reset();
         }
-        for (index, r) in records.iter().enumerate() {
+        for index in 0..records.len() {
+            let r = records.get(index);
             if let Some(k) = self.key.as_mut() {
-                let appended = k.append(r.key.as_deref());
+                let appended = k.append(r.key);
                 if let Err(error) = appended.and_then(|_| k.finish()) {
                     return RecordFailure {
                         index,
@@ -77,7 +86,7 @@ impl BatchDecoder {
                     };
                 }
             }
-            let appended = self.value.append(r.value.as_deref());
+            let appended = self.value.append(r.value);
             if let Err(error) = appended.and_then(|_| self.value.finish()) {
                 return RecordFailure {
                     index,
@@ -93,16 +102,20 @@ impl BatchDecoder {
         }
     }
 
-    fn try_decode(&mut self, records: &[&Record]) -> Result<RecordBatch, RecordFailure> {
+    fn try_decode<R: Records + ?Sized>(
+        &mut self,
+        records: &R,
+    ) -> Result<RecordBatch, RecordFailure> {
         let mut meta = MetadataBuilder::with_capacity(records.len());
         let batch_failure = |error: CodecError| RecordFailure {
             index: records.len().saturating_sub(1),
             part: RecordPart::Value,
             error,
         };
-        for (index, r) in records.iter().enumerate() {
+        for index in 0..records.len() {
+            let r = records.get(index);
             if let Some(k) = self.key.as_mut() {
-                let rows = k.append(r.key.as_deref()).map_err(|error| RecordFailure {
+                let rows = k.append(r.key).map_err(|error| RecordFailure {
                     index,
                     part: RecordPart::Key,
                     error,
@@ -115,14 +128,11 @@ impl BatchDecoder {
                     });
                 }
             }
-            let rows = self
-                .value
-                .append(r.value.as_deref())
-                .map_err(|error| RecordFailure {
-                    index,
-                    part: RecordPart::Value,
-                    error,
-                })?;
+            let rows = self.value.append(r.value).map_err(|error| RecordFailure {
+                index,
+                part: RecordPart::Value,
+                error,
+            })?;
             if self.key.is_some() && rows != 1 {
                 return Err(RecordFailure {
                     index,
@@ -132,7 +142,7 @@ impl BatchDecoder {
                     ),
                 });
             }
-            meta.append(r, rows);
+            meta.append(&r, rows);
         }
         let mut fields: Vec<FieldRef> = Vec::new();
         let mut columns: Vec<ArrayRef> = Vec::new();

@@ -102,6 +102,47 @@ pub fn encode_headers_into(out: &mut Vec<u8>, headers: &[Header]) {
     }
 }
 
+/// Appends one `__headers` cell to a buffer header by header, for a reader that
+/// sees headers one at a time (the count is written when it finishes).
+pub struct HeadersCellWriter<'a> {
+    out: &'a mut Vec<u8>,
+    start: usize,
+    count: u32,
+}
+
+impl<'a> HeadersCellWriter<'a> {
+    /// Starts a cell at the end of `out` (nothing before it is touched).
+    pub fn new(out: &'a mut Vec<u8>) -> Self {
+        let start = out.len();
+        out.extend_from_slice(&0u32.to_be_bytes());
+        HeadersCellWriter {
+            out,
+            start,
+            count: 0,
+        }
+    }
+
+    pub fn push(&mut self, key: &str, value: Option<&[u8]>) {
+        self.out
+            .extend_from_slice(&(key.len() as u32).to_be_bytes());
+        self.out.extend_from_slice(key.as_bytes());
+        match value {
+            None => self.out.extend_from_slice(&NULL_VALUE_LEN.to_be_bytes()),
+            Some(value) => {
+                self.out
+                    .extend_from_slice(&(value.len() as u32).to_be_bytes());
+                self.out.extend_from_slice(value);
+            }
+        }
+        self.count += 1;
+    }
+
+    /// Writes the count; the cell is `out[start..]`.
+    pub fn finish(self) {
+        self.out[self.start..self.start + 4].copy_from_slice(&self.count.to_be_bytes());
+    }
+}
+
 /// Decodes a `__headers` cell strictly.
 pub fn decode_headers(cell: &[u8]) -> Result<Vec<Header>, HeadersError> {
     let mut reader = Reader::new(cell);

@@ -2,7 +2,7 @@
 //! and `NAME=glob` over header values. Globs are shell-style over bytes: `*` any
 //! run, `?` one byte, `[abc]`, `[a-z]`, `[!…]` classes, `\` escapes.
 
-use crate::engine::columnar::record::Record;
+use crate::engine::columnar::record::{Record, RecordView};
 
 /// A compiled shell-style glob over bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,16 +126,25 @@ impl RecordFilter {
     }
 
     pub fn keeps(&self, r: &Record) -> bool {
+        self.keeps_view(&r.view())
+    }
+
+    pub fn keeps_view(&self, r: &RecordView<'_>) -> bool {
         if !self.partitions.is_empty() && !self.partitions.contains(&r.partition) {
             return false;
         }
         if let Some(g) = &self.key
-            && !r.key.as_deref().is_some_and(|k| g.matches(k))
+            && !r.key.is_some_and(|k| g.matches(k))
         {
             return false;
         }
+        if self.headers.is_empty() {
+            return true;
+        }
+        // A cell that does not decode has no header to match.
+        let headers = r.headers.to_list().unwrap_or_default();
         self.headers.iter().all(|(name, g)| {
-            r.headers
+            headers
                 .iter()
                 .any(|h| &h.key == name && h.value.as_deref().is_some_and(|v| g.matches(v)))
         })

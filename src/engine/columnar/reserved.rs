@@ -8,7 +8,7 @@ use arrow_array::ArrayRef;
 use arrow_array::builder::{BinaryBuilder, Int32Builder, Int64Builder};
 
 use crate::engine::columnar::headers::encode_headers_into;
-use crate::engine::columnar::record::Record;
+use crate::engine::columnar::record::{HeadersRef, RecordView};
 
 // One definition of the names, fields and escaping lives in `metadata`; the codecs
 // import them from here together with the builder.
@@ -46,14 +46,20 @@ impl MetadataBuilder {
     }
 
     /// Appends `rows` copies of the record's metadata (a blob value gives many rows).
-    pub fn append(&mut self, record: &Record, rows: usize) {
-        encode_headers_into(&mut self.scratch, &record.headers);
+    pub fn append(&mut self, record: &RecordView<'_>, rows: usize) {
+        let cell: &[u8] = match record.headers {
+            HeadersRef::Cell(cell) => cell,
+            HeadersRef::List(list) => {
+                encode_headers_into(&mut self.scratch, list);
+                &self.scratch
+            }
+        };
         for _ in 0..rows {
-            self.key.append_option(record.key.as_deref());
+            self.key.append_option(record.key);
             self.timestamp.append_value(record.timestamp);
             self.partition.append_value(record.partition);
             self.offset.append_value(record.offset);
-            self.headers.append_value(&self.scratch);
+            self.headers.append_value(cell);
         }
     }
 

@@ -332,10 +332,9 @@ fn codec_error(e: codec::CodecError) -> CodecError {
 
 impl BatchCodec for RecordCodec {
     fn decode(&self, topic: &str, records: &[Record]) -> Result<RecordBatch, CodecError> {
-        let refs: Vec<&Record> = records.iter().collect();
         // A panic elsewhere while holding the lock leaves the decoder reset on its next failure.
         let mut decoder = self.decoder.lock().unwrap_or_else(|p| p.into_inner());
-        decoder.decode(&refs).map_err(|failure| {
+        decoder.decode_from(records).map_err(|failure| {
             let record = &records[failure.index.min(records.len() - 1)];
             let part = match failure.part {
                 RecordPart::Key => "key",

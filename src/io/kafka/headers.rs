@@ -15,15 +15,38 @@ use rdkafka::message::BorrowedMessage;
 
 /// The headers of a consumed record, in order; keys decoded lossily as UTF-8.
 pub fn message_headers(message: &BorrowedMessage<'_>) -> Vec<(String, Option<Vec<u8>>)> {
+    let mut out = Vec::new();
+    for_each_header(message, |key, value| {
+        out.push((key.to_owned(), value.map(<[u8]>::to_vec)))
+    });
+    out
+}
+
+/// Hands each header of a consumed record to `f` in order, borrowed from librdkafka
+/// (no copy; a key is only converted when it is not UTF-8).
+pub fn for_each_header(message: &BorrowedMessage<'_>, f: impl FnMut(&str, Option<&[u8]>)) {
+    // SAFETY: `message.ptr()` is a live message owned by the consumer for the borrow's lifetime.
+    unsafe { for_each_native_header(message.ptr(), f) }
+}
+
+/// [`for_each_header`] on a native message.
+///
+/// # Safety
+/// `message` must point to a live consumed message for the duration of the call.
+pub unsafe fn for_each_native_header(
+    message: *mut rdsys::rd_kafka_message_t,
+    f: impl FnMut(&str, Option<&[u8]>),
+) {
     let mut headers: *mut rdsys::rd_kafka_headers_t = ptr::null_mut();
-    // SAFETY: `message.ptr()` is a live message owned by the consumer for the
-    // borrow's lifetime; librdkafka keeps ownership of the headers it returns.
-    let err = unsafe { rdsys::rd_kafka_message_headers(message.ptr(), &mut headers) };
+    // SAFETY: the caller guarantees a live message; librdkafka keeps ownership of
+    // the headers it returns.
+    let err = unsafe { rdsys::rd_kafka_message_headers(message, &mut headers) };
     if err != rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR || headers.is_null() {
-        return Vec::new();
+        return;
     }
-    // SAFETY: `headers` was just returned non-null by librdkafka for this message.
-    unsafe { read_headers(headers) }
+    // SAFETY: `headers` was just returned non-null by librdkafka for this message,
+    // which outlives the call.
+    unsafe { visit_headers(headers, f) }
 }
 
 /// Reads every header of a native header list.
@@ -33,9 +56,24 @@ pub fn message_headers(message: &BorrowedMessage<'_>) -> Vec<(String, Option<Vec
 pub unsafe fn read_headers(
     headers: *const rdsys::rd_kafka_headers_t,
 ) -> Vec<(String, Option<Vec<u8>>)> {
+    let mut out = Vec::new();
+    // SAFETY: the caller guarantees `headers` is live.
+    unsafe {
+        visit_headers(headers, |key, value| {
+            out.push((key.to_owned(), value.map(<[u8]>::to_vec)))
+        })
+    };
+    out
+}
+
+/// # Safety
+/// `headers` must point to a live `rd_kafka_headers_t` for the duration of the call.
+unsafe fn visit_headers(
+    headers: *const rdsys::rd_kafka_headers_t,
+    mut f: impl FnMut(&str, Option<&[u8]>),
+) {
     // SAFETY: the caller guarantees `headers` is live.
     let count = unsafe { rdsys::rd_kafka_header_cnt(headers) };
-    let mut out = Vec::with_capacity(count);
     for index in 0..count {
         let mut name: *const c_char = ptr::null();
         let mut value: *const c_void = ptr::null();
@@ -48,14 +86,13 @@ pub unsafe fn read_headers(
             continue;
         }
         // SAFETY: librdkafka stores every header name NUL-terminated.
-        let key = String::from_utf8_lossy(unsafe { CStr::from_ptr(name) }.to_bytes()).into_owned();
+        let key = String::from_utf8_lossy(unsafe { CStr::from_ptr(name) }.to_bytes());
         let value = (!value.is_null()).then(|| {
             // SAFETY: librdkafka returns `size` readable bytes at `value`.
-            unsafe { std::slice::from_raw_parts(value.cast::<u8>(), size) }.to_vec()
+            unsafe { std::slice::from_raw_parts(value.cast::<u8>(), size) }
         });
-        out.push((key, value));
+        f(&key, value);
     }
-    out
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod barrier_state;
 pub mod barrier_watch;
 pub mod coordination;
 pub mod error;
+pub mod fetch_queue;
 pub mod groups;
 pub mod headers;
 pub mod mock_cluster;

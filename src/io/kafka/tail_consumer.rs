@@ -1,28 +1,26 @@
 //! The consumer behind `tail`: partitions and watermarks from metadata, offsets
 //! for timestamps, manual assignment at resolved offsets or group subscription,
-//! polling into owned [`Record`]s, and pause/resume of single partitions (a
-//! partition whose next record waits for a writer schema is paused, never the loop).
+//! polling messages that are copied straight into a [`RawBatch`] arena (no owned
+//! record per message), and pause/resume of single partitions (a partition whose
+//! next record waits for a writer schema is paused, never the loop).
 
 use std::time::Duration;
 
+use rdkafka::bindings as rdsys;
 use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::error::KafkaError;
-use rdkafka::message::Message;
 use rdkafka::topic_partition_list::TopicPartitionListElem;
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::engine::columnar::headers::Header;
-use crate::engine::columnar::record::Record;
 use crate::io::kafka::error::KafkaIoError;
-use crate::io::kafka::headers::message_headers;
+use crate::io::kafka::fetch_queue::{FetchQueue, NativeMessage};
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::topic_reader::partition_count;
 
 /// One poll result.
-#[derive(Debug)]
-pub enum Polled {
-    Record(Record),
+pub enum Polled<'a> {
+    Message(NativeMessage<'a>),
     /// The end of a partition was reached (partition number only: librdkafka's event).
     PartitionEof(i32),
 }
@@ -40,9 +38,19 @@ pub struct TailConsumerOptions {
 }
 
 pub struct TailConsumer {
+    /// Assigned partitions' messages, taken many per call (manual assignment only:
+    /// a group's partitions change on rebalance). Dropped before the consumer.
+    fetch: Option<FetchQueue>,
     consumer: ReaderConsumer,
     timeout: Duration,
     group: bool,
+}
+
+fn polled_error<'a>(e: KafkaError) -> Result<Polled<'a>, KafkaIoError> {
+    match e {
+        KafkaError::PartitionEOF(p) => Ok(Polled::PartitionEof(p)),
+        e => Err(KafkaIoError::from_kafka("consume", &e)),
+    }
 }
 
 fn tp(topic: &str, partition: i32) -> TopicPartitionList {
@@ -75,6 +83,7 @@ impl TailConsumer {
             .create_with_context(ReaderContext)
             .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
         Ok(TailConsumer {
+            fetch: None,
             consumer,
             timeout: opts.timeout,
             group: opts.group.is_some(),
@@ -136,8 +145,11 @@ impl TailConsumer {
         })
     }
 
-    /// Assigns exactly these partitions at these offsets.
-    pub fn assign(&self, at: &[(String, i32, i64)]) -> Result<(), KafkaIoError> {
+    /// Assigns exactly these partitions at these offsets; their messages are then
+    /// consumed in batches.
+    pub fn assign(&mut self, at: &[(String, i32, i64)]) -> Result<(), KafkaIoError> {
+        let partitions: Vec<(String, i32)> = at.iter().map(|(t, p, _)| (t.clone(), *p)).collect();
+        self.fetch = Some(FetchQueue::new(&self.consumer, &partitions)?);
         let mut tpl = TopicPartitionList::new();
         for (t, p, o) in at {
             tpl.add_partition_offset(t, *p, Offset::Offset(*o))
@@ -168,24 +180,65 @@ impl TailConsumer {
             .unwrap_or_default()
     }
 
-    /// One record or event, or `None` when nothing arrived within `timeout`.
-    pub fn poll(&self, timeout: Duration) -> Option<Result<Polled, KafkaIoError>> {
-        match self.consumer.poll(timeout)? {
-            Ok(m) => Some(Ok(Polled::Record(Record {
-                topic: m.topic().to_string(),
-                partition: m.partition(),
-                offset: m.offset(),
-                timestamp: m.timestamp().to_millis().unwrap_or(0),
-                key: m.key().map(<[u8]>::to_vec),
-                value: m.payload().map(<[u8]>::to_vec),
-                headers: message_headers(&m)
-                    .into_iter()
-                    .map(|(key, value)| Header::new(key, value))
-                    .collect(),
-            }))),
-            Err(KafkaError::PartitionEOF(p)) => Some(Ok(Polled::PartitionEof(p))),
-            Err(e) => Some(Err(KafkaIoError::from_kafka("consume", &e))),
+    /// Takes up to `max` messages or events, waiting up to `timeout` for the first,
+    /// and hands each to `f` in order; returns how many. `f` returns `false` to stop
+    /// polling; messages already taken from librdkafka are still handed over (none is
+    /// dropped). Client errors (a lost broker among them) come as `Err`.
+    pub fn poll_batch(
+        &mut self,
+        timeout: Duration,
+        max: usize,
+        mut f: impl FnMut(Result<Polled<'_>, KafkaIoError>) -> bool,
+    ) -> usize {
+        let TailConsumer {
+            fetch, consumer, ..
+        } = self;
+        let Some(fetch) = fetch.as_mut() else {
+            let (mut n, mut wait) = (0, timeout);
+            while n < max {
+                let Some(polled) = consumer.poll(wait) else {
+                    break;
+                };
+                n += 1;
+                let go = match polled {
+                    // SAFETY: `m` is alive for the call.
+                    Ok(m) => f(Ok(Polled::Message(unsafe {
+                        NativeMessage::from_ptr(m.ptr())
+                    }))),
+                    Err(e) => f(polled_error(e)),
+                };
+                if !go {
+                    break;
+                }
+                wait = Duration::ZERO;
+            }
+            return n;
+        };
+        // Client errors, logs and statistics stay on the consumer's queue.
+        let mut n = 0;
+        if let Some(polled) = consumer.poll(Duration::ZERO) {
+            n += 1;
+            let go = match polled {
+                // SAFETY: `m` is alive for the call.
+                Ok(m) => f(Ok(Polled::Message(unsafe {
+                    NativeMessage::from_ptr(m.ptr())
+                }))),
+                Err(e) => f(polled_error(e)),
+            };
+            if !go {
+                return n;
+            }
         }
+        n + fetch.consume(timeout, max, |m| {
+            let item = match m.error() {
+                rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR => Ok(Polled::Message(m)),
+                rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__PARTITION_EOF => {
+                    Ok(Polled::PartitionEof(m.partition()))
+                }
+                code => polled_error(KafkaError::MessageConsumption(code.into())),
+            };
+            f(item);
+        })
     }
 
     /// Stops fetching one partition; records already delivered stay with the caller.
