@@ -96,7 +96,7 @@ impl Accumulators {
         }
     }
 
-    fn into_slots(&mut self) -> &mut Vec<Slot> {
+    fn as_slots(&mut self) -> &mut Vec<Slot> {
         if !matches!(self, Accumulators::Slots(_)) {
             let slots = (0..self.len()).map(|g| self.slot(g)).collect();
             *self = Accumulators::Slots(slots);
@@ -168,9 +168,9 @@ impl Accumulators {
                 DataType::UInt16 => sum_ints(sums, seen, ids, array.as_primitive::<UInt16Type>()),
                 DataType::UInt32 => sum_ints(sums, seen, ids, array.as_primitive::<UInt32Type>()),
                 DataType::UInt64 => sum_ints(sums, seen, ids, array.as_primitive::<UInt64Type>()),
-                _ => update(func, self.into_slots(), ids, array),
+                _ => update(func, self.as_slots(), ids, array),
             },
-            _ => update(func, self.into_slots(), ids, array),
+            _ => update(func, self.as_slots(), ids, array),
         }
     }
 

@@ -103,10 +103,10 @@ impl GroupIndex {
             return;
         }
         let slot = self.slots[probe.hash as usize & (self.slots.len() - 1)];
-        if slot != EMPTY {
-            if let Some(e) = self.entries.get(slot as u32 as usize) {
-                prefetch(e);
-            }
+        if slot != EMPTY
+            && let Some(e) = self.entries.get(slot as u32 as usize)
+        {
+            prefetch(e);
         }
     }
 
