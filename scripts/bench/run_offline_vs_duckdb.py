@@ -13,6 +13,9 @@ pyarrow), timed end to end (read + query) and query only. Cases:
   * join               examples/topologies/orders-with-payments.yaml: N orders joined
                        with N payments on order_id within 10 minutes, then
                        filter paid >= amount and a projection             (target <= 3x)
+After timing, a check compares krabka's sink file with DuckDB's result (the
+group-bys re-emit their cumulative table per batch: the last row of every group
+is its result) and fails the benchmark when they differ.
 Prints the ratio krabka / DuckDB (a benchmark, not a timed test), from runs that
 alternate between the two, and the CPU times (user + system of the `run` process;
 the Python process's CPU time around DuckDB's read + query) as a ratio less moved by
@@ -44,6 +47,14 @@ RESERVED = [
 BASE_TS = 1_700_000_000_000
 
 # name -> (example file, sink, {source: dataset}, DuckDB query over tables named as the sources, target)
+# Per case, how krabka's sink columns line up with the query's: (krabka columns
+# in the query's order, the group key columns of a cumulative group-by or None).
+COMPARE = {
+    "filter-group-by": (["user", "total", "n"], ["user"]),
+    "windowed-group-by": (["country", "__window_start", "orders", "euros", "largest"],
+                          ["country", "__window_start"]),
+    "join": (["order_order_id", "order_user", "order_amount", "payment_method"], None),
+}
 CASES = {
     "filter-group-by": (
         "large-orders-by-user.yaml", "large-orders-by-user", {"orders": "orders"},
@@ -198,6 +209,37 @@ def duckdb_worker(inputs, case):
     return end - start, end - read_done, result.num_rows, time.process_time() - cpu
 
 
+def check_worker(inputs, case, out):
+    """Exits non-zero when krabka's sink file `out` and DuckDB's result differ."""
+    query = CASES[case][3]
+    columns, keys = COMPARE[case]
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    tables = {}
+    for source, path in inputs.items():
+        with pa.memory_map(path) as data:
+            tables[source] = ipc.open_stream(data).read_all()
+        con.register(source, tables[source])
+    expected = con.sql(query).to_arrow_table()
+    with pa.memory_map(out) as data:
+        got = ipc.open_stream(data).read_all().select(columns)
+    if keys is not None:
+        # The last emitted row of every group (the cumulative table's final state).
+        con.register("emitted", got.append_column("__row", pa.array(np.arange(got.num_rows))))
+        key_list = ", ".join(f'"{k}"' for k in keys)
+        cols = ", ".join(f'"{c}"' for c in columns)
+        got = con.sql(f"SELECT {cols} FROM emitted QUALIFY row_number() OVER "
+                      f"(PARTITION BY {key_list} ORDER BY __row DESC) = 1").to_arrow_table()
+    got = got.rename_columns(expected.column_names)
+    order = [(c, "ascending") for c in expected.column_names]
+    got = got.cast(expected.schema).sort_by(order)
+    expected = expected.sort_by(order)
+    if not got.equals(expected):
+        sys.exit(f"{case}: krabka's result ({got.num_rows} rows) differs from DuckDB's "
+                 f"({expected.num_rows} rows)")
+    print(f"{case}: krabka's result equals DuckDB's ({expected.num_rows} rows)", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
@@ -228,10 +270,14 @@ def main():
               f"krabka/DuckDB(query only) = {krabka / duck_query:.2f}x (target <= {target:g}x); "
               f"CPU time {krabka_cpu:.2f}s vs {duck_cpu:.2f}s (read+query) = {krabka_cpu / duck_cpu:.2f}x",
               flush=True)
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--check-worker", case,
+                        json.dumps(inputs), out], check=True)
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--duckdb-worker":
         print(json.dumps(duckdb_worker(json.loads(sys.argv[3]), sys.argv[2])))
+    elif len(sys.argv) == 5 and sys.argv[1] == "--check-worker":
+        check_worker(json.loads(sys.argv[3]), sys.argv[2], sys.argv[4])
     else:
         main()

@@ -7,21 +7,27 @@
 //! an error naming the input, never a crash.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Cursor, Read, Seek, SeekFrom, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
-use arrow_ipc::reader::{FileReader, StreamReader};
+use arrow_ipc::reader::FileReader;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 
 use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER};
+use crate::engine::columnar::ipc_stream::StreamBatches;
 use crate::engine::columnar::runner::offline::{BatchReader, BatchWriter, WriteError};
 use crate::io::batch_sink::{BatchSink, DataFormat, SinkError, SinkOptions};
 
 enum Inner {
-    Stream(StreamReader<BufReader<Box<dyn Read + Send>>>),
+    /// Streams are read message by message into one allocation each, decoded
+    /// in place (arrow's `StreamReader` zero-fills a fresh buffer per message
+    /// before reading into it: 6 % of a 10 M-row run's CPU time).
+    /// Unbuffered: bodies are read straight into their allocation (through a
+    /// `BufReader` the first megabyte of every body was copied twice).
+    Stream(StreamBatches<Box<dyn Read + Send>>, SchemaRef),
     File(FileReader<Box<dyn ReadSeek>>),
 }
 
@@ -120,12 +126,11 @@ impl IpcInput {
         if available == 0 {
             return Err(format!("{name} is empty, not an Arrow IPC stream or file"));
         }
-        let reader = guarded(name, || {
-            StreamReader::try_new(BufReader::with_capacity(1 << 20, reader), None)
-        })?;
+        let mut batches = StreamBatches::new(reader);
+        let schema = guarded(name, || batches.schema())?;
         Ok(IpcInput {
             name: name.to_owned(),
-            inner: Inner::Stream(reader),
+            inner: Inner::Stream(batches, schema),
             failed: false,
         })
     }
@@ -159,7 +164,7 @@ fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> 
 impl BatchReader for IpcInput {
     fn schema(&self) -> SchemaRef {
         match &self.inner {
-            Inner::Stream(r) => r.schema(),
+            Inner::Stream(_, schema) => schema.clone(),
             Inner::File(r) => r.schema(),
         }
     }
@@ -170,7 +175,7 @@ impl BatchReader for IpcInput {
         }
         let name = self.name.clone();
         let next = match catch_unwind(AssertUnwindSafe(|| match &mut self.inner {
-            Inner::Stream(r) => r.next(),
+            Inner::Stream(r, _) => r.next(),
             Inner::File(r) => r.next(),
         })) {
             Ok(next) => next,

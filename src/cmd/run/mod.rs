@@ -3,6 +3,7 @@
 //! as a consumer group (`online`). This file maps names to nodes, opens the
 //! files and renders the report.
 
+mod allocator;
 pub mod online;
 mod restore_cut;
 
@@ -153,6 +154,9 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
     }
     let file = args.file.display().to_string();
 
+    if !args.inputs.is_empty() {
+        allocator::keep_freed_batch_memory();
+    }
     // Inputs are opened first: their schemas take part in validation.
     let mut inputs: Vec<OfflineInput> = Vec::new();
     let mut input_schemas: HashMap<String, SchemaRef> = HashMap::new();

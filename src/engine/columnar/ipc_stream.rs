@@ -11,12 +11,17 @@ use std::io::{ErrorKind, Read};
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_ipc::reader::StreamDecoder;
-use arrow_schema::ArrowError;
+use arrow_schema::{ArrowError, SchemaRef};
 
 use super::ipc::{IPC_CONTINUATION_MARKER, check_buffers, malformed, quietly};
 
 /// The continuation marker and a zero metadata length.
 const END_OF_STREAM: [u8; 8] = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
+
+/// How much of a declared length is allocated before the input delivers it: a
+/// batch body (a few MiB) then lands in one allocation, with no regrowth copies,
+/// while a hostile length still costs at most this much before "truncated".
+const UPFRONT: usize = 64 << 20;
 
 /// The record batches of an IPC stream, decoded one message at a time. Iteration ends at the
 /// end-of-stream marker or at the end of the input between two messages; after an error it
@@ -29,6 +34,10 @@ pub struct StreamBatches<R> {
     /// The input's end was passed on to the decoder.
     ended: bool,
     done: bool,
+    /// Bytes read from the input so far (error messages name the offset).
+    position: u64,
+    /// A batch decoded while reading the schema, not yet handed out.
+    ready: Option<RecordBatch>,
 }
 
 impl<R: Read> StreamBatches<R> {
@@ -39,10 +48,45 @@ impl<R: Read> StreamBatches<R> {
             pending: Buffer::from_vec(Vec::<u8>::new()),
             ended: false,
             done: false,
+            position: 0,
+            ready: None,
+        }
+    }
+
+    /// The stream's schema, reading up to its schema message. (The decoder
+    /// completes a message with an empty body, as the schema's is, only when
+    /// the next bytes arrive, so the first batch may be decoded with it: it is
+    /// kept for [`Iterator::next`].)
+    pub fn schema(&mut self) -> Result<SchemaRef, ArrowError> {
+        loop {
+            if let Some(schema) = self.decoder.schema() {
+                return Ok(schema);
+            }
+            if self.pending.is_empty() {
+                if self.ended {
+                    return Err(malformed("the stream ends before its schema"));
+                }
+                self.pending = match self.read_message()? {
+                    Some(message) => Buffer::from_vec(message),
+                    None => {
+                        self.ended = true;
+                        Buffer::from_vec(END_OF_STREAM.to_vec())
+                    }
+                };
+            }
+            let (decoder, pending) = (&mut self.decoder, &mut self.pending);
+            let decoded = quietly(|| decoder.decode(pending))
+                .unwrap_or_else(|| Err(malformed("malformed Arrow IPC data")))?;
+            if decoded.is_some() {
+                self.ready = decoded;
+            }
         }
     }
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, ArrowError> {
+        if let Some(batch) = self.ready.take() {
+            return Ok(Some(batch));
+        }
         loop {
             if self.pending.is_empty() {
                 if self.ended {
@@ -70,6 +114,16 @@ impl<R: Read> StreamBatches<R> {
     /// The next message re-framed as `ffffffff`, metadata length, metadata, body; `None` at
     /// the end of the stream.
     fn read_message(&mut self) -> Result<Option<Vec<u8>>, ArrowError> {
+        let start = self.position;
+        self.read_framed().map_err(|e| match e {
+            ArrowError::IpcError(m) => {
+                ArrowError::IpcError(format!("{m} (message at byte {start})"))
+            }
+            other => other,
+        })
+    }
+
+    fn read_framed(&mut self) -> Result<Option<Vec<u8>>, ArrowError> {
         let Some(mut meta_len) = self.read_word(true)? else {
             return Ok(None);
         };
@@ -81,7 +135,7 @@ impl<R: Read> StreamBatches<R> {
         }
         let meta_len = usize::try_from(meta_len)
             .map_err(|_| malformed("invalid Arrow IPC metadata length"))?;
-        let mut framed = Vec::new();
+        let mut framed = Vec::with_capacity(8 + meta_len.min(UPFRONT));
         framed.extend_from_slice(&IPC_CONTINUATION_MARKER);
         framed.extend_from_slice(&(meta_len as i32).to_le_bytes());
         self.read_exactly(meta_len, &mut framed)?;
@@ -102,7 +156,10 @@ impl<R: Read> StreamBatches<R> {
             match self.input.read(&mut word[filled..]) {
                 Ok(0) if filled == 0 && at_end_ok => return Ok(None),
                 Ok(0) => return Err(malformed("truncated Arrow IPC message")),
-                Ok(n) => filled += n,
+                Ok(n) => {
+                    filled += n;
+                    self.position += n as u64;
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Err(ArrowError::IoError(e.to_string(), e)),
             }
@@ -113,10 +170,12 @@ impl<R: Read> StreamBatches<R> {
     /// Appends exactly `len` bytes, growing `out` only as the input delivers them.
     fn read_exactly(&mut self, len: usize, out: &mut Vec<u8>) -> Result<(), ArrowError> {
         let before = out.len();
+        out.reserve(len.min(UPFRONT));
         (&mut self.input)
             .take(len as u64)
             .read_to_end(out)
             .map_err(|e| ArrowError::IoError(e.to_string(), e))?;
+        self.position += (out.len() - before) as u64;
         if out.len() - before < len {
             return Err(malformed("truncated Arrow IPC message"));
         }
@@ -186,6 +245,40 @@ mod tests {
             .unwrap();
         assert_eq!(streamed, whole);
         assert_eq!(streamed.len(), 3);
+    }
+
+    #[test]
+    fn the_schema_comes_before_any_batch_and_a_truncated_message_is_named_by_its_offset() {
+        let bytes = stream(&[batch(0, 4), batch(4, 4)]);
+        let mut batches = StreamBatches::new(&bytes[..]);
+        assert_eq!(batches.schema().unwrap(), batch(0, 1).schema());
+        let all: Vec<_> = batches.collect::<Result<_, _>>().unwrap();
+        assert_eq!(all, vec![batch(0, 4), batch(4, 4)]);
+        // The second batch starts where a one-batch stream's end marker would.
+        let second_at = stream(&[batch(0, 4)]).len() - 8;
+        let mut cut = StreamBatches::new(&bytes[..bytes.len() - 18]);
+        cut.schema().unwrap();
+        assert_eq!(cut.next().unwrap().unwrap(), batch(0, 4));
+        let err = cut.next().unwrap().unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "truncated Arrow IPC message (message at byte {second_at})"
+            )),
+            "{err}"
+        );
+        let err = StreamBatches::new(&[][..]).schema().unwrap_err();
+        assert!(err.to_string().contains("ends before its schema"), "{err}");
+        // A stream of a schema and no batch, with or without its end marker.
+        let mut schema_only = Vec::new();
+        let mut writer = StreamWriter::try_new(&mut schema_only, &batch(0, 1).schema()).unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+        let unterminated = schema_only[..schema_only.len() - 8].to_vec();
+        for bytes in [schema_only, unterminated] {
+            let mut batches = StreamBatches::new(&bytes[..]);
+            assert_eq!(batches.schema().unwrap(), batch(0, 1).schema());
+            assert_eq!(batches.count(), 0);
+        }
     }
 
     #[test]

@@ -20,9 +20,11 @@ use crate::engine::columnar::metadata::{TIMESTAMP_COLUMN, WINDOW_END_COLUMN, WIN
 use crate::engine::columnar::snapshot::groupby::{GroupByState, GroupState, NO_STREAM_TIME};
 use crate::engine::columnar::snapshot::tagged::TaggedValue;
 
+mod accumulators;
 mod index;
 
-use index::GroupIndex;
+use accumulators::Accumulators;
+use index::{GroupIndex, Probe};
 
 /// An aggregate function (numbered as in Go: Count 0, Sum 1, Min 2, Max 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,7 +153,11 @@ impl Operator for GroupBy {
             op: self.clone(),
             index: GroupIndex::default(),
             parts: Vec::new(),
-            slots: vec![Vec::new(); self.aggregations.len()],
+            accs: self
+                .aggregations
+                .iter()
+                .map(|a| Accumulators::new(a.func))
+                .collect(),
             stream_time: NO_STREAM_TIME,
             key_arrays: KeyArrays::default(),
         })
@@ -266,8 +272,8 @@ struct GroupByProcessor {
     index: GroupIndex,
     /// Decoded key parts of each group (user keys, then window start and end).
     parts: Vec<Vec<TaggedValue>>,
-    /// `slots[aggregate][group]`.
-    slots: Vec<Vec<Slot>>,
+    /// Per aggregate, every group's accumulator.
+    accs: Vec<Accumulators>,
     stream_time: i64,
     key_arrays: KeyArrays,
 }
@@ -303,20 +309,25 @@ impl GroupByProcessor {
         self.index.retain(&keep);
         let mut flags = keep.iter();
         self.parts.retain(|_| *flags.next().expect("flag"));
-        for slots in &mut self.slots {
-            let mut flags = keep.iter();
-            slots.retain(|_| *flags.next().expect("flag"));
+        for accs in &mut self.accs {
+            accs.retain(&keep);
         }
         self.key_arrays = KeyArrays::default();
         cutoff
     }
 
+    /// Every row's group id (`LATE` for a row of a window already dropped),
+    /// creating groups for new keys. Rows go in chunks: encode and hash the
+    /// chunk's keys, then look them up with the table slots prefetched
+    /// `AHEAD` rows in advance, so the cache misses of several rows overlap.
     fn assign_groups(
         &mut self,
         batch: &RecordBatch,
         key_columns: &[ArrayRef],
         cutoff: i64,
     ) -> Result<Vec<u32>, OpError> {
+        const CHUNK: usize = 256;
+        const AHEAD: usize = 8;
         let timestamps = self.op.window.map(|_| {
             batch
                 .column_by_name(TIMESTAMP_COLUMN)
@@ -324,59 +335,94 @@ impl GroupByProcessor {
                 .as_primitive::<Int64Type>()
                 .clone()
         });
-        let mut ids = Vec::with_capacity(batch.num_rows());
-        let mut buf = Vec::with_capacity(64);
+        let rows = batch.num_rows();
+        let mut ids = Vec::with_capacity(rows);
         let encoders: Vec<KeyColumn<'_>> = key_columns
             .iter()
             .map(|c| KeyColumn::new(c.as_ref()))
             .collect();
-        for row in 0..batch.num_rows() {
-            buf.clear();
-            for encoder in &encoders {
-                encoder.encode(row, &mut buf)?;
-            }
-            let mut window_parts = None;
-            if let (Some(window), Some(ts)) = (self.op.window, &timestamps) {
-                if ts.is_null(row) {
-                    return Err(OpError::new(format!(
-                        "event timestamp is null at row {row}"
-                    )));
+        let mut keys: Vec<u8> = Vec::with_capacity(CHUNK * 32);
+        // Per chunk row: where its key ends in `keys`, its probe, and its window
+        // (`None` for a late row).
+        let mut ends: Vec<usize> = Vec::with_capacity(CHUNK);
+        let mut probes: Vec<Probe> = Vec::with_capacity(CHUNK);
+        let mut windows: Vec<Option<(i64, i64)>> = Vec::with_capacity(CHUNK);
+        for first in (0..rows).step_by(CHUNK) {
+            let last = (first + CHUNK).min(rows);
+            keys.clear();
+            ends.clear();
+            probes.clear();
+            windows.clear();
+            for row in first..last {
+                for encoder in &encoders {
+                    encoder.encode(row, &mut keys)?;
                 }
-                let start = ts.value(row).div_euclid(window.size_ms) * window.size_ms;
-                let end = start.wrapping_add(window.size_ms);
-                if end < cutoff {
+                let mut window_parts = Some((0, 0));
+                if let (Some(window), Some(ts)) = (self.op.window, &timestamps) {
+                    if ts.is_null(row) {
+                        return Err(OpError::new(format!(
+                            "event timestamp is null at row {row}"
+                        )));
+                    }
+                    let start = ts.value(row).div_euclid(window.size_ms) * window.size_ms;
+                    let end = start.wrapping_add(window.size_ms);
+                    if end < cutoff {
+                        window_parts = None;
+                    } else {
+                        for v in [start, end] {
+                            keys.push(b'i');
+                            keys.extend_from_slice(&v.to_be_bytes());
+                        }
+                        window_parts = Some((start, end));
+                    }
+                }
+                ends.push(keys.len());
+                windows.push(window_parts);
+            }
+            // Hashed in a pass of their own: reading a key right after writing
+            // it byte-wise stalls on store forwarding.
+            let n = last - first;
+            for i in 0..n {
+                let start = if i == 0 { 0 } else { ends[i - 1] };
+                probes.push(self.index.probe(&keys[start..ends[i]]));
+            }
+            for i in 0..n {
+                if i + AHEAD < n {
+                    self.index.prefetch(&probes[i + AHEAD]);
+                }
+                if i + AHEAD / 2 < n {
+                    self.index.prefetch_entry(&probes[i + AHEAD / 2]);
+                }
+                let Some(window_parts) = windows[i] else {
                     ids.push(LATE);
                     continue;
-                }
-                for v in [start, end] {
-                    buf.push(b'i');
-                    buf.extend_from_slice(&v.to_be_bytes());
-                }
-                window_parts = Some((start, end));
+                };
+                let key = &keys[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+                let id = match self.index.find(&probes[i], key) {
+                    Some(id) => id,
+                    None => {
+                        let row = first + i;
+                        let mut parts = key_columns
+                            .iter()
+                            .map(|c| cell(c.as_ref(), row))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        if self.op.window.is_some() {
+                            parts.push(TaggedValue::Int(window_parts.0));
+                            parts.push(TaggedValue::Int(window_parts.1));
+                        }
+                        let id = self
+                            .index
+                            .push_probed(&probes[i], key)
+                            .ok_or_else(|| OpError::new("too many groups"))?;
+                        self.parts.push(parts);
+                        for accs in &mut self.accs {
+                            accs.push_empty();
+                        }
+                        id
+                    }
+                };
+                ids.push(id);
             }
-            let id = match self.index.get(&buf) {
-                Some(id) => id,
-                None => {
-                    u32::try_from(self.index.len())
-                        .ok()
-                        .filter(|id| *id != LATE)
-                        .ok_or_else(|| OpError::new("too many groups"))?;
-                    let mut parts = key_columns
-                        .iter()
-                        .map(|c| cell(c.as_ref(), row))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    if let Some((start, end)) = window_parts {
-                        parts.push(TaggedValue::Int(start));
-                        parts.push(TaggedValue::Int(end));
-                    }
-                    self.parts.push(parts);
-                    for slots in &mut self.slots {
-                        slots.push(Slot::Empty);
-                    }
-                    self.index.push(&buf)
-                }
-            };
-            ids.push(id);
         }
         Ok(ids)
     }
@@ -436,9 +482,9 @@ impl GroupByProcessor {
     fn output(&mut self, fields: Vec<FieldRef>) -> Result<RecordBatch, OpError> {
         let mut columns = self.key_columns(&fields)?;
         let first_agg = columns.len();
-        for (a, slots) in self.slots.iter().enumerate() {
+        for (a, accs) in self.accs.iter().enumerate() {
             let ty = fields[first_agg + a].data_type();
-            columns.push(write_slots(slots, ty)?);
+            columns.push(accs.write(ty)?);
         }
         Ok(RecordBatch::try_new(
             Arc::new(Schema::new(fields)),
@@ -737,7 +783,7 @@ impl Processor for GroupByProcessor {
         let fields = self.op.output_fields(&batch.schema())?;
         let ids = self.assign_groups(batch, &key_columns, cutoff)?;
         for (a, agg) in self.op.aggregations.iter().enumerate() {
-            update(agg.func, &mut self.slots[a], &ids, &inputs[a])?;
+            self.accs[a].update(agg.func, &ids, &inputs[a])?;
         }
         Ok(vec![self.output(fields)?])
     }
@@ -746,7 +792,7 @@ impl Processor for GroupByProcessor {
         let groups = (0..self.parts.len())
             .map(|g| GroupState {
                 parts: self.parts[g].clone(),
-                aggregates: self.slots.iter().map(|s| s[g].to_value()).collect(),
+                aggregates: self.accs.iter().map(|a| a.slot(g).to_value()).collect(),
             })
             .collect();
         Ok(GroupByState {
@@ -781,12 +827,18 @@ impl Processor for GroupByProcessor {
             for (a, value) in group.aggregates.into_iter().enumerate() {
                 slots[a].push(Slot::from_value(self.op.aggregations[a].func, value)?);
             }
-            index.push(&key);
+            index
+                .push(&key)
+                .ok_or_else(|| OpError::new("cannot restore groupBy state: too many groups"))?;
             parts.push(group.parts);
         }
         self.index = index;
         self.parts = parts;
-        self.slots = slots;
+        self.accs = slots
+            .into_iter()
+            .zip(&self.op.aggregations)
+            .map(|(slots, agg)| Accumulators::from_slots(agg.func, slots))
+            .collect();
         self.stream_time = state.stream_time;
         self.key_arrays = KeyArrays::default();
         Ok(())

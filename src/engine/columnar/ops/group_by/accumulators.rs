@@ -1,0 +1,245 @@
+//! One aggregate's accumulators over every group. `count(*)` and integer sums
+//! (the common aggregates) live in flat typed vectors indexed by group id, so a
+//! batch folds into them with one add per row and no per-row dispatch; anything
+//! else (float, decimal, min/max, or state a typed vector cannot hold) is the
+//! generic [`Slot`] per group. The typed forms turn into slots whenever an
+//! update needs the generic path, so every result is the generic path's.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, Int64Array, PrimitiveArray};
+use arrow_schema::DataType;
+
+use super::{AggFunc, LATE, Slot, update, write_slots};
+use crate::engine::columnar::ops::OpError;
+
+pub(super) enum Accumulators {
+    /// `count(*)` per group; 0 stands for a group not counted yet (`Slot::Empty`),
+    /// so restored counts below 1 stay generic.
+    Counts(Vec<i64>),
+    /// Exact integer sums; `seen` is false while a group has only had nulls (`Slot::Empty`).
+    IntSums {
+        sums: Vec<i128>,
+        seen: Vec<bool>,
+    },
+    Slots(Vec<Slot>),
+}
+
+impl Accumulators {
+    /// Empty accumulators for `func` (typed where the function allows).
+    pub fn new(func: AggFunc) -> Self {
+        match func {
+            AggFunc::Count => Accumulators::Counts(Vec::new()),
+            AggFunc::Sum => Accumulators::IntSums {
+                sums: Vec::new(),
+                seen: Vec::new(),
+            },
+            AggFunc::Min | AggFunc::Max => Accumulators::Slots(Vec::new()),
+        }
+    }
+
+    /// The typed form of restored slots where every slot fits it.
+    pub fn from_slots(func: AggFunc, slots: Vec<Slot>) -> Self {
+        match func {
+            AggFunc::Count
+                if slots
+                    .iter()
+                    .all(|s| matches!(s, Slot::Empty) || matches!(s, Slot::Count(n) if *n > 0)) =>
+            {
+                Accumulators::Counts(
+                    slots
+                        .iter()
+                        .map(|s| match s {
+                            Slot::Count(n) => *n,
+                            _ => 0,
+                        })
+                        .collect(),
+                )
+            }
+            AggFunc::Sum
+                if slots
+                    .iter()
+                    .all(|s| matches!(s, Slot::Empty | Slot::Int(_))) =>
+            {
+                Accumulators::IntSums {
+                    sums: slots
+                        .iter()
+                        .map(|s| match s {
+                            Slot::Int(n) => *n,
+                            _ => 0,
+                        })
+                        .collect(),
+                    seen: slots.iter().map(|s| matches!(s, Slot::Int(_))).collect(),
+                }
+            }
+            _ => Accumulators::Slots(slots),
+        }
+    }
+
+    /// Group `g`'s accumulator as a generic slot.
+    pub fn slot(&self, g: usize) -> Slot {
+        match self {
+            Accumulators::Counts(counts) => match counts[g] {
+                0 => Slot::Empty,
+                n => Slot::Count(n),
+            },
+            Accumulators::IntSums { sums, seen } => {
+                if seen[g] {
+                    Slot::Int(sums[g])
+                } else {
+                    Slot::Empty
+                }
+            }
+            Accumulators::Slots(slots) => slots[g].clone(),
+        }
+    }
+
+    fn as_slots(&mut self) -> &mut Vec<Slot> {
+        if !matches!(self, Accumulators::Slots(_)) {
+            let slots = (0..self.len()).map(|g| self.slot(g)).collect();
+            *self = Accumulators::Slots(slots);
+        }
+        match self {
+            Accumulators::Slots(slots) => slots,
+            _ => unreachable!("just converted"),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Accumulators::Counts(counts) => counts.len(),
+            Accumulators::IntSums { sums, .. } => sums.len(),
+            Accumulators::Slots(slots) => slots.len(),
+        }
+    }
+
+    /// Adds an empty accumulator for a new group.
+    pub fn push_empty(&mut self) {
+        match self {
+            Accumulators::Counts(counts) => counts.push(0),
+            Accumulators::IntSums { sums, seen } => {
+                sums.push(0);
+                seen.push(false);
+            }
+            Accumulators::Slots(slots) => slots.push(Slot::Empty),
+        }
+    }
+
+    /// Keeps the groups whose flag is set.
+    pub fn retain(&mut self, keep: &[bool]) {
+        fn keep_flagged<T>(values: &mut Vec<T>, keep: &[bool]) {
+            let mut flags = keep.iter();
+            values.retain(|_| *flags.next().expect("flag"));
+        }
+        match self {
+            Accumulators::Counts(counts) => keep_flagged(counts, keep),
+            Accumulators::IntSums { sums, seen } => {
+                keep_flagged(sums, keep);
+                keep_flagged(seen, keep);
+            }
+            Accumulators::Slots(slots) => keep_flagged(slots, keep),
+        }
+    }
+
+    /// Folds one batch (`ids[row]` is the row's group, or `LATE`) into the accumulators.
+    pub fn update(&mut self, func: AggFunc, ids: &[u32], array: &ArrayRef) -> Result<(), OpError> {
+        match (func, &mut *self) {
+            (AggFunc::Count, Accumulators::Counts(counts)) => {
+                for &id in ids {
+                    if id == LATE {
+                        continue;
+                    }
+                    let count = &mut counts[id as usize];
+                    if *count == i64::MAX {
+                        return Err(OpError::new("count overflow"));
+                    }
+                    *count += 1;
+                }
+                Ok(())
+            }
+            (AggFunc::Sum, Accumulators::IntSums { sums, seen }) => match array.data_type() {
+                DataType::Int8 => sum_ints(sums, seen, ids, array.as_primitive::<Int8Type>()),
+                DataType::Int16 => sum_ints(sums, seen, ids, array.as_primitive::<Int16Type>()),
+                DataType::Int32 => sum_ints(sums, seen, ids, array.as_primitive::<Int32Type>()),
+                DataType::Int64 => sum_ints(sums, seen, ids, array.as_primitive::<Int64Type>()),
+                DataType::UInt8 => sum_ints(sums, seen, ids, array.as_primitive::<UInt8Type>()),
+                DataType::UInt16 => sum_ints(sums, seen, ids, array.as_primitive::<UInt16Type>()),
+                DataType::UInt32 => sum_ints(sums, seen, ids, array.as_primitive::<UInt32Type>()),
+                DataType::UInt64 => sum_ints(sums, seen, ids, array.as_primitive::<UInt64Type>()),
+                _ => update(func, self.as_slots(), ids, array),
+            },
+            _ => update(func, self.as_slots(), ids, array),
+        }
+    }
+
+    /// Every group's value as a column of type `ty`.
+    pub fn write(&self, ty: &DataType) -> Result<ArrayRef, OpError> {
+        match self {
+            Accumulators::Counts(counts) if ty == &DataType::Int64 => Ok(Arc::new(
+                counts
+                    .iter()
+                    .map(|&n| (n != 0).then_some(n))
+                    .collect::<Int64Array>(),
+            )),
+            Accumulators::IntSums { sums, seen } if ty == &DataType::Int64 => {
+                let values = sums
+                    .iter()
+                    .zip(seen)
+                    .map(|(&n, &seen)| {
+                        if !seen {
+                            return Ok(None);
+                        }
+                        i64::try_from(n)
+                            .map(Some)
+                            .map_err(|_| OpError::new(format!("integer overflow: {n}")))
+                    })
+                    .collect::<Result<Int64Array, OpError>>()?;
+                Ok(Arc::new(values))
+            }
+            Accumulators::Slots(slots) => write_slots(slots, ty),
+            typed => {
+                let slots: Vec<Slot> = (0..typed.len()).map(|g| typed.slot(g)).collect();
+                write_slots(&slots, ty)
+            }
+        }
+    }
+}
+
+fn sum_ints<T>(
+    sums: &mut [i128],
+    seen: &mut [bool],
+    ids: &[u32],
+    values: &PrimitiveArray<T>,
+) -> Result<(), OpError>
+where
+    T: ArrowPrimitiveType,
+    T::Native: Into<i128>,
+{
+    let raw = values.values();
+    let overflow = || OpError::new("integer overflow: sum exceeds 128 bits");
+    match values.nulls().filter(|n| n.null_count() > 0) {
+        None => {
+            for (&id, &v) in ids.iter().zip(raw.iter()) {
+                if id == LATE {
+                    continue;
+                }
+                let sum = &mut sums[id as usize];
+                *sum = sum.checked_add(v.into()).ok_or_else(overflow)?;
+                seen[id as usize] = true;
+            }
+        }
+        Some(nulls) => {
+            for (row, (&id, &v)) in ids.iter().zip(raw.iter()).enumerate() {
+                if id == LATE || nulls.is_null(row) {
+                    continue;
+                }
+                let sum = &mut sums[id as usize];
+                *sum = sum.checked_add(v.into()).ok_or_else(overflow)?;
+                seen[id as usize] = true;
+            }
+        }
+    }
+    Ok(())
+}
