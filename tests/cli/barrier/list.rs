@@ -192,7 +192,11 @@ fn list_writes_one_arrow_or_parquet_row_per_cut_partition_atomically() {
     assert_eq!(rows, 2 + 2 + 3 + 1);
     let v = venv_python(PYARROW_PARQUET_SETTINGS, &[&parquet]);
     assert_eq!(v["rows"], 2 + 2 + 3 + 1, "{v}");
-    assert_eq!(v["codecs"], serde_json::json!(["ZSTD"]), "tail's codec: {v}");
+    assert_eq!(
+        v["codecs"],
+        serde_json::json!(["ZSTD"]),
+        "tail's codec: {v}"
+    );
     assert_eq!(v["triggered_at"], "timestamp[ms, tz=UTC]", "{v}");
     assert_eq!(v["group_has_min_max"], false, "tail's statistics: {v}");
     assert_eq!(v["epoch_has_min_max"], true, "{v}");
