@@ -65,10 +65,10 @@ pub fn order(i: usize) -> Avro {
                     Avro::String(format!("{} Korenmarkt", i % 300)),
                 ),
                 ("city".into(), Avro::String("Ghent".into())),
-                ("zip".into(), nullable(i % 4 != 0, "9000")),
+                ("zip".into(), nullable(!i.is_multiple_of(4), "9000")),
             ]),
         ),
-        ("note".into(), nullable(i % 2 == 0, "leave at the door")),
+        ("note".into(), nullable(i.is_multiple_of(2), "leave at the door")),
     ])
 }
 
