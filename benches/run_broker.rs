@@ -21,20 +21,21 @@
 
 #[path = "support/broker.rs"]
 mod broker;
+#[path = "support/orders.rs"]
+mod orders;
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use apache_avro::types::Value as Avro;
 use krabka_streams::engine::schema::framing;
-use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
-use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use broker::{Broker, peak_rss_kib, watermarks};
+use orders::{register_value_schema, run_size};
 
 const TOPIC: &str = "bench-run-orders";
 const SINK: &str = "bench-run-large";
@@ -218,26 +219,13 @@ fn time_tail(broker: &Broker, registry: &str) -> (Duration, u64) {
 
 fn main() {
     // `cargo test --all-targets` runs this target too (without `--bench`): a small smoke run then.
-    let bench = std::env::args().any(|a| a == "--bench");
-    let n: usize = std::env::var("KRABKA_BENCH_BROKER_RECORDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if bench { 100_000 } else { 2_000 });
+    let (bench, n) = run_size("KRABKA_BENCH_BROKER_RECORDS", 100_000);
     let repeat = if bench { 3 } else { 1 };
     let broker = Broker::start();
     broker.create_topic(TOPIC, PARTITIONS);
     broker.create_topic(SINK, PARTITIONS);
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
-    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
-    let id = client
-        .register(
-            &format!("{TOPIC}-value"),
-            &SchemaSpec {
-                schema: ORDER_SCHEMA.into(),
-                ..Default::default()
-            },
-        )
-        .unwrap() as u32;
+    let id = register_value_schema(&registry.url(), TOPIC, ORDER_SCHEMA);
     let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
     let writer = apache_avro::writer::datum::GenericDatumWriter::builder(&schema)
         .build()

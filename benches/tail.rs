@@ -11,11 +11,13 @@
 //! bare rdkafka consumer) is `cargo bench --bench tail_broker`; both are `scripts/bench-tail`.
 //! `KRABKA_BENCH_PARQUET_OUT=FILE` writes the Parquet file of the output ratio instead, to read it back.
 
+#[path = "support/orders.rs"]
+mod orders;
+
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use apache_avro::types::Value as Avro;
 use arrow_array::RecordBatch;
 use arrow_schema::Schema;
 use krabka_streams::engine::columnar::codec::ValueDecoder;
@@ -25,15 +27,7 @@ use krabka_streams::engine::schema::cache::SchemaCache;
 use krabka_streams::engine::schema::framing;
 use krabka_streams::engine::schema::registry::SchemaType;
 
-const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
- {"name":"order_id","type":"string"},
- {"name":"user","type":"string"},
- {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":12,"scale":2}},
- {"name":"quantity","type":"int"},
- {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
- {"name":"status","type":{"type":"enum","name":"Status","symbols":["NEW","PAID","SHIPPED"]}},
- {"name":"address","type":{"type":"record","name":"Address","fields":[{"name":"street","type":"string"},{"name":"city","type":"string"},{"name":"zip","type":["null","string"],"default":null}]}},
- {"name":"note","type":["null","string"],"default":null}]}"#;
+use orders::{ORDER_SCHEMA, order, run_size};
 
 const BATCH: usize = 8192;
 const SCHEMA_ID: u32 = 1;
@@ -43,65 +37,8 @@ fn records(n: usize) -> Vec<Vec<u8>> {
     let writer = apache_avro::writer::datum::GenericDatumWriter::builder(&schema)
         .build()
         .unwrap();
-    let users = ["alice", "bob", "carol", "dave", "erin"];
     (0..n)
-        .map(|i| {
-            let cents = 1000 + (i as i64 * 37) % 100_000;
-            let v = Avro::Record(vec![
-                (
-                    "order_id".into(),
-                    Avro::String(format!(
-                        "{:08x}-2024-1129-{:04x}-{i:012x}",
-                        (i as u64).wrapping_mul(2_654_435_761) as u32,
-                        i % 65_536
-                    )),
-                ),
-                (
-                    "user".into(),
-                    Avro::String(format!("{}@example.com", users[i % users.len()])),
-                ),
-                (
-                    "amount".into(),
-                    Avro::Decimal(apache_avro::Decimal::from(cents.to_be_bytes().to_vec())),
-                ),
-                ("quantity".into(), Avro::Int((i % 17) as i32)),
-                (
-                    "ts".into(),
-                    Avro::TimestampMillis(1_732_870_800_000 + i as i64),
-                ),
-                (
-                    "status".into(),
-                    Avro::Enum((i % 3) as u32, ["NEW", "PAID", "SHIPPED"][i % 3].into()),
-                ),
-                (
-                    "address".into(),
-                    Avro::Record(vec![
-                        (
-                            "street".into(),
-                            Avro::String(format!("{} Korenmarkt", i % 300)),
-                        ),
-                        ("city".into(), Avro::String("Ghent".into())),
-                        (
-                            "zip".into(),
-                            if i % 4 == 0 {
-                                Avro::Union(0, Box::new(Avro::Null))
-                            } else {
-                                Avro::Union(1, Box::new(Avro::String("9000".into())))
-                            },
-                        ),
-                    ]),
-                ),
-                (
-                    "note".into(),
-                    if i % 2 == 0 {
-                        Avro::Union(1, Box::new(Avro::String("leave at the door".into())))
-                    } else {
-                        Avro::Union(0, Box::new(Avro::Null))
-                    },
-                ),
-            ]);
-            framing::encode(SCHEMA_ID, &writer.write_value_to_vec(v).unwrap())
-        })
+        .map(|i| framing::encode(SCHEMA_ID, &writer.write_value_to_vec(order(i)).unwrap()))
         .collect()
 }
 
@@ -429,11 +366,7 @@ fn rate(n: usize, d: Duration) -> String {
 
 fn main() {
     // `cargo test --all-targets` runs this target too (without `--bench`): a small smoke run then.
-    let bench = std::env::args().any(|a| a == "--bench");
-    let n: usize = std::env::var("KRABKA_BENCH_RECORDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if bench { 200_000 } else { 2_000 });
+    let (_, n) = run_size("KRABKA_BENCH_RECORDS", 200_000);
     let framed = records(n);
     if std::env::var("KRABKA_BENCH_ONLY").as_deref() == Ok("krabka") {
         // For profilers: only our decoder, repeatedly.

@@ -11,14 +11,13 @@
 
 #[path = "support/broker.rs"]
 mod broker;
+#[path = "support/orders.rs"]
+mod orders;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use apache_avro::types::Value as Avro;
 use krabka_streams::engine::schema::framing;
-use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
-use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -26,76 +25,17 @@ use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
 use broker::{Broker, peak_rss_kib, watermarks};
+use orders::{ORDER_SCHEMA, order, register_value_schema, run_size};
 
 const TOPIC: &str = "bench-orders";
 const PARTITIONS: i32 = 4;
-const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
- {"name":"order_id","type":"string"},{"name":"user","type":"string"},
- {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":12,"scale":2}},
- {"name":"quantity","type":"int"},
- {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
- {"name":"status","type":{"type":"enum","name":"Status","symbols":["NEW","PAID","SHIPPED"]}},
- {"name":"address","type":{"type":"record","name":"Address","fields":[{"name":"street","type":"string"},{"name":"city","type":"string"},{"name":"zip","type":["null","string"],"default":null}]}},
- {"name":"note","type":["null","string"],"default":null}]}"#;
-
 fn produce(broker: &Broker, id: u32, n: usize) {
     let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
     let writer = apache_avro::writer::datum::GenericDatumWriter::builder(&schema)
         .build()
         .unwrap();
     broker.produce(TOPIC, PARTITIONS, n, |i| {
-        let v = Avro::Record(vec![
-            (
-                "order_id".into(),
-                Avro::String(format!(
-                    "{:08x}-2024-1129-{:04x}-{i:012x}",
-                    (i as u64).wrapping_mul(2_654_435_761) as u32,
-                    i % 65_536
-                )),
-            ),
-            (
-                "user".into(),
-                Avro::String(format!("{}@example.com", ["alice", "bob", "carol"][i % 3])),
-            ),
-            (
-                "amount".into(),
-                Avro::Decimal(apache_avro::Decimal::from(
-                    (1000 + i as i64 % 9999).to_be_bytes().to_vec(),
-                )),
-            ),
-            ("quantity".into(), Avro::Int((i % 17) as i32)),
-            (
-                "ts".into(),
-                Avro::TimestampMillis(1_732_870_800_000 + i as i64),
-            ),
-            (
-                "status".into(),
-                Avro::Enum((i % 3) as u32, ["NEW", "PAID", "SHIPPED"][i % 3].into()),
-            ),
-            (
-                "address".into(),
-                Avro::Record(vec![
-                    (
-                        "street".into(),
-                        Avro::String(format!("{} Korenmarkt", i % 300)),
-                    ),
-                    ("city".into(), Avro::String("Ghent".into())),
-                    (
-                        "zip".into(),
-                        Avro::Union(1, Box::new(Avro::String("9000".into()))),
-                    ),
-                ]),
-            ),
-            (
-                "note".into(),
-                if i.is_multiple_of(2) {
-                    Avro::Union(1, Box::new(Avro::String("leave at the door".into())))
-                } else {
-                    Avro::Union(0, Box::new(Avro::Null))
-                },
-            ),
-        ]);
-        let value = framing::encode(id, &writer.write_value_to_vec(v).unwrap());
+        let value = framing::encode(id, &writer.write_value_to_vec(order(i)).unwrap());
         (format!("user-{}", i % 1000).into_bytes(), value)
     });
 }
@@ -150,26 +90,13 @@ fn bare_consumer(bootstrap: &str) -> (usize, u64) {
 
 fn main() {
     // `cargo test --all-targets` runs this target too (without `--bench`): a small smoke run then.
-    let bench = std::env::args().any(|a| a == "--bench");
-    let n: usize = std::env::var("KRABKA_BENCH_BROKER_RECORDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if bench { 100_000 } else { 2_000 });
+    let (_, n) = run_size("KRABKA_BENCH_BROKER_RECORDS", 100_000);
     let broker = Broker::start();
     broker.create_topic(TOPIC, PARTITIONS);
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
-    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
-    let id = client
-        .register(
-            &format!("{TOPIC}-value"),
-            &SchemaSpec {
-                schema: ORDER_SCHEMA.into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let id = register_value_schema(&registry.url(), TOPIC, ORDER_SCHEMA);
     let t = Instant::now();
-    produce(&broker, id as u32, n);
+    produce(&broker, id, n);
     println!(
         "produced {n} records to {PARTITIONS} partitions of the {} in {:.1}s",
         broker.name(),

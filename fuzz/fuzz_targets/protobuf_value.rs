@@ -9,67 +9,41 @@
 //! tombstone, then the value again, so multi-row columns and nulls are built
 //! and finished.
 #![no_main]
+#[path = "common/registry_value.rs"]
+mod registry_value;
+
 use std::sync::Arc;
 
-use krabka_streams::engine::columnar::codec::ValueDecoder;
 use krabka_streams::engine::columnarschema::protobuf::ProtobufValueDecoder;
-use krabka_streams::engine::columnarschema::writer_schemas::WriterSchema;
 use krabka_streams::engine::schema::cache::SchemaCache;
 use krabka_streams::engine::schema::framing;
 use krabka_streams::engine::schema::registry::SchemaType;
 use libfuzzer_sys::fuzz_target;
 
+use registry_value::{decode_twice_with_a_tombstone, schema_and_body, writer};
+
 const EVERY: &str = include_str!("../schemas/every_type.proto");
 /// Message-index paths into EVERY: Other, Every, Every.Line, and two that do not exist.
 const PATHS: [&[i32]; 5] = [&[0], &[1], &[1, 0], &[2], &[1, 1]];
-
-fn writer(id: i32, text: &str) -> WriterSchema {
-    WriterSchema {
-        id,
-        schema_type: SchemaType::Protobuf,
-        text: text.to_string(),
-        message_type: None,
-        references: Vec::new(),
-    }
-}
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
     let cache = SchemaCache::offline();
-    cache.seed_writer(writer(1, EVERY));
+    cache.seed_writer(writer(1, SchemaType::Protobuf, EVERY));
+    let path = PATHS[usize::from(mode >> 2) % PATHS.len()];
     let value = match mode % 4 {
         0 => rest.to_vec(),
-        1 | 2 => {
-            let path = PATHS[usize::from(mode >> 2) % PATHS.len()];
-            framing::encode_protobuf(1, path, rest).expect("small paths encode")
-        }
+        1 | 2 => framing::encode_protobuf(1, path, rest).expect("small paths encode"),
         _ => {
-            let Some(split) = rest.iter().position(|&b| b == 0) else {
+            let Some((text, body)) = schema_and_body(rest) else {
                 return;
             };
-            let Ok(text) = std::str::from_utf8(&rest[..split]) else {
-                return;
-            };
-            cache.seed_writer(writer(2, text));
-            let path = PATHS[usize::from(mode >> 2) % PATHS.len()];
-            framing::encode_protobuf(2, path, &rest[split + 1..]).expect("small paths encode")
+            cache.seed_writer(writer(2, SchemaType::Protobuf, text));
+            framing::encode_protobuf(2, path, body).expect("small paths encode")
         }
     };
     let mut decoder = ProtobufValueDecoder::new(Arc::new(cache));
-    // The driver's contract: a failed append is followed by `reset`, which drops
-    // the batch's rows; the columns must then still finish evenly.
-    for record in [Some(value.as_slice()), None, Some(value.as_slice())] {
-        if decoder.append(record).is_err() {
-            decoder.reset();
-        }
-    }
-    if let Ok(columns) = decoder.finish() {
-        let rows = columns.first().map(|(_, a)| a.len());
-        assert!(
-            columns.iter().all(|(_, a)| Some(a.len()) == rows),
-            "columns of uneven length"
-        );
-    }
+    decode_twice_with_a_tombstone(&mut decoder, &value);
 });

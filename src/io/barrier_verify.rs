@@ -4,6 +4,7 @@
 //! ([`crate::engine::columnar::barrier::verify`]). The answer is a [`VerifyReport`]; rendering
 //! it and choosing the exit code is the command's job.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ use crate::engine::columnar::barrier::verify::{
     logical_partitions, select_cut,
 };
 use crate::engine::columnar::barrier::{BarrierCut, Cut};
-use crate::engine::columnar::ipc::{self, IpcFormat};
+use crate::engine::columnar::ipc::{self, IPC_FILE_HEADER, IPC_FILE_TRAILER, IpcFormat};
 use crate::engine::columnar::ipc_stream::StreamBatches;
 use crate::engine::columnar::snapshot::naming::{DirectoryLayout, SnapshotLayout, detect_layout};
 use crate::io::kafka::barrier_state::{BarrierStateReadError, read_barrier_state};
@@ -339,12 +340,22 @@ fn verify_input(
     })
 }
 
-/// The `(__partition, __offset)` pairs of an Arrow input. An IPC stream (what `tail` writes,
-/// and all a pipe can carry) is folded batch by batch, so memory holds one message plus the
-/// offsets rather than the whole input; an IPC file is read whole, since its footer sits at
-/// the end.
-fn read_input_offsets(mut input: impl Read, source: &str) -> Result<InputOffsets, VerifyError> {
-    let failed = |e: &dyn std::fmt::Display| VerifyError::Input(format!("input {source}: {e}"));
+/// The `(__partition, __offset)` pairs of an Arrow input, folded batch by batch so memory
+/// holds one message plus the offsets, whatever the input's size. An IPC stream (what `tail`
+/// writes, and all a pipe can carry) is read as it comes; an IPC file is the same stream
+/// between its 8-byte header and its footer, so it is read the same way (also from a pipe),
+/// and then only the footer's frame is checked (its length and the closing `ARROW1`): the
+/// batches were already read, and a file cut short before its footer is refused. Errors name
+/// the input and the byte the reader had reached.
+fn read_input_offsets(input: impl Read, source: &str) -> Result<InputOffsets, VerifyError> {
+    let position = Cell::new(0u64);
+    let mut input = Counted {
+        inner: input,
+        position: &position,
+    };
+    let failed = |e: &dyn std::fmt::Display| {
+        VerifyError::Input(format!("input {source} (byte {}): {e}", position.get()))
+    };
     let unreadable = |e: std::io::Error| match source {
         "-" => VerifyError::Input(format!("cannot read the input from stdin: {e}")),
         path => VerifyError::Input(format!("cannot read input {path}: {e}")),
@@ -354,20 +365,188 @@ fn read_input_offsets(mut input: impl Read, source: &str) -> Result<InputOffsets
         .take(8)
         .read_to_end(&mut head)
         .map_err(unreadable)?;
-    let mut offsets = InputOffsets::default();
-    if ipc::sniff(&head) == IpcFormat::Stream {
-        for batch in StreamBatches::new(head.chain(input)) {
-            offsets
-                .add_batch(&batch.map_err(|e| failed(&e))?)
-                .map_err(|e| failed(&e))?;
-        }
-        return Ok(offsets);
+    let is_file = head == IPC_FILE_HEADER;
+    if !is_file && ipc::sniff(&head) != IpcFormat::Stream {
+        return Err(failed(&"not an Arrow IPC stream or file"));
     }
-    let mut bytes = head;
-    input.read_to_end(&mut bytes).map_err(unreadable)?;
-    let (_, batches) = ipc::read_batches(&bytes).map_err(|e| failed(&e))?;
-    for batch in &batches {
-        offsets.add_batch(batch).map_err(|e| failed(&e))?;
+    // A stream's first 8 bytes are its first message; a file's are its header, which writers
+    // may pad with zeros up to their alignment (arrow-rs: 64 bytes) before the first message.
+    let replay = if is_file {
+        first_non_zero_byte(&mut input).map_err(unreadable)?
+    } else {
+        head
+    };
+    let mut offsets = InputOffsets::default();
+    for batch in StreamBatches::new(replay.as_slice().chain(&mut input)) {
+        offsets
+            .add_batch(&batch.map_err(|e| failed(&e))?)
+            .map_err(|e| failed(&e))?;
+    }
+    if is_file {
+        check_file_footer(&mut input).map_err(|e| match e {
+            Some(io) => unreadable(io),
+            None => failed(&"an Arrow IPC file without its footer (cut short?)"),
+        })?;
     }
     Ok(offsets)
+}
+
+/// The first non-zero byte (as a one-byte vector), skipping zeros; empty at the end.
+fn first_non_zero_byte(input: &mut impl Read) -> std::io::Result<Vec<u8>> {
+    let mut byte = [0u8];
+    loop {
+        match input.read(&mut byte) {
+            Ok(0) => return Ok(Vec::new()),
+            Ok(_) if byte[0] == 0 => {}
+            Ok(_) => return Ok(byte.to_vec()),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// What follows the end-of-stream marker of an IPC file: the footer, its length as a
+/// little-endian `i32`, and `ARROW1`. Only the frame is checked, keeping the last 10 bytes
+/// in memory. `Err(None)`: the frame is not there.
+fn check_file_footer(rest: &mut impl Read) -> Result<(), Option<std::io::Error>> {
+    let (mut total, mut last) = (0u64, Vec::with_capacity(10));
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n = match rest.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Some(e)),
+        };
+        total += n as u64;
+        last.extend_from_slice(&chunk[..n]);
+        let excess = last.len().saturating_sub(10);
+        last.drain(..excess);
+    }
+    let framed = last.len() == 10 && last[4..] == IPC_FILE_TRAILER && {
+        let footer_len = i32::from_le_bytes([last[0], last[1], last[2], last[3]]);
+        u64::try_from(footer_len).is_ok_and(|len| len + 10 == total)
+    };
+    if framed { Ok(()) } else { Err(None) }
+}
+
+/// A reader that counts the bytes read through it into `position`.
+struct Counted<'a, R> {
+    inner: R,
+    position: &'a Cell<u64>,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.position.set(self.position.get() + n as u64);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{Int32Array, Int64Array, RecordBatch};
+    use arrow_ipc::writer::{FileWriter, StreamWriter};
+    use arrow_schema::{DataType, Field, Schema};
+
+    use super::*;
+
+    fn batch(partition: i32, from: i64, rows: i64) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("__partition", DataType::Int32, false),
+            Field::new("__offset", DataType::Int64, false),
+        ]));
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int32Array::from(vec![partition; rows as usize])),
+                Arc::new(Int64Array::from((from..from + rows).collect::<Vec<_>>())),
+            ],
+        )
+        .unwrap()
+    }
+
+    fn batches() -> Vec<RecordBatch> {
+        vec![batch(0, 0, 3), batch(1, 10, 2), batch(0, 3, 1)]
+    }
+
+    fn file_bytes() -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let mut writer = FileWriter::try_new(&mut bytes, &batches()[0].schema()).unwrap();
+        for b in batches() {
+            writer.write(&b).unwrap();
+        }
+        writer.finish().unwrap();
+        drop(writer);
+        bytes
+    }
+
+    fn stream_bytes() -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let mut writer = StreamWriter::try_new(&mut bytes, &batches()[0].schema()).unwrap();
+        for b in batches() {
+            writer.write(&b).unwrap();
+        }
+        writer.finish().unwrap();
+        drop(writer);
+        bytes
+    }
+
+    /// Hands out at most five bytes per read, as a pipe may.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(5).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_ipc_file_is_folded_batch_by_batch_from_a_pipe_like_a_stream() {
+        let from_file = read_input_offsets(Trickle(&file_bytes()), "f.arrow").unwrap();
+        let from_stream = read_input_offsets(Trickle(&stream_bytes()), "f.arrows").unwrap();
+        assert_eq!(from_file.rows, 6);
+        assert_eq!(from_file.by_partition, from_stream.by_partition);
+        assert_eq!(from_file.by_partition[&0], [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn an_ipc_file_cut_short_before_its_footer_is_refused_naming_the_input_and_byte() {
+        let bytes = file_bytes();
+        for keep in [bytes.len() - 1, bytes.len() - 12, bytes.len() - 40] {
+            let VerifyError::Input(message) =
+                read_input_offsets(&bytes[..keep], "f.arrow").unwrap_err()
+            else {
+                panic!("not an input error");
+            };
+            assert!(message.starts_with("input f.arrow (byte "), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_broken_message_names_the_input_and_the_byte_reached() {
+        let mut bytes = stream_bytes();
+        bytes.truncate(bytes.len() - 20);
+        let VerifyError::Input(message) = read_input_offsets(&bytes[..], "s.arrows").unwrap_err()
+        else {
+            panic!("not an input error");
+        };
+        assert!(
+            message.contains(&format!("(byte {})", bytes.len())) && message.contains("truncated"),
+            "{message}"
+        );
+        let VerifyError::Input(message) = read_input_offsets(&b"PAR1"[..], "x").unwrap_err() else {
+            panic!("not an input error");
+        };
+        assert!(
+            message.contains("not an Arrow IPC stream or file"),
+            "{message}"
+        );
+    }
 }

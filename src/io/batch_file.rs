@@ -1,19 +1,16 @@
 //! Writing record batches as data output (`--format arrow|arrow-file|parquet --out PATH`):
 //! the Arrow IPC stream format (`.arrows`), the IPC file format (`.arrow`), or Parquet
-//! (zstd-compressed). A file is written atomically through a temp file in its directory, so a
+//! (tail's settings: `batch_sink::parquet_writer`). A file is written atomically through a temp file in its directory, so a
 //! failed write never leaves a half-written output; `-` writes to stdout.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
+use crate::io::atomic_file::write_atomically_with;
+use crate::io::batch_sink::{DEFAULT_ROW_GROUP_ROWS, parquet_writer, to_parquet_batch};
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::SchemaRef;
-use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
-
-use crate::io::atomic_file::write_atomically_with;
 
 /// The data formats batches can be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +19,7 @@ pub enum BatchFormat {
     ArrowStream,
     /// Arrow IPC file (`.arrow`).
     ArrowFile,
-    /// Parquet, zstd-compressed.
+    /// Parquet with tail's writer settings (zstd, µs timestamps).
     Parquet,
 }
 
@@ -99,13 +96,11 @@ pub fn encode<W: Write + Send>(
             writer.finish().map_err(io::Error::other)
         }
         BatchFormat::Parquet => {
-            let properties = WriterProperties::builder()
-                .set_compression(Compression::ZSTD(ZstdLevel::default()))
-                .build();
-            let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(properties))
-                .map_err(io::Error::other)?;
+            let (mut writer, written) =
+                parquet_writer(out, schema, DEFAULT_ROW_GROUP_ROWS).map_err(io::Error::other)?;
             for batch in batches {
-                writer.write(batch).map_err(io::Error::other)?;
+                let batch = to_parquet_batch(batch, &written).map_err(io::Error::other)?;
+                writer.write(&batch).map_err(io::Error::other)?;
             }
             writer.close().map(|_| ()).map_err(io::Error::other)
         }

@@ -175,6 +175,23 @@ pub fn parquet_properties(schema: &Schema, row_group_rows: usize) -> WriterPrope
     builder.build()
 }
 
+/// Default Parquet row-group size in rows (bounded memory: one row group is buffered).
+pub const DEFAULT_ROW_GROUP_ROWS: usize = 128 * 1024;
+
+/// A Parquet writer with tail's settings for batches of `schema`, and the schema it
+/// writes ([`parquet_schema`]; pass each batch through [`to_parquet_batch`]). Every
+/// Parquet output (`tail`, `barrier list`) is opened here so they read back alike.
+pub(crate) fn parquet_writer<W: Write + Send>(
+    out: W,
+    schema: &Schema,
+    row_group_rows: usize,
+) -> parquet::errors::Result<(ArrowWriter<W>, SchemaRef)> {
+    let written = Arc::new(parquet_schema(schema));
+    let properties = parquet_properties(&written, row_group_rows);
+    let writer = ArrowWriter::try_new(out, written.clone(), Some(properties))?;
+    Ok((writer, written))
+}
+
 /// Parquet readers (Spark, Athena, DuckDB) want ms or µs: nanosecond times become µs.
 fn parquet_schema(schema: &Schema) -> Schema {
     let fields: Vec<Field> = schema
@@ -195,7 +212,10 @@ fn parquet_schema(schema: &Schema) -> Schema {
     Schema::new_with_metadata(fields, schema.metadata().clone())
 }
 
-fn to_parquet_batch(batch: &RecordBatch, target: &SchemaRef) -> Result<RecordBatch, SinkError> {
+pub(crate) fn to_parquet_batch(
+    batch: &RecordBatch,
+    target: &SchemaRef,
+) -> Result<RecordBatch, SinkError> {
     if batch.schema().as_ref() == target.as_ref() {
         return Ok(batch.clone());
     }
@@ -250,12 +270,10 @@ impl BatchSink {
                 Writer::File(FileWriter::try_new(target, schema).map_err(arrow_err)?)
             }
             DataFormat::Parquet => {
-                let pschema = Arc::new(parquet_schema(schema));
-                let props = parquet_properties(&pschema, self.opts.row_group_size);
-                self.parquet_schema = Some(pschema.clone());
-                Writer::Parquet(
-                    ArrowWriter::try_new(target, pschema, Some(props)).map_err(arrow_err)?,
-                )
+                let (writer, written) =
+                    parquet_writer(target, schema, self.opts.row_group_size).map_err(arrow_err)?;
+                self.parquet_schema = Some(written);
+                Writer::Parquet(writer)
             }
             DataFormat::Ndjson => Writer::Ndjson(target),
         });

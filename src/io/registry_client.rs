@@ -3,7 +3,14 @@
 //! HTTPS with a custom CA bundle and a client certificate, and `1 + max_retries`
 //! attempts with exponential backoff and jitter on 429, 5xx and transport failures
 //! (the Go client retries immediately; backoff only spaces the same attempts out).
+//!
+//! Building an HTTP client loads the system CA bundle (native-tls 0.2 reads it twice
+//! per connector, ~60 ms of CPU each, even for `http://` URLs and even with built-in
+//! roots disabled), so the client is built on the first request, not with the
+//! [`HttpRegistry`], and once per process and TLS configuration: commands that never
+//! reach the registry pay nothing, and a second registry handle pays nothing more.
 
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -78,9 +85,68 @@ impl HttpRegistryOptions {
     }
 }
 
+/// What a built client depends on; timeouts are set per request, so registries that
+/// differ only in them share one client.
+#[derive(Clone, PartialEq, Eq)]
+struct TlsConfig {
+    ca_pem: Option<Vec<u8>>,
+    client_identity_pem: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl TlsConfig {
+    /// The CA bundle and client identity, parsed: called when the registry is created so
+    /// that bad TLS material is a usage error before anything runs.
+    fn parse(&self) -> RegistryResult<(Vec<Certificate>, Option<Identity>)> {
+        let mut certs = Vec::new();
+        if let Some(pem) = &self.ca_pem {
+            certs = Certificate::from_pem_bundle(pem).map_err(|e| {
+                RegistryError::protocol(format!("cannot read the registry CA bundle: {e}"))
+            })?;
+            if certs.is_empty() {
+                return Err(RegistryError::protocol(
+                    "the registry CA bundle holds no PEM certificate",
+                ));
+            }
+        }
+        let identity = match &self.client_identity_pem {
+            Some((cert, key)) => Some(Identity::from_pkcs8_pem(cert, key).map_err(|e| {
+                RegistryError::protocol(format!(
+                    "cannot read the registry client certificate and PKCS#8 key: {e}"
+                ))
+            })?),
+            None => None,
+        };
+        Ok((certs, identity))
+    }
+
+    /// The process's client for this configuration, built on first use.
+    fn client(&self) -> RegistryResult<Client> {
+        // Clients are never dropped: a blocking client dropped on an async thread panics,
+        // and a process talks to one or two registries.
+        static CLIENTS: Mutex<Vec<(TlsConfig, Client)>> = Mutex::new(Vec::new());
+        let mut clients = CLIENTS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((_, client)) = clients.iter().find(|(config, _)| config == self) {
+            return Ok(client.clone());
+        }
+        let (certs, identity) = self.parse()?;
+        let mut builder = Client::builder().tls_certs_merge(certs);
+        if let Some(identity) = identity {
+            builder = builder.identity(identity);
+        }
+        let client = builder
+            .build()
+            .map_err(|e| RegistryError::protocol(format!("cannot build the HTTP client: {e}")))?;
+        clients.push((self.clone(), client.clone()));
+        Ok(client)
+    }
+}
+
 /// A Confluent-compatible registry reached over HTTP.
 pub struct HttpRegistry {
-    client: Client,
+    tls: TlsConfig,
+    client: OnceLock<Client>,
     base: String,
     auth: Option<String>,
     max_retries: u32,
@@ -101,31 +167,11 @@ impl HttpRegistry {
                 "registry base URL {base:?} has no scheme or host"
             )));
         }
-        let mut builder = Client::builder().timeout(opts.timeout);
-        if let Some(pem) = &opts.ca_pem {
-            let certs = Certificate::from_pem_bundle(pem).map_err(|e| {
-                RegistryError::protocol(format!("cannot read the registry CA bundle: {e}"))
-            })?;
-            if certs.is_empty() {
-                return Err(RegistryError::protocol(
-                    "the registry CA bundle holds no PEM certificate",
-                ));
-            }
-            for cert in certs {
-                builder = builder.add_root_certificate(cert);
-            }
-        }
-        if let Some((cert, key)) = &opts.client_identity_pem {
-            let identity = Identity::from_pkcs8_pem(cert, key).map_err(|e| {
-                RegistryError::protocol(format!(
-                    "cannot read the registry client certificate and PKCS#8 key: {e}"
-                ))
-            })?;
-            builder = builder.identity(identity);
-        }
-        let client = builder
-            .build()
-            .map_err(|e| RegistryError::protocol(format!("cannot build the HTTP client: {e}")))?;
+        let tls = TlsConfig {
+            ca_pem: opts.ca_pem.clone(),
+            client_identity_pem: opts.client_identity_pem.clone(),
+        };
+        tls.parse()?;
         let auth = match (&opts.user, &opts.bearer_token) {
             (Some(u), _) => {
                 let pair = format!("{u}:{}", opts.password.as_deref().unwrap_or(""));
@@ -138,7 +184,8 @@ impl HttpRegistry {
             (None, None) => None,
         };
         Ok(HttpRegistry {
-            client,
+            tls,
+            client: OnceLock::new(),
             base,
             auth,
             max_retries: opts.max_retries,
@@ -156,15 +203,22 @@ impl HttpRegistry {
         body: Option<&Value>,
     ) -> RegistryResult<Value> {
         let url = format!("{}{path}", self.base);
+        let client = match self.client.get() {
+            Some(client) => client,
+            None => {
+                let client = self.tls.client()?;
+                self.client.get_or_init(|| client)
+            }
+        };
         let mut last = RegistryError::new(-1, "schema registry request failed");
         for attempt in 0..=self.max_retries {
             if attempt > 0 {
                 std::thread::sleep(backoff_delay(self.backoff, attempt));
             }
-            let mut req: RequestBuilder = self
-                .client
+            let mut req: RequestBuilder = client
                 .request(method.clone(), &url)
-                .header(ACCEPT, REGISTRY_MEDIA_TYPE);
+                .header(ACCEPT, REGISTRY_MEDIA_TYPE)
+                .timeout(self.timeout);
             if let Some(deadline) = self.deadline {
                 let left = deadline.saturating_duration_since(std::time::Instant::now());
                 if left.is_zero() {
@@ -510,7 +564,19 @@ mod tests {
     }
 
     #[test]
-    fn tls_material_is_checked_when_the_client_is_built() {
+    fn no_http_client_is_built_until_the_first_request() {
+        let registry = HttpRegistry::new(HttpRegistryOptions::new("http://127.0.0.1:1")).unwrap();
+        assert!(registry.client.get().is_none());
+        let mut opts = HttpRegistryOptions::new("http://127.0.0.1:1");
+        opts.max_retries = 0;
+        opts.timeout = Duration::from_secs(2);
+        let registry = HttpRegistry::new(opts).unwrap();
+        assert!(registry.subjects().unwrap_err().is_unreachable());
+        assert!(registry.client.get().is_some());
+    }
+
+    #[test]
+    fn tls_material_is_checked_when_the_registry_is_created() {
         let mut opts = HttpRegistryOptions::new("https://registry:8081");
         opts.ca_pem = Some(b"not a certificate".to_vec());
         let e = HttpRegistry::new(opts).err().unwrap();

@@ -185,6 +185,15 @@ impl Election {
         }
     }
 
+    /// node-a holding the role (with its first token) and node-b registered behind it.
+    fn holder_and_standby(&self) -> (Member, String, Member) {
+        let mut a = self.start("node-a");
+        let (first, _) = self.wait_for_token("node-a", 1, &mut [&mut a]);
+        let b = self.start("node-b");
+        self.wait_for_roster(&["node-a", "node-b"]);
+        (a, first, b)
+    }
+
     fn wait_for_roster(&self, want: &[&str]) {
         let until = Instant::now() + WAIT;
         loop {
@@ -290,10 +299,7 @@ fn token_of(text: &str) -> (i64, i16) {
 #[test]
 fn kill_9_of_the_holder_hands_the_role_to_the_standby_within_lease_stagger_and_a_poll() {
     let e = Election::new();
-    let mut a = e.start("node-a");
-    let (first, _) = e.wait_for_token("node-a", 1, &mut [&mut a]);
-    let mut b = e.start("node-b");
-    e.wait_for_roster(&["node-a", "node-b"]);
+    let (mut a, first, mut b) = e.holder_and_standby();
     let a_command = a.command_pid();
 
     let watch = Command::new(binary())
@@ -391,10 +397,7 @@ fn kill_9_of_the_holder_hands_the_role_to_the_standby_within_lease_stagger_and_a
 #[test]
 fn a_holder_frozen_past_its_lease_is_fenced_on_resume_and_its_command_stopped() {
     let e = Election::new();
-    let mut a = e.start("node-a");
-    let (first, _) = e.wait_for_token("node-a", 1, &mut [&mut a]);
-    let mut b = e.start("node-b");
-    e.wait_for_roster(&["node-a", "node-b"]);
+    let (mut a, first, mut b) = e.holder_and_standby();
     let a_command = a.command_pid();
 
     signal(-a.pid(), libc::SIGSTOP);

@@ -11,10 +11,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
-use rdkafka::{Offset, TopicPartitionList};
 use serde_json::{Value, json};
 
 use krabka_streams::engine::schema::framing;
@@ -23,6 +21,7 @@ use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
 
 use crate::support::tansu::Tansu;
+use crate::support::topic_read::TopicRead;
 use crate::support::{binary, unique_name};
 
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
@@ -75,23 +74,10 @@ pub(crate) fn read_until(
     deadline: Duration,
     done: impl Fn(&[Read]) -> bool,
 ) -> Vec<Read> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique_name("reader"))
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    for p in 0..partitions {
-        tpl.add_partition_offset(topic, p, Offset::Beginning)
-            .unwrap();
-    }
-    consumer.assign(&tpl).unwrap();
-    let until = Instant::now() + deadline;
-    let mut out = Vec::new();
-    while Instant::now() < until && !done(&out) {
-        match consumer.poll(Duration::from_millis(200)) {
-            Some(Ok(m)) => out.push(Read {
+    TopicRead::new(bootstrap, topic, partitions)
+        .deadline(deadline)
+        .until(
+            |m| Read {
                 key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
                 value: serde_json::from_slice(m.payload().unwrap_or(b"null")).unwrap_or_else(
                     |_| {
@@ -114,12 +100,9 @@ pub(crate) fn read_until(
                             .collect()
                     })
                     .unwrap_or_default(),
-            }),
-            Some(Err(e)) => eprintln!("reader: {e}"),
-            None => {}
-        }
-    }
-    out
+            },
+            done,
+        )
 }
 
 pub(crate) fn write_topology(dir: &Path, text: &str) -> std::path::PathBuf {
@@ -591,18 +574,29 @@ nodes:
     assert!(started.elapsed() < Duration::from_secs(20));
 }
 
-#[test]
-fn group_by_state_in_a_state_dir_survives_a_kill_9_with_no_count_lost() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("clicks"), unique_name("counts"));
-    create_topic(&bootstrap, &input, 2);
-    create_topic(&bootstrap, &output, 1);
-    let tmp = tempfile::tempdir().unwrap();
-    let topology = write_topology(
-        tmp.path(),
-        &format!(
-            r#"version: 1
+/// Clicks on a 2-partition topic counted per page (`count(*) AS n`) into a
+/// 1-partition sink, with the state kept in a state directory: the fixture of the
+/// kill -9 and rebalance tests.
+struct PageCounts {
+    tansu: Tansu,
+    input: String,
+    output: String,
+    topology: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl PageCounts {
+    fn start() -> Self {
+        let tansu = Tansu::start();
+        let bootstrap = tansu.bootstrap();
+        let (input, output) = (unique_name("clicks"), unique_name("counts"));
+        create_topic(&bootstrap, &input, 2);
+        create_topic(&bootstrap, &output, 1);
+        let dir = tempfile::tempdir().unwrap();
+        let topology = write_topology(
+            dir.path(),
+            &format!(
+                r#"version: 1
 settings:
   consumer_group: {group}
   state_dir: {state}
@@ -619,12 +613,23 @@ nodes:
     topic: {output}
     value: json
 "#,
-            group = unique_name("group"),
-            state = tmp.path().join("state").display()
-        ),
-    );
-    let clicks = |n: usize| -> Vec<(i32, String, String)> {
-        (0..n)
+                group = unique_name("group"),
+                state = dir.path().join("state").display()
+            ),
+        );
+        PageCounts {
+            tansu,
+            input,
+            output,
+            topology,
+            _dir: dir,
+        }
+    }
+
+    /// `n` clicks: click i on page p<i % 2>, in partition i % 2 (a page only ever
+    /// lives in one partition).
+    fn produce_clicks(&self, n: usize) {
+        let clicks: Vec<(i32, String, String)> = (0..n)
             .map(|i| {
                 (
                     (i % 2) as i32,
@@ -632,35 +637,44 @@ nodes:
                     json!({"page": format!("p{}", i % 2)}).to_string(),
                 )
             })
-            .collect()
-    };
-    // The highest count seen per page.
-    let counts = |rs: &[Read]| -> BTreeMap<String, i64> {
-        let mut m = BTreeMap::new();
-        for r in rs {
-            let page = r.value["page"].as_str().unwrap_or("").to_owned();
-            let n = r.value["n"].as_i64().unwrap_or(0);
-            let e = m.entry(page).or_insert(0);
-            *e = (*e).max(n);
-        }
-        m
-    };
-    produce(&bootstrap, &input, &clicks(20));
-    let mut first = start_runner(&bootstrap, &topology, &[]);
-    let read = read_until(&bootstrap, &output, 1, TIMEOUT, |rs| {
-        counts(rs).values().sum::<i64>() >= 20
+            .collect();
+        produce(&self.tansu.bootstrap(), &self.input, &clicks);
+    }
+}
+
+/// The highest count the sink has shown per page.
+fn page_counts(rs: &[Read]) -> BTreeMap<String, i64> {
+    let mut m = BTreeMap::new();
+    for r in rs {
+        let page = r.value["page"].as_str().unwrap_or("").to_owned();
+        let n = r.value["n"].as_i64().unwrap_or(0);
+        let e = m.entry(page).or_insert(0);
+        *e = (*e).max(n);
+    }
+    m
+}
+
+#[test]
+fn group_by_state_in_a_state_dir_survives_a_kill_9_with_no_count_lost() {
+    let fixture = PageCounts::start();
+    let bootstrap = fixture.tansu.bootstrap();
+    let (output, topology) = (&fixture.output, &fixture.topology);
+    fixture.produce_clicks(20);
+    let mut first = start_runner(&bootstrap, topology, &[]);
+    let read = read_until(&bootstrap, output, 1, TIMEOUT, |rs| {
+        page_counts(rs).values().sum::<i64>() >= 20
     });
-    assert_eq!(counts(&read).values().sum::<i64>(), 20, "{read:?}");
+    assert_eq!(page_counts(&read).values().sum::<i64>(), 20, "{read:?}");
     first.kill().unwrap(); // SIGKILL: no save on the way out
     first.wait().unwrap();
-    produce(&bootstrap, &input, &clicks(20));
+    fixture.produce_clicks(20);
 
-    let second = start_runner(&bootstrap, &topology, &[]);
-    let read = read_until(&bootstrap, &output, 1, Duration::from_secs(60), |rs| {
-        counts(rs).values().all(|n| *n >= 20) && counts(rs).len() == 2
+    let second = start_runner(&bootstrap, topology, &[]);
+    let read = read_until(&bootstrap, output, 1, Duration::from_secs(60), |rs| {
+        page_counts(rs).values().all(|n| *n >= 20) && page_counts(rs).len() == 2
     });
     let out = interrupt(second);
-    let totals = counts(&read);
+    let totals = page_counts(&read);
     // At least once: a count may include a record twice, never miss one.
     assert!(
         totals.len() == 2 && totals.values().all(|n| *n >= 20),
@@ -688,68 +702,19 @@ fn stderr_lines(child: &mut Child) -> std::sync::Arc<std::sync::Mutex<Vec<String
 
 #[test]
 fn a_rebalance_hands_a_partition_and_its_saved_state_to_the_new_member() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("clicks"), unique_name("counts"));
-    create_topic(&bootstrap, &input, 2);
-    create_topic(&bootstrap, &output, 1);
-    let tmp = tempfile::tempdir().unwrap();
-    let topology = write_topology(
-        tmp.path(),
-        &format!(
-            r#"version: 1
-settings:
-  consumer_group: {group}
-  state_dir: {state}
-nodes:
-  - source: clicks
-    topics: [{input}]
-    value: json
-  - group_by: per-page
-    parent: clicks
-    keys: [page]
-    aggregates: [count(*) AS n]
-  - sink: out
-    parent: per-page
-    topic: {output}
-    value: json
-"#,
-            group = unique_name("group"),
-            state = tmp.path().join("state").display()
-        ),
-    );
-    // Page p<i> only ever lives in partition i.
-    let clicks = |n: usize| -> Vec<(i32, String, String)> {
-        (0..n)
-            .map(|i| {
-                (
-                    (i % 2) as i32,
-                    format!("c{i}"),
-                    json!({"page": format!("p{}", i % 2)}).to_string(),
-                )
-            })
-            .collect()
-    };
-    let counts = |rs: &[Read]| -> BTreeMap<String, i64> {
-        let mut m = BTreeMap::new();
-        for r in rs {
-            let e = m
-                .entry(r.value["page"].as_str().unwrap_or("").to_owned())
-                .or_insert(0);
-            *e = (*e).max(r.value["n"].as_i64().unwrap_or(0));
-        }
-        m
-    };
-    produce(&bootstrap, &input, &clicks(20));
-    let mut first = start_runner(&bootstrap, &topology, &["-v"]);
+    let fixture = PageCounts::start();
+    let bootstrap = fixture.tansu.bootstrap();
+    let (input, output, topology) = (&fixture.input, &fixture.output, &fixture.topology);
+    fixture.produce_clicks(20);
+    let mut first = start_runner(&bootstrap, topology, &["-v"]);
     let first_log = stderr_lines(&mut first);
-    let read = read_until(&bootstrap, &output, 1, TIMEOUT, |rs| {
-        counts(rs).values().sum::<i64>() >= 20
+    let read = read_until(&bootstrap, output, 1, TIMEOUT, |rs| {
+        page_counts(rs).values().sum::<i64>() >= 20
     });
-    assert_eq!(counts(&read).values().sum::<i64>(), 20);
+    assert_eq!(page_counts(&read).values().sum::<i64>(), 20);
 
     // A second member joins: one partition moves to it with the state saved on revoke.
-    let mut second = start_runner(&bootstrap, &topology, &["-v"]);
+    let mut second = start_runner(&bootstrap, topology, &["-v"]);
     let second_log = stderr_lines(&mut second);
     let until = Instant::now() + TIMEOUT;
     while !second_log
@@ -765,16 +730,16 @@ nodes:
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    produce(&bootstrap, &input, &clicks(20));
-    let read = read_until(&bootstrap, &output, 1, TIMEOUT, |rs| {
-        let c = counts(rs);
+    fixture.produce_clicks(20);
+    let read = read_until(&bootstrap, output, 1, TIMEOUT, |rs| {
+        let c = page_counts(rs);
         c.len() == 2 && c.values().all(|n| *n >= 20)
     });
     let (a, b) = (interrupt(first), interrupt(second));
     assert_eq!(a.status.code(), Some(130));
     assert_eq!(b.status.code(), Some(130));
     assert_eq!(
-        counts(&read),
+        page_counts(&read),
         BTreeMap::from([("p0".to_owned(), 20), ("p1".to_owned(), 20)]),
         "first:\n{}\nsecond:\n{}",
         first_log.lock().unwrap().join("\n"),

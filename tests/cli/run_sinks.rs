@@ -8,12 +8,8 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
-use rdkafka::{Offset, TopicPartitionList};
 use serde_json::{Value, json};
 
 use krabka_streams::engine::murmur2::{murmur2, to_positive};
@@ -25,9 +21,10 @@ use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
 
 use crate::run_online::{
-    ORDER_SCHEMA, TIMEOUT, avro_order, create_topic, interrupt, produce_bytes, start_runner,
+    ORDER_SCHEMA, avro_order, create_topic, interrupt, produce_bytes, start_runner,
 };
 use crate::support::tansu::{Tansu, test_venv};
+use crate::support::topic_read::TopicRead;
 use crate::support::{binary, unique_name};
 
 pub(crate) const SINK_PARTITIONS: i32 = 3;
@@ -42,31 +39,15 @@ pub(crate) struct Raw {
 }
 
 fn read_raw(bootstrap: &str, topic: &str, done: impl Fn(&[Raw]) -> bool) -> Vec<Raw> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique_name("reader"))
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    for p in 0..SINK_PARTITIONS {
-        tpl.add_partition_offset(topic, p, Offset::Beginning)
-            .unwrap();
-    }
-    consumer.assign(&tpl).unwrap();
-    let until = Instant::now() + TIMEOUT;
-    let mut out = Vec::new();
-    while Instant::now() < until && !done(&out) {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
-            out.push(Raw {
-                partition: m.partition(),
-                key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
-                key_bytes: m.key().map(<[u8]>::to_vec),
-                value: m.payload().unwrap_or_default().to_vec(),
-            });
-        }
-    }
-    out
+    TopicRead::new(bootstrap, topic, SINK_PARTITIONS).until(
+        |m| Raw {
+            partition: m.partition(),
+            key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
+            key_bytes: m.key().map(<[u8]>::to_vec),
+            value: m.payload().unwrap_or_default().to_vec(),
+        },
+        done,
+    )
 }
 
 pub(crate) fn topology(format: &str) -> String {

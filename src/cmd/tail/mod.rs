@@ -26,8 +26,7 @@ use crate::cmd::schema_cache::SchemaCacheArgs;
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
 use crate::io::batch_sink::DataFormat;
 
-/// Default Parquet row-group size in rows (bounded memory: one row group is buffered).
-pub const DEFAULT_ROW_GROUP_ROWS: usize = 128 * 1024;
+pub use crate::io::batch_sink::DEFAULT_ROW_GROUP_ROWS;
 /// Default largest number of records decoded into one batch.
 pub const DEFAULT_BATCH_RECORDS: usize = 10_000;
 

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
-const WRAPPERS: [&str; 9] = [
+/// The wrapper messages, read as their nullable scalar (and written back by `proto_writer`).
+pub(crate) const WRAPPERS: [&str; 9] = [
     "google.protobuf.DoubleValue",
     "google.protobuf.FloatValue",
     "google.protobuf.Int64Value",
@@ -19,9 +20,11 @@ const WRAPPERS: [&str; 9] = [
     "google.protobuf.BytesValue",
 ];
 
-const JSON_MESSAGES: [&str; 3] = [
-    "google.protobuf.Struct",
+/// The messages read as JSON text; the first is what `proto_writer` writes a JSON
+/// column without message metadata as.
+pub(crate) const JSON_MESSAGES: [&str; 3] = [
     "google.protobuf.Value",
+    "google.protobuf.Struct",
     "google.protobuf.ListValue",
 ];
 

@@ -25,9 +25,8 @@ use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor};
 
 use crate::engine::columnar::reserved::JSON_KEY;
 use crate::engine::columnarschema::avro_writer::payload_fields;
-use crate::engine::columnarschema::proto_writer::{
-    JSON_MESSAGES, TIMESTAMP, WRAPPERS, proto_messages_named,
-};
+use crate::engine::columnarschema::proto_arrow::{JSON_MESSAGES, WRAPPERS};
+use crate::engine::columnarschema::proto_writer::{TIMESTAMP, proto_messages_named};
 use crate::engine::schema::framing;
 use crate::engine::schema::protobuf::{MAIN_FILE, ProtoSchema, encode_message, message_index_path};
 

@@ -34,26 +34,11 @@ use prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescri
 use crate::engine::columnar::json_values::column_to_json;
 use crate::engine::columnar::reserved::JSON_KEY;
 use crate::engine::columnarschema::avro_writer::payload_fields;
+use crate::engine::columnarschema::proto_arrow::{JSON_MESSAGES, WRAPPERS};
 use crate::engine::columnarschema::protobuf::columns::WRAPPER_KEY;
 
 const MESSAGE_KEY: &str = "krabka.proto.message";
 pub(crate) const TIMESTAMP: &str = "google.protobuf.Timestamp";
-pub(crate) const JSON_MESSAGES: [&str; 3] = [
-    "google.protobuf.Value",
-    "google.protobuf.Struct",
-    "google.protobuf.ListValue",
-];
-pub(crate) const WRAPPERS: [&str; 9] = [
-    "google.protobuf.DoubleValue",
-    "google.protobuf.FloatValue",
-    "google.protobuf.Int64Value",
-    "google.protobuf.UInt64Value",
-    "google.protobuf.Int32Value",
-    "google.protobuf.UInt32Value",
-    "google.protobuf.BoolValue",
-    "google.protobuf.StringValue",
-    "google.protobuf.BytesValue",
-];
 
 fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();

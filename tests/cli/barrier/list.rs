@@ -5,6 +5,7 @@ use krabka_streams::engine::columnar::ipc;
 use serde_json::Value;
 
 use super::fixture::{Cluster, assert_code, cut, json_data, run, stderr, stdout};
+use crate::support::venv_python;
 
 /// Three groups spread over a 7-partition `__barrier_state`: complete and partial cuts, a cut
 /// overwritten by a partial one, a tombstone, definitions and injections.
@@ -113,6 +114,24 @@ fn list_all_adds_partial_cuts_definitions_and_injections() {
     }
 }
 
+/// What pyarrow sees of a Parquet file: codecs, a timestamp type, statistics and
+/// dictionary pages, i.e. which writer settings it was written with.
+const PYARROW_PARQUET_SETTINGS: &str = r#"
+import sys, json
+import pyarrow.parquet as pq
+f = pq.ParquetFile(sys.argv[1])
+meta = f.metadata
+cols = [meta.row_group(g).column(c) for g in range(meta.num_row_groups) for c in range(meta.num_columns)]
+def col(name):
+    return next(c for c in cols if c.path_in_schema == name)
+def min_max(c):
+    return c.statistics is not None and c.statistics.has_min_max
+print(json.dumps({"rows": meta.num_rows, "codecs": sorted({c.compression for c in cols}),
+  "triggered_at": str(f.schema_arrow.field("triggered_at").type),
+  "group_has_min_max": min_max(col("group")), "epoch_has_min_max": min_max(col("epoch")),
+  "dictionary_pages": any(c.has_dictionary_page for c in cols)}))
+"#;
+
 #[test]
 fn list_writes_one_arrow_or_parquet_row_per_cut_partition_atomically() {
     let c = populated();
@@ -171,6 +190,17 @@ fn list_writes_one_arrow_or_parquet_row_per_cut_partition_atomically() {
         .unwrap();
     let rows: usize = reader.map(|b| b.unwrap().num_rows()).sum();
     assert_eq!(rows, 2 + 2 + 3 + 1);
+    let v = venv_python(PYARROW_PARQUET_SETTINGS, &[&parquet]);
+    assert_eq!(v["rows"], 2 + 2 + 3 + 1, "{v}");
+    assert_eq!(
+        v["codecs"],
+        serde_json::json!(["ZSTD"]),
+        "tail's codec: {v}"
+    );
+    assert_eq!(v["triggered_at"], "timestamp[ms, tz=UTC]", "{v}");
+    assert_eq!(v["group_has_min_max"], false, "tail's statistics: {v}");
+    assert_eq!(v["epoch_has_min_max"], true, "{v}");
+    assert_eq!(v["dictionary_pages"], false, "tail's encoding: {v}");
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
-use rdkafka::{Offset, TopicPartitionList};
 use serde_json::Value;
 
 use super::fixture::{Cluster, TIMEOUT, assert_code, binary, cut, stderr};
+use crate::support::topic_read::TopicRead;
 use crate::support::unique_name;
 
 pub(super) const GROUP: &str = "audit";
@@ -123,25 +123,10 @@ pub(super) fn read_until(
     topic: &str,
     done: impl Fn(&[(i64, Vec<u8>)]) -> bool,
 ) -> Vec<(i64, Vec<u8>)> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique_name("reader"))
-        .set("enable.auto.commit", "false")
-        .set("isolation.level", "read_committed")
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Beginning)
-        .unwrap();
-    consumer.assign(&tpl).unwrap();
-    let until = Instant::now() + TIMEOUT;
-    let mut out = Vec::new();
-    while Instant::now() < until && !done(&out) {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
-            out.push((m.offset(), m.payload().unwrap_or_default().to_vec()));
-        }
-    }
-    out
+    TopicRead::new(bootstrap, topic, 1).deadline(TIMEOUT).until(
+        |m| (m.offset(), m.payload().unwrap_or_default().to_vec()),
+        done,
+    )
 }
 
 fn high_watermark(bootstrap: &str, topic: &str) -> i64 {

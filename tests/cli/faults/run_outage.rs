@@ -11,15 +11,14 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
-use rdkafka::{Offset, TopicPartitionList};
 
 use super::create_topic;
 use crate::support::binary;
 use crate::support::tansu::Tansu;
 use crate::support::tcp_proxy::TcpProxy;
+use crate::support::topic_read::TopicRead;
 use crate::support::unique_name;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -54,30 +53,18 @@ pub(super) fn read_ids(
     want: i64,
     deadline: Duration,
 ) -> BTreeSet<i64> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique_name("reader"))
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    for p in 0..2 {
-        tpl.add_partition_offset(topic, p, Offset::Beginning)
-            .unwrap();
-    }
-    consumer.assign(&tpl).unwrap();
-    let until = Instant::now() + deadline;
-    let mut seen = BTreeSet::new();
-    while Instant::now() < until && (seen.len() as i64) < want {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
-            let v: serde_json::Value =
-                serde_json::from_slice(m.payload().unwrap_or(b"null")).unwrap_or_default();
-            if let Some(id) = v["id"].as_i64() {
-                seen.insert(id);
-            }
-        }
-    }
-    seen
+    let distinct = |ids: &[Option<i64>]| ids.iter().flatten().copied().collect::<BTreeSet<_>>();
+    let ids = TopicRead::new(bootstrap, topic, 2)
+        .deadline(deadline)
+        .until(
+            |m| {
+                let v: serde_json::Value =
+                    serde_json::from_slice(m.payload().unwrap_or(b"null")).unwrap_or_default();
+                v["id"].as_i64()
+            },
+            |ids| distinct(ids).len() as i64 >= want,
+        );
+    distinct(&ids)
 }
 
 pub(super) fn start_runner(dir: &Path, bootstrap: &str, input: &str, output: &str) -> Child {

@@ -8,6 +8,7 @@ pub mod small_disk;
 pub mod tansu;
 pub mod tcp_proxy;
 pub mod tls_proxy;
+pub mod topic_read;
 pub mod txn_log;
 
 use std::path::PathBuf;
