@@ -68,7 +68,10 @@ pub fn order(i: usize) -> Avro {
                 ("zip".into(), nullable(!i.is_multiple_of(4), "9000")),
             ]),
         ),
-        ("note".into(), nullable(i.is_multiple_of(2), "leave at the door")),
+        (
+            "note".into(),
+            nullable(i.is_multiple_of(2), "leave at the door"),
+        ),
     ])
 }
 
