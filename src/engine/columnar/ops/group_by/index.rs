@@ -10,8 +10,17 @@
 //! string of up to 11 bytes is whole there; longer keys compare the rest in the
 //! arena). Callers look keys up in chunks: hash every key first, then
 //! [`GroupIndex::prefetch`] a few rows ahead, so the loads of several rows overlap.
+//!
+//! The join keeps one of these per side as its key index (ids are distinct
+//! keys; the join chains its stored rows per id), so the hash is the fixed
+//! [`key_hasher`]: a batch's keys are hashed once and probe either side.
 
 use std::hash::BuildHasher;
+
+/// The hash of encoded keys in every index (fixed: indexes are only compared in-process).
+pub(crate) fn key_hasher() -> foldhash::fast::FixedState {
+    foldhash::fast::FixedState::with_seed(0x6b72_6162_6b61)
+}
 
 /// An empty table slot (no group has id `u32::MAX`: that is `LATE`).
 const EMPTY: u64 = u64::MAX;
@@ -48,18 +57,34 @@ fn head_of(key: &[u8]) -> [u64; 2] {
 
 /// A key prepared for lookups: its hash and inline head.
 #[derive(Clone, Copy)]
-pub(super) struct Probe {
+pub(crate) struct Probe {
     hash: u64,
     head: [u64; 2],
 }
 
-#[derive(Default)]
-pub(super) struct GroupIndex {
+#[derive(Clone)]
+pub(crate) struct GroupIndex {
     /// `hash >> 32 << 32 | id`, or [`EMPTY`]; the length is a power of two (or 0).
+    /// A key's home slot is the top bits of its hash, which the slot keeps, so
+    /// growing moves slots without reading or rehashing any key.
     slots: Vec<u64>,
+    /// 64 - log2(slots.len()): the home slot is `hash >> shift`.
+    shift: u32,
     entries: Vec<Entry>,
     bytes: Vec<u8>,
-    hasher: foldhash::fast::RandomState,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl Default for GroupIndex {
+    fn default() -> GroupIndex {
+        GroupIndex {
+            slots: Vec::new(),
+            shift: 64,
+            entries: Vec::new(),
+            bytes: Vec::new(),
+            hasher: key_hasher(),
+        }
+    }
 }
 
 impl GroupIndex {
@@ -85,13 +110,22 @@ impl GroupIndex {
         }
     }
 
+    /// [`GroupIndex::probe`] of `key` whose [`key_hasher`] hash is already known.
+    #[inline(always)]
+    pub fn probe_hashed(hash: u64, key: &[u8]) -> Probe {
+        Probe {
+            hash,
+            head: head_of(key),
+        }
+    }
+
     /// Hints the CPU to load the table slot `probe` starts at.
     #[inline(always)]
     pub fn prefetch(&self, probe: &Probe) {
         if self.slots.is_empty() {
             return;
         }
-        let at = probe.hash as usize & (self.slots.len() - 1);
+        let at = self.home(probe.hash);
         prefetch(&self.slots[at]);
     }
 
@@ -102,7 +136,7 @@ impl GroupIndex {
         if self.slots.is_empty() {
             return;
         }
-        let slot = self.slots[probe.hash as usize & (self.slots.len() - 1)];
+        let slot = self.slots[self.home(probe.hash)];
         if slot != EMPTY
             && let Some(e) = self.entries.get(slot as u32 as usize)
         {
@@ -124,7 +158,7 @@ impl GroupIndex {
         }
         let mask = self.slots.len() - 1;
         let tag = probe.hash >> 32;
-        let mut at = probe.hash as usize & mask;
+        let mut at = self.home(probe.hash);
         loop {
             let slot = self.slots[at];
             if slot == EMPTY {
@@ -176,7 +210,7 @@ impl GroupIndex {
         self.bytes.extend_from_slice(key);
         let mask = self.slots.len() - 1;
         let tag = probe.hash >> 32;
-        let mut at = probe.hash as usize & mask;
+        let mut at = self.home(probe.hash);
         loop {
             let slot = self.slots[at];
             if slot == EMPTY {
@@ -191,26 +225,51 @@ impl GroupIndex {
         Some(id)
     }
 
+    /// Makes room for `more` new groups at once, so a large batch rehashes
+    /// the table once rather than at every doubling.
+    pub fn reserve(&mut self, more: usize) {
+        let wanted = (self.entries.len() + more).saturating_mul(4) / 3 + 1;
+        if wanted > self.slots.len() {
+            self.grow_to(wanted.next_power_of_two().max(16));
+        }
+    }
+
     fn grow(&mut self) {
-        let size = (self.slots.len() * 2).max(16);
+        self.grow_to((self.slots.len() * 2).max(16));
+    }
+
+    fn grow_to(&mut self, size: usize) {
         let mut slots = vec![EMPTY; size];
         let mask = size - 1;
+        let bits = size.trailing_zeros();
+        let shift = 64 - bits;
         for &slot in self.slots.iter().filter(|s| **s != EMPTY) {
-            let id = slot as u32 as usize;
-            let hash = self.hasher.hash_one(self.key(id));
-            let mut at = hash as usize & mask;
+            // The slot holds the hash's top 32 bits: all of the home bits up
+            // to 2^32 slots; beyond (billions of groups) the key is rehashed.
+            let hash = if bits <= 32 {
+                slot
+            } else {
+                self.hasher.hash_one(self.key(slot as u32 as usize))
+            };
+            let mut at = (hash >> shift) as usize;
             while slots[at] != EMPTY {
                 at = (at + 1) & mask;
             }
             slots[at] = slot;
         }
         self.slots = slots;
+        self.shift = shift;
+    }
+
+    /// The slot a key with this hash is looked up from (the table is not empty).
+    #[inline(always)]
+    fn home(&self, hash: u64) -> usize {
+        (hash >> self.shift) as usize
     }
 
     /// Keeps the groups whose flag is set, renumbered in their order.
     pub fn retain(&mut self, keep: &[bool]) {
         let old = std::mem::take(self);
-        self.hasher = old.hasher.clone();
         for (id, _) in keep.iter().enumerate().filter(|(_, k)| **k) {
             self.push(old.key(id)).expect("fewer groups than before");
         }
@@ -219,7 +278,7 @@ impl GroupIndex {
 
 /// A cache hint for `value`'s line; never faults, so any address would do.
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE is part of the x86_64 baseline, and a prefetch only hints the
     // cache (it reads nothing the program sees and cannot fault).
