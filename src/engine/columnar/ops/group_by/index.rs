@@ -267,6 +267,14 @@ impl GroupIndex {
         (hash >> self.shift) as usize
     }
 
+    /// Forgets every group but keeps the memory: a rebuilt index reuses it
+    /// rather than faulting in fresh pages.
+    pub fn clear(&mut self) {
+        self.slots.fill(EMPTY);
+        self.entries.clear();
+        self.bytes.clear();
+    }
+
     /// Keeps the groups whose flag is set, renumbered in their order.
     pub fn retain(&mut self, keep: &[bool]) {
         let old = std::mem::take(self);

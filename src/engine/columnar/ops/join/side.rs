@@ -144,7 +144,7 @@ impl Side {
     }
 
     fn rebuild_table(&mut self) {
-        self.index = GroupIndex::default();
+        self.index.clear();
         self.chains.clear();
         self.more.clear();
         self.indexed = 0;
