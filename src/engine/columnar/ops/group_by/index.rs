@@ -64,12 +64,12 @@ pub(crate) struct Probe {
 
 #[derive(Clone)]
 pub(crate) struct GroupIndex {
-    /// `hash >> 32 << 32 | id`, or [`EMPTY`]; the length is a power of two (or 0).
-    /// A key's home slot is the top bits of its hash, which the slot keeps, so
+    /// `tag << 32 | id`, or [`EMPTY`]; the length is a power of two (or 0).
+    /// The tag is the hash's low 32 bits, which hold the home slot's bits, so
     /// growing moves slots without reading or rehashing any key.
     slots: Vec<u64>,
-    /// 64 - log2(slots.len()): the home slot is `hash >> shift`.
-    shift: u32,
+    /// `slots.len() - 1`: the home slot is `hash & mask`.
+    mask: usize,
     entries: Vec<Entry>,
     bytes: Vec<u8>,
     hasher: foldhash::fast::FixedState,
@@ -79,7 +79,7 @@ impl Default for GroupIndex {
     fn default() -> GroupIndex {
         GroupIndex {
             slots: Vec::new(),
-            shift: 64,
+            mask: 0,
             entries: Vec::new(),
             bytes: Vec::new(),
             hasher: key_hasher(),
@@ -157,7 +157,7 @@ impl GroupIndex {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let tag = probe.hash >> 32;
+        let tag = probe.hash & 0xffff_ffff;
         let mut at = self.home(probe.hash);
         loop {
             let slot = self.slots[at];
@@ -209,7 +209,7 @@ impl GroupIndex {
         });
         self.bytes.extend_from_slice(key);
         let mask = self.slots.len() - 1;
-        let tag = probe.hash >> 32;
+        let tag = probe.hash & 0xffff_ffff;
         let mut at = self.home(probe.hash);
         loop {
             let slot = self.slots[at];
@@ -242,29 +242,28 @@ impl GroupIndex {
         let mut slots = vec![EMPTY; size];
         let mask = size - 1;
         let bits = size.trailing_zeros();
-        let shift = 64 - bits;
         for &slot in self.slots.iter().filter(|s| **s != EMPTY) {
-            // The slot holds the hash's top 32 bits: all of the home bits up
+            // The slot holds the hash's low 32 bits: all of the home bits up
             // to 2^32 slots; beyond (billions of groups) the key is rehashed.
             let hash = if bits <= 32 {
-                slot
+                slot >> 32
             } else {
                 self.hasher.hash_one(self.key(slot as u32 as usize))
             };
-            let mut at = (hash >> shift) as usize;
+            let mut at = hash as usize & mask;
             while slots[at] != EMPTY {
                 at = (at + 1) & mask;
             }
             slots[at] = slot;
         }
         self.slots = slots;
-        self.shift = shift;
+        self.mask = mask;
     }
 
     /// The slot a key with this hash is looked up from (the table is not empty).
     #[inline(always)]
     fn home(&self, hash: u64) -> usize {
-        (hash >> self.shift) as usize
+        hash as usize & self.mask
     }
 
     /// Forgets every group but keeps the memory: a rebuilt index reuses it
