@@ -21,7 +21,7 @@ use crate::engine::columnar::snapshot::groupby::{GroupByState, GroupState, NO_ST
 use crate::engine::columnar::snapshot::tagged::TaggedValue;
 
 mod accumulators;
-mod index;
+pub(crate) mod index;
 
 use accumulators::Accumulators;
 use index::{GroupIndex, Probe};

@@ -2,8 +2,8 @@
 //! encodings are equal; null keys and null timestamps never match. Each side's
 //! batches are kept until the stream time passes their newest row by more than
 //! the window. Every batch's keys are encoded and hashed once on arrival, and
-//! each side keeps one hash table over all its stored rows, so a new batch
-//! probes once per row; matches still come out per pair of batches,
+//! each side keeps one key index (the `group_by` open-addressing table) over
+//! all its stored rows, so a new batch probes once per row; matches still come out per pair of batches,
 //! left-row-major, as in Go. The snapshot is
 //! the join layout of formats §8.6 with one Arrow IPC stream per stored batch.
 
@@ -204,8 +204,8 @@ impl JoinProcessor {
             let rights = self.right.batches();
             let mut pairs: Vec<Pairs> = vec![Pairs::default(); rights.len()];
             let lt = left.timestamps.values();
-            self.right.probe(&left.keys, |at, l, r| {
-                if within(lt[l as usize], rights[at].timestamps.values()[r as usize]) {
+            self.right.probe(&left.keys, |at, l, r, rt| {
+                if within(lt[l as usize], rt) {
                     pairs[at].0.push(l);
                     pairs[at].1.push(r);
                 }
@@ -218,8 +218,8 @@ impl JoinProcessor {
             let lefts = self.left.batches();
             let mut pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); lefts.len()];
             let rt = right.timestamps.values();
-            self.left.probe(&right.keys, |at, r, l| {
-                if within(lefts[at].timestamps.values()[l as usize], rt[r as usize]) {
+            self.left.probe(&right.keys, |at, r, l, lt| {
+                if within(lt, rt[r as usize]) {
                     pairs[at].push((l, r));
                 }
             });

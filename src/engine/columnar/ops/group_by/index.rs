@@ -10,8 +10,17 @@
 //! string of up to 11 bytes is whole there; longer keys compare the rest in the
 //! arena). Callers look keys up in chunks: hash every key first, then
 //! [`GroupIndex::prefetch`] a few rows ahead, so the loads of several rows overlap.
+//!
+//! The join keeps one of these per side as its key index (ids are distinct
+//! keys; the join chains its stored rows per id), so the hash is the fixed
+//! [`key_hasher`]: a batch's keys are hashed once and probe either side.
 
 use std::hash::BuildHasher;
+
+/// The hash of encoded keys in every index (fixed: indexes are only compared in-process).
+pub(crate) fn key_hasher() -> foldhash::fast::FixedState {
+    foldhash::fast::FixedState::with_seed(0x6b72_6162_6b61)
+}
 
 /// An empty table slot (no group has id `u32::MAX`: that is `LATE`).
 const EMPTY: u64 = u64::MAX;
@@ -48,18 +57,34 @@ fn head_of(key: &[u8]) -> [u64; 2] {
 
 /// A key prepared for lookups: its hash and inline head.
 #[derive(Clone, Copy)]
-pub(super) struct Probe {
+pub(crate) struct Probe {
     hash: u64,
     head: [u64; 2],
 }
 
-#[derive(Default)]
-pub(super) struct GroupIndex {
-    /// `hash >> 32 << 32 | id`, or [`EMPTY`]; the length is a power of two (or 0).
+#[derive(Clone)]
+pub(crate) struct GroupIndex {
+    /// `tag << 32 | id`, or [`EMPTY`]; the length is a power of two (or 0).
+    /// The tag is the hash's low 32 bits, which hold the home slot's bits, so
+    /// growing moves slots without reading or rehashing any key.
     slots: Vec<u64>,
+    /// `slots.len() - 1`: the home slot is `hash & mask`.
+    mask: usize,
     entries: Vec<Entry>,
     bytes: Vec<u8>,
-    hasher: foldhash::fast::RandomState,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl Default for GroupIndex {
+    fn default() -> GroupIndex {
+        GroupIndex {
+            slots: Vec::new(),
+            mask: 0,
+            entries: Vec::new(),
+            bytes: Vec::new(),
+            hasher: key_hasher(),
+        }
+    }
 }
 
 impl GroupIndex {
@@ -85,13 +110,22 @@ impl GroupIndex {
         }
     }
 
+    /// [`GroupIndex::probe`] of `key` whose [`key_hasher`] hash is already known.
+    #[inline(always)]
+    pub fn probe_hashed(hash: u64, key: &[u8]) -> Probe {
+        Probe {
+            hash,
+            head: head_of(key),
+        }
+    }
+
     /// Hints the CPU to load the table slot `probe` starts at.
     #[inline(always)]
     pub fn prefetch(&self, probe: &Probe) {
         if self.slots.is_empty() {
             return;
         }
-        let at = probe.hash as usize & (self.slots.len() - 1);
+        let at = self.home(probe.hash);
         prefetch(&self.slots[at]);
     }
 
@@ -102,7 +136,7 @@ impl GroupIndex {
         if self.slots.is_empty() {
             return;
         }
-        let slot = self.slots[probe.hash as usize & (self.slots.len() - 1)];
+        let slot = self.slots[self.home(probe.hash)];
         if slot != EMPTY
             && let Some(e) = self.entries.get(slot as u32 as usize)
         {
@@ -123,8 +157,8 @@ impl GroupIndex {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let tag = probe.hash >> 32;
-        let mut at = probe.hash as usize & mask;
+        let tag = probe.hash & 0xffff_ffff;
+        let mut at = self.home(probe.hash);
         loop {
             let slot = self.slots[at];
             if slot == EMPTY {
@@ -175,8 +209,8 @@ impl GroupIndex {
         });
         self.bytes.extend_from_slice(key);
         let mask = self.slots.len() - 1;
-        let tag = probe.hash >> 32;
-        let mut at = probe.hash as usize & mask;
+        let tag = probe.hash & 0xffff_ffff;
+        let mut at = self.home(probe.hash);
         loop {
             let slot = self.slots[at];
             if slot == EMPTY {
@@ -191,13 +225,31 @@ impl GroupIndex {
         Some(id)
     }
 
+    /// Makes room for `more` new groups at once, so a large batch rehashes
+    /// the table once rather than at every doubling.
+    pub fn reserve(&mut self, more: usize) {
+        let wanted = (self.entries.len() + more).saturating_mul(4) / 3 + 1;
+        if wanted > self.slots.len() {
+            self.grow_to(wanted.next_power_of_two().max(16));
+        }
+    }
+
     fn grow(&mut self) {
-        let size = (self.slots.len() * 2).max(16);
+        self.grow_to((self.slots.len() * 2).max(16));
+    }
+
+    fn grow_to(&mut self, size: usize) {
         let mut slots = vec![EMPTY; size];
         let mask = size - 1;
+        let bits = size.trailing_zeros();
         for &slot in self.slots.iter().filter(|s| **s != EMPTY) {
-            let id = slot as u32 as usize;
-            let hash = self.hasher.hash_one(self.key(id));
+            // The slot holds the hash's low 32 bits: all of the home bits up
+            // to 2^32 slots; beyond (billions of groups) the key is rehashed.
+            let hash = if bits <= 32 {
+                slot >> 32
+            } else {
+                self.hasher.hash_one(self.key(slot as u32 as usize))
+            };
             let mut at = hash as usize & mask;
             while slots[at] != EMPTY {
                 at = (at + 1) & mask;
@@ -205,12 +257,26 @@ impl GroupIndex {
             slots[at] = slot;
         }
         self.slots = slots;
+        self.mask = mask;
+    }
+
+    /// The slot a key with this hash is looked up from (the table is not empty).
+    #[inline(always)]
+    fn home(&self, hash: u64) -> usize {
+        hash as usize & self.mask
+    }
+
+    /// Forgets every group but keeps the memory: a rebuilt index reuses it
+    /// rather than faulting in fresh pages.
+    pub fn clear(&mut self) {
+        self.slots.fill(EMPTY);
+        self.entries.clear();
+        self.bytes.clear();
     }
 
     /// Keeps the groups whose flag is set, renumbered in their order.
     pub fn retain(&mut self, keep: &[bool]) {
         let old = std::mem::take(self);
-        self.hasher = old.hasher.clone();
         for (id, _) in keep.iter().enumerate().filter(|(_, k)| **k) {
             self.push(old.key(id)).expect("fewer groups than before");
         }
@@ -219,7 +285,7 @@ impl GroupIndex {
 
 /// A cache hint for `value`'s line; never faults, so any address would do.
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE is part of the x86_64 baseline, and a prefetch only hints the
     // cache (it reads nothing the program sees and cannot fault).

@@ -7,11 +7,6 @@ use arrow_array::{Array, Int64Array};
 use crate::engine::columnar::ops::OpError;
 use crate::engine::columnar::ops::values::KeyColumn;
 
-/// The hash every key index uses (fixed: indexes are only compared in-process).
-pub(crate) fn hasher() -> foldhash::fast::FixedState {
-    foldhash::fast::FixedState::with_seed(0x6b72_6162_6b61)
-}
-
 /// Row keys of one batch; rows with a null key or timestamp never match.
 #[derive(Debug, Clone)]
 pub(crate) struct KeyIndex {
@@ -29,7 +24,7 @@ impl KeyIndex {
         use std::hash::BuildHasher;
         let rows = keys.len();
         let encoder = KeyColumn::new(keys);
-        let state = hasher();
+        let state = crate::engine::columnar::ops::group_by::index::key_hasher();
         let mut index = KeyIndex {
             bytes: Vec::with_capacity(rows * 16),
             ends: Vec::with_capacity(rows),

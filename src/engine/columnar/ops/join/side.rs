@@ -7,39 +7,22 @@
 //! table is rebuilt from the live batches once the dead outnumber the live, so
 //! every row is inserted and dropped a bounded number of times.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use arrow_array::{Int64Array, RecordBatch};
 
 use super::key_index::KeyIndex;
+use crate::engine::columnar::ops::group_by::index::{GroupIndex, Probe, prefetch};
 
 /// End of an entry chain.
 const NONE: u32 = u32::MAX;
 /// Dead entries tolerated beyond the live ones before a rebuild (none in tests,
 /// so their small batches exercise the rebuild).
 const SLACK: usize = if cfg!(test) { 0 } else { 1024 };
-
-/// The table's keys are already foldhash hashes: hashing them again is waste.
-#[derive(Default)]
-pub(crate) struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
+/// Rows hashed and looked up together, and how far ahead their loads are hinted
+/// (as in `group_by`): the lookups of several rows then wait on memory at once.
+const CHUNK: usize = 256;
+const AHEAD: usize = 8;
 
 /// A batch kept in the window, with its keys and event timestamps.
 #[derive(Debug, Clone)]
@@ -69,22 +52,37 @@ impl Stored {
     }
 }
 
+/// A stored row: where it is and its event time (inline, so a probe reads no
+/// stored column to check the window).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     seq: u32,
     row: u32,
+    timestamp: i64,
+    /// The next row with the same key, in `Side::more`.
     next: u32,
 }
 
-/// The stored batches of one side and the hash table over them.
+/// The rows of one distinct key: the first inline (most keys have one row per
+/// side), the others chained in `Side::more` in insertion order.
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    first: Entry,
+    /// The chain's last entry in `Side::more`, or [`NONE`].
+    last: u32,
+}
+
+/// The stored batches of one side and the key index over them.
 #[derive(Clone, Default)]
 pub(crate) struct Side {
     batches: Vec<Stored>,
     next_seq: u32,
-    /// Key hash → (first, last) entry; chains run in insertion order.
-    heads: HashMap<u64, (u32, u32), BuildHasherDefault<PassThrough>>,
-    entries: Vec<Entry>,
-    /// Entries that belong to stored batches.
+    /// Distinct keys; a key's id indexes `chains`.
+    index: GroupIndex,
+    chains: Vec<Chain>,
+    more: Vec<Entry>,
+    /// Rows indexed since the last rebuild, and those of them in stored batches.
+    indexed: usize,
     live: usize,
 }
 
@@ -92,9 +90,20 @@ impl std::fmt::Debug for Side {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Side")
             .field("batches", &self.batches.len())
-            .field("entries", &self.entries.len())
+            .field("indexed", &self.indexed)
             .field("live", &self.live)
             .finish()
+    }
+}
+
+/// The usable rows of `keys` in `rows` and their lookup probes.
+fn probes(keys: &KeyIndex, rows: std::ops::Range<usize>, out: &mut Vec<(u32, Probe)>) {
+    out.clear();
+    for row in rows.filter(|r| keys.usable(*r)) {
+        out.push((
+            row as u32,
+            GroupIndex::probe_hashed(keys.hash(row), keys.key(row)),
+        ));
     }
 }
 
@@ -129,15 +138,20 @@ impl Side {
             return;
         }
         self.live = self.batches.iter().map(|s| s.keys.usable_rows()).sum();
-        if self.entries.len() > 2 * self.live + SLACK {
+        if self.indexed > 2 * self.live + SLACK {
             self.rebuild_table();
         }
     }
 
     fn rebuild_table(&mut self) {
-        self.heads.clear();
-        self.entries.clear();
+        self.index.clear();
+        self.chains.clear();
+        self.more.clear();
+        self.indexed = 0;
         self.live = 0;
+        let rows = self.batches.iter().map(|s| s.keys.usable_rows()).sum();
+        self.index.reserve(rows);
+        self.chains.reserve(rows);
         for at in 0..self.batches.len() {
             self.index_batch(at);
         }
@@ -146,56 +160,92 @@ impl Side {
     fn index_batch(&mut self, at: usize) {
         let stored = &self.batches[at];
         let keys = &stored.keys;
-        self.heads.reserve(keys.rows());
-        self.entries.reserve(keys.rows());
-        for row in 0..keys.rows() {
-            if !keys.usable(row) {
-                continue;
-            }
-            let id = self.entries.len() as u32;
-            self.entries.push(Entry {
-                seq: stored.seq,
-                row: row as u32,
-                next: NONE,
-            });
-            self.live += 1;
-            match self.heads.get_mut(&keys.hash(row)) {
-                Some((_, last)) => {
-                    self.entries[*last as usize].next = id;
-                    *last = id;
+        let timestamps = stored.timestamps.values();
+        self.index.reserve(keys.usable_rows());
+        self.chains.reserve(keys.usable_rows());
+        let mut chunk = Vec::with_capacity(CHUNK);
+        for first in (0..keys.rows()).step_by(CHUNK) {
+            probes(keys, first..(first + CHUNK).min(keys.rows()), &mut chunk);
+            for (i, (row, probe)) in chunk.iter().enumerate() {
+                if let Some((_, ahead)) = chunk.get(i + AHEAD) {
+                    self.index.prefetch(ahead);
                 }
-                None => {
-                    self.heads.insert(keys.hash(row), (id, id));
+                if let Some((_, ahead)) = chunk.get(i + AHEAD / 2) {
+                    self.index.prefetch_entry(ahead);
+                }
+                let entry = Entry {
+                    seq: stored.seq,
+                    row: *row,
+                    timestamp: timestamps[*row as usize],
+                    next: NONE,
+                };
+                let key = keys.key(*row as usize);
+                match self.index.find(probe, key) {
+                    Some(id) => {
+                        let more = u32::try_from(self.more.len())
+                            .ok()
+                            .filter(|m| *m != NONE)
+                            .expect("a join side holds fewer than 2^32 rows");
+                        self.more.push(entry);
+                        let chain = &mut self.chains[id as usize];
+                        match chain.last {
+                            NONE => chain.first.next = more,
+                            last => self.more[last as usize].next = more,
+                        }
+                        chain.last = more;
+                    }
+                    None => {
+                        self.index
+                            .push_probed(probe, key)
+                            .expect("a join side holds fewer than 2^32 keys of under 4 GiB");
+                        self.chains.push(Chain {
+                            first: entry,
+                            last: NONE,
+                        });
+                    }
                 }
             }
+            self.indexed += chunk.len();
+            self.live += chunk.len();
         }
     }
 
     /// For every usable row of `probe` (ascending), calls `found(position,
-    /// probe row, stored row)` for each stored row with an equal key, in
-    /// (batch position, row) order.
-    pub(crate) fn probe(&self, probe: &KeyIndex, mut found: impl FnMut(usize, u32, u32)) {
-        if self.batches.is_empty() {
+    /// probe row, stored row, stored row's timestamp)` for each stored row with
+    /// an equal key, in (batch position, row) order.
+    pub(crate) fn probe(&self, probe: &KeyIndex, mut found: impl FnMut(usize, u32, u32, i64)) {
+        if self.batches.is_empty() || self.chains.is_empty() {
             return;
         }
-        for row in 0..probe.rows() {
-            if !probe.usable(row) {
-                continue;
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let mut hits: Vec<(u32, u32)> = Vec::with_capacity(CHUNK);
+        for first in (0..probe.rows()).step_by(CHUNK) {
+            probes(probe, first..(first + CHUNK).min(probe.rows()), &mut chunk);
+            hits.clear();
+            for (i, (row, p)) in chunk.iter().enumerate() {
+                if let Some((_, ahead)) = chunk.get(i + AHEAD) {
+                    self.index.prefetch(ahead);
+                }
+                if let Some((_, ahead)) = chunk.get(i + AHEAD / 2) {
+                    self.index.prefetch_entry(ahead);
+                }
+                if let Some(id) = self.index.find(p, probe.key(*row as usize)) {
+                    // Read in the next pass, by when it is in cache.
+                    prefetch(&self.chains[id as usize]);
+                    hits.push((*row, id));
+                }
             }
-            let Some(&(first, _)) = self.heads.get(&probe.hash(row)) else {
-                continue;
-            };
-            let key = probe.key(row);
-            let mut at = first;
-            while at != NONE {
-                let entry = self.entries[at as usize];
-                at = entry.next;
-                // A pruned batch's entries stay until the next rebuild.
-                let Ok(position) = self.batches.binary_search_by_key(&entry.seq, |s| s.seq) else {
-                    continue;
-                };
-                if self.batches[position].keys.key(entry.row as usize) == key {
-                    found(position, row as u32, entry.row);
+            for &(row, id) in &hits {
+                let mut entry = self.chains[id as usize].first;
+                loop {
+                    // A pruned batch's entries stay until the next rebuild.
+                    if let Ok(position) = self.batches.binary_search_by_key(&entry.seq, |s| s.seq) {
+                        found(position, row, entry.row, entry.timestamp);
+                    }
+                    if entry.next == NONE {
+                        break;
+                    }
+                    entry = self.more[entry.next as usize];
                 }
             }
         }
