@@ -62,23 +62,10 @@ impl<R: Read> StreamBatches<R> {
             if let Some(schema) = self.decoder.schema() {
                 return Ok(schema);
             }
-            if self.pending.is_empty() {
-                if self.ended {
-                    return Err(malformed("the stream ends before its schema"));
-                }
-                self.pending = match self.read_message()? {
-                    Some(message) => Buffer::from_vec(message),
-                    None => {
-                        self.ended = true;
-                        Buffer::from_vec(END_OF_STREAM.to_vec())
-                    }
-                };
-            }
-            let (decoder, pending) = (&mut self.decoder, &mut self.pending);
-            let decoded = quietly(|| decoder.decode(pending))
-                .unwrap_or_else(|| Err(malformed("malformed Arrow IPC data")))?;
-            if decoded.is_some() {
-                self.ready = decoded;
+            match self.decode_more()? {
+                None => return Err(malformed("the stream ends before its schema")),
+                Some(Some(batch)) => self.ready = Some(batch),
+                Some(None) => {}
             }
         }
     }
@@ -88,27 +75,35 @@ impl<R: Read> StreamBatches<R> {
             return Ok(Some(batch));
         }
         loop {
-            if self.pending.is_empty() {
-                if self.ended {
-                    return Ok(None);
-                }
-                // The decoder emits a batch with an empty body only once more bytes arrive, so
-                // the end is always passed on as an end-of-stream marker.
-                self.pending = match self.read_message()? {
-                    Some(message) => Buffer::from_vec(message),
-                    None => {
-                        self.ended = true;
-                        Buffer::from_vec(END_OF_STREAM.to_vec())
-                    }
-                };
-            }
-            let (decoder, pending) = (&mut self.decoder, &mut self.pending);
-            let decoded = quietly(|| decoder.decode(pending))
-                .unwrap_or_else(|| Err(malformed("malformed Arrow IPC data")))?;
-            if decoded.is_some() {
-                return Ok(decoded);
+            match self.decode_more()? {
+                None => return Ok(None),
+                Some(Some(batch)) => return Ok(Some(batch)),
+                Some(None) => {}
             }
         }
+    }
+
+    /// One decoding step over the pending bytes, read from the next message when none are
+    /// left: `Some(batch or not)`, or `None` once the stream has ended.
+    fn decode_more(&mut self) -> Result<Option<Option<RecordBatch>>, ArrowError> {
+        if self.pending.is_empty() {
+            if self.ended {
+                return Ok(None);
+            }
+            // The decoder emits a batch with an empty body only once more bytes arrive, so
+            // the end is always passed on as an end-of-stream marker.
+            self.pending = match self.read_message()? {
+                Some(message) => Buffer::from_vec(message),
+                None => {
+                    self.ended = true;
+                    Buffer::from_vec(END_OF_STREAM.to_vec())
+                }
+            };
+        }
+        let (decoder, pending) = (&mut self.decoder, &mut self.pending);
+        quietly(|| decoder.decode(pending))
+            .unwrap_or_else(|| Err(malformed("malformed Arrow IPC data")))
+            .map(Some)
     }
 
     /// The next message re-framed as `ffffffff`, metadata length, metadata, body; `None` at
