@@ -24,6 +24,7 @@ use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayo
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::prewarm::{PrewarmMode, prewarm};
+use crate::io::kafka::auth_failure;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerConsumerOptions};
 use crate::io::kafka::runner_cuts::BrokerCuts;
@@ -353,7 +354,12 @@ pub fn run_online(
             break None;
         }
         if let Err(e) = round(&mut runner) {
-            break Some(e);
+            break Some(runner_failure(e));
+        }
+        // Credentials rotated or a certificate expired under a running group: librdkafka
+        // retries the login for ever while the rounds just find nothing to do.
+        if let Some(e) = auth_failure::access_lost("run") {
+            break Some(e.into());
         }
         if let Some((every, next, report)) = progress.as_mut()
             && Instant::now() >= *next
@@ -380,7 +386,7 @@ pub fn run_online(
         )?;
     }
     match failure {
-        Some(e) => Err(runner_failure(e)),
+        Some(e) => Err(e),
         None => Err(CliError::cancelled()),
     }
 }

@@ -31,6 +31,7 @@ use crate::engine::columnar::record_filter::RecordFilter;
 use crate::engine::columnar::reserved::reserved_fields;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::io::batch_sink::{BatchSink, SinkError, SinkOptions};
+use crate::io::kafka::auth_failure;
 use crate::io::kafka::tail_consumer::{Polled, TailConsumer, TailConsumerOptions};
 
 /// Largest number of value bytes decoded into one batch.
@@ -471,7 +472,9 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             }
             wait = Duration::ZERO;
         }
-        if let Some(e) = fatal {
+        // Credentials rotated or a certificate expired mid-tail: librdkafka would retry
+        // the login for ever, and the outage clock would call it unreachable.
+        if let Some(e) = fatal.or_else(|| auth_failure::access_lost("consume")) {
             outcome = Err(e.into());
             break 'outer;
         }

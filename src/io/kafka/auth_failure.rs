@@ -14,15 +14,24 @@
 //! certificate the client or the broker refused to accept ends the wait at once, as a
 //! refused login does: reconnecting with the same CA and certificate cannot succeed.
 //!
+//! The same holds while a long command runs (`tail -f`, `run`, `barrier watch`): when
+//! the credentials are rotated or the certificate expires, librdkafka loses the
+//! connection, fails to log in again and retries for ever. Those loops ask
+//! [`access_lost`] once per round (an atomic load) and end with the refusal at once
+//! instead of reporting an outage after `--timeout`.
+//!
 //! Process-wide on purpose: one process runs one command with one set of credentials,
 //! and the callback has no way back to the call that is waiting.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, ConsumerContext};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+
+use crate::io::kafka::error::KafkaIoError;
 
 /// The SASL login the clients of this process attempt (never the password).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +43,8 @@ struct Login {
 static LOGIN: Mutex<Option<Login>> = Mutex::new(None);
 static REFUSAL: Mutex<Option<String>> = Mutex::new(None);
 static TLS_FAILURE: Mutex<Option<String>> = Mutex::new(None);
+/// Set with the first refusal or certificate failure, so hot loops need no lock.
+static ENDED: AtomicBool = AtomicBool::new(false);
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -65,6 +76,22 @@ pub fn note(error: &KafkaError, reason: &str) {
     if kept.is_none() {
         *kept = Some(clean_reason(reason));
     }
+    drop(kept);
+    if ends_the_wait() {
+        ENDED.store(true, Ordering::Release);
+    }
+}
+
+/// The error that ends a running command once the broker refused our login (exit 1)
+/// or our certificate (exit 4); `None` while access stands.
+pub fn access_lost(what: &str) -> Option<KafkaIoError> {
+    if !ENDED.load(Ordering::Acquire) {
+        return None;
+    }
+    if let Some(refusal) = refusal() {
+        return Some(KafkaIoError::failed(format!("{what}: {refusal}")));
+    }
+    tls_failure().map(|tls| KafkaIoError::unreachable(format!("{what}: {tls}")))
 }
 
 /// How long [`serve_events`] serves a consumer's queue at most, per call.

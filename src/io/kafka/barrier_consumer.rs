@@ -21,6 +21,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::engine::columnar::barrier::cut_log::ConsumedRecord;
 use crate::engine::columnar::barrier::reader::{BarrierConsumer, ConsumerError};
 use crate::engine::columnar::barrier::record::TopicPartition;
+use crate::io::kafka::auth_failure;
 use crate::io::kafka::error::{KafkaIoError, is_unreachable_error};
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
@@ -111,7 +112,10 @@ impl BarrierConsumer for KafkaBarrierConsumer {
         let answer = self
             .consumer
             .offsets_for_times(request, self.timeout)
-            .map_err(|e| KafkaIoError::from_kafka("read end offsets", &e))?;
+            .map_err(|e| {
+                auth_failure::serve_events(&self.consumer);
+                KafkaIoError::from_kafka("read end offsets", &e)
+            })?;
         let mut ends = BTreeMap::new();
         for element in answer.elements() {
             let tp = TopicPartition::new(element.topic(), element.partition());
@@ -154,6 +158,7 @@ impl BarrierConsumer for KafkaBarrierConsumer {
                     break;
                 }
                 Some(Err(e)) => {
+                    auth_failure::serve_events(&self.consumer);
                     return Err(Box::new(KafkaIoError::from_kafka("poll", &e)));
                 }
             }

@@ -15,6 +15,7 @@ use crate::engine::columnar::barrier::reader::{
     CutReadError, CutReader, CutReaderOptions, DEFAULT_CUT_POLL_TIMEOUT,
 };
 use crate::engine::columnar::barrier::record::{BARRIER_STATE_TOPIC, NO_EPOCH};
+use crate::io::kafka::auth_failure;
 use crate::io::kafka::barrier_consumer::KafkaBarrierConsumer;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::settings::KafkaSettings;
@@ -121,7 +122,13 @@ pub fn follow_cuts(
         if pause(options.poll_interval, cancelled) {
             return Ok(WatchEnd::Cancelled);
         }
-        for cut in reader.read()?.cuts(&options.group) {
+        let cuts = reader.read()?;
+        // A login refused after a reconnect (credentials rotated) would otherwise look
+        // like a quiet topic for ever.
+        if let Some(e) = auth_failure::access_lost(&format!("follow {BARRIER_STATE_TOPIC}")) {
+            return Err(e.into());
+        }
+        for cut in cuts.cuts(&options.group) {
             if cut.epoch <= last_epoch {
                 continue;
             }

@@ -7,11 +7,12 @@
 //! `leader run` (the coordination client's writes).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::security_sasl::{
-    BOUND, SaslCluster, WRONG_PW, assert_no_password, properties, sasl_cluster,
+    ALICE_PW, BOB_PW, BOUND, SaslCluster, WRONG_PW, assert_no_password, properties, sasl_cluster,
 };
+use crate::support::admin::create_topic_with_values;
 use crate::support::process::{Finished, Running};
 use crate::support::unique_name;
 
@@ -52,6 +53,12 @@ fn assert_refused_at_once(out: &Finished, what: &str) {
 
 /// The same with `--output json`: one `{"error":{"code":1,…}}` line naming the user.
 fn assert_refused_as_json(out: &Finished, what: &str) {
+    assert_json_refusal(out, what);
+    assert!(out.elapsed < FAST, "{what}: took {:?}", out.elapsed);
+}
+
+/// Exit 1, the refusal as the final `{"error":…}` line, no password.
+fn assert_json_refusal(out: &Finished, what: &str) {
     assert_eq!(out.code(), 1, "{what}: {}", out.stderr);
     let error: serde_json::Value =
         serde_json::from_str(out.stderr.lines().last().unwrap_or_default())
@@ -62,7 +69,6 @@ fn assert_refused_as_json(out: &Finished, what: &str) {
         message.contains("authentication failed") && message.contains("\"alice\""),
         "{what}: {message}"
     );
-    assert!(out.elapsed < FAST, "{what}: took {:?}", out.elapsed);
     assert_no_password(out, what);
 }
 
@@ -248,4 +254,83 @@ fn leader_run_exits_1_at_once_on_a_refused_login_and_never_runs_its_command() {
         assert_no_password(&out, "leader run");
     }
     assert!(!marker.exists(), "the command ran without a lease");
+}
+
+/// Credentials rotated under long-running commands: the broker hangs up, librdkafka logs
+/// in again with the old password and is refused. A following `tail`, a `barrier
+/// watch` and an online `run` end with the refusal (exit 1) within [`FAST`] of the
+/// rotation, not an outage reported after `--timeout`.
+#[test]
+fn a_login_refused_after_a_credential_rotation_ends_tail_barrier_watch_and_run_at_once() {
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    let c = sasl_cluster();
+    let topic = c.topic_with(3);
+    create_topic_with_values(&c.client(), "__barrier_state", 0);
+    let config = properties(d, MECHANISM, "alice", ALICE_PW);
+    let connection = [
+        "-b",
+        &c.bootstrap,
+        "--command-config",
+        &config,
+        "--timeout",
+        TIMEOUT,
+        "--request-timeout-ms",
+        "3000",
+    ];
+    let start = |args: &[&str]| Running::start(d, &[&connection[..], args].concat());
+    let tail = start(&["tail", &topic, "--format", "ndjson"]);
+    let watch = start(&[
+        "barrier",
+        "watch",
+        "--group",
+        "audit",
+        "--poll-interval",
+        "200ms",
+    ]);
+    let output = c.topic_with(0);
+    let file = topology(d, "rotation", "", &topic, &output);
+    let run = start(&[
+        "--output",
+        "json",
+        "-X",
+        "session.timeout.ms=6000",
+        "run",
+        file.to_str().unwrap(),
+        "--metrics-interval",
+        "200ms",
+    ]);
+    let deadline = Instant::now() + BOUND;
+    while super::ndjson_offsets(&String::from_utf8_lossy(&tail.stdout_so_far())).len() < 3 {
+        assert!(Instant::now() < deadline, "tail: {}", tail.stderr_so_far());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    while !run.stderr_so_far().contains("\"input_records\":3") {
+        assert!(Instant::now() < deadline, "run: {}", run.stderr_so_far());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Let the watch get past its first read of __barrier_state.
+    std::thread::sleep(Duration::from_secs(2));
+    let rotated = Instant::now();
+    c.front
+        .rotate(&[("alice", "alice-ROTATED-pw-4"), ("bob", BOB_PW)]);
+    for (what, running) in [("tail", tail), ("barrier watch", watch)] {
+        let out = running.wait(BOUND);
+        let took = rotated.elapsed();
+        assert_eq!(out.code(), 1, "{what}: {}", out.stderr);
+        let last = out.stderr.lines().last().unwrap_or_default();
+        assert!(
+            last.contains(&format!(
+                "authentication failed: the broker refused the SASL {MECHANISM} login as user \"alice\""
+            )),
+            "{what}: {}",
+            out.stderr
+        );
+        assert!(took < FAST, "{what}: ended {took:?} after the rotation");
+        assert_no_password(&out, what);
+    }
+    let out = run.wait(BOUND);
+    let took = rotated.elapsed();
+    assert_json_refusal(&out, "run");
+    assert!(took < FAST, "run: ended {took:?} after the rotation");
 }

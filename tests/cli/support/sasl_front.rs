@@ -41,11 +41,15 @@ pub struct Login {
     pub accepted: bool,
 }
 
+type Users = Arc<Mutex<Vec<(String, String)>>>;
+
 pub struct SaslFront {
     listener: Option<TcpListener>,
     port: u16,
-    users: Arc<Vec<(String, String)>>,
+    users: Users,
     logins: Arc<Mutex<Vec<Login>>>,
+    /// Client sides of the connections relayed after a login, for [`SaslFront::rotate`].
+    relayed: Arc<Mutex<Vec<TcpStream>>>,
     stop: Arc<AtomicBool>,
 }
 
@@ -57,13 +61,9 @@ impl SaslFront {
         SaslFront {
             port: listener.local_addr().unwrap().port(),
             listener: Some(listener),
-            users: Arc::new(
-                users
-                    .iter()
-                    .map(|(u, p)| (u.to_string(), p.to_string()))
-                    .collect(),
-            ),
+            users: Arc::new(Mutex::new(owned(users))),
             logins: Arc::default(),
+            relayed: Arc::default(),
             stop: Arc::default(),
         }
     }
@@ -77,18 +77,33 @@ impl SaslFront {
         self.logins.lock().unwrap().clone()
     }
 
+    /// Rotates the credentials: `users` replace the table, and every logged-in
+    /// connection is hung up, so clients must log in again with what they hold.
+    pub fn rotate(&self, users: &[(&str, &str)]) {
+        *self.users.lock().unwrap() = owned(users);
+        for conn in self.relayed.lock().unwrap().drain(..) {
+            let _ = conn.shutdown(Shutdown::Both);
+        }
+    }
+
     pub fn serve(&mut self, backend: SocketAddr) {
         let listener = self.listener.take().expect("serve once");
         listener.set_nonblocking(true).unwrap();
-        let (users, logins, stop) = (self.users.clone(), self.logins.clone(), self.stop.clone());
+        let (users, logins, relayed, stop) = (
+            self.users.clone(),
+            self.logins.clone(),
+            self.relayed.clone(),
+            self.stop.clone(),
+        );
         std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
                 match listener.accept() {
                     Ok((conn, _)) => {
-                        let (users, logins) = (users.clone(), logins.clone());
+                        let (users, logins, relayed) =
+                            (users.clone(), logins.clone(), relayed.clone());
                         std::thread::spawn(move || {
                             let _ = conn.set_nonblocking(false);
-                            let _ = front(conn, backend, &users, &logins);
+                            let _ = front(conn, backend, &users, &logins, &relayed);
                         });
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(10)),
@@ -105,6 +120,13 @@ impl Drop for SaslFront {
 }
 
 type Io<T> = std::io::Result<T>;
+
+fn owned(users: &[(&str, &str)]) -> Vec<(String, String)> {
+    users
+        .iter()
+        .map(|(u, p)| (u.to_string(), p.to_string()))
+        .collect()
+}
 
 fn bad(what: &str) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string())
@@ -184,8 +206,9 @@ fn uvarint(out: &mut Vec<u8>, mut v: u64) {
 fn front(
     mut client: TcpStream,
     backend: SocketAddr,
-    users: &[(String, String)],
+    users: &Mutex<Vec<(String, String)>>,
     logins: &Mutex<Vec<Login>>,
+    relayed: &Mutex<Vec<TcpStream>>,
 ) -> Io<()> {
     client.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut broker = TcpStream::connect(backend)?;
@@ -238,8 +261,9 @@ fn front(
                 let Some(mech) = mechanism else {
                     return Err(bad("SaslAuthenticate before SaslHandshake"));
                 };
+                let users = users.lock().unwrap().clone();
                 let step = if mech == "PLAIN" {
-                    plain(&auth, users)
+                    plain(&auth, &users)
                 } else {
                     let digest = if mech == "SCRAM-SHA-512" {
                         MessageDigest::sha512()
@@ -247,7 +271,7 @@ fn front(
                         MessageDigest::sha256()
                     };
                     match scram.take() {
-                        None => scram_first(&auth, users, digest),
+                        None => scram_first(&auth, &users, digest),
                         Some(state) => state.finish(&auth),
                     }
                 };
@@ -317,6 +341,7 @@ fn front(
                     return Ok(());
                 }
                 if done {
+                    relayed.lock().unwrap().push(client.try_clone()?);
                     return relay(client, broker);
                 }
             }
