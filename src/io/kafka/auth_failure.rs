@@ -42,7 +42,14 @@ struct Login {
 
 static LOGIN: Mutex<Option<Login>> = Mutex::new(None);
 static REFUSAL: Mutex<Option<String>> = Mutex::new(None);
-static TLS_FAILURE: Mutex<Option<String>> = Mutex::new(None);
+/// The latest failed TLS handshake and when it was seen: a certificate refusal is kept
+/// for good (it ends the wait), any other failure only explains a transport failure
+/// while it is recent (see [`TLS_STALE_AFTER`]).
+static TLS_FAILURE: Mutex<Option<(Instant, String)>> = Mutex::new(None);
+/// librdkafka retries a broker at least every `reconnect.backoff.max.ms` (10 s by
+/// default), so a handshake failure that still causes the present outage is never
+/// older than this; an older one (a broker restart an hour ago) is not mentioned.
+const TLS_STALE_AFTER: Duration = Duration::from_secs(30);
 /// Set with the first refusal or certificate failure, so hot loops need no lock.
 static ENDED: AtomicBool = AtomicBool::new(false);
 
@@ -63,20 +70,24 @@ pub fn expect_login(protocol: Option<&str>, mechanism: Option<&str>, user: Optio
 }
 
 /// Called by every client context's error callback: keeps the first refused login and
-/// the first failed TLS handshake.
+/// the latest failed TLS handshake (a certificate refusal for good).
 pub fn note(error: &KafkaError, reason: &str) {
-    let kept = if is_authentication_error(error) {
-        &REFUSAL
+    if is_authentication_error(error) {
+        let mut kept = lock(&REFUSAL);
+        if kept.is_none() {
+            *kept = Some(clean_reason(reason));
+        }
     } else if error.rdkafka_error_code() == Some(RDKafkaErrorCode::SSL) {
-        &TLS_FAILURE
+        let mut kept = lock(&TLS_FAILURE);
+        if !kept
+            .as_ref()
+            .is_some_and(|(_, r)| is_certificate_refusal(r))
+        {
+            *kept = Some((Instant::now(), clean_reason(reason)));
+        }
     } else {
         return;
-    };
-    let mut kept = lock(kept);
-    if kept.is_none() {
-        *kept = Some(clean_reason(reason));
     }
-    drop(kept);
     if ends_the_wait() {
         ENDED.store(true, Ordering::Release);
     }
@@ -128,19 +139,24 @@ pub fn refusal() -> Option<String> {
     Some(describe(login.as_ref(), &reason))
 }
 
-/// The first failed TLS handshake, said for the user (librdkafka's reason names the
-/// broker and OpenSSL's verdict).
+/// The TLS handshake failure that explains a transport failure now, said for the user
+/// (librdkafka's reason names the broker and OpenSSL's verdict): a certificate refusal,
+/// or the latest other failure while it is recent.
 pub fn tls_failure() -> Option<String> {
-    let reason = lock(&TLS_FAILURE).clone()?;
-    Some(format!("TLS handshake failed: {reason}"))
+    let (seen, reason) = lock(&TLS_FAILURE).clone()?;
+    explains_now(seen.elapsed(), &reason).then(|| format!("TLS handshake failed: {reason}"))
+}
+
+fn explains_now(age: Duration, reason: &str) -> bool {
+    is_certificate_refusal(reason) || age < TLS_STALE_AFTER
 }
 
 /// True once a TLS handshake failed over a certificate: one side did not accept the
 /// other's, which no retry with the same settings changes.
 pub fn tls_failure_is_final() -> bool {
     lock(&TLS_FAILURE)
-        .as_deref()
-        .is_some_and(is_certificate_refusal)
+        .as_ref()
+        .is_some_and(|(_, r)| is_certificate_refusal(r))
 }
 
 fn is_certificate_refusal(reason: &str) -> bool {
@@ -226,6 +242,17 @@ mod tests {
         ));
         assert!(!is_certificate_refusal(
             "SSL handshake failed: Disconnected"
+        ));
+    }
+
+    #[test]
+    fn an_old_tls_failure_explains_nothing_unless_it_was_a_certificate_refusal() {
+        let dropped = "ssl://127.0.0.1:9/bootstrap: SSL handshake failed: Disconnected";
+        assert!(explains_now(Duration::from_secs(5), dropped));
+        assert!(!explains_now(Duration::from_secs(600), dropped));
+        assert!(explains_now(
+            Duration::from_secs(600),
+            "SSL handshake failed: certificate verify failed"
         ));
     }
 
