@@ -50,6 +50,25 @@ pub fn produce(bootstrap: &str, topic: &str, range: std::ops::Range<u32>) {
 }
 
 /// The `__offset` of every NDJSON line.
+/// `leader run --role ROLE --member m1 --topic TOPIC --create-topic -- COMMAND…`, the
+/// election the security tests run through each transport.
+pub fn leader_run_args<'a>(role: &'a str, topic: &'a str, command: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "leader",
+        "run",
+        "--role",
+        role,
+        "--member",
+        "m1",
+        "--topic",
+        topic,
+        "--create-topic",
+        "--",
+    ];
+    args.extend_from_slice(command);
+    args
+}
+
 pub fn ndjson_offsets(text: &str) -> Vec<i64> {
     text.lines()
         .filter(|l| !l.trim().is_empty())

@@ -219,21 +219,7 @@ fn leader_run_exits_1_at_once_on_a_refused_login_and_never_runs_its_command() {
     let (role, topic) = (unique_name("role"), unique_name("coordination"));
     for extra in [vec![], vec!["--output", "json"]] {
         let mut args = extra.clone();
-        args.extend_from_slice(&[
-            "leader",
-            "run",
-            "--role",
-            &role,
-            "--member",
-            "m1",
-            "--topic",
-            &topic,
-            "--create-topic",
-            "--",
-            "sh",
-            "-c",
-            &touch,
-        ]);
+        args.extend(super::leader_run_args(&role, &topic, &["sh", "-c", &touch]));
         let out = run(d, &c, &wrong, &args);
         assert_eq!(out.code(), 1, "{}", out.stderr);
         assert!(

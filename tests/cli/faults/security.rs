@@ -419,18 +419,8 @@ fn the_leader_coordination_client_speaks_mutual_tls_from_command_config() {
         d,
         &c.bootstrap,
         &full,
-        &[
-            "run",
-            "--role",
-            &role,
-            "--member",
-            "m1",
-            "--topic",
-            &topic,
-            "--create-topic",
-            "--",
-            "true",
-        ],
+        // `leader()` names the subcommand group itself.
+        &super::leader_run_args(&role, &topic, &["true"])[1..],
     );
     assert_eq!(out.code(), 0, "{}", out.stderr);
     let out = leader(

@@ -225,19 +225,7 @@ fn the_leader_coordination_client_logs_in_with_scram_and_plain() {
         d,
         &c.bootstrap,
         &scram256,
-        &[
-            "leader",
-            "run",
-            "--role",
-            &role,
-            "--member",
-            "m1",
-            "--topic",
-            &topic,
-            "--create-topic",
-            "--",
-            "true",
-        ],
+        &super::leader_run_args(&role, &topic, &["true"]),
     );
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(c.accepted("SCRAM-SHA-256", "alice"));

@@ -158,19 +158,10 @@ fn sasl_ssl_with_scram_sha_512_and_the_custom_ca_serves_tail_and_the_leader_clie
         &c.bootstrap,
         &config,
         &[
-            "-vv",
-            "leader",
-            "run",
-            "--role",
-            &role,
-            "--member",
-            "m1",
-            "--topic",
-            &coordination,
-            "--create-topic",
-            "--",
-            "true",
-        ],
+            &["-vv"][..],
+            &super::leader_run_args(&role, &coordination, &["true"]),
+        ]
+        .concat(),
     );
     assert_eq!(out.code(), 0, "{}", out.stderr);
     assert!(c.accepted() > logins, "leader run logged in over TLS");
