@@ -449,10 +449,11 @@ mod tests {
     use std::sync::Arc;
 
     use arrow_array::{Int32Array, Int64Array, RecordBatch};
-    use arrow_ipc::writer::{FileWriter, StreamWriter};
+    use arrow_ipc::writer::FileWriter;
     use arrow_schema::{DataType, Field, Schema};
 
     use super::*;
+    use crate::engine::columnar::test_support::{Trickle, ipc_stream_bytes};
 
     fn batch(partition: i32, from: i64, rows: i64) -> RecordBatch {
         let schema = Arc::new(Schema::new(vec![
@@ -485,32 +486,18 @@ mod tests {
     }
 
     fn stream_bytes() -> Vec<u8> {
-        let mut bytes = Vec::new();
-        let mut writer = StreamWriter::try_new(&mut bytes, &batches()[0].schema()).unwrap();
-        for b in batches() {
-            writer.write(&b).unwrap();
-        }
-        writer.finish().unwrap();
-        drop(writer);
-        bytes
+        ipc_stream_bytes(&batches())
     }
 
-    /// Hands out at most five bytes per read, as a pipe may.
-    struct Trickle<'a>(&'a [u8]);
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = buf.len().min(5).min(self.0.len());
-            buf[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
+    /// Five bytes per read, as a pipe may hand them out.
+    fn trickle(bytes: &[u8]) -> Trickle<'_> {
+        Trickle { bytes, step: 5 }
     }
 
     #[test]
     fn an_ipc_file_is_folded_batch_by_batch_from_a_pipe_like_a_stream() {
-        let from_file = read_input_offsets(Trickle(&file_bytes()), "f.arrow").unwrap();
-        let from_stream = read_input_offsets(Trickle(&stream_bytes()), "f.arrows").unwrap();
+        let from_file = read_input_offsets(trickle(&file_bytes()), "f.arrow").unwrap();
+        let from_stream = read_input_offsets(trickle(&stream_bytes()), "f.arrows").unwrap();
         assert_eq!(from_file.rows, 6);
         assert_eq!(from_file.by_partition, from_stream.by_partition);
         assert_eq!(from_file.by_partition[&0], [0, 1, 2, 3]);

@@ -201,6 +201,7 @@ mod tests {
 
     use super::*;
     use crate::engine::columnar::ipc::read_batches;
+    use crate::engine::columnar::test_support::{Trickle, ipc_stream_bytes};
 
     fn batch(from: i64, rows: i64) -> RecordBatch {
         let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false)]));
@@ -209,35 +210,19 @@ mod tests {
     }
 
     fn stream(batches: &[RecordBatch]) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        let mut writer = StreamWriter::try_new(&mut bytes, &batches[0].schema()).unwrap();
-        for b in batches {
-            writer.write(b).unwrap();
-        }
-        writer.finish().unwrap();
-        drop(writer);
-        bytes
-    }
-
-    /// Hands out at most three bytes per read, as a slow pipe would.
-    struct Trickle<'a>(&'a [u8]);
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = buf.len().min(3).min(self.0.len());
-            buf[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
+        ipc_stream_bytes(batches)
     }
 
     #[test]
     fn streamed_batches_equal_the_batches_read_from_the_whole_bytes() {
         let bytes = stream(&[batch(0, 5), batch(5, 0), batch(5, 1000)]);
         let (_, whole) = read_batches(&bytes).unwrap();
-        let streamed: Vec<_> = StreamBatches::new(Trickle(&bytes))
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let streamed: Vec<_> = StreamBatches::new(Trickle {
+            bytes: &bytes,
+            step: 3,
+        })
+        .collect::<Result<_, _>>()
+        .unwrap();
         assert_eq!(streamed, whole);
         assert_eq!(streamed.len(), 3);
     }

@@ -17,4 +17,6 @@ pub mod record_filter;
 pub mod reserved;
 pub mod runner;
 pub mod snapshot;
+#[cfg(test)]
+pub mod test_support;
 pub mod topology;
