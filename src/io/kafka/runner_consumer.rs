@@ -224,15 +224,18 @@ impl RunnerConsumer {
                 )));
             }
         }
+        let names: Vec<&str> = opts.topics.iter().map(String::as_str).collect();
+        consumer
+            .subscribe(&names)
+            .map_err(|e| KafkaIoError::failed(format!("subscribe to {}: {e}", names.join(", "))))?;
+        // Rebalances are served by polls only, so the queue is in place before any
+        // assignment even when it is made after subscribing; made last, no error
+        // path drops the consumer while the context still holds it.
         let rk = consumer.client().native_ptr();
         // SAFETY: `rk` is the live client; `Drop for RunnerConsumer` destroys the
         // queue before the consumer.
         let fetch = unsafe { FetchQueue::empty(rk) }?;
         *locked(&consumer.context().fetch) = Some(fetch);
-        let names: Vec<&str> = opts.topics.iter().map(String::as_str).collect();
-        consumer
-            .subscribe(&names)
-            .map_err(|e| KafkaIoError::failed(format!("subscribe to {}: {e}", names.join(", "))))?;
         Ok(RunnerConsumer {
             consumer,
             context_events: Vec::new(),
