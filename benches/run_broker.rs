@@ -2,7 +2,9 @@
 //! input, on a broker on 127.0.0.1 (issue 6: run's throughput ≥ 0.7× tail's).
 //!
 //! N registry-framed Avro orders (user, country, amount, ts) in 4 partitions.
-//! `tail TOPIC -e` decodes them to Arrow IPC on /dev/null and exits at the end;
+//! `tail TOPIC -e` decodes them to Arrow IPC on /dev/null and exits at the end,
+//! once with its partitions assigned by hand and once as a fresh consumer group
+//! (`-g`, which pays the same group join as `run`);
 //! `run FILE -b` (a fresh consumer group each time) decodes the same records
 //! through a filter topology (`amount > 990`, about 1% kept, user, country and
 //! amount written as JSON to a sink topic), producing and committing as its
@@ -10,8 +12,8 @@
 //! committed offsets reach the end of every partition, then stopped with
 //! SIGINT. Both times include process start and (for run) joining the group,
 //! which is printed apart with the rate after the first commit. On Tansu, run
-//! gets `-X session.timeout.ms=6000`: Tansu's JoinGroup waits about half the
-//! session timeout (librdkafka's default 45 s), a fixed cost of the broker.
+//! and `tail -g` get `-X session.timeout.ms=6000`: Tansu's JoinGroup waits about
+//! half the session timeout (librdkafka's default 45 s), a fixed cost of the broker.
 //! Also prints both peak RSS figures.
 //!
 //! Size: `KRABKA_BENCH_BROKER_RECORDS` (default 100000). Broker:
@@ -114,6 +116,14 @@ fn committed(consumer: &BaseConsumer) -> i64 {
     }
 }
 
+/// What a group member gets on this broker (see the module doc).
+fn group_settings(broker: &Broker) -> &'static [&'static str] {
+    match broker {
+        Broker::Tansu { .. } => &["-X", "session.timeout.ms=6000"],
+        Broker::Embedded(_) => &[],
+    }
+}
+
 struct RunTimes {
     total: Duration,
     first_commit: Duration,
@@ -147,10 +157,7 @@ fn time_run(
             broker.bootstrap(),
         ])
         .args(["--registry", registry])
-        .args(match broker {
-            Broker::Tansu { .. } => &["-X", "session.timeout.ms=6000"][..],
-            Broker::Embedded(_) => &[],
-        })
+        .args(group_settings(broker))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -192,7 +199,8 @@ fn time_run(
     }
 }
 
-fn time_tail(broker: &Broker, registry: &str) -> (Duration, u64) {
+/// `tail -e`, as a fresh consumer group with `group`.
+fn time_tail(broker: &Broker, registry: &str, group: Option<&str>) -> (Duration, u64) {
     let started = Instant::now();
     let mut child = Command::new(binary())
         .args([
@@ -206,6 +214,10 @@ fn time_tail(broker: &Broker, registry: &str) -> (Duration, u64) {
             "-q",
         ])
         .args(["-b", broker.bootstrap(), "--registry", registry])
+        .args(match group {
+            Some(g) => [&["-g", g][..], group_settings(broker)].concat(),
+            None => Vec::new(),
+        })
         .stdout(std::fs::File::create("/dev/null").unwrap())
         .stderr(Stdio::piped())
         .spawn()
@@ -265,6 +277,7 @@ fn main() {
 
     let dir = tempfile::tempdir().unwrap();
     let mut tail = (Duration::MAX, 0);
+    let mut tail_group = (Duration::MAX, 0);
     let mut run = RunTimes {
         total: Duration::MAX,
         first_commit: Duration::ZERO,
@@ -272,8 +285,11 @@ fn main() {
         rss_kib: 0,
     };
     for round in 0..repeat {
-        let (elapsed, rss) = time_tail(&broker, &registry.url());
+        let (elapsed, rss) = time_tail(&broker, &registry.url(), None);
         tail = (tail.0.min(elapsed), tail.1.max(rss));
+        let group = format!("bench-tail-{round}");
+        let (elapsed, rss) = time_tail(&broker, &registry.url(), Some(&group));
+        tail_group = (tail_group.0.min(elapsed), tail_group.1.max(rss));
         let times = time_run(&broker, &registry.url(), dir.path(), round, end);
         let rss = run.rss_kib.max(times.rss_kib);
         if times.total < run.total {
@@ -288,6 +304,11 @@ fn main() {
         tail.0.as_secs_f64()
     );
     println!(
+        "tail -e -g GROUP to Arrow IPC {:>10.0} records/s ({:.2}s, group join included)",
+        rate(tail_group.0),
+        tail_group.0.as_secs_f64()
+    );
+    println!(
         "run -b (filter, JSON sink)    {:>10.0} records/s ({:.2}s until all committed; first commit after {:.2}s)",
         rate(run.total),
         run.total.as_secs_f64(),
@@ -300,13 +321,18 @@ fn main() {
         end - run.first_committed
     );
     println!(
-        "ratio   run / tail throughput: {:.2}x end to end (target >= 0.7x); {:.2}x after run's first commit",
+        "ratio   run / tail -e:          {:.2}x end to end (target >= 0.7x); {:.2}x after run's first commit",
         tail.0.as_secs_f64() / run.total.as_secs_f64(),
         steady / rate(tail.0)
     );
     println!(
-        "peak RSS: run {} MiB, tail {} MiB",
+        "ratio   run / tail -e -g GROUP: {:.2}x end to end (both join a group)",
+        tail_group.0.as_secs_f64() / run.total.as_secs_f64(),
+    );
+    println!(
+        "peak RSS: run {} MiB, tail {} MiB, tail -g {} MiB",
         run.rss_kib / 1024,
-        tail.1 / 1024
+        tail.1 / 1024,
+        tail_group.1 / 1024
     );
 }

@@ -20,7 +20,9 @@ use std::time::Duration;
 use rdkafka::bindings as rdsys;
 use rdkafka::consumer::Consumer;
 
+use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::raw_batch::RawBatch;
+use crate::engine::columnar::record::Record;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::headers::for_each_native_header;
 use crate::io::kafka::reader_context::ReaderConsumer;
@@ -40,32 +42,58 @@ impl FetchQueue {
     ) -> Result<FetchQueue, KafkaIoError> {
         let rk = consumer.client().native_ptr();
         // SAFETY: `rk` is the live client of `consumer`.
+        let fetch = unsafe { FetchQueue::empty(rk) }?;
+        for (topic, partition) in partitions {
+            // SAFETY: as above.
+            unsafe { fetch.forward(rk, topic, *partition) }?;
+        }
+        Ok(fetch)
+    }
+
+    /// A queue no partition forwards to yet.
+    ///
+    /// # Safety
+    /// `rk` must be a live consumer client that outlives the queue.
+    pub unsafe fn empty(rk: *mut rdsys::rd_kafka_t) -> Result<FetchQueue, KafkaIoError> {
+        // SAFETY: `rk` is live (contract).
         let queue = unsafe { rdsys::rd_kafka_queue_new(rk) };
         if queue.is_null() {
             return Err(KafkaIoError::failed("create a fetch queue"));
         }
-        let fetch = FetchQueue {
+        Ok(FetchQueue {
             queue,
             messages: Vec::new(),
-        };
-        for (topic, partition) in partitions {
-            let name = CString::new(topic.as_str())
-                .map_err(|_| KafkaIoError::failed(format!("topic name {topic:?} holds a NUL")))?;
-            // SAFETY: `rk` is live and `name` NUL-terminated; the returned handle is ours.
-            let pq = unsafe { rdsys::rd_kafka_queue_get_partition(rk, name.as_ptr(), *partition) };
-            if pq.is_null() {
-                return Err(KafkaIoError::failed(format!(
-                    "get the fetch queue of {topic}/{partition}"
-                )));
-            }
-            // SAFETY: both handles are live; the forward keeps its own reference to
-            // `fetch.queue`, and dropping our handle of `pq` leaves the partition's queue.
-            unsafe {
-                rdsys::rd_kafka_queue_forward(pq, fetch.queue);
-                rdsys::rd_kafka_queue_destroy(pq);
-            }
+        })
+    }
+
+    /// Forwards one partition's fetch queue here. librdkafka keeps an application's
+    /// forward when the partition's fetch starts, but drops it when the fetch stops
+    /// (an unassign): forward again before every assign of the partition.
+    ///
+    /// # Safety
+    /// `rk` must be the live client the queue was made with.
+    pub unsafe fn forward(
+        &self,
+        rk: *mut rdsys::rd_kafka_t,
+        topic: &str,
+        partition: i32,
+    ) -> Result<(), KafkaIoError> {
+        let name = CString::new(topic)
+            .map_err(|_| KafkaIoError::failed(format!("topic name {topic:?} holds a NUL")))?;
+        // SAFETY: `rk` is live and `name` NUL-terminated; the returned handle is ours.
+        let pq = unsafe { rdsys::rd_kafka_queue_get_partition(rk, name.as_ptr(), partition) };
+        if pq.is_null() {
+            return Err(KafkaIoError::failed(format!(
+                "get the fetch queue of {topic}/{partition}"
+            )));
         }
-        Ok(fetch)
+        // SAFETY: both handles are live; the forward keeps its own reference to
+        // `self.queue`, and dropping our handle of `pq` leaves the partition's queue.
+        unsafe {
+            rdsys::rd_kafka_queue_forward(pq, self.queue);
+            rdsys::rd_kafka_queue_destroy(pq);
+        }
+        Ok(())
     }
 
     /// Takes up to `max` messages, waiting up to `timeout` for the first, and hands
@@ -116,6 +144,10 @@ impl Drop for DestroyOnDrop<'_> {
         }
     }
 }
+
+// SAFETY: librdkafka's queue handles may be used from any thread (its queues lock
+// themselves); the message buffer is empty between calls.
+unsafe impl Send for FetchQueue {}
 
 impl Drop for FetchQueue {
     fn drop(&mut self) {
@@ -183,6 +215,27 @@ impl<'a> NativeMessage<'a> {
             0
         } else {
             ts
+        }
+    }
+
+    /// An owned copy of the message under `topic` (its [`topic`](Self::topic)).
+    pub fn to_record(&self, topic: &str) -> Record {
+        let raw = self.raw();
+        let mut headers = Vec::new();
+        // SAFETY: a live message.
+        unsafe {
+            for_each_native_header(self.ptr.cast_mut(), |key, value| {
+                headers.push(Header::new(key, value.map(<[u8]>::to_vec)))
+            })
+        };
+        Record {
+            topic: topic.to_owned(),
+            partition: raw.partition,
+            offset: raw.offset,
+            timestamp: self.timestamp(),
+            key: Self::bytes(raw.key, raw.key_len).map(<[u8]>::to_vec),
+            value: Self::bytes(raw.payload, raw.len).map(<[u8]>::to_vec),
+            headers,
         }
     }
 

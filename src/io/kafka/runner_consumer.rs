@@ -11,15 +11,28 @@
 //! records of revoked or lost partitions are dropped (they were not committed,
 //! so their next owner reads them again).
 //!
+//! Fetched messages are taken many per call, as `tail` takes them: each
+//! partition's fetch queue is forwarded to a queue of ours when it is assigned
+//! (in the rebalance callback, before librdkafka starts its fetch, which then
+//! keeps the forward; an unassign drops it, so every assign forwards again) and
+//! drained with `rd_kafka_consume_batch_queue`. The consumer's own queue, polled
+//! without waiting every round (waiting only while nothing is assigned), keeps
+//! the rebalances, commit results and client errors: batch-consuming it instead
+//! would hand rebalances to librdkafka's default handling, since rdkafka-rs takes
+//! them as events rather than through a rebalance callback. librdkafka drops
+//! messages fetched before a revoke or seek from either queue (op versions).
+//!
 //! For barrier alignment it reports positions (capped at records it still
 //! holds) and the group's committed offsets; for exactly-once it hands out the
 //! consumer group metadata that transactional offset commits carry.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
+use std::sync::MutexGuard;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use rdkafka::bindings as rdsys;
 use rdkafka::client::ClientContext;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
 use rdkafka::error::{KafkaError, KafkaResult};
@@ -30,6 +43,7 @@ use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::runner::group::{self, RunnerError, Tp};
 use crate::engine::columnar::topology::Record;
 use crate::io::kafka::error::{KafkaIoError, is_unreachable_error};
+use crate::io::kafka::fetch_queue::FetchQueue;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::topic_reader::partition_count;
 
@@ -42,11 +56,21 @@ pub enum RebalanceEvent {
     Lost(Vec<Tp>),
 }
 
-/// Queues rebalances for the runner; logs librdkafka errors and failed commits.
+/// Queues rebalances for the runner and forwards assigned partitions to its
+/// fetch queue; logs librdkafka errors and failed commits.
 #[derive(Default)]
 pub struct RunnerContext {
     events: Mutex<Vec<RebalanceEvent>>,
     commit_failed: AtomicBool,
+    /// Where assigned partitions' messages go; set once the consumer exists and
+    /// taken out (destroyed) before it is.
+    fetch: Mutex<Option<FetchQueue>>,
+    /// The partitions assigned, so that an idle poll knows where to wait.
+    assigned: Mutex<BTreeSet<Tp>>,
+}
+
+fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn tps(list: &TopicPartitionList) -> Vec<Tp> {
@@ -65,7 +89,15 @@ impl ClientContext for RunnerContext {
 
 impl ConsumerContext for RunnerContext {
     fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        if let Rebalance::Assign(list) = rebalance {
+            self.forward(consumer.client().native_ptr(), &tps(list));
+        }
         if let Rebalance::Revoke(list) = rebalance {
+            let mut assigned = locked(&self.assigned);
+            for tp in tps(list) {
+                assigned.remove(&tp);
+            }
+            drop(assigned);
             let event = if consumer.assignment_lost() {
                 RebalanceEvent::Lost(tps(list))
             } else {
@@ -91,24 +123,39 @@ impl ConsumerContext for RunnerContext {
 
 impl RunnerContext {
     fn push(&self, event: RebalanceEvent) {
-        self.events
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(event);
+        locked(&self.events).push(event);
     }
 
     fn take(&self) -> Vec<RebalanceEvent> {
-        std::mem::take(&mut *self.events.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(&mut *locked(&self.events))
     }
 
     fn pending(&self) -> bool {
-        !self
-            .events
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_empty()
+        !locked(&self.events).is_empty()
+    }
+
+    /// Forwards partitions about to be assigned to the fetch queue. One that
+    /// fails keeps its messages on the consumer's queue, which polls serve too.
+    fn forward(&self, rk: *mut rdsys::rd_kafka_t, list: &[Tp]) {
+        if let Some(fetch) = locked(&self.fetch).as_ref() {
+            for (topic, partition) in list {
+                // SAFETY: `rk` is the live client the queue was made with.
+                if let Err(e) = unsafe { fetch.forward(rk, topic, *partition) } {
+                    tracing::warn!("{e}; its records are polled one by one");
+                }
+            }
+        }
+        locked(&self.assigned).extend(list.iter().cloned());
+    }
+
+    fn has_assignment(&self) -> bool {
+        !locked(&self.assigned).is_empty()
     }
 }
+
+/// The longest wait on the fetch queue before the consumer's queue is served
+/// again (a rebalance waits at most this long while the assignment is idle).
+const FETCH_WAIT: Duration = Duration::from_millis(50);
 
 /// How the consumer is set up.
 #[derive(Debug, Clone)]
@@ -181,6 +228,14 @@ impl RunnerConsumer {
         consumer
             .subscribe(&names)
             .map_err(|e| KafkaIoError::failed(format!("subscribe to {}: {e}", names.join(", "))))?;
+        // Rebalances are served by polls only, so the queue is in place before any
+        // assignment even when it is made after subscribing; made last, no error
+        // path drops the consumer while the context still holds it.
+        let rk = consumer.client().native_ptr();
+        // SAFETY: `rk` is the live client; `Drop for RunnerConsumer` destroys the
+        // queue before the consumer.
+        let fetch = unsafe { FetchQueue::empty(rk) }?;
+        *locked(&consumer.context().fetch) = Some(fetch);
         Ok(RunnerConsumer {
             consumer,
             context_events: Vec::new(),
@@ -241,10 +296,55 @@ impl RunnerConsumer {
         })
     }
 
+    /// Takes up to `max` fetched messages into `gathered`, waiting up to `wait`
+    /// for the first (librdkafka's batch call waits for a full batch, so the wait
+    /// takes one message); returns how many were taken, errors included.
+    fn take_fetched(&mut self, wait: Duration, max: usize, gathered: &mut Vec<Record>) -> usize {
+        let fetch = &self.consumer.context().fetch;
+        let mut errors = Vec::new();
+        let mut take = |wait: Duration, max: usize| {
+            let mut queue = locked(fetch);
+            let Some(queue) = queue.as_mut() else {
+                return 0;
+            };
+            queue.consume(wait, max, |m| match m.error() {
+                rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR => {
+                    gathered.push(m.to_record(m.topic()))
+                }
+                rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__PARTITION_EOF => {}
+                code => errors.push(format!(
+                    "consume {}/{}: {}",
+                    m.topic(),
+                    m.partition(),
+                    KafkaError::MessageConsumption(code.into())
+                )),
+            })
+        };
+        let mut got = 0;
+        if !wait.is_zero() {
+            got = take(wait, 1);
+            if got == 0 {
+                return 0;
+            }
+        }
+        got += take(Duration::ZERO, max.saturating_sub(got));
+        for e in errors {
+            self.note(e);
+        }
+        got
+    }
+
     fn note(&mut self, what: String) {
         if self.reported.insert(what.clone()) {
             tracing::warn!("{what}");
         }
+    }
+}
+
+impl Drop for RunnerConsumer {
+    fn drop(&mut self) {
+        // Our queue handle goes before the client it belongs to.
+        drop(locked(&self.consumer.context().fetch).take());
     }
 }
 
@@ -256,8 +356,10 @@ impl group::Consumer for RunnerConsumer {
         }
         let mut gathered = std::mem::take(&mut self.held);
         let deadline = Instant::now() + timeout;
-        while gathered.len() < self.max_records {
-            let wait = if gathered.is_empty() {
+        loop {
+            // Nothing assigned: only the consumer's queue can bring anything (the assignment).
+            let idle = gathered.is_empty() && !self.consumer.context().has_assignment();
+            let wait = if idle {
                 deadline.saturating_duration_since(Instant::now())
             } else {
                 Duration::ZERO
@@ -272,16 +374,25 @@ impl group::Consumer for RunnerConsumer {
                 return Ok(Vec::new());
             }
             match polled {
+                // A partition whose forward failed.
                 Some(Ok(m)) => gathered.push(record_of(&m)),
-                Some(Err(KafkaError::PartitionEOF(_))) => {}
-                Some(Err(e)) => {
-                    // Missing topics, broker restarts: librdkafka keeps retrying.
-                    self.note(format!("consume: {e}"));
-                    break;
-                }
-                None => break,
+                Some(Err(KafkaError::PartitionEOF(_))) | None => {}
+                // Missing topics, broker restarts: librdkafka keeps retrying.
+                Some(Err(e)) => self.note(format!("consume: {e}")),
             }
-            if wait.is_zero() && Instant::now() >= deadline {
+            let room = self.max_records.saturating_sub(gathered.len());
+            if room == 0 {
+                break;
+            }
+            let wait = if gathered.is_empty() {
+                deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(FETCH_WAIT)
+            } else {
+                Duration::ZERO
+            };
+            let got = self.take_fetched(wait, room, &mut gathered);
+            if got == 0 && (!gathered.is_empty() || Instant::now() >= deadline) {
                 break;
             }
         }
@@ -308,6 +419,9 @@ impl group::Consumer for RunnerConsumer {
         for (topic, partition) in tps {
             list.add_partition(topic, *partition);
         }
+        let context = self.consumer.context();
+        locked(&context.assigned).clear();
+        context.forward(self.consumer.client().native_ptr(), tps);
         self.consumer
             .assign(&list)
             .map_err(|e| RunnerError::new(format!("assign partitions: {e}")))

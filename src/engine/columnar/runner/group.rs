@@ -567,11 +567,27 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             Some(aligner) => aligner.take_held(),
             None => BTreeMap::new(),
         };
+        // Records come in runs of one topic-partition: one map entry (and one
+        // copy of the topic name) per run, not per record.
+        let mut run: Vec<Record> = Vec::new();
         for record in records {
+            if run
+                .last()
+                .is_some_and(|r| r.partition != record.partition || r.topic != record.topic)
+            {
+                let first = &run[0];
+                by_tp
+                    .entry((first.topic.clone(), first.partition))
+                    .or_default()
+                    .append(&mut run);
+            }
+            run.push(record);
+        }
+        if let Some(first) = run.first() {
             by_tp
-                .entry((record.topic.clone(), record.partition))
+                .entry((first.topic.clone(), first.partition))
                 .or_default()
-                .push(record);
+                .append(&mut run);
         }
         let mut by_partition: BTreeMap<i32, BTreeMap<String, Vec<Record>>> = BTreeMap::new();
         for (tp, mut records) in by_tp {
