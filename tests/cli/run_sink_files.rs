@@ -677,3 +677,36 @@ fn check_names_an_import_file_that_is_missing_or_leaves_the_schema_files_directo
         "{stderr}"
     );
 }
+
+#[test]
+fn the_demo_writes_a_protobuf_schema_file_sink_with_an_import_and_tail_reads_every_value_back() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+        .args(["--output", "json", "demo"])
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let step = doc["data"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["step"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("schema files")
+        })
+        .unwrap_or_else(|| panic!("no schema-file step: {doc}"));
+    let result = &step["result"];
+    assert_eq!(result["subject"], "large-orders-proto-value", "{result}");
+    assert_eq!(
+        result["references"],
+        json!([{"name": "common/country.proto", "subject": "common/country.proto", "version": 1}])
+    );
+    assert!(result["written"].as_u64().unwrap() > 0, "{result}");
+    assert_eq!(result["rows"], result["written"], "{result}");
+}
