@@ -876,4 +876,69 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_row_its_json_schema_file_refuses_is_handed_back_alone_and_the_others_are_framed() {
+        use crate::engine::columnar::topology::spec::SchemaFile;
+        let schema =
+            r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":100}}}"#;
+        let cache = SchemaCache::offline();
+        let codecs = OnlineCodecs {
+            schemas: Some(cache.clone()),
+        };
+        let mut spec = spec("json-schema", Some("checked"));
+        spec.schema_file = Some(SchemaFile {
+            path: Located::new("a.json".into(), Default::default()),
+            message: None,
+            text: Some(schema.into()),
+            imports: Vec::new(),
+        });
+        let codec = codecs.resolve(&spec, None).unwrap();
+        cache.seed_subject_id("checked-value", 9);
+        let batch = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("user", DataType::Utf8, false),
+                Field::new("amount", DataType::Int64, false),
+                Field::new("__partition", DataType::Int32, false),
+                Field::new("__offset", DataType::Int64, false),
+            ])),
+            vec![
+                Arc::new(StringArray::from(vec!["a", "b", "c"])) as ArrayRef,
+                Arc::new(Int64Array::from(vec![5, 500, 7])),
+                Arc::new(arrow_array::Int32Array::from(vec![2, 2, 2])),
+                Arc::new(Int64Array::from(vec![40, 41, 42])),
+            ],
+        )
+        .unwrap();
+        let encoded = codec.encode_rows("checked", &batch).unwrap();
+        let users: Vec<String> = encoded
+            .records
+            .iter()
+            .map(|r| {
+                let frame = framing::decode(r.value.as_deref().unwrap()).unwrap();
+                assert_eq!(frame.schema_id, 9);
+                let v: serde_json::Value = serde_json::from_slice(frame.body).unwrap();
+                v["user"].as_str().unwrap().to_owned()
+            })
+            .collect();
+        assert_eq!(users, ["a", "c"]);
+        let [refused] = encoded.refused.as_slice() else {
+            panic!("{:?}", encoded.refused);
+        };
+        assert_eq!((refused.partition, refused.offset), (Some(2), Some(41)));
+        assert!(
+            refused
+                .message
+                .starts_with("cannot encode records for checked: row 1 (source partition 2 offset 41): JSON Schema validation failed"),
+            "{}",
+            refused.message
+        );
+        // The refused row's value is its body, unframed.
+        let body: serde_json::Value =
+            serde_json::from_slice(refused.record.value.as_deref().unwrap()).unwrap();
+        assert_eq!(body, serde_json::json!({"user": "b", "amount": 500}));
+        // Encoded as a whole, the refused row fails the batch with the same message.
+        let e = codec.encode("checked", &batch).unwrap_err();
+        assert_eq!(e.message, refused.message);
+    }
 }
