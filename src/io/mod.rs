@@ -11,6 +11,7 @@ pub mod batch_sink;
 pub mod file_mode;
 pub mod kafka;
 pub mod properties;
+pub mod proto_imports;
 pub mod registry_client;
 pub mod registry_server;
 pub mod runner_state;

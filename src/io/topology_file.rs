@@ -19,6 +19,7 @@ use crate::engine::columnar::topology::spec::{
     SpecError, StateLayout, TOPOLOGY_FILE_VERSION, TopologySpec,
 };
 use crate::engine::units::parse_duration;
+use crate::io::proto_imports::read_imports;
 
 /// Node kinds, as the key that names the node.
 pub const NODE_KINDS: [&str; 10] = [
@@ -138,6 +139,7 @@ fn split_schema_file(value: Located<String>) -> (Located<String>, Option<SchemaF
         path: Located::new(path.to_owned(), path_pos),
         message,
         text: None,
+        imports: Vec::new(),
     };
     (Located::new(codec.to_owned(), value.pos), Some(file))
 }
@@ -150,13 +152,30 @@ pub fn load_schema_files(spec: &mut TopologySpec, dir: &Path) -> Result<(), Spec
             codec: Some(codec), ..
         } = &mut node.op
         {
-            for file in [&mut codec.schema_file, &mut codec.key_schema_file]
-                .into_iter()
-                .flatten()
-            {
+            let protobuf = |codec: Option<&Located<String>>| {
+                codec.is_some_and(|c| {
+                    c.value.strip_prefix("gzip+").unwrap_or(&c.value) == "protobuf"
+                })
+            };
+            let value_proto = protobuf(Some(&codec.value));
+            let key_proto = protobuf(codec.key.as_ref());
+            for (file, proto) in [
+                (&mut codec.schema_file, value_proto),
+                (&mut codec.key_schema_file, key_proto),
+            ] {
+                let Some(file) = file else { continue };
                 let path = dir.join(&file.path.value);
                 let text = read_schema_file(&path)
                     .map_err(|e| SpecError::at(file.path.pos, format!("schema file {e}")))?;
+                if proto {
+                    let base = path.parent().unwrap_or(dir);
+                    file.imports = read_imports(base, &text, read_schema_file).map_err(|e| {
+                        SpecError::at(
+                            file.path.pos,
+                            format!("schema file {}: {e}", path.display()),
+                        )
+                    })?;
+                }
                 file.text = Some(text);
             }
         }

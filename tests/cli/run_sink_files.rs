@@ -4,7 +4,8 @@
 //! derived under `<topic>-key`, or from their own file) and `tail` reads every
 //! value back through the registry; a row the JSON Schema refuses follows the
 //! topology's error policy (fail, skip, dead-letter); `run --check` names the
-//! sink's line and the property, field or column at fault.
+//! sink's line and the property, field or column at fault. A `.proto` file's
+//! imports register first under their import paths and become its references.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -228,7 +229,7 @@ fn check_refuses_schema_files_the_sink_columns_cannot_be_written_with_at_the_sin
                 "import \"google",
                 "import \"common.proto\";\nimport \"google",
             ),
-            "t.yaml:23:12: totals.proto: imports common.proto: ",
+            "t.yaml:23:21: schema file ",
         ),
         (
             "json",
@@ -282,8 +283,9 @@ const AMOUNTS_JSON: &str = r#"{"$schema":"http://json-schema.org/draft-07/schema
  "type":"object","required":["user","amount"],
  "properties":{"user":{"type":"string"},"amount":{"type":"integer","maximum":100}}}"#;
 
-/// Topics `in` (two partitions: a good row on 0, one over the maximum on 1),
-/// `out` and `dlq`; the runner started under `policy`.
+/// Topics `in` (two partitions; on partition 0 a good row, one over the
+/// maximum, another good row — one fetched batch), `out` and `dlq`; the runner
+/// started under `policy`.
 struct PolicyRun {
     tansu: Tansu,
     _registry: krabka_streams::io::registry_server::RegistryServer,
@@ -322,9 +324,14 @@ fn start_policy_run(policy: &str) -> PolicyRun {
                 json!({"user": "ann", "amount": 50}).to_string(),
             ),
             (
-                1,
+                0,
                 "bad".into(),
                 json!({"user": "bo", "amount": 500}).to_string(),
+            ),
+            (
+                0,
+                "good2".into(),
+                json!({"user": "cy", "amount": 70}).to_string(),
             ),
         ],
     );
@@ -385,44 +392,55 @@ fn a_row_the_json_schema_refuses_stops_a_fail_policy_run_naming_the_sink_offset_
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     for part in [
         "node `out`: cannot encode records for ",
-        "row 0 (source partition 1 offset 0): JSON Schema validation failed",
+        "(source partition 0 offset 1): JSON Schema validation failed",
         VIOLATION,
     ] {
         assert!(stderr.contains(part), "{part} not in {stderr}");
     }
 }
 
+/// The keys of records read, sorted.
+fn keys(read: &[crate::run_online::Read]) -> Vec<String> {
+    let mut keys: Vec<String> = read.iter().filter_map(|r| r.key.clone()).collect();
+    keys.sort();
+    keys
+}
+
 #[test]
-fn a_row_the_json_schema_refuses_is_skipped_under_skip_and_the_good_row_is_written() {
+fn a_row_the_json_schema_refuses_is_skipped_alone_under_skip_and_its_batchs_good_rows_are_written()
+{
     let run = start_policy_run("  error_policy: skip");
     let bootstrap = run.tansu.bootstrap();
-    let good = read_until(&bootstrap, &run.output, 2, TIMEOUT, |rs| !rs.is_empty());
+    let good = read_until(&bootstrap, &run.output, 2, TIMEOUT, |rs| rs.len() >= 2);
     // Skipping commits past the refused row.
     let until = Instant::now() + TIMEOUT;
-    while committed(&bootstrap, &run.group, &run.input).get(&1) != Some(&1)
+    while committed(&bootstrap, &run.group, &run.input).get(&0) != Some(&3)
         && Instant::now() < until
     {
         std::thread::sleep(Duration::from_millis(200));
     }
     let out = interrupt(run.runner);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(good.len(), 1, "{good:?}\n{stderr}");
-    assert_eq!(good[0].key.as_deref(), Some("good"));
+    assert_eq!(keys(&good), ["good", "good2"], "{good:?}\n{stderr}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["data"]["metrics"]["failures"], 1, "{stderr}");
     assert_eq!(report["data"]["metrics"]["dead_letter_records"], 0);
+    assert_eq!(report["data"]["metrics"]["output_records"], 2);
     let all = read_until(&bootstrap, &run.output, 2, Duration::from_secs(2), |_| {
         false
     });
-    assert_eq!(all.len(), 1, "the refused row is never written: {all:?}");
+    assert_eq!(all.len(), 2, "the refused row is never written: {all:?}");
+    let dead = read_until(&bootstrap, &run.dlq, 2, Duration::from_secs(1), |_| false);
+    assert!(dead.is_empty(), "{dead:?}");
 }
 
 #[test]
-fn a_row_the_json_schema_refuses_goes_to_the_dead_letter_topic_with_the_pointer_in_its_headers() {
+fn a_row_the_json_schema_refuses_alone_goes_to_the_dead_letter_topic_with_the_pointer_in_its_headers()
+ {
     let run = start_policy_run("  error_policy: dead-letter\n  dead_letter_topic: DLQ");
     let bootstrap = run.tansu.bootstrap();
     let dead = read_until(&bootstrap, &run.dlq, 2, TIMEOUT, |rs| !rs.is_empty());
-    let good = read_until(&bootstrap, &run.output, 2, TIMEOUT, |rs| !rs.is_empty());
+    let good = read_until(&bootstrap, &run.output, 2, TIMEOUT, |rs| rs.len() >= 2);
     let out = interrupt(run.runner);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(dead.len(), 1, "{dead:?}\n{stderr}");
@@ -430,17 +448,265 @@ fn a_row_the_json_schema_refuses_goes_to_the_dead_letter_topic_with_the_pointer_
     assert_eq!(d.key.as_deref(), Some("bad"));
     assert_eq!(d.value, json!({"user": "bo", "amount": 500}));
     assert_eq!(d.headers["krabka.source.topic"], run.input);
-    assert_eq!(d.headers["krabka.source.partition"], "1");
-    assert_eq!(d.headers["krabka.source.offset"], "0");
+    assert_eq!(d.headers["krabka.source.partition"], "0");
+    assert_eq!(d.headers["krabka.source.offset"], "1");
+    assert_eq!(
+        d.headers["krabka.error.class"],
+        "krabka_streams::ProcessingError"
+    );
     let message = &d.headers["krabka.error.message"];
     assert!(
         message.starts_with("node `out`: cannot encode records for ")
-            && message.contains("(source partition 1 offset 0)")
+            && message.contains("(source partition 0 offset 1)")
             && message.contains(VIOLATION),
         "{message}"
     );
-    assert_eq!(good.len(), 1, "{good:?}");
-    assert_eq!(good[0].key.as_deref(), Some("good"));
+    assert_eq!(keys(&good), ["good", "good2"], "{good:?}\n{stderr}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["data"]["metrics"]["dead_letter_records"], 1);
+    assert_eq!(report["data"]["metrics"]["failures"], 1);
+}
+
+/// An imported file whose message holds a message nested in it.
+const MONEY_PROTO: &str = r#"syntax = "proto3";
+package common;
+
+message Money {
+  string currency = 1;
+  Amount amount = 2;
+  message Amount { int64 units = 1; int32 cents = 2; }
+}
+"#;
+
+/// Imports `common/money.proto` (relative to its own directory) and holds its message.
+const ORDER_PROTO: &str = r#"syntax = "proto3";
+package shop;
+import "common/money.proto";
+import "google/protobuf/timestamp.proto";
+
+message Order {
+  string user = 1;
+  common.Money price = 2;
+}
+"#;
+
+const PRICED_ORDER_AVRO: &str = r#"{"type":"record","name":"Order","namespace":"shop","fields":[
+ {"name":"user","type":"string"},
+ {"name":"price","type":{"type":"record","name":"Price","fields":[
+  {"name":"currency","type":"string"},
+  {"name":"amount","type":{"type":"record","name":"Amount","fields":[
+   {"name":"units","type":"long"},{"name":"cents","type":"int"}]}}]}}]}"#;
+
+fn priced_order(schema: &apache_avro::Schema, user: &str, units: i64) -> Vec<u8> {
+    use apache_avro::types::Value as Avro;
+    let amount = Avro::Record(vec![
+        ("units".into(), Avro::Long(units)),
+        ("cents".into(), Avro::Int(5)),
+    ]);
+    let value = Avro::Record(vec![
+        ("user".into(), Avro::String(user.into())),
+        (
+            "price".into(),
+            Avro::Record(vec![
+                ("currency".into(), Avro::String("EUR".into())),
+                ("amount".into(), amount),
+            ]),
+        ),
+    ]);
+    apache_avro::writer::datum::GenericDatumWriter::builder(schema)
+        .build()
+        .and_then(|w| w.write_value_to_vec(value))
+        .unwrap()
+}
+
+/// A pass-through of Avro orders into `protobuf:order.proto:shop.Order`.
+fn imports_topology(group: &str) -> String {
+    format!(
+        r#"version: 1
+settings:
+  consumer_group: {group}
+nodes:
+  - source: orders
+    topics: [orders]
+    value: avro
+  - sink: out
+    parent: orders
+    topic: totals
+    value: protobuf:order.proto:shop.Order
+"#
+    )
+}
+
+#[test]
+fn a_protobuf_schema_file_registers_its_import_as_a_reference_first_and_tail_reads_the_values() {
+    use krabka_streams::engine::schema::registry::{SchemaReference, SchemaSpec};
+    use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
+    use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    create_topic(&bootstrap, "orders", 1);
+    create_topic(&bootstrap, "totals", 1);
+    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
+    let id = client
+        .register(
+            "orders-value",
+            &SchemaSpec {
+                schema: PRICED_ORDER_AVRO.into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let schema = apache_avro::Schema::parse_str(PRICED_ORDER_AVRO).unwrap();
+    let records: Vec<(i32, String, Vec<u8>)> = [("ann", 2), ("bo", 7)]
+        .iter()
+        .enumerate()
+        .map(|(i, (user, units))| {
+            let body = priced_order(&schema, user, *units);
+            (0, format!("o{i}"), framing::encode(id as u32, &body))
+        })
+        .collect();
+    crate::run_online::produce_bytes(&bootstrap, "orders", &records);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("common")).unwrap();
+    std::fs::write(dir.path().join("common/money.proto"), MONEY_PROTO).unwrap();
+    std::fs::write(dir.path().join("order.proto"), ORDER_PROTO).unwrap();
+    let file = write_topology(dir.path(), &imports_topology(&unique_name("imports")));
+    registry.clear_requests();
+    let runner = start_runner(&bootstrap, &file, &["--registry", &registry.url()]);
+    let read = read_until(&bootstrap, "totals", 1, TIMEOUT, |rs| rs.len() >= 2);
+    let out = interrupt(runner);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(read.len(), 2, "{read:?}\n{stderr}");
+
+    // The import under its own subject (its path), then the file with a reference to it.
+    let import = client.version("common/money.proto", 1).unwrap();
+    assert_eq!(import.spec.schema, MONEY_PROTO);
+    let root = client.version("totals-value", 1).unwrap();
+    assert_eq!(root.spec.schema, ORDER_PROTO);
+    assert_eq!(
+        root.spec.references,
+        [SchemaReference {
+            name: "common/money.proto".into(),
+            subject: "common/money.proto".into(),
+            version: 1,
+        }]
+    );
+    let registers: Vec<String> = registry
+        .requests()
+        .into_iter()
+        .filter(|(method, path)| method == "POST" && path.ends_with("/versions"))
+        .map(|(_, path)| path)
+        .collect();
+    assert_eq!(
+        registers,
+        [
+            "/subjects/common%2Fmoney.proto/versions",
+            "/subjects/totals-value/versions"
+        ],
+        "{stderr}"
+    );
+
+    let tailed = tail_rows(&bootstrap, "protobuf", &registry.url(), dir.path());
+    let mut got: Vec<(String, String, String, i64)> = tailed
+        .iter()
+        .map(|r| {
+            let price = &r["price"];
+            (
+                r["user"].as_str().unwrap_or_default().to_owned(),
+                price["currency"].to_string(),
+                price["amount"]["units"].to_string(),
+                price["amount"]["cents"].as_i64().unwrap_or(-1),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("ann".into(), "\"EUR\"".into(), "2".into(), 5),
+            ("bo".into(), "\"EUR\"".into(), "7".into(), 5)
+        ],
+        "{tailed:?}"
+    );
+}
+
+#[test]
+fn check_names_an_import_file_that_is_missing_or_leaves_the_schema_files_directory() {
+    let topology = imports_topology("g");
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_topology(dir.path(), &topology);
+    std::fs::write(dir.path().join("order.proto"), ORDER_PROTO).unwrap();
+    let check = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+            .args(["run", "--check", file.to_str().unwrap()])
+            .env_remove("KRABKA_OUTPUT")
+            .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = check();
+    assert_eq!(code, Some(3), "{stderr}");
+    let missing = dir.path().join("common/money.proto");
+    for part in [
+        "topology.yaml:11:21: schema file ",
+        "order.proto: imports common/money.proto: ",
+        &format!("{}: ", missing.display()),
+    ] {
+        assert!(stderr.contains(part), "{part} not in {stderr}");
+    }
+    std::fs::create_dir(dir.path().join("common")).unwrap();
+    std::fs::write(&missing, MONEY_PROTO).unwrap();
+    let (code, stderr) = check();
+    assert_eq!(code, Some(0), "{stderr}");
+    std::fs::write(
+        dir.path().join("order.proto"),
+        ORDER_PROTO.replace("common/money.proto", "../money.proto"),
+    )
+    .unwrap();
+    let (code, stderr) = check();
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains("imports ../money.proto: an import is a relative path inside the schema file's directory"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_demo_writes_a_protobuf_schema_file_sink_with_an_import_and_tail_reads_every_value_back() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+        .args(["--output", "json", "demo"])
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let step = doc["data"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["step"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("schema files")
+        })
+        .unwrap_or_else(|| panic!("no schema-file step: {doc}"));
+    let result = &step["result"];
+    assert_eq!(result["subject"], "large-orders-proto-value", "{result}");
+    assert_eq!(
+        result["references"],
+        json!([{"name": "common/country.proto", "subject": "common/country.proto", "version": 1}])
+    );
+    assert!(result["written"].as_u64().unwrap() > 0, "{result}");
+    assert_eq!(result["rows"], result["written"], "{result}");
 }

@@ -5,6 +5,7 @@ mod barrier;
 mod leader;
 mod online;
 mod orders;
+mod schema_files;
 mod schemas;
 mod snapshots;
 mod topology;
@@ -181,6 +182,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         &registry_url,
         None,
         online::SINK_TOPIC,
+        "avro",
         &totals_file,
         10,
     )?;
@@ -193,12 +195,25 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         ),
         json!({"topic": online::SINK_TOPIC, "rows": rows}),
     );
+    let (text, data) = schema_files::run(
+        &cluster,
+        registry.clone(),
+        &registry_url,
+        dir.path(),
+        data.len(),
+    )?;
+    w.step(
+        "a sink written with your own schema files (protobuf:FILE.proto with an import)",
+        text,
+        data,
+    );
     let parquet = dir.path().join("orders.parquet");
     let (rows, preview) = crate::cmd::tail::demo_to_parquet(
         &bootstrap,
         &registry_url,
         Some(&schema_cache),
         orders::ORDERS_TOPIC,
+        "avro",
         &parquet,
         6,
     )?;

@@ -383,14 +383,15 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
     run::run(global, plan)
 }
 
-/// For the demo: tails `topic` (Avro values via the registry, writer schemas from
-/// `schema_cache` first) to the end into a Parquet file, then renders the file's
-/// first rows as a table preview.
+/// For the demo: tails `topic` (`value_format` values via the registry, writer
+/// schemas from `schema_cache` first) to the end into a Parquet file, then
+/// renders the file's first rows as a table preview.
 pub fn demo_to_parquet(
     bootstrap: &str,
     registry_url: &str,
     schema_cache: Option<&std::path::Path>,
     topic: &str,
+    value_format: &str,
     path: &std::path::Path,
     preview_rows: usize,
 ) -> CliResult<(u64, String)> {
@@ -413,7 +414,7 @@ pub fn demo_to_parquet(
         predicate: None,
         columns: Vec::new(),
         key_specs: vec![formats::parse_spec("string").map_err(CliError::failure)?],
-        value_specs: vec![formats::parse_spec("avro").map_err(CliError::failure)?],
+        value_specs: vec![formats::parse_spec(value_format).map_err(CliError::failure)?],
         output: OutputPlan {
             format: OutputFormat::Parquet,
             path: Some(path.to_path_buf()),

@@ -10,8 +10,8 @@ use arrow_schema::{Field, Schema};
 use crate::engine::columnar::topology::spec::SchemaFile;
 use crate::engine::columnarschema::avro_file_sink::AvroFileSchema;
 use crate::engine::columnarschema::avro_writer::payload_fields;
-use crate::engine::columnarschema::json_schema_file_sink::JsonFileSchema;
-use crate::engine::columnarschema::proto_file_sink::ProtoFileSchema;
+use crate::engine::columnarschema::json_schema_file_sink::{JsonFileSchema, RowRefusal};
+use crate::engine::columnarschema::proto_file_sink::{ImportedFile, ProtoFileSchema};
 use crate::engine::columnarschema::registry_sink::SinkFormat;
 use crate::engine::schema::framing;
 use crate::engine::schema::registry::{SchemaSpec, SchemaType};
@@ -41,7 +41,9 @@ impl FileSchema {
         let schema = match format {
             SinkFormat::Avro => AvroFileSchema::parse(text).map(FileSchema::Avro),
             SinkFormat::JsonSchema => JsonFileSchema::parse(text).map(FileSchema::Json),
-            SinkFormat::Protobuf => ProtoFileSchema::parse(text, message).map(FileSchema::Protobuf),
+            SinkFormat::Protobuf => {
+                ProtoFileSchema::parse(text, message, &file.imports).map(FileSchema::Protobuf)
+            }
         }
         .map_err(|e| format!("{path}: {e}"))?;
         if let Some(input) = input {
@@ -78,6 +80,41 @@ impl FileSchema {
             schema_type,
             message_type,
             ..Default::default()
+        }
+    }
+
+    /// The files a `.proto` schema file imports, registered before it as its
+    /// references (empty for the other formats).
+    pub fn references(&self) -> Vec<ImportedFile> {
+        match self {
+            FileSchema::Protobuf(s) => s.references(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The import paths the file itself names: its `references` by name.
+    pub fn direct_references(&self) -> Vec<String> {
+        match self {
+            FileSchema::Protobuf(s) => s.direct_references(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every row's framed value under schema `id`, or the row's refusal (JSON
+    /// Schema validation refuses rows one by one; the other formats fail whole
+    /// batches).
+    pub fn value_rows(
+        &self,
+        id: u32,
+        batch: &RecordBatch,
+    ) -> Result<Vec<Result<Vec<u8>, RowRefusal>>, String> {
+        match self {
+            FileSchema::Json(s) => Ok(s
+                .rows(batch)?
+                .into_iter()
+                .map(|row| row.map(|body| framing::encode(id, &body)))
+                .collect()),
+            _ => Ok(self.values(id, batch)?.into_iter().map(Ok).collect()),
         }
     }
 

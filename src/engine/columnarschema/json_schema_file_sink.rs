@@ -3,8 +3,9 @@
 //! derived schema, and every row — the object the derived sink writes (see
 //! `sink_rows`) — is validated against it before it is produced. A row that does
 //! not fit fails its batch with the row's source partition and offset (when the
-//! batch carries them) and the failing JSON pointer, so the topology's error
-//! policy decides what happens to it.
+//! batch carries them) and the failing JSON pointer, and is refused alone: the
+//! topology's error policy decides what happens to it (fail stops the run,
+//! skip and dead-letter treat that row only, the batch's other rows are written).
 //!
 //! What can be told from the columns alone is told before any row is written
 //! (`run --check`, and each new batch schema): a `required` property no column
@@ -82,6 +83,15 @@ impl JsonFileSchema {
 
     /// Every row's JSON body, validated; the first row that does not fit fails.
     pub fn bodies(&self, batch: &RecordBatch) -> Result<Vec<Vec<u8>>, String> {
+        self.rows(batch)?
+            .into_iter()
+            .map(|row| row.map_err(|refusal| refusal.message))
+            .collect()
+    }
+
+    /// Every row's JSON body, validated one by one: a row that does not fit is
+    /// refused alone (a batch whose columns cannot fit fails whole).
+    pub fn rows(&self, batch: &RecordBatch) -> Result<Vec<Result<Vec<u8>, RowRefusal>>, String> {
         self.check(&batch.schema())?;
         let rows = payload_json_rows(batch).map_err(|e| e.to_string())?;
         rows.into_iter()
@@ -97,21 +107,40 @@ impl JsonFileSchema {
                     }
                     _ => false,
                 };
-                self.schema
-                    .validate(&value)
-                    .map_err(|e| format!("row {row}{}: {e}", source_of(batch, row)))?;
-                Ok(if kept {
+                let body = if kept {
                     serde_json::to_vec(&value).map_err(|e| e.to_string())?
                 } else {
                     text.into_bytes()
+                };
+                Ok(match self.schema.validate(&value) {
+                    Ok(()) => Ok(body),
+                    Err(e) => {
+                        let (partition, offset) = origin(batch, row);
+                        Err(RowRefusal {
+                            message: format!("row {row}{}: {e}", source_of(batch, row)),
+                            body,
+                            partition: partition.and_then(|p| i32::try_from(p).ok()),
+                            offset,
+                        })
+                    }
                 })
             })
             .collect()
     }
 }
 
-/// ` (source partition P offset O)` when the batch carries its rows' origin.
-fn source_of(batch: &RecordBatch, row: usize) -> String {
+/// A row the schema refuses: why, where it came from, and its body as it
+/// would have been written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowRefusal {
+    pub message: String,
+    pub body: Vec<u8>,
+    pub partition: Option<i32>,
+    pub offset: Option<i64>,
+}
+
+/// The source partition and offset cells of a row, where the batch has them.
+fn origin(batch: &RecordBatch, row: usize) -> (Option<i64>, Option<i64>) {
     let cell = |name: &str| -> Option<i64> {
         let column = batch.column_by_name(name)?;
         if column.is_null(row) {
@@ -123,7 +152,12 @@ fn source_of(batch: &RecordBatch, row: usize) -> String {
             _ => None,
         }
     };
-    match (cell(PARTITION_COLUMN), cell(OFFSET_COLUMN)) {
+    (cell(PARTITION_COLUMN), cell(OFFSET_COLUMN))
+}
+
+/// ` (source partition P offset O)` when the batch carries its rows' origin.
+fn source_of(batch: &RecordBatch, row: usize) -> String {
+    match origin(batch, row) {
         (Some(p), Some(o)) => format!(" (source partition {p} offset {o})"),
         (None, Some(o)) => format!(" (source offset {o})"),
         _ => String::new(),

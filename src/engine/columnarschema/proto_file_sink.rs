@@ -15,9 +15,11 @@
 //! wrapper message, structs into messages, lists into repeated fields and maps
 //! into map fields. Columns the message does not name are left out, fields no
 //! column holds are left unset (every Protobuf field has a default) except a
-//! proto2 `required` one, which is refused. Imports other than the well-known
-//! `google/protobuf/*.proto` files are refused: the registry would need them
-//! registered as references first.
+//! proto2 `required` one, which is refused.
+//!
+//! Imports: the well-known `google/protobuf/*.proto` files are built in; any
+//! other import is read beside the file (`io::proto_imports`), compiled with it,
+//! and registered as a reference (see [`ProtoFileSchema::references`]).
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema};
@@ -39,20 +41,48 @@ pub struct ProtoFileSchema {
     pub message_type: String,
     message: MessageDescriptor,
     path: Vec<i32>,
+    /// The imported files (import path, text), dependencies first.
+    imports: Vec<(String, String)>,
+}
+
+/// A file a schema file imports, as registered (see [`ProtoFileSchema::references`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedFile {
+    /// The import path: the reference's `name` and its subject.
+    pub name: String,
+    pub text: String,
+    /// The import paths it names in turn (well-known files left out).
+    pub imports: Vec<String>,
+}
+
+/// The non-well-known imports of a `.proto` text, each once, in order.
+fn direct_imports(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for import in proto_imports(text) {
+        if !is_well_known(&import) && !names.contains(&import) {
+            names.push(import);
+        }
+    }
+    names
 }
 
 impl ProtoFileSchema {
-    /// Compiles a schema file's text and picks `message` (a full name), or the
-    /// file's first message.
-    pub fn parse(text: &str, message: Option<&str>) -> Result<Self, String> {
-        for import in imports(text) {
-            if !import.starts_with("google/protobuf/") {
+    /// Compiles a schema file's text, its imports taken from `imports` (import
+    /// path → text, as read beside the file), and picks `message` (a full name),
+    /// or the file's first message.
+    pub fn parse(
+        text: &str,
+        message: Option<&str>,
+        imports: &[(String, String)],
+    ) -> Result<Self, String> {
+        for import in proto_imports(text) {
+            if !is_well_known(&import) && !imports.iter().any(|(n, _)| *n == import) {
                 return Err(format!(
-                    "imports {import}: a schema file may import only the well-known google/protobuf/*.proto files in this build (copy the imported definitions into the file)"
+                    "imports {import}: the file was not read (imports resolve relative to the schema file's directory)"
                 ));
             }
         }
-        let schema = ProtoSchema::parse(text, &[]).map_err(|e| e.to_string())?;
+        let schema = ProtoSchema::parse(text, imports).map_err(|e| e.to_string())?;
         let message = schema.message(message).map_err(|e| e.to_string())?;
         if message.parent_file().name() != MAIN_FILE {
             return Err(format!(
@@ -65,7 +95,28 @@ impl ProtoFileSchema {
             message_type: message.full_name().to_owned(),
             path: message_index_path(&message),
             message,
+            imports: imports.to_vec(),
         })
+    }
+
+    /// What registers before the file itself: every imported file, each after
+    /// the files it imports, under the subject named by its import path (the
+    /// Confluent serializers' default reference subject naming), with the names
+    /// of the files it imports in turn.
+    pub fn references(&self) -> Vec<ImportedFile> {
+        self.imports
+            .iter()
+            .map(|(name, text)| ImportedFile {
+                name: name.clone(),
+                text: text.clone(),
+                imports: direct_imports(text),
+            })
+            .collect()
+    }
+
+    /// The import paths the file itself names (its direct references).
+    pub fn direct_references(&self) -> Vec<String> {
+        direct_imports(&self.registered)
     }
 
     /// Whether batches of `input` (payload columns) can be written as the message.
@@ -99,7 +150,7 @@ impl ProtoFileSchema {
 }
 
 /// The files a `.proto` text imports (`import "a.proto";`, `import public …`).
-fn imports(text: &str) -> Vec<String> {
+pub fn proto_imports(text: &str) -> Vec<String> {
     text.split(';')
         .filter_map(|statement| {
             let code: String = statement
@@ -114,6 +165,12 @@ fn imports(text: &str) -> Vec<String> {
             Some(quoted.to_owned())
         })
         .collect()
+}
+
+/// A well-known `google/protobuf/*.proto` file: built into every Protobuf
+/// compiler, never registered as a reference.
+pub fn is_well_known(import: &str) -> bool {
+    import.starts_with("google/protobuf/")
 }
 
 fn check_message(fields: &[Field], m: &MessageDescriptor, at: &str, problems: &mut Vec<String>) {
@@ -300,7 +357,7 @@ enum Status { NEW = 0; PAID = 1; }
 
     #[test]
     fn columns_fill_the_fields_of_their_name_in_the_named_message_framed_with_its_index_path() {
-        let file = ProtoFileSchema::parse(FILE, Some("shop.Total")).unwrap();
+        let file = ProtoFileSchema::parse(FILE, Some("shop.Total"), &[]).unwrap();
         assert_eq!(file.message_type, "shop.Total");
         let value = &file.values(7, &batch()).unwrap()[0];
         let frame = framing::decode_protobuf(value).unwrap();
@@ -313,24 +370,27 @@ enum Status { NEW = 0; PAID = 1; }
         );
         // The first message by default; a nested one by its full name.
         assert_eq!(
-            ProtoFileSchema::parse(FILE, None).unwrap().message_type,
+            ProtoFileSchema::parse(FILE, None, &[])
+                .unwrap()
+                .message_type,
             "shop.Other"
         );
-        let inner = ProtoFileSchema::parse(FILE, Some("shop.Total.Inner")).unwrap();
+        let inner = ProtoFileSchema::parse(FILE, Some("shop.Total.Inner"), &[]).unwrap();
         assert_eq!(inner.path, [1, 0]);
     }
 
     #[test]
-    fn a_column_a_field_cannot_hold_a_required_field_and_foreign_imports_are_refused_by_name() {
-        let file = ProtoFileSchema::parse(&FILE.replace("int64 n", "bytes n"), Some("shop.Total"))
-            .unwrap();
+    fn a_column_a_field_cannot_hold_a_required_field_and_an_import_not_read_is_refused_by_name() {
+        let file =
+            ProtoFileSchema::parse(&FILE.replace("int64 n", "bytes n"), Some("shop.Total"), &[])
+                .unwrap();
         let e = file.check(&batch().schema()).unwrap_err();
         assert!(
             e.contains("message shop.Total: field n (bytes) cannot hold column n (Int32)"),
             "{e}"
         );
         let proto2 = "syntax = \"proto2\";\nmessage M { required string user = 1; required int64 region = 2; }";
-        let e = ProtoFileSchema::parse(proto2, None)
+        let e = ProtoFileSchema::parse(proto2, None, &[])
             .unwrap()
             .check(&batch().schema())
             .unwrap_err();
@@ -341,18 +401,80 @@ enum Status { NEW = 0; PAID = 1; }
         let e = ProtoFileSchema::parse(
             "syntax = \"proto3\";\nimport \"common.proto\";\nmessage M {}",
             None,
+            &[],
         )
         .unwrap_err();
-        assert!(e.starts_with("imports common.proto: "), "{e}");
+        assert!(
+            e.starts_with("imports common.proto: the file was not read"),
+            "{e}"
+        );
         assert_eq!(
-            imports(
+            proto_imports(
                 "import \"a.proto\";\nmessage M { int32 x = 1; }\nimport public \"b.proto\"; // c\n"
             ),
             ["a.proto", "b.proto"]
         );
-        let e = ProtoFileSchema::parse(FILE, Some("google.protobuf.Timestamp")).unwrap_err();
+        let e = ProtoFileSchema::parse(FILE, Some("google.protobuf.Timestamp"), &[]).unwrap_err();
         assert!(e.contains("not defined in the file"), "{e}");
-        let e = ProtoFileSchema::parse(FILE, Some("shop.Nope")).unwrap_err();
+        let e = ProtoFileSchema::parse(FILE, Some("shop.Nope"), &[]).unwrap_err();
         assert!(e.contains("shop.Nope"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod import_tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int64Array, StringArray, StructArray};
+    use arrow_schema::Fields;
+
+    use super::*;
+    use crate::engine::schema::protobuf::decode_body;
+
+    const MONEY: &str = "syntax = \"proto3\";\npackage common;\nimport \"google/protobuf/timestamp.proto\";\nmessage Money { string currency = 1; int64 units = 2; }\n";
+    const ORDER: &str = "syntax = \"proto3\";\npackage shop;\nimport \"common/money.proto\";\nmessage Order { string user = 1; common.Money price = 2; }\n";
+
+    #[test]
+    fn a_message_of_an_imported_file_is_a_field_and_the_import_is_a_reference_by_its_path() {
+        let imports = [("common/money.proto".to_owned(), MONEY.to_owned())];
+        let file = ProtoFileSchema::parse(ORDER, None, &imports).unwrap();
+        assert_eq!(file.message_type, "shop.Order");
+        assert_eq!(file.direct_references(), ["common/money.proto"]);
+        assert_eq!(
+            file.references(),
+            [ImportedFile {
+                name: "common/money.proto".into(),
+                text: MONEY.into(),
+                imports: vec![],
+            }]
+        );
+        let price = Fields::from(vec![
+            Field::new("currency", DataType::Utf8, false),
+            Field::new("units", DataType::Int64, false),
+        ]);
+        let batch = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("user", DataType::Utf8, false),
+                Field::new("price", DataType::Struct(price.clone()), false),
+            ])),
+            vec![
+                Arc::new(StringArray::from(vec!["ann"])) as ArrayRef,
+                Arc::new(StructArray::new(
+                    price,
+                    vec![
+                        Arc::new(StringArray::from(vec!["EUR"])) as ArrayRef,
+                        Arc::new(Int64Array::from(vec![250])),
+                    ],
+                    None,
+                )),
+            ],
+        )
+        .unwrap();
+        let value = &file.values(3, &batch).unwrap()[0];
+        let frame = framing::decode_protobuf(value).unwrap();
+        assert_eq!(
+            decode_body(&file.message, frame.body).unwrap(),
+            serde_json::json!({"user": "ann", "price": {"currency": "EUR", "units": "250"}})
+        );
     }
 }

@@ -10,7 +10,9 @@
 //! the cache and the runner's prewarm registers it before any record is polled.
 //! Otherwise — or when a batch's schema differs from the one prepared — the first
 //! batch of that schema registers it once (one blocking registry call per
-//! distinct schema, never per record) and the id is remembered.
+//! distinct schema, never per record) and the id is remembered. A `.proto`
+//! schema file with imports always registers at its first batch: its imports
+//! first, each under its import path, then the file with them as `references`.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -25,6 +27,7 @@ use crate::engine::columnarschema::avro_writer::{
     avro_bodies, avro_name, avro_schema_of, fits, payload_fields,
 };
 use crate::engine::columnarschema::file_schema_sink::FileSchema;
+use crate::engine::columnarschema::json_schema_file_sink::RowRefusal;
 use crate::engine::columnarschema::json_schema_writer::json_schema_of;
 use crate::engine::columnarschema::proto_writer::{proto_messages, proto_schema_of};
 use crate::engine::columnarschema::sink_rows::payload_json_rows;
@@ -32,7 +35,9 @@ use crate::engine::schema::avro::registered_text;
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::framing;
 use crate::engine::schema::protobuf::{ProtoSchema, encode_message};
-use crate::engine::schema::registry::{SchemaSpec, SchemaType, subject_for};
+use crate::engine::schema::registry::{
+    RegistryError, SchemaReference, SchemaSpec, SchemaType, subject_for,
+};
 
 /// The registry formats a sink can write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +110,18 @@ pub fn file_schema(
     FileSchema::read(format, file, input)
 }
 
+/// A failed registration of the sink's schema (or one of its references) under `subject`.
+fn registration_error(subject: &str, e: RegistryError) -> codec::CodecError {
+    let message = format!("cannot register the sink's writer schema under {subject}: {e}");
+    // A registry that is down fails the round as retriable (read again,
+    // nothing committed) instead of dead-lettering good records.
+    if e.is_retriable() || e.is_unreachable() {
+        codec::CodecError::Pending(message)
+    } else {
+        codec::CodecError::invalid(message)
+    }
+}
+
 /// The writer schema derived while the topology was built.
 #[derive(Debug)]
 struct Prepared {
@@ -170,7 +187,12 @@ impl RegistrySink {
             None => None,
             Some(f) => {
                 let file = file_schema(format, f, input)?;
-                if let Some(topic) = topic {
+                // A file with references registers at its first batch (see
+                // `file_id`): prewarm registers one schema per subject, and the
+                // references' versions are known only once the imports are registered.
+                if let Some(topic) = topic
+                    && file.references().is_empty()
+                {
                     cache.intern(&subject_for(topic, key), file.spec());
                 }
                 Some(file)
@@ -233,33 +255,114 @@ impl RegistrySink {
                     message_type,
                     ..Default::default()
                 };
-                registry.register(subject, &spec).map_err(|e| {
-                    let message =
-                        format!("cannot register the sink's writer schema under {subject}: {e}");
-                    // A registry that is down fails the round as retriable (read again,
-                    // nothing committed) instead of dead-lettering good records.
-                    if e.is_retriable() || e.is_unreachable() {
-                        codec::CodecError::Pending(message)
-                    } else {
-                        codec::CodecError::invalid(message)
-                    }
-                })?
+                registry
+                    .register(subject, &spec)
+                    .map_err(|e| registration_error(subject, e))?
             }
         };
         ids.insert(key, id);
         Ok(id)
     }
 
-    /// Every row's framed value.
+    /// The id of a schema file with imports under `subject`, registering once:
+    /// every imported file first (dependencies before dependents) under the
+    /// subject named by its import path, its version looked up, then the file
+    /// with `references` [{name: import path, subject, version}] — as the
+    /// Confluent Protobuf serializer registers a schema's dependencies.
+    fn file_id(&self, subject: &str, file: &FileSchema) -> Result<i32, codec::CodecError> {
+        let root = file.spec();
+        let key = (subject.to_owned(), root.schema.clone());
+        if let Some(id) = self.ids.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return Ok(*id);
+        }
+        let registry = self.cache.registry().ok_or_else(|| {
+            codec::CodecError::invalid(format!(
+                "subject {subject} has no id for the sink's schema file and no registry is configured (--registry)"
+            ))
+        })?;
+        let mut versions: HashMap<String, i32> = HashMap::new();
+        let references = |names: &[String], versions: &HashMap<String, i32>| {
+            names
+                .iter()
+                .map(|name| SchemaReference {
+                    name: name.clone(),
+                    subject: name.clone(),
+                    version: versions.get(name).copied().unwrap_or(-1),
+                })
+                .collect::<Vec<_>>()
+        };
+        for import in file.references() {
+            let spec = SchemaSpec {
+                schema: import.text.clone(),
+                schema_type: SchemaType::Protobuf,
+                message_type: None,
+                references: references(&import.imports, &versions),
+            };
+            let name = &import.name;
+            registry
+                .register(name, &spec)
+                .map_err(|e| registration_error(name, e))?;
+            let found = registry
+                .lookup(name, &spec)
+                .map_err(|e| registration_error(name, e))?;
+            let version = found.version.ok_or_else(|| {
+                codec::CodecError::invalid(format!(
+                    "cannot register the sink's writer schema under {name}: the registry answered no version"
+                ))
+            })?;
+            versions.insert(name.clone(), version);
+        }
+        let spec = SchemaSpec {
+            references: references(&file.direct_references(), &versions),
+            ..root
+        };
+        let id = registry
+            .register(subject, &spec)
+            .map_err(|e| registration_error(subject, e))?;
+        self.ids
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, id);
+        Ok(id)
+    }
+
+    /// Every row's framed value, or that row's refusal: a JSON Schema file
+    /// refuses the rows it does not validate one by one; any other failure is
+    /// the batch's.
+    pub fn value_rows(
+        &self,
+        topic: &str,
+        batch: &RecordBatch,
+    ) -> Result<Vec<Result<Vec<u8>, RowRefusal>>, codec::CodecError> {
+        match &self.file {
+            Some(file) => {
+                let id = self.file_schema_id(topic, file)?;
+                file.value_rows(id, batch)
+                    .map_err(codec::CodecError::invalid)
+            }
+            None => Ok(self.values(topic, batch)?.into_iter().map(Ok).collect()),
+        }
+    }
+
+    /// The id a schema file is written under, registered when needed.
+    fn file_schema_id(&self, topic: &str, file: &FileSchema) -> Result<u32, codec::CodecError> {
+        let spec = file.spec();
+        let subject = subject_for(topic, self.key);
+        Ok(if file.references().is_empty() {
+            self.id_for(&subject, &spec.schema, spec.message_type)?
+        } else {
+            self.file_id(&subject, file)?
+        } as u32)
+    }
+
+    /// Every row's framed value; a row the schema file refuses fails the batch.
     pub fn values(
         &self,
         topic: &str,
         batch: &RecordBatch,
     ) -> Result<Vec<Vec<u8>>, codec::CodecError> {
         if let Some(file) = &self.file {
-            let spec = file.spec();
-            let subject = subject_for(topic, self.key);
-            let id = self.id_for(&subject, &spec.schema, spec.message_type)? as u32;
+            let id = self.file_schema_id(topic, file)?;
             return file.values(id, batch).map_err(codec::CodecError::invalid);
         }
         let schema = batch.schema();
@@ -644,6 +747,7 @@ mod tests {
             path: Located::new(path.to_owned(), Default::default()),
             message: message.map(|m| Located::new(m.to_owned(), Default::default())),
             text: Some(text.to_owned()),
+            imports: Vec::new(),
         };
         let proto = "syntax = \"proto3\";\npackage shop;\nmessage A { string user = 1; }\nmessage B { int64 amount = 1; }\n";
         let key =
@@ -771,5 +875,70 @@ mod tests {
                 e.message
             );
         }
+    }
+
+    #[test]
+    fn a_row_its_json_schema_file_refuses_is_handed_back_alone_and_the_others_are_framed() {
+        use crate::engine::columnar::topology::spec::SchemaFile;
+        let schema =
+            r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":100}}}"#;
+        let cache = SchemaCache::offline();
+        let codecs = OnlineCodecs {
+            schemas: Some(cache.clone()),
+        };
+        let mut spec = spec("json-schema", Some("checked"));
+        spec.schema_file = Some(SchemaFile {
+            path: Located::new("a.json".into(), Default::default()),
+            message: None,
+            text: Some(schema.into()),
+            imports: Vec::new(),
+        });
+        let codec = codecs.resolve(&spec, None).unwrap();
+        cache.seed_subject_id("checked-value", 9);
+        let batch = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("user", DataType::Utf8, false),
+                Field::new("amount", DataType::Int64, false),
+                Field::new("__partition", DataType::Int32, false),
+                Field::new("__offset", DataType::Int64, false),
+            ])),
+            vec![
+                Arc::new(StringArray::from(vec!["a", "b", "c"])) as ArrayRef,
+                Arc::new(Int64Array::from(vec![5, 500, 7])),
+                Arc::new(arrow_array::Int32Array::from(vec![2, 2, 2])),
+                Arc::new(Int64Array::from(vec![40, 41, 42])),
+            ],
+        )
+        .unwrap();
+        let encoded = codec.encode_rows("checked", &batch).unwrap();
+        let users: Vec<String> = encoded
+            .records
+            .iter()
+            .map(|r| {
+                let frame = framing::decode(r.value.as_deref().unwrap()).unwrap();
+                assert_eq!(frame.schema_id, 9);
+                let v: serde_json::Value = serde_json::from_slice(frame.body).unwrap();
+                v["user"].as_str().unwrap().to_owned()
+            })
+            .collect();
+        assert_eq!(users, ["a", "c"]);
+        let [refused] = encoded.refused.as_slice() else {
+            panic!("{:?}", encoded.refused);
+        };
+        assert_eq!((refused.partition, refused.offset), (Some(2), Some(41)));
+        assert!(
+            refused
+                .message
+                .starts_with("cannot encode records for checked: row 1 (source partition 2 offset 41): JSON Schema validation failed"),
+            "{}",
+            refused.message
+        );
+        // The refused row's value is its body, unframed.
+        let body: serde_json::Value =
+            serde_json::from_slice(refused.record.value.as_deref().unwrap()).unwrap();
+        assert_eq!(body, serde_json::json!({"user": "b", "amount": 500}));
+        // Encoded as a whole, the refused row fails the batch with the same message.
+        let e = codec.encode("checked", &batch).unwrap_err();
+        assert_eq!(e.message, refused.message);
     }
 }

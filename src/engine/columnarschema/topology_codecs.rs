@@ -24,9 +24,12 @@ use crate::engine::columnar::codec::json::JsonDecoder;
 use crate::engine::columnar::codec::raw::{RawDecoder, StringDecoder, ValueColumnEncoder};
 use crate::engine::columnar::codec::{self, ValueDecoder};
 use crate::engine::columnar::topology::spec::{CodecResolver, CodecSpec};
-use crate::engine::columnar::topology::{BatchCodec, CodecError, OutRecord, Record};
+use crate::engine::columnar::topology::{
+    BatchCodec, CodecError, Encoded, OutRecord, Record, RefusedRow,
+};
 use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
 use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
+use crate::engine::columnarschema::json_schema_file_sink::RowRefusal;
 use crate::engine::columnarschema::protobuf::ProtobufValueDecoder;
 use crate::engine::columnarschema::registry_sink::{
     RegistrySink, SinkFormat, file_schema, writer_schema_text,
@@ -351,9 +354,17 @@ impl BatchCodec for RecordCodec {
     }
 
     fn encode(&self, topic: &str, batch: &RecordBatch) -> Result<Vec<OutRecord>, CodecError> {
+        let encoded = self.encode_rows(topic, batch)?;
+        match encoded.refused.into_iter().next() {
+            Some(row) => Err(CodecError::new(row.message)),
+            None => Ok(encoded.records),
+        }
+    }
+
+    fn encode_rows(&self, topic: &str, batch: &RecordBatch) -> Result<Encoded, CodecError> {
         let failed = |m: String| CodecError::new(format!("cannot encode records for {topic}: {m}"));
-        let mut records =
-            encode(&self.value, topic, self.registry.as_ref(), batch).map_err(|e| CodecError {
+        let (mut records, refusals) = encode(&self.value, topic, self.registry.as_ref(), batch)
+            .map_err(|e| CodecError {
                 retriable: e.retriable,
                 ..failed(e.message)
             })?;
@@ -371,7 +382,26 @@ impl BatchCodec for RecordCodec {
                 record.key = key;
             }
         }
-        Ok(records)
+        if refusals.is_empty() {
+            return Ok(Encoded {
+                records,
+                refused: Vec::new(),
+            });
+        }
+        let mut refusals = refusals.into_iter().peekable();
+        let mut encoded = Encoded::default();
+        for (row, record) in records.into_iter().enumerate() {
+            match refusals.next_if(|(at, _)| *at == row) {
+                Some((_, refusal)) => encoded.refused.push(RefusedRow {
+                    message: format!("cannot encode records for {topic}: {}", refusal.message),
+                    partition: refusal.partition,
+                    offset: refusal.offset,
+                    record,
+                }),
+                None => encoded.records.push(record),
+            }
+        }
+        Ok(encoded)
     }
 
     fn name(&self) -> String {
@@ -379,39 +409,61 @@ impl BatchCodec for RecordCodec {
     }
 }
 
+/// A batch's records (a refused row's value is its unframed body) and the
+/// refused rows by index, ascending.
+type RowsEncoded = (Vec<OutRecord>, Vec<(usize, RowRefusal)>);
+
 fn encode(
     kind: &Kind,
     topic: &str,
     registry: Option<&RegistrySink>,
     batch: &RecordBatch,
-) -> Result<Vec<OutRecord>, CodecError> {
+) -> Result<RowsEncoded, CodecError> {
+    let whole = |records: Vec<OutRecord>| (records, Vec::new());
     match kind {
-        Kind::Raw | Kind::String => encode_rows(batch, &ValueColumnEncoder).map_err(codec_error),
+        Kind::Raw | Kind::String => encode_rows(batch, &ValueColumnEncoder)
+            .map(whole)
+            .map_err(codec_error),
         Kind::Json => {
             let rows = payload_json_rows(batch).map_err(codec_error)?;
             let rows = Prerendered {
                 rows: rows.into_iter().map(String::into_bytes).collect(),
             };
-            encode_rows(batch, &rows).map_err(codec_error)
+            encode_rows(batch, &rows).map(whole).map_err(codec_error)
         }
         Kind::Avro | Kind::JsonSchema | Kind::Protobuf => {
             let registry = registry.ok_or_else(|| {
                 CodecError::new("a registry-framed sink needs a schema registry (--registry)")
             })?;
-            let rows = Prerendered {
-                rows: registry.values(topic, batch).map_err(codec_error)?,
-            };
-            encode_rows(batch, &rows).map_err(codec_error)
+            let mut refused = Vec::new();
+            let rows = registry
+                .value_rows(topic, batch)
+                .map_err(codec_error)?
+                .into_iter()
+                .enumerate()
+                .map(|(row, value)| match value {
+                    Ok(framed) => framed,
+                    Err(refusal) => {
+                        let body = refusal.body.clone();
+                        refused.push((row, refusal));
+                        body
+                    }
+                })
+                .collect();
+            let records = encode_rows(batch, &Prerendered { rows }).map_err(codec_error)?;
+            Ok((records, refused))
         }
-        Kind::Arrow => encode_blobs(batch, DEFAULT_MAX_RECORD_BYTES).map_err(codec_error),
+        Kind::Arrow => encode_blobs(batch, DEFAULT_MAX_RECORD_BYTES)
+            .map(whole)
+            .map_err(codec_error),
         Kind::Gzip(inner) => {
-            let mut records = encode(inner, topic, registry, batch)?;
+            let (mut records, refused) = encode(inner, topic, registry, batch)?;
             for r in &mut records {
                 if let Some(v) = r.value.as_mut() {
                     *v = compress(v);
                 }
             }
-            Ok(records)
+            Ok((records, refused))
         }
     }
 }

@@ -37,7 +37,7 @@ use super::align::{Aligner, Barrier, CutSource};
 use super::offline::PROCESSING_ERROR_CLASS;
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::topology::spec::{ErrorPolicy, Guarantee};
-use crate::engine::columnar::topology::{BuiltTopology, OutRecord, Produced, Record};
+use crate::engine::columnar::topology::{BuiltTopology, OutRecord, Produced, Record, Refused};
 
 /// The live (non-barrier) snapshot epoch of Java/Go file stores (formats §8.3).
 pub const LIVE_EPOCH: i64 = -1;
@@ -615,13 +615,25 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             let rows: u64 = input.values().map(|r| r.len() as u64).sum();
             self.metrics.input_records += rows;
             let started = Instant::now();
-            let result = self.topology.run_partition_records(*partition, input);
+            // Under skip and dead-letter, a sink row its codec refuses alone is
+            // treated alone; under fail it fails the partition like any error.
+            let result = if self.policy == ErrorPolicy::Fail {
+                self.topology
+                    .run_partition_records(*partition, input)
+                    .map(|out| (out, Vec::new()))
+            } else {
+                self.topology
+                    .run_partition_records_by_row(*partition, input)
+            };
             self.metrics.processing_nanos += started.elapsed().as_nanos() as u64;
             match result {
-                Ok(out) => {
+                Ok((out, refused)) => {
                     self.metrics.output_records += out.len() as u64;
                     round.outputs.extend(out);
                     round.prior.push((*partition, prior));
+                    for row in refused {
+                        self.refuse_row(*partition, input, &row, round);
+                    }
                 }
                 Err(failure) => {
                     self.restore(*partition, &prior);
@@ -652,6 +664,67 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             round.barrier = aligner.barrier(&mut round.offsets);
         }
         Ok(())
+    }
+
+    /// A sink row refused alone under skip or dead-letter: counted as a failure
+    /// and, under dead-letter, the source record it came from (found by its
+    /// partition and offset cells) re-produced with the `krabka.*` headers — or,
+    /// when no single source record is named (an aggregate's row), the refused
+    /// row itself with them.
+    fn refuse_row(
+        &mut self,
+        partition: i32,
+        input: &BTreeMap<String, Vec<Record>>,
+        refused: &Refused,
+        round: &mut Round,
+    ) {
+        self.metrics.failures += 1;
+        let ErrorPolicy::DeadLetter { topic } = &self.policy else {
+            return;
+        };
+        let message = refused.failure().to_string();
+        let row = &refused.row;
+        let sources: Vec<&Record> = match row.offset {
+            Some(offset) if row.partition.is_none_or(|p| p == partition) => input
+                .values()
+                .flatten()
+                .filter(|r| r.offset == offset)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let record = match sources.as_slice() {
+            [source] => dead_letter(source, &message),
+            _ => {
+                let topics: Vec<&String> = input.keys().collect();
+                let source = Record {
+                    topic: match topics.as_slice() {
+                        [only] => (*only).clone(),
+                        _ => String::new(),
+                    },
+                    partition,
+                    offset: row.offset.unwrap_or(-1),
+                    timestamp: row.record.timestamp,
+                    key: row.record.key.clone(),
+                    value: row.record.value.clone(),
+                    headers: row.record.headers.clone(),
+                };
+                let mut record = dead_letter(&source, &message);
+                if row.offset.is_none() {
+                    // No source offset is known: the header says so by being empty.
+                    for h in &mut record.headers {
+                        if h.key == "krabka.source.offset" {
+                            h.value = Some(Vec::new());
+                        }
+                    }
+                }
+                record
+            }
+        };
+        round.outputs.push(Produced {
+            topic: topic.clone(),
+            record,
+        });
+        self.metrics.dead_letter_records += 1;
     }
 
     /// Non-transactional completion: send and wait for every ack, save the

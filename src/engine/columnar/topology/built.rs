@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 
-use super::codec::{OutRecord, Record};
+use super::codec::{OutRecord, Record, RefusedRow};
 use super::{NodeDef, NodeKind};
 use crate::engine::columnar::ops::join::{JoinCheckpoint, JoinProcessor};
 use crate::engine::columnar::ops::{ColumnSet, OpError, Processor};
@@ -78,6 +78,25 @@ pub enum SinkOutput {
 pub struct Produced {
     pub topic: String,
     pub record: OutRecord,
+}
+
+/// A sink row its codec refused alone (see [`BuiltTopology::run_partition_records_by_row`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    /// The sink node.
+    pub sink: String,
+    pub row: RefusedRow,
+}
+
+impl Refused {
+    /// The failure as the fail policy reports it: `node `<sink>`: …`.
+    pub fn failure(&self) -> NodeFailure {
+        NodeFailure {
+            node: self.sink.clone(),
+            message: self.row.message.clone(),
+            retriable: false,
+        }
+    }
 }
 
 /// A partition's rollback point (see [`BuiltTopology::checkpoint_partition`]).
@@ -362,12 +381,29 @@ impl BuiltTopology {
         Ok(produced)
     }
 
-    /// Runs one partition's records; every record must belong to it.
+    /// Runs one partition's records; every record must belong to it. A sink row
+    /// its codec refuses fails the partition.
     pub fn run_partition_records(
         &mut self,
         partition: i32,
         input: &BTreeMap<String, Vec<Record>>,
     ) -> Result<Vec<Produced>, NodeFailure> {
+        let (produced, refused) = self.run_partition_records_by_row(partition, input)?;
+        match refused.first() {
+            Some(first) => Err(first.failure()),
+            None => Ok(produced),
+        }
+    }
+
+    /// [`Self::run_partition_records`], but a sink row its codec refuses alone
+    /// (a JSON Schema file's validation) is handed back beside the records of
+    /// the rows that encoded, for the skip and dead-letter policies to treat
+    /// one row at a time.
+    pub fn run_partition_records_by_row(
+        &mut self,
+        partition: i32,
+        input: &BTreeMap<String, Vec<Record>>,
+    ) -> Result<(Vec<Produced>, Vec<Refused>), NodeFailure> {
         if input.values().flatten().any(|r| r.partition != partition) {
             return Err(NodeFailure::internal(format!(
                 "record does not belong to partition {partition}"
@@ -402,6 +438,7 @@ impl BuiltTopology {
         }
         let outputs = self.run_partition_batches(partition, &decoded)?;
         let mut produced = Vec::new();
+        let mut refused = Vec::new();
         for output in outputs {
             match output {
                 SinkOutput::Raw { topic, records, .. } => {
@@ -421,19 +458,23 @@ impl BuiltTopology {
                             _ => None,
                         })
                         .expect("coded sink");
-                    let records = codec.encode(&topic, &batch).map_err(|e| NodeFailure {
+                    let encoded = codec.encode_rows(&topic, &batch).map_err(|e| NodeFailure {
                         node: sink.clone(),
                         message: e.message,
                         retriable: e.retriable,
                     })?;
-                    produced.extend(records.into_iter().map(|record| Produced {
+                    produced.extend(encoded.records.into_iter().map(|record| Produced {
                         topic: topic.clone(),
                         record,
+                    }));
+                    refused.extend(encoded.refused.into_iter().map(|row| Refused {
+                        sink: sink.clone(),
+                        row,
                     }));
                 }
             }
         }
-        Ok(produced)
+        Ok((produced, refused))
     }
 
     /// Node name → state bytes of every operator and join instance of the

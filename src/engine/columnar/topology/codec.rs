@@ -25,6 +25,27 @@ impl CodecError {
     }
 }
 
+/// A sink row the codec refused on its own (a JSON Schema file's validation),
+/// while the batch's other rows encoded: the error policy decides its fate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefusedRow {
+    /// Why, naming the topic, the row and its source partition and offset.
+    pub message: String,
+    /// The source partition and offset the row carries, when it carries them.
+    pub partition: Option<i32>,
+    pub offset: Option<i64>,
+    /// The row as a record (key, timestamp, headers; the unframed body as value),
+    /// for a dead letter when no source record can be named.
+    pub record: OutRecord,
+}
+
+/// A batch's records, and the rows refused one by one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Encoded {
+    pub records: Vec<OutRecord>,
+    pub refused: Vec<RefusedRow>,
+}
+
 /// Converts between the records of one fetched batch and one Arrow batch.
 pub trait BatchCodec: Send + Sync + std::fmt::Debug {
     /// Decodes a non-empty batch of one topic's records into one batch carrying
@@ -32,6 +53,14 @@ pub trait BatchCodec: Send + Sync + std::fmt::Debug {
     fn decode(&self, topic: &str, records: &[Record]) -> Result<RecordBatch, CodecError>;
     /// Encodes a batch back into records for `topic`.
     fn encode(&self, topic: &str, batch: &RecordBatch) -> Result<Vec<OutRecord>, CodecError>;
+    /// Encodes a batch, refusing single rows instead of the batch where the codec
+    /// can (by default it cannot: every failure is the batch's).
+    fn encode_rows(&self, topic: &str, batch: &RecordBatch) -> Result<Encoded, CodecError> {
+        Ok(Encoded {
+            records: self.encode(topic, batch)?,
+            refused: Vec::new(),
+        })
+    }
     /// The codec's name for `--explain` (e.g. `avro`, `json`, `arrow`).
     fn name(&self) -> String;
 }

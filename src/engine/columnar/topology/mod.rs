@@ -11,8 +11,8 @@ pub mod spec;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub use built::{BuiltTopology, NodeFailure, Produced, SinkOutput};
-pub use codec::{BatchCodec, CodecError, OutRecord, Record};
+pub use built::{BuiltTopology, NodeFailure, Produced, Refused, SinkOutput};
+pub use codec::{BatchCodec, CodecError, Encoded, OutRecord, Record, RefusedRow};
 
 use crate::engine::columnar::ops::Operator;
 use crate::engine::columnar::ops::join::JoinSpec;

@@ -140,6 +140,10 @@ pub struct SchemaFile {
     /// The message a `.proto` file is written with (`protobuf:FILE.proto:pkg.Msg`).
     pub message: Option<Located<String>>,
     pub text: Option<String>,
+    /// The files a `.proto` schema file imports (other than the well-known
+    /// `google/protobuf/*.proto`), each as (import path, text), every file
+    /// after the files it imports; read with the file.
+    pub imports: Vec<(String, String)>,
 }
 
 /// One node of the file, in order.

@@ -311,3 +311,168 @@ fn saving_each_round_stores_every_partition_the_round_processed() {
 
 mod barrier;
 mod pipelined;
+
+/// Decodes like [`IpcValueCodec`]; encodes one record per row (value: the user)
+/// and refuses alone every row whose amount is above 10.
+#[derive(Debug)]
+struct RefusingCodec;
+
+impl BatchCodec for RefusingCodec {
+    fn decode(
+        &self,
+        topic: &str,
+        records: &[Record],
+    ) -> Result<arrow_array::RecordBatch, CodecError> {
+        IpcValueCodec.decode(topic, records)
+    }
+    fn encode(
+        &self,
+        topic: &str,
+        batch: &arrow_array::RecordBatch,
+    ) -> Result<Vec<OutRecord>, CodecError> {
+        let encoded = self.encode_rows(topic, batch)?;
+        match encoded.refused.first() {
+            Some(row) => Err(CodecError::new(row.message.clone())),
+            None => Ok(encoded.records),
+        }
+    }
+    fn encode_rows(
+        &self,
+        _topic: &str,
+        batch: &arrow_array::RecordBatch,
+    ) -> Result<crate::engine::columnar::topology::Encoded, CodecError> {
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::{Int32Type, Int64Type};
+        let users = batch.column_by_name("user").unwrap().as_string::<i32>();
+        let amounts = batch
+            .column_by_name("amount")
+            .unwrap()
+            .as_primitive::<Int64Type>();
+        let partitions = batch
+            .column_by_name("__partition")
+            .unwrap()
+            .as_primitive::<Int32Type>();
+        let offsets = batch
+            .column_by_name("__offset")
+            .unwrap()
+            .as_primitive::<Int64Type>();
+        let mut encoded = crate::engine::columnar::topology::Encoded::default();
+        for row in 0..batch.num_rows() {
+            let record = OutRecord {
+                key: None,
+                value: Some(users.value(row).as_bytes().to_vec()),
+                timestamp: 1,
+                headers: Vec::new(),
+            };
+            if amounts.value(row) > 10 {
+                encoded
+                    .refused
+                    .push(crate::engine::columnar::topology::RefusedRow {
+                        message: format!("refused {}", users.value(row)),
+                        partition: Some(partitions.value(row)),
+                        offset: Some(offsets.value(row)),
+                        record,
+                    });
+            } else {
+                encoded.records.push(record);
+            }
+        }
+        Ok(encoded)
+    }
+    fn name(&self) -> String {
+        "refusing".into()
+    }
+}
+
+/// Source `in` → sink `out` with [`RefusingCodec`]; one poll of two records on
+/// partition 0: offset 5 holds users a, b (refused), c; offset 6 holds d.
+fn refusing_runner(policy: ErrorPolicy) -> GroupRunner<FakeConsumer, FakeProducer, FakeStore> {
+    let mut t = Topology::new();
+    let codec: Arc<dyn BatchCodec> = Arc::new(RefusingCodec);
+    let source = t
+        .add_source("source", vec!["in".into()], codec.clone())
+        .unwrap();
+    t.add_sink("sink", "out", codec, source).unwrap();
+    let mut r = GroupRunner::new(
+        t.build().unwrap(),
+        FakeConsumer::default(),
+        FakeProducer::default(),
+        FakeStore::default(),
+        policy,
+    );
+    r.consumer.polls.push(vec![
+        record(orders(&["a", "b", "c"], &[1, 50, 2]), 0, 5),
+        record(orders(&["d"], &[3]), 0, 6),
+    ]);
+    r
+}
+
+fn sent_to<'a>(
+    r: &'a GroupRunner<FakeConsumer, FakeProducer, FakeStore>,
+    topic: &str,
+) -> Vec<&'a OutRecord> {
+    r.producer
+        .sent
+        .iter()
+        .filter(|(t, _)| t == topic)
+        .map(|(_, rec)| rec)
+        .collect()
+}
+
+#[test]
+fn a_sink_row_refused_alone_is_dead_lettered_as_its_source_record_and_the_batchs_other_rows_are_produced()
+ {
+    let mut r = refusing_runner(ErrorPolicy::DeadLetter {
+        topic: "dlq".into(),
+    });
+    let committed = r.run_once().unwrap();
+    assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 7)]));
+    let out: Vec<&[u8]> = sent_to(&r, "out")
+        .iter()
+        .map(|rec| rec.value.as_deref().unwrap())
+        .collect();
+    assert_eq!(out, [&b"a"[..], b"c", b"d"]);
+    let dlq = sent_to(&r, "dlq");
+    assert_eq!(dlq.len(), 1);
+    assert_eq!(
+        dlq[0].value.as_deref(),
+        Some(&orders(&["a", "b", "c"], &[1, 50, 2])[..])
+    );
+    let header = |key: &str| {
+        dlq[0]
+            .headers
+            .iter()
+            .find(|h| h.key == key)
+            .and_then(|h| h.value.clone())
+            .map(|v| String::from_utf8(v).unwrap())
+    };
+    assert_eq!(header("trace-id").as_deref(), Some("t-1"));
+    assert_eq!(header("krabka.source.offset").as_deref(), Some("5"));
+    assert_eq!(
+        header("krabka.error.message").as_deref(),
+        Some("node `sink`: refused b")
+    );
+    assert_eq!(
+        (
+            r.metrics.output_records,
+            r.metrics.failures,
+            r.metrics.dead_letter_records
+        ),
+        (3, 1, 1)
+    );
+}
+
+#[test]
+fn a_sink_row_refused_alone_is_dropped_under_skip_and_fails_the_round_under_fail() {
+    let mut r = refusing_runner(ErrorPolicy::Skip);
+    r.run_once().unwrap();
+    assert_eq!(sent_to(&r, "out").len(), 3);
+    assert_eq!(r.producer.sent.len(), 3);
+    assert_eq!((r.metrics.failures, r.metrics.dead_letter_records), (1, 0));
+
+    let mut r = refusing_runner(ErrorPolicy::Fail);
+    let e = r.run_once().unwrap_err();
+    assert_eq!(e.message, "node `sink`: refused b");
+    assert!(r.producer.sent.is_empty());
+    assert!(r.consumer.commits.is_empty());
+}
