@@ -397,14 +397,23 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             // Still pending? Its first record alone tells: then the partition's records stay
             // held as they are, instead of being copied into the batch, failing again and
             // copied out again every few milliseconds while the schema is fetched.
-            if let Some(first) = held_part.records.first()
-                && let Some(decoder) = decoders.get_mut(&tp.0)
-                && decoder
+            let pending = match (held_part.records.first(), decoders.get_mut(&tp.0)) {
+                (Some(first), Some(decoder)) => decoder
                     .decode(&[first])
-                    .is_err_and(|f| f.error.is_retriable())
-            {
+                    .err()
+                    .filter(|f| f.error.is_retriable()),
+                _ => None,
+            };
+            if let Some(failure) = pending {
                 still_pending.insert(tp.clone());
-                held.insert(tp, held_part);
+                held.insert(
+                    tp,
+                    Held {
+                        // The latest word on the fetch (its last failed attempt).
+                        why: failure.error.to_string(),
+                        ..held_part
+                    },
+                );
                 continue;
             }
             for r in &held_part.records {
@@ -428,19 +437,37 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         } else {
             Duration::ZERO
         };
+        // Records kept held count toward the batch's limits, as when they were retried
+        // in it: what a paused partition still delivers joins them, and the batch they
+        // end up in stays within --batch-records.
+        let (held_rows, held_bytes) =
+            still_pending
+                .iter()
+                .filter_map(|tp| held.get(tp))
+                .fold((0, 0), |(rows, bytes), h| {
+                    (
+                        rows + h.records.len(),
+                        bytes + h.records.iter().map(Record::payload_len).sum::<usize>(),
+                    )
+                });
         let mut run: Option<Run> = None;
         let mut round_over = false;
         let mut fatal = None;
-        while !round_over && batch.len() < plan.batch_records && batch.payload_bytes() < BATCH_BYTES
+        let mut polled = false;
+        while !round_over
+            && batch.len() + held_rows < plan.batch_records
+            && batch.payload_bytes() + held_bytes < BATCH_BYTES
         {
+            polled = true;
             // Messages taken from the client must all be kept: take at most the records
             // left, and about the bytes left at the batch's average record size.
-            let average = match batch.len() {
+            let (rows, bytes) = (batch.len() + held_rows, batch.payload_bytes() + held_bytes);
+            let average = match rows {
                 0 => 1024,
-                n => (batch.payload_bytes() / n).max(1),
+                n => (bytes / n).max(1),
             };
-            let max = (plan.batch_records - batch.len())
-                .min(((BATCH_BYTES - batch.payload_bytes()) / average).max(1))
+            let max = (plan.batch_records - rows)
+                .min(((BATCH_BYTES - bytes) / average).max(1))
                 .min(POLL_CHUNK);
             let taken = consumer.poll_batch(wait, max, |polled| {
                 match polled {
@@ -502,6 +529,10 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         if let Some(e) = fatal {
             outcome = Err(e.into());
             break 'outer;
+        }
+        if !polled && batch.is_empty() {
+            // Only held records, too many to take more: wait for the fetch, do not spin.
+            std::thread::sleep(wait);
         }
         if let Some(ended) = run.take() {
             stops.end_run(ended);
