@@ -2,6 +2,11 @@
 //! against a bare rdkafka consumer that only counts bytes of the same topic, in the
 //! same run, on a broker on 127.0.0.1. Also reports the tail's peak RSS.
 //!
+//! Rounds: `KRABKA_BENCH_ROUNDS` (default 5), each the bare consumer then the tail
+//! (and `KRABKA_BENCH_BASELINE_BIN`'s tail, when set), interleaved so that a change of
+//! machine load lands on both sides; every round's ratio is printed, then the medians.
+//! The bare consumer uses the tail's own client settings (`TailConsumer::client_config`).
+//!
 //! Size: `KRABKA_BENCH_BROKER_RECORDS` (default 100000) registry-framed Avro orders in
 //! 4 partitions. Broker: `KRABKA_BENCH_BROKER=embedded` (default; the librdkafka mock)
 //! or `tansu` (the binary at `$KRABKA_TANSU_BIN`). The mock keeps at most 5 MiB and
@@ -18,6 +23,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use krabka_streams::engine::schema::framing;
+use krabka_streams::io::kafka::settings::KafkaSettings;
+use krabka_streams::io::kafka::tail_consumer::{TailConsumer, TailConsumerOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -56,16 +63,27 @@ fn cpu_time(who: libc::c_int) -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
+/// The client settings of `tail -e` (manual assignment, read_uncommitted): the bare
+/// consumer reads with exactly these, so the ratio compares the work per record.
+fn tail_client_config(bootstrap: &str) -> ClientConfig {
+    let mut settings = KafkaSettings::new();
+    settings
+        .set("bootstrap.servers", bootstrap)
+        .set("client.id", "bench-bare");
+    TailConsumer::client_config(
+        &settings,
+        &TailConsumerOptions {
+            group: None,
+            isolation: "read_uncommitted".into(),
+            auto_offset_reset: "earliest".into(),
+            timeout: Duration::from_secs(10),
+        },
+    )
+}
+
 /// A consumer that only counts bytes up to the end offsets: the client's own limit.
 fn bare_consumer(bootstrap: &str) -> (usize, u64) {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", "bench-bare")
-        .set("enable.auto.commit", "false")
-        .set("fetch.max.bytes", "52428800")
-        .set("queued.max.messages.kbytes", "65536")
-        .create()
-        .unwrap();
+    let consumer: BaseConsumer = tail_client_config(bootstrap).create().unwrap();
     let mut tpl = TopicPartitionList::new();
     let mut remaining = 0usize;
     for p in 0..PARTITIONS {
@@ -80,6 +98,7 @@ fn bare_consumer(bootstrap: &str) -> (usize, u64) {
     consumer.assign(&tpl).unwrap();
     let (mut n, mut bytes) = (0usize, 0u64);
     while n < remaining {
+        // Partition-EOF events come as errors and are not counted.
         if let Some(Ok(m)) = consumer.poll(Duration::from_millis(100)) {
             bytes += (m.payload_len() + m.key().map_or(0, <[u8]>::len)) as u64;
             n += 1;
@@ -88,9 +107,85 @@ fn bare_consumer(bootstrap: &str) -> (usize, u64) {
     (n, bytes)
 }
 
+/// Wall and CPU time of one measured read of the whole topic.
+#[derive(Clone, Copy)]
+struct Timed {
+    wall: Duration,
+    cpu: Duration,
+}
+
+fn time_bare(bootstrap: &str, n: usize) -> Timed {
+    let t = Instant::now();
+    let cpu = cpu_time(libc::RUSAGE_SELF);
+    let (got, bytes) = bare_consumer(bootstrap);
+    let timed = Timed {
+        wall: t.elapsed(),
+        cpu: cpu_time(libc::RUSAGE_SELF) - cpu,
+    };
+    assert!(
+        got > 0 && got <= n,
+        "bare consumer read {got} of {n} ({bytes} bytes)"
+    );
+    timed
+}
+
+/// Runs `bin tail -e` to /dev/null; its times and peak RSS (KiB).
+fn time_tail(bin: &str, bootstrap: &str, registry: &str) -> (Timed, u64) {
+    let t = Instant::now();
+    let cpu = cpu_time(libc::RUSAGE_CHILDREN);
+    let mut child = Command::new(bin)
+        .args([
+            "tail",
+            TOPIC,
+            "-e",
+            "--value-format",
+            "avro",
+            "--format",
+            "arrow",
+            "-q",
+        ])
+        .args(["-b", bootstrap, "--registry", registry])
+        .stdout(std::fs::File::create("/dev/null").unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut rss = 0;
+    let status = loop {
+        if let Some(kib) = peak_rss_kib(pid) {
+            rss = rss.max(kib);
+        }
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let timed = Timed {
+        wall: t.elapsed(),
+        cpu: cpu_time(libc::RUSAGE_CHILDREN) - cpu,
+    };
+    let out = child.wait_with_output().unwrap();
+    assert!(status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (timed, rss)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
 fn main() {
     // `cargo test --all-targets` runs this target too (without `--bench`): a small smoke run then.
-    let (_, n) = run_size("KRABKA_BENCH_BROKER_RECORDS", 100_000);
+    let (bench, n) = run_size("KRABKA_BENCH_BROKER_RECORDS", 100_000);
+    let rounds: usize = std::env::var("KRABKA_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if bench { 5 } else { 1 })
+        .max(1);
     let broker = Broker::start();
     broker.create_topic(TOPIC, PARTITIONS);
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
@@ -111,86 +206,95 @@ fn main() {
         "records held per partition by the watermarks of the {} differ from those produced (the mock drops the oldest beyond 5 MiB per partition; Tansu's high watermark falls short when a partition's last batch holds several records)",
         broker.name()
     );
-
-    let mut bare = Duration::MAX;
-    let mut tail = Duration::MAX;
-    let mut rss = 0u64;
-    // CPU time as well as wall time: on a loaded machine the wall time mostly
-    // measures the other processes; CPU time per record does not.
-    let (mut bare_cpu, mut tail_cpu) = (Duration::MAX, Duration::MAX);
-    for _ in 0..3 {
-        let t = Instant::now();
-        let cpu = cpu_time(libc::RUSAGE_SELF);
-        let (got, bytes) = bare_consumer(broker.bootstrap());
-        bare = bare.min(t.elapsed());
-        bare_cpu = bare_cpu.min(cpu_time(libc::RUSAGE_SELF) - cpu);
-        assert!(
-            got > 0 && got <= n,
-            "bare consumer read {got} of {n} ({bytes} bytes)"
-        );
-
-        let t = Instant::now();
-        let cpu = cpu_time(libc::RUSAGE_CHILDREN);
-        // KRABKA_BENCH_BIN overrides the binary (e.g. a copy, when target dirs are shared).
-        let bin = std::env::var("KRABKA_BENCH_BIN")
-            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_krabka-streams").to_string());
-        let mut child = Command::new(bin)
-            .args([
-                "tail",
-                TOPIC,
-                "-e",
-                "--value-format",
-                "avro",
-                "--format",
-                "arrow",
-                "-q",
-            ])
-            .args(["-b", broker.bootstrap(), "--registry", &registry.url()])
-            .stdout(std::fs::File::create("/dev/null").unwrap())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let pid = child.id();
-        let status = loop {
-            if let Some(kib) = peak_rss_kib(pid) {
-                rss = rss.max(kib);
-            }
-            if let Some(s) = child.try_wait().unwrap() {
-                break s;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        tail = tail.min(t.elapsed());
-        tail_cpu = tail_cpu.min(cpu_time(libc::RUSAGE_CHILDREN) - cpu);
-        let out = child.wait_with_output().unwrap();
-        assert!(status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    }
     let (read, bytes) = bare_consumer(broker.bootstrap());
-    let rate = |d: Duration| read as f64 / d.as_secs_f64();
     println!(
         "records in the log: {read} ({:.0} B of key and value each on average)",
         bytes as f64 / read as f64
     );
-    println!("bare rdkafka consumer  {:>10.0} records/s", rate(bare));
+
+    // KRABKA_BENCH_BIN overrides the binary (e.g. a copy, when target dirs are shared);
+    // KRABKA_BENCH_BASELINE_BIN adds a second tail binary (e.g. main's build) to every
+    // round, so that a change is compared in the same run, under the same load.
+    let bin = std::env::var("KRABKA_BENCH_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_krabka-streams").to_string());
+    let baseline = std::env::var("KRABKA_BENCH_BASELINE_BIN").ok();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "tail -e to Arrow IPC   {:>10.0} records/s (process start included)",
-        rate(tail)
+        "{rounds} interleaved rounds (bare consumer, then the tails); load average before: {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
-    println!(
-        "ratio   tail / bare consumer throughput: {:.2}x (target >= 0.8x)",
-        bare.as_secs_f64() / tail.as_secs_f64()
-    );
+    let rate = |d: Duration| read as f64 / d.as_secs_f64();
     let micros = |d: Duration| d.as_secs_f64() * 1e6 / read as f64;
+    let mut rss = 0u64;
+    let (mut ratios, mut base_ratios) = (Vec::new(), Vec::new());
+    let (mut bare_cpu, mut tail_cpu, mut base_cpu) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 1..=rounds {
+        // CPU time as well as wall time: on a loaded machine the wall time mostly
+        // measures the other processes; CPU time per record does not.
+        let bare = time_bare(broker.bootstrap(), n);
+        let mut run_tail = |bin: &str| {
+            let (timed, kib) = time_tail(bin, broker.bootstrap(), &registry.url());
+            rss = rss.max(kib);
+            timed
+        };
+        // The two tails swap places every round: neither always runs right after the bare one.
+        let (tail, base) = match &baseline {
+            Some(b) if round % 2 == 0 => {
+                let base = run_tail(b);
+                (run_tail(&bin), Some(base))
+            }
+            Some(b) => {
+                let tail = run_tail(&bin);
+                (tail, Some(run_tail(b)))
+            }
+            None => (run_tail(&bin), None),
+        };
+        let ratio = bare.wall.as_secs_f64() / tail.wall.as_secs_f64();
+        ratios.push(ratio);
+        bare_cpu.push(micros(bare.cpu));
+        tail_cpu.push(micros(tail.cpu));
+        print!(
+            "round {round}: bare {:>8.0} records/s, tail {:>8.0} records/s, ratio {ratio:.2}x; CPU per record: bare {:.2} us, tail {:.2} us",
+            rate(bare.wall),
+            rate(tail.wall),
+            micros(bare.cpu),
+            micros(tail.cpu),
+        );
+        if let Some(base) = base {
+            let r = bare.wall.as_secs_f64() / base.wall.as_secs_f64();
+            base_ratios.push(r);
+            base_cpu.push(micros(base.cpu));
+            print!(
+                "; baseline tail {:>8.0} records/s, ratio {r:.2}x, {:.2} us",
+                rate(base.wall),
+                micros(base.cpu)
+            );
+        }
+        println!();
+    }
+    let embedded = if matches!(broker, Broker::Embedded(_)) {
+        " (the bare one includes the in-process mock broker)"
+    } else {
+        ""
+    };
     println!(
-        "CPU per record: bare consumer {:.2} us{}, tail {:.2} us (ratio {:.2}x)",
-        micros(bare_cpu),
-        if matches!(broker, Broker::Embedded(_)) {
-            " (the in-process mock broker's included)"
-        } else {
-            ""
-        },
-        micros(tail_cpu),
-        bare_cpu.as_secs_f64() / tail_cpu.as_secs_f64()
+        "median ratio   tail / bare consumer throughput: {:.2}x (target >= 0.8x; process start included)",
+        median(ratios)
     );
+    println!(
+        "median CPU per record: bare consumer {:.2} us, tail {:.2} us{embedded}",
+        median(bare_cpu),
+        median(tail_cpu),
+    );
+    if !base_ratios.is_empty() {
+        println!(
+            "baseline tail: median ratio {:.2}x, median CPU per record {:.2} us",
+            median(base_ratios),
+            median(base_cpu)
+        );
+    }
     println!("peak RSS of tail: {} MiB (target < 256 MiB)", rss / 1024);
 }

@@ -56,16 +56,49 @@ fn arrow_err(e: impl std::fmt::Display) -> SinkError {
     }
 }
 
+/// File descriptor 1 written directly. `io::Stdout` is line-buffered: it scans
+/// every write for the last newline and writes up to it at once, which on binary
+/// output (Arrow IPC, Parquet) means a scan of every byte and writes split at random
+/// `\n` bytes. The sink buffers itself and flushes once per batch instead.
+pub struct RawStdout(std::mem::ManuallyDrop<std::fs::File>);
+
+impl RawStdout {
+    fn new() -> io::Result<RawStdout> {
+        // Whatever the process printed through `io::Stdout` goes out first.
+        io::stdout().flush()?;
+        // SAFETY: fd 1 stays open for the process's life; ManuallyDrop never closes it.
+        Ok(RawStdout(std::mem::ManuallyDrop::new(unsafe {
+            <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(1)
+        })))
+    }
+}
+
+impl Write for RawStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.0.write(buf) {
+            // A closed stdout swallows output, as `io::Stdout` does.
+            Err(e) if e.raw_os_error() == Some(libc::EBADF) => Ok(buf.len()),
+            other => other,
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Where bytes go: stdout or an atomically published file.
 pub enum Target {
-    Stdout(io::Stdout),
+    Stdout(io::BufWriter<RawStdout>),
     File(AtomicWriter),
 }
 
 impl Target {
     fn open(path: Option<&Path>) -> Result<Target, SinkError> {
         match path {
-            None => Ok(Target::Stdout(io::stdout())),
+            None => Ok(Target::Stdout(io::BufWriter::with_capacity(
+                128 << 10,
+                RawStdout::new()?,
+            ))),
             Some(p) => AtomicWriter::create(p)
                 .map(Target::File)
                 .map_err(|e| SinkError::Failed(format!("cannot create {}: {e}", p.display()))),

@@ -26,7 +26,7 @@ use crate::cmd::tail::predicate::WherePredicate;
 use crate::cmd::tail::{OnError, OutputFormat, OutputPlan, table};
 use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
 use crate::engine::columnar::raw_batch::{RawBatch, RawSelection};
-use crate::engine::columnar::record::{Record, RecordView};
+use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::RecordFilter;
 use crate::engine::columnar::reserved::reserved_fields;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
@@ -120,6 +120,8 @@ impl Stops {
             stop: self.stop.get(&tp).copied(),
             tp,
             next: None,
+            handle: std::ptr::null(),
+            topic: 0,
         }
     }
 
@@ -155,6 +157,10 @@ struct Run {
     tp: Tp,
     stop: Option<i64>,
     next: Option<i64>,
+    /// The client's topic handle of the run's messages.
+    handle: *const std::ffi::c_void,
+    /// The topic's number in the batch.
+    topic: u32,
 }
 
 /// Counters for the progress line and the summary.
@@ -370,6 +376,9 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         }
         // Held records (waiting for a writer schema) come first, then new ones.
         batch.clear();
+        // Held partitions whose schema is still pending: their records stay in `held`,
+        // and any of theirs fetched meanwhile queue up behind them.
+        let mut still_pending: BTreeSet<Tp> = BTreeSet::new();
         for (tp, held_part) in std::mem::take(&mut held) {
             if held_part.since.elapsed() > timeout {
                 let offset = held_part
@@ -386,6 +395,28 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                 )));
                 break 'outer;
             }
+            // Still pending? Its first record alone tells: then the partition's records stay
+            // held as they are, instead of being copied into the batch, failing again and
+            // copied out again every few milliseconds while the schema is fetched.
+            let pending = match (held_part.records.first(), decoders.get_mut(&tp.0)) {
+                (Some(first), Some(decoder)) => decoder
+                    .decode(&[first])
+                    .err()
+                    .filter(|f| f.error.is_retriable()),
+                _ => None,
+            };
+            if let Some(failure) = pending {
+                still_pending.insert(tp.clone());
+                held.insert(
+                    tp,
+                    Held {
+                        // The latest word on the fetch (its last failed attempt).
+                        why: failure.error.to_string(),
+                        ..held_part
+                    },
+                );
+                continue;
+            }
             for r in &held_part.records {
                 batch.push_record(r);
             }
@@ -400,26 +431,44 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         let held_before: BTreeSet<Tp> = held.keys().cloned().collect();
         // Retrying held records only: give the background fetch a moment instead of
         // spinning (a poll still returns at once when other partitions have data).
-        let mut wait = if batch.is_empty() {
-            Duration::from_millis(100)
-        } else if !held_before.is_empty() {
+        let mut wait = if !held_before.is_empty() {
             Duration::from_millis(20)
+        } else if batch.is_empty() {
+            Duration::from_millis(100)
         } else {
             Duration::ZERO
         };
+        // Records kept held count toward the batch's limits, as when they were retried
+        // in it: what a paused partition still delivers joins them, and the batch they
+        // end up in stays within --batch-records.
+        let (held_rows, held_bytes) =
+            still_pending
+                .iter()
+                .filter_map(|tp| held.get(tp))
+                .fold((0, 0), |(rows, bytes), h| {
+                    (
+                        rows + h.records.len(),
+                        bytes + h.records.iter().map(Record::payload_len).sum::<usize>(),
+                    )
+                });
         let mut run: Option<Run> = None;
         let mut round_over = false;
         let mut fatal = None;
-        while !round_over && batch.len() < plan.batch_records && batch.payload_bytes() < BATCH_BYTES
+        let mut polled = false;
+        while !round_over
+            && batch.len() + held_rows < plan.batch_records
+            && batch.payload_bytes() + held_bytes < BATCH_BYTES
         {
+            polled = true;
             // Messages taken from the client must all be kept: take at most the records
             // left, and about the bytes left at the batch's average record size.
-            let average = match batch.len() {
+            let (rows, bytes) = (batch.len() + held_rows, batch.payload_bytes() + held_bytes);
+            let average = match rows {
                 0 => 1024,
-                n => (batch.payload_bytes() / n).max(1),
+                n => (bytes / n).max(1),
             };
-            let max = (plan.batch_records - batch.len())
-                .min(((BATCH_BYTES - batch.payload_bytes()) / average).max(1))
+            let max = (plan.batch_records - rows)
+                .min(((BATCH_BYTES - bytes) / average).max(1))
                 .min(POLL_CHUNK);
             let taken = consumer.poll_batch(wait, max, |polled| {
                 match polled {
@@ -450,18 +499,24 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                     }
                     Ok(Polled::Message(m)) => {
                         outage.clear();
-                        let (topic, partition) = (m.topic(), m.partition());
+                        let (handle, partition) = (m.topic_handle(), m.partition());
+                        // The topic's name is read and looked up once per run of messages.
                         if !run
                             .as_ref()
-                            .is_some_and(|run| run.tp.1 == partition && run.tp.0 == topic)
+                            .is_some_and(|run| run.tp.1 == partition && run.handle == handle)
                         {
                             if let Some(ended) = run.take() {
                                 stops.end_run(ended);
                             }
-                            run = Some(stops.begin_run((topic.to_owned(), partition)));
+                            let topic = m.topic();
+                            let mut started = stops.begin_run((topic.to_owned(), partition));
+                            started.handle = handle;
+                            started.topic = batch.topic_index(topic);
+                            run = Some(started);
                         }
-                        if stops.observe(run.as_mut().expect("set above"), m.offset()) {
-                            m.append_to(topic, &mut batch);
+                        let run = run.as_mut().expect("set above");
+                        if stops.observe(run, m.offset()) {
+                            m.append_to(run.topic, &mut batch);
                         }
                     }
                 }
@@ -477,6 +532,10 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         if let Some(e) = fatal.or_else(|| auth_failure::access_lost("consume")) {
             outcome = Err(e.into());
             break 'outer;
+        }
+        if !polled && batch.is_empty() {
+            // Only held records, too many to take more: wait for the fetch, do not spin.
+            std::thread::sleep(wait);
         }
         if let Some(ended) = run.take() {
             stops.end_run(ended);
@@ -496,22 +555,41 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         // Filter, then group per topic (rows of the batch), keeping fetch order.
         counters.bytes += batch.payload_bytes() as u64;
         let mut processed_next: HashMap<Tp, i64> = HashMap::new();
-        let mut per_topic: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+        // Rows per topic number, then in topic-name order (as before, a BTreeMap by name).
+        let mut by_topic: Vec<Vec<u32>> = vec![Vec::new(); batch.topic_count()];
         let filtering = !plan.filter.is_empty();
-        for (i, r) in batch.iter().enumerate() {
-            if filtering && !plan.filter.keeps_view(&r) {
-                processed_next.insert((r.topic.to_owned(), r.partition), r.offset + 1);
-                continue;
-            }
-            match per_topic.get_mut(r.topic) {
-                Some(rows) => rows.push(i as u32),
-                None => {
-                    let mut rows = Vec::with_capacity(batch.len() - i);
-                    rows.push(i as u32);
-                    per_topic.insert(r.topic, rows);
+        for i in 0..batch.len() {
+            if filtering {
+                let r = batch.get(i);
+                if !plan.filter.keeps_view(&r) {
+                    processed_next.insert((r.topic.to_owned(), r.partition), r.offset + 1);
+                    continue;
                 }
             }
+            if !still_pending.is_empty() {
+                let r = batch.get(i);
+                let tp = (r.topic.to_owned(), r.partition);
+                if still_pending.contains(&tp) {
+                    held.get_mut(&tp)
+                        .expect("kept in held above")
+                        .records
+                        .push(r.to_record());
+                    continue;
+                }
+            }
+            let rows = &mut by_topic[batch.position(i).0 as usize];
+            if rows.is_empty() {
+                rows.reserve(batch.len() - i);
+            }
+            rows.push(i as u32);
         }
+        let mut per_topic: Vec<(&str, Vec<u32>)> = by_topic
+            .into_iter()
+            .enumerate()
+            .filter(|(_, rows)| !rows.is_empty())
+            .map(|(t, rows)| (batch.topic_name(t as u32), rows))
+            .collect();
+        per_topic.sort_by(|a, b| a.0.cmp(b.0));
         for (topic, mut records) in per_topic {
             let decoder = decoders.get_mut(topic).expect("a decoder per topic");
             loop {
@@ -526,23 +604,23 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                     Ok(decoded) => {
                         // The last offset per partition: records come in runs of one
                         // partition, so the map is touched once per run, not per record.
-                        let mut last: HashMap<(&str, i32), i64, foldhash::fast::RandomState> =
+                        let mut last: HashMap<(u32, i32), i64, foldhash::fast::RandomState> =
                             HashMap::default();
-                        let mut previous: Option<RecordView<'_>> = None;
+                        let mut previous: Option<(u32, i32, i64)> = None;
                         for &row in &records {
-                            let r = batch.get(row as usize);
+                            let r = batch.position(row as usize);
                             if let Some(p) = previous
-                                && (p.partition != r.partition || p.topic != r.topic)
+                                && (p.1 != r.1 || p.0 != r.0)
                             {
-                                last.insert((p.topic, p.partition), p.offset + 1);
+                                last.insert((p.0, p.1), p.2 + 1);
                             }
                             previous = Some(r);
                         }
                         if let Some(p) = previous {
-                            last.insert((p.topic, p.partition), p.offset + 1);
+                            last.insert((p.0, p.1), p.2 + 1);
                         }
                         for ((t, p), next) in last {
-                            processed_next.insert((t.to_string(), p), next);
+                            processed_next.insert((batch.topic_name(t).to_owned(), p), next);
                         }
                         let decoded = match plan.predicate.as_mut() {
                             Some(p) => match p.apply(topic, &decoded) {
@@ -610,11 +688,17 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
                                 outcome = Err(e.into());
                                 break 'outer;
                             }
-                            let since = held.get(&tp).map_or_else(Instant::now, |h| h.since);
+                            // Records still held for the partition (none: its rows were
+                            // retried in this batch) stay in front.
+                            let (since, mut kept) = held.remove(&tp).map_or_else(
+                                || (Instant::now(), Vec::new()),
+                                |h| (h.since, h.records),
+                            );
+                            kept.extend(moved);
                             held.insert(
                                 tp,
                                 Held {
-                                    records: moved,
+                                    records: kept,
                                     since,
                                     why: failure.error.to_string(),
                                 },

@@ -60,7 +60,9 @@ impl RawBatch {
         self.payload_bytes = 0;
     }
 
-    fn topic_index(&mut self, topic: &str) -> u32 {
+    /// The number of `topic` in this batch (kept across [`clear`](Self::clear)), for
+    /// [`push_indexed`](Self::push_indexed).
+    pub fn topic_index(&mut self, topic: &str) -> u32 {
         // Records come in runs of one partition: the last topic is nearly always it.
         if let Some(last) = self.rows.last()
             && self.topics[last.topic as usize] == topic
@@ -99,6 +101,23 @@ impl RawBatch {
         headers: impl FnOnce(&mut HeadersCellWriter<'_>),
     ) {
         let topic = self.topic_index(topic);
+        self.push_indexed(topic, partition, offset, timestamp, key, value, headers);
+    }
+
+    /// [`push`](Self::push) under a topic number from [`topic_index`](Self::topic_index).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn push_indexed(
+        &mut self,
+        topic: u32,
+        partition: i32,
+        offset: i64,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: impl FnOnce(&mut HeadersCellWriter<'_>),
+    ) {
+        debug_assert!((topic as usize) < self.topics.len());
         let key = self.copy(key);
         let value = self.copy(value);
         let start = self.data.len();
@@ -161,6 +180,24 @@ impl RawBatch {
             value: span(&row.value),
             headers: HeadersRef::Cell(&self.data[row.headers.clone()]),
         }
+    }
+
+    /// Topic number ([`topic_name`](Self::topic_name)), partition and offset of record
+    /// `index` (< `len()`), without building a view.
+    #[inline]
+    pub fn position(&self, index: usize) -> (u32, i32, i64) {
+        let row = &self.rows[index];
+        (row.topic, row.partition, row.offset)
+    }
+
+    /// The name of topic number `topic` (< the number of topics pushed).
+    pub fn topic_name(&self, topic: u32) -> &str {
+        &self.topics[topic as usize]
+    }
+
+    /// How many distinct topics were pushed since the batch was made.
+    pub fn topic_count(&self) -> usize {
+        self.topics.len()
     }
 
     /// The batch's rows in order.

@@ -182,6 +182,13 @@ impl<'a> NativeMessage<'a> {
         self.raw().err
     }
 
+    /// The client's handle of the message's topic: equal handles, same topic (a
+    /// handle lives while its topic's partitions are assigned), so a run of messages
+    /// of one topic is recognised without reading the name.
+    pub fn topic_handle(&self) -> *const std::ffi::c_void {
+        self.raw().rkt.cast_const().cast()
+    }
+
     pub fn topic(&self) -> &'a str {
         let rkt = self.raw().rkt;
         if rkt.is_null() {
@@ -240,10 +247,11 @@ impl<'a> NativeMessage<'a> {
     }
 
     /// Copies the message (key, value, headers as one `__headers` cell) into `batch`,
-    /// under `topic` (its [`topic`](Self::topic), which the caller read already).
-    pub fn append_to(&self, topic: &str, batch: &mut RawBatch) {
+    /// under topic number `topic` of the batch ([`RawBatch::topic_index`] of its
+    /// [`topic`](Self::topic), which the caller looked up once per run of messages).
+    pub fn append_to(&self, topic: u32, batch: &mut RawBatch) {
         let raw = self.raw();
-        batch.push(
+        batch.push_indexed(
             topic,
             raw.partition,
             raw.offset,

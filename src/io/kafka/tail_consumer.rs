@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use rdkafka::bindings as rdsys;
+use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::topic_partition_list::TopicPartitionListElem;
@@ -61,6 +62,20 @@ fn tp(topic: &str, partition: i32) -> TopicPartitionList {
 
 impl TailConsumer {
     pub fn new(settings: &KafkaSettings, opts: &TailConsumerOptions) -> Result<Self, KafkaIoError> {
+        let consumer: ReaderConsumer = Self::client_config(settings, opts)
+            .create_with_context(ReaderContext)
+            .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
+        Ok(TailConsumer {
+            fetch: None,
+            consumer,
+            timeout: opts.timeout,
+            group: opts.group.is_some(),
+        })
+    }
+
+    /// The librdkafka configuration of a tail's consumer (public so that a benchmark's
+    /// bare consumer reads with exactly the same client settings).
+    pub fn client_config(settings: &KafkaSettings, opts: &TailConsumerOptions) -> ClientConfig {
         let mut config = settings.streaming_consumer_config();
         config
             .set("enable.partition.eof", "true")
@@ -79,15 +94,7 @@ impl TailConsumer {
                     .set("enable.auto.commit", "false");
             }
         }
-        let consumer: ReaderConsumer = config
-            .create_with_context(ReaderContext)
-            .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
-        Ok(TailConsumer {
-            fetch: None,
-            consumer,
-            timeout: opts.timeout,
-            group: opts.group.is_some(),
-        })
+        config
     }
 
     /// The partitions of a topic; an error naming the topic when it does not exist.
