@@ -101,6 +101,11 @@ impl GroupIndex {
         &self.bytes[e.start as usize..e.start as usize + e.len as usize]
     }
 
+    /// The bytes of all keys held.
+    pub fn key_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// Hashes `key` for [`GroupIndex::find`] / [`GroupIndex::prefetch`].
     #[inline(always)]
     pub fn probe(&self, key: &[u8]) -> Probe {

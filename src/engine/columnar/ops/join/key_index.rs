@@ -57,6 +57,11 @@ impl KeyIndex {
         self.usable_rows
     }
 
+    /// The bytes of the usable rows' keys.
+    pub(crate) fn key_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
     pub(crate) fn usable(&self, row: usize) -> bool {
         self.usable[row]
     }

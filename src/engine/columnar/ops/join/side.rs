@@ -12,6 +12,7 @@ use std::sync::Arc;
 use arrow_array::{Int64Array, RecordBatch};
 
 use super::key_index::KeyIndex;
+use crate::engine::columnar::ops::OpError;
 use crate::engine::columnar::ops::group_by::index::{GroupIndex, Probe, prefetch};
 
 /// End of an entry chain.
@@ -23,6 +24,23 @@ const SLACK: usize = if cfg!(test) { 0 } else { 1024 };
 /// (as in `group_by`): the lookups of several rows then wait on memory at once.
 const CHUNK: usize = 256;
 const AHEAD: usize = 8;
+
+/// How much one side's index holds at most: rows are numbered in `u32`
+/// (`NONE` excluded) and the index's key arena is addressed in `u32`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub rows: usize,
+    pub key_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            rows: NONE as usize - 1,
+            key_bytes: u32::MAX as usize,
+        }
+    }
+}
 
 /// A batch kept in the window, with its keys and event timestamps.
 #[derive(Debug, Clone)]
@@ -84,6 +102,7 @@ pub(crate) struct Side {
     /// Rows indexed since the last rebuild, and those of them in stored batches.
     indexed: usize,
     live: usize,
+    limits: Limits,
 }
 
 impl std::fmt::Debug for Side {
@@ -108,12 +127,25 @@ fn probes(keys: &KeyIndex, rows: std::ops::Range<usize>, out: &mut Vec<(u32, Pro
 }
 
 impl Side {
+    pub(crate) fn with_limits(limits: Limits) -> Side {
+        Side {
+            limits,
+            ..Side::default()
+        }
+    }
+
     pub(crate) fn batches(&self) -> &[Stored] {
         &self.batches
     }
 
-    /// Stores a batch after the others and indexes its usable rows.
-    pub(crate) fn push(&mut self, mut stored: Stored) {
+    /// Stores a batch after the others and indexes its usable rows, or leaves
+    /// the side as it was when the index cannot hold them.
+    pub(crate) fn push(&mut self, mut stored: Stored) -> Result<(), OpError> {
+        if self.check_room(&stored.keys).is_err() && self.indexed > self.live {
+            // Pruned rows still held by the index may be what is in the way.
+            self.rebuild_table()?;
+        }
+        self.check_room(&stored.keys)?;
         if self.next_seq == NONE {
             // Four billion batches in one instance: renumber from zero.
             self.next_seq = 0;
@@ -121,29 +153,53 @@ impl Side {
                 b.seq = self.next_seq;
                 self.next_seq += 1;
             }
-            self.rebuild_table();
+            self.rebuild_table()?;
         }
         stored.seq = self.next_seq;
         self.next_seq += 1;
         self.batches.push(stored);
         let at = self.batches.len() - 1;
-        self.index_batch(at);
+        self.index_batch(at)
+    }
+
+    /// Whether `keys` fit beside the rows indexed so far (the key bytes counted
+    /// as if every key were new, so indexing cannot fail half-way).
+    fn check_room(&self, keys: &KeyIndex) -> Result<(), OpError> {
+        let Limits { rows, key_bytes } = self.limits;
+        if self.indexed + keys.usable_rows() > rows {
+            return Err(OpError::new(format!(
+                "one side of the join holds more than {rows} rows within one window \
+                 (the most a join side can index); shorten the window or spread the \
+                 input over more partitions"
+            )));
+        }
+        if self.index.key_bytes() + keys.key_bytes() > key_bytes {
+            return Err(OpError::new(format!(
+                "the distinct join keys of one side exceed {key_bytes} bytes within one \
+                 window (the most a join side can index); shorten the window or spread \
+                 the input over more partitions"
+            )));
+        }
+        Ok(())
     }
 
     /// Drops the batches whose newest row is older than `cutoff`.
-    pub(crate) fn prune(&mut self, cutoff: i64) {
+    pub(crate) fn prune(&mut self, cutoff: i64) -> Result<(), OpError> {
         let before = self.batches.len();
         self.batches.retain(|s| s.max_timestamp >= cutoff);
         if self.batches.len() == before {
-            return;
+            return Ok(());
         }
         self.live = self.batches.iter().map(|s| s.keys.usable_rows()).sum();
         if self.indexed > 2 * self.live + SLACK {
-            self.rebuild_table();
+            self.rebuild_table()?;
         }
+        Ok(())
     }
 
-    fn rebuild_table(&mut self) {
+    /// Indexes the stored batches afresh (they are a subset of what the index
+    /// held, so they fit).
+    fn rebuild_table(&mut self) -> Result<(), OpError> {
         self.index.clear();
         self.chains.clear();
         self.more.clear();
@@ -153,11 +209,14 @@ impl Side {
         self.index.reserve(rows);
         self.chains.reserve(rows);
         for at in 0..self.batches.len() {
-            self.index_batch(at);
+            self.check_room(&self.batches[at].keys)?;
+            self.index_batch(at)?;
         }
+        Ok(())
     }
 
-    fn index_batch(&mut self, at: usize) {
+    /// Indexes the stored batch at `at` ([`Side::check_room`] said it fits).
+    fn index_batch(&mut self, at: usize) -> Result<(), OpError> {
         let stored = &self.batches[at];
         let keys = &stored.keys;
         let timestamps = stored.timestamps.values();
@@ -180,12 +239,13 @@ impl Side {
                     next: NONE,
                 };
                 let key = keys.key(*row as usize);
+                let full = || OpError::new("a join side's key index is full");
                 match self.index.find(probe, key) {
                     Some(id) => {
                         let more = u32::try_from(self.more.len())
                             .ok()
                             .filter(|m| *m != NONE)
-                            .expect("a join side holds fewer than 2^32 rows");
+                            .ok_or_else(full)?;
                         self.more.push(entry);
                         let chain = &mut self.chains[id as usize];
                         match chain.last {
@@ -195,9 +255,7 @@ impl Side {
                         chain.last = more;
                     }
                     None => {
-                        self.index
-                            .push_probed(probe, key)
-                            .expect("a join side holds fewer than 2^32 keys of under 4 GiB");
+                        self.index.push_probed(probe, key).ok_or_else(full)?;
                         self.chains.push(Chain {
                             first: entry,
                             last: NONE,
@@ -208,6 +266,7 @@ impl Side {
             self.indexed += chunk.len();
             self.live += chunk.len();
         }
+        Ok(())
     }
 
     /// For every usable row of `probe` (ascending), calls `found(position,
