@@ -9,6 +9,7 @@
 
 mod key_index;
 mod side;
+mod table;
 
 use std::sync::Arc;
 
@@ -185,8 +186,8 @@ impl JoinProcessor {
             }
         }
         let cutoff = self.stream_time.saturating_sub(self.spec.window_ms);
-        self.left.prune(cutoff)?;
-        self.right.prune(cutoff)?;
+        self.left.prune(cutoff);
+        self.right.prune(cutoff);
         let new_left = new_left
             .iter()
             .map(|b| stored(b, &self.spec.left_key, None))

@@ -272,9 +272,16 @@ fn a_side_past_its_index_limits_is_an_error_naming_the_limit_and_leaves_the_join
         key_bytes: 100,
     };
     let mut join = spec.instantiate().with_limits(bytes);
-    let err = join
-        .process_sides(&[batch(&mut rng, 40, 0, true, 0)], &[])
-        .unwrap_err();
+    // Keys held inline in the table take none of that limit; longer ones do.
+    let short = batch(&mut rng, 40, 0, true, 0);
+    join.process_sides(&[short.clone()], &[]).unwrap();
+    let long: ArrayRef = Arc::new(StringArray::from_iter(
+        (0..40).map(|i| Some(format!("a key longer than the inline bytes {i}"))),
+    ));
+    let mut columns = short.columns().to_vec();
+    columns[0] = long;
+    let long = RecordBatch::try_new(short.schema(), columns).unwrap();
+    let err = join.process_sides(&[long], &[]).unwrap_err();
     assert!(
         err.message.contains("exceed 100 bytes within one window"),
         "{}",
