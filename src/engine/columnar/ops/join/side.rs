@@ -20,8 +20,10 @@ use crate::engine::columnar::ops::OpError;
 const SLACK: usize = if cfg!(test) { 0 } else { 1024 };
 /// Rows hashed and looked up together, and how far ahead their loads are hinted
 /// (as in `group_by`): the lookups of several rows then wait on memory at once.
+/// Farther ahead than `group_by`'s 8: a side's table is far larger than any
+/// cache, so every slot and entry comes from memory.
 const CHUNK: usize = 256;
-const AHEAD: usize = 8;
+const AHEAD: usize = 16;
 
 /// How much one side's table holds at most: rows are numbered in `u32`
 /// (`NONE` excluded) and the key bytes past the inline ones are addressed in `u32`.

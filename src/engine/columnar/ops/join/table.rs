@@ -20,6 +20,8 @@ use crate::engine::columnar::ops::group_by::index::prefetch;
 pub(crate) const NONE: u32 = u32::MAX;
 /// An empty slot (no entry has id `u32::MAX`).
 const EMPTY: u64 = u64::MAX;
+/// How many entries ahead [`KeyTable::place_all`] hints its slot loads.
+const PLACE_AHEAD: usize = 16;
 /// Key bytes held inline in an entry.
 const INLINE: usize = super::key_index::LONG;
 
@@ -147,12 +149,21 @@ impl KeyTable {
         }
     }
 
-    /// Puts every entry in a fresh table of `size` slots.
+    /// Puts every entry in a fresh table of `size` slots (the old one reused
+    /// when as large: fresh pages cost the kernel a zeroing each).
     fn place_all(&mut self, size: usize) {
-        let mut slots = huge_vec(size);
+        let mut slots = if self.slots.len() == size {
+            std::mem::take(&mut self.slots)
+        } else {
+            huge_vec(size)
+        };
+        slots.clear();
         slots.resize(size, EMPTY);
         let mask = size - 1;
         for (id, key) in self.keys.iter().enumerate() {
+            if let Some(ahead) = self.keys.get(id + PLACE_AHEAD) {
+                prefetch(&slots[ahead.hash as usize & mask]);
+            }
             let mut at = key.hash as usize & mask;
             while slots[at] != EMPTY {
                 at = (at + 1) & mask;
