@@ -22,6 +22,8 @@ pub(crate) const NONE: u32 = u32::MAX;
 const EMPTY: u64 = u64::MAX;
 /// How many entries ahead [`KeyTable::place_all`] hints its slot loads.
 const PLACE_AHEAD: usize = 16;
+/// How many slots from home [`KeyTable::prefetch_entry`] looks for a tag.
+const TAG_AHEAD: usize = 4;
 /// Key bytes held inline in an entry.
 const INLINE: usize = super::key_index::LONG;
 
@@ -182,13 +184,26 @@ impl KeyTable {
     }
 
     /// Hints the CPU to load the entry `probe` most likely finds (call a few
-    /// rows after [`KeyTable::prefetch`], when its slot is in cache).
+    /// rows after [`KeyTable::prefetch`], when its slot is in cache): the
+    /// first of a few slots from home with the probe's tag. A key not in the
+    /// table (most rows of a batch being inserted) then costs no entry load.
     #[inline(always)]
     pub(crate) fn prefetch_entry(&self, probe: &Probe) {
-        if let Some(&slot) = self.slots.get(self.home(probe.hash))
-            && let Some(key) = self.keys.get(slot as u32 as usize)
-        {
-            prefetch(key);
+        let tag = probe.hash & 0xffff_ffff;
+        let mask = self.slots.len().wrapping_sub(1);
+        let home = self.home(probe.hash);
+        for at in (home..home + TAG_AHEAD).map(|at| at & mask) {
+            match self.slots.get(at) {
+                Some(&slot) if slot != EMPTY => {
+                    if slot >> 32 == tag
+                        && let Some(key) = self.keys.get(slot as u32 as usize)
+                    {
+                        prefetch(key);
+                        return;
+                    }
+                }
+                _ => return,
+            }
         }
     }
 

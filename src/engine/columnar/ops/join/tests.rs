@@ -275,9 +275,10 @@ fn a_side_past_its_index_limits_is_an_error_naming_the_limit_and_leaves_the_join
     // Keys held inline in the table take none of that limit; longer ones do.
     let short = batch(&mut rng, 40, 0, true, 0);
     join.process_sides(&[short.clone()], &[]).unwrap();
-    let long: ArrayRef = Arc::new(StringArray::from_iter(
-        (0..40).map(|i| Some(format!("a key longer than the inline bytes {i}"))),
-    ));
+    let long: ArrayRef =
+        Arc::new(StringArray::from_iter((0..40).map(|i| {
+            Some(format!("a key longer than the inline bytes {i}"))
+        })));
     let mut columns = short.columns().to_vec();
     columns[0] = long;
     let long = RecordBatch::try_new(short.schema(), columns).unwrap();
