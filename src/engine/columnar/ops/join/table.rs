@@ -82,7 +82,7 @@ fn head_of(key: &[u8]) -> [u64; 3] {
     for (i, w) in head.iter_mut().enumerate().take(whole) {
         *w = word(8 * i);
     }
-    if whole < 3 && n % 8 != 0 {
+    if whole < 3 && !n.is_multiple_of(8) {
         let at = 8 * whole;
         head[whole] = if n >= 8 {
             // The last 8 bytes, shifted down past those of the previous word.

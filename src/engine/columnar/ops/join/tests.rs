@@ -274,7 +274,8 @@ fn a_side_past_its_index_limits_is_an_error_naming_the_limit_and_leaves_the_join
     let mut join = spec.instantiate().with_limits(bytes);
     // Keys held inline in the table take none of that limit; longer ones do.
     let short = batch(&mut rng, 40, 0, true, 0);
-    join.process_sides(&[short.clone()], &[]).unwrap();
+    join.process_sides(std::slice::from_ref(&short), &[])
+        .unwrap();
     let long: ArrayRef =
         Arc::new(StringArray::from_iter((0..40).map(|i| {
             Some(format!("a key longer than the inline bytes {i}"))
