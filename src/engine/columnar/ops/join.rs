@@ -2,8 +2,8 @@
 //! encodings are equal; null keys and null timestamps never match. Each side's
 //! batches are kept until the stream time passes their newest row by more than
 //! the window. Every batch's keys are encoded and hashed once on arrival, and
-//! each side keeps one key index (the `group_by` open-addressing table) over
-//! all its stored rows, so a new batch probes once per row; matches still come out per pair of batches,
+//! each side keeps one key table (`table.rs`) over all its stored rows, so a
+//! new batch probes once per row; matches still come out per pair of batches,
 //! left-row-major, as in Go. The snapshot is
 //! the join layout of formats §8.6 with one Arrow IPC stream per stored batch.
 
