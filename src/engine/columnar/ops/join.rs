@@ -2,13 +2,14 @@
 //! encodings are equal; null keys and null timestamps never match. Each side's
 //! batches are kept until the stream time passes their newest row by more than
 //! the window. Every batch's keys are encoded and hashed once on arrival, and
-//! each side keeps one key index (the `group_by` open-addressing table) over
-//! all its stored rows, so a new batch probes once per row; matches still come out per pair of batches,
+//! each side keeps one key table (`table.rs`) over all its stored rows, so a
+//! new batch probes once per row; matches still come out per pair of batches,
 //! left-row-major, as in Go. The snapshot is
 //! the join layout of formats §8.6 with one Arrow IPC stream per stored batch.
 
 mod key_index;
 mod side;
+mod table;
 
 use std::sync::Arc;
 
@@ -26,7 +27,7 @@ use crate::engine::columnar::metadata::{
 use crate::engine::columnar::snapshot::groupby::NO_STREAM_TIME;
 use crate::engine::columnar::snapshot::join::{JoinState, TimedBatch};
 use key_index::KeyIndex;
-use side::{Side, Stored};
+use side::{Limits, Side, Stored};
 
 /// Join configuration; prefixes default to `left_` / `right_`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +91,7 @@ impl JoinSpec {
             left: Side::default(),
             right: Side::default(),
             stream_time: NO_STREAM_TIME,
+            limits: Limits::default(),
         }
     }
 }
@@ -128,6 +130,7 @@ pub struct JoinProcessor {
     left: Side,
     right: Side,
     stream_time: i64,
+    limits: Limits,
 }
 
 fn timestamps(batch: &RecordBatch) -> Result<&Int64Array, OpError> {
@@ -191,7 +194,8 @@ impl JoinProcessor {
             .collect::<Result<Vec<_>, _>>()?;
         let first_new_right = self.right.batches().len();
         for batch in new_right {
-            self.right.push(stored(batch, &self.spec.right_key, None)?);
+            self.right
+                .push(stored(batch, &self.spec.right_key, None)?)?;
         }
         let window = self.spec.window_ms;
         let within = |l: i64, r: i64| {
@@ -231,9 +235,18 @@ impl JoinProcessor {
             }
         }
         for left in new_left {
-            self.left.push(left);
+            self.left.push(left)?;
         }
         Ok(out)
+    }
+
+    /// The same join with smaller index limits, to reach them in tests.
+    #[cfg(test)]
+    fn with_limits(mut self, limits: Limits) -> JoinProcessor {
+        self.limits = limits;
+        self.left = Side::with_limits(limits);
+        self.right = Side::with_limits(limits);
+        self
     }
 
     /// A cheap checkpoint (no serialisation) for [`JoinProcessor::rollback`].
@@ -246,17 +259,19 @@ impl JoinProcessor {
     }
 
     /// Puts the state of `checkpoint` back.
-    pub fn rollback(&mut self, checkpoint: JoinCheckpoint) {
+    pub fn rollback(&mut self, checkpoint: JoinCheckpoint) -> Result<(), OpError> {
+        let limits = self.limits;
         let side = |batches: Vec<Stored>| {
-            let mut side = Side::default();
+            let mut side = Side::with_limits(limits);
             for stored in batches {
-                side.push(stored);
+                side.push(stored)?;
             }
-            side
+            Ok::<_, OpError>(side)
         };
-        self.left = side(checkpoint.left);
-        self.right = side(checkpoint.right);
+        self.left = side(checkpoint.left)?;
+        self.right = side(checkpoint.right)?;
         self.stream_time = checkpoint.stream_time;
+        Ok(())
     }
 
     /// The joined rows `(li[i], ri[i])` of one pair of batches, if any.
@@ -318,8 +333,9 @@ impl JoinProcessor {
 
     pub fn restore(&mut self, snapshot: &[u8]) -> Result<(), OpError> {
         let state = JoinState::decode(snapshot).map_err(|e| OpError::new(e.to_string()))?;
+        let limits = self.limits;
         let side = |batches: Vec<TimedBatch>, key: &str| {
-            let mut side = Side::default();
+            let mut side = Side::with_limits(limits);
             for t in batches {
                 let (_, mut decoded) = ipc::read_batches(&t.ipc)
                     .map_err(|e| OpError::new(format!("cannot restore join state: {e}")))?;
@@ -328,7 +344,7 @@ impl JoinProcessor {
                         "cannot restore join state: a stored batch must hold one Arrow batch",
                     ));
                 }
-                side.push(stored(&decoded.remove(0), key, Some(t.max_timestamp))?);
+                side.push(stored(&decoded.remove(0), key, Some(t.max_timestamp))?)?;
             }
             Ok(side)
         };

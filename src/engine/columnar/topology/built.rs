@@ -557,7 +557,9 @@ impl BuiltTopology {
                 (Instance::Operator(p), Some(InstanceCheckpoint::Bytes(bytes))) => p
                     .restore(&bytes)
                     .map_err(|e| NodeFailure::at(&node.name, e))?,
-                (Instance::Join(j), Some(InstanceCheckpoint::Join(c))) => j.rollback(c),
+                (Instance::Join(j), Some(InstanceCheckpoint::Join(c))) => {
+                    j.rollback(c).map_err(|e| NodeFailure::at(&node.name, e))?
+                }
                 _ => {}
             }
         }

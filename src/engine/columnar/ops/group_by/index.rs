@@ -11,9 +11,7 @@
 //! arena). Callers look keys up in chunks: hash every key first, then
 //! [`GroupIndex::prefetch`] a few rows ahead, so the loads of several rows overlap.
 //!
-//! The join keeps one of these per side as its key index (ids are distinct
-//! keys; the join chains its stored rows per id), so the hash is the fixed
-//! [`key_hasher`]: a batch's keys are hashed once and probe either side.
+//! The hash is the fixed [`key_hasher`], shared with the join's key tables.
 
 use std::hash::BuildHasher;
 
@@ -106,15 +104,6 @@ impl GroupIndex {
     pub fn probe(&self, key: &[u8]) -> Probe {
         Probe {
             hash: self.hasher.hash_one(key),
-            head: head_of(key),
-        }
-    }
-
-    /// [`GroupIndex::probe`] of `key` whose [`key_hasher`] hash is already known.
-    #[inline(always)]
-    pub fn probe_hashed(hash: u64, key: &[u8]) -> Probe {
-        Probe {
-            hash,
             head: head_of(key),
         }
     }
@@ -225,15 +214,6 @@ impl GroupIndex {
         Some(id)
     }
 
-    /// Makes room for `more` new groups at once, so a large batch rehashes
-    /// the table once rather than at every doubling.
-    pub fn reserve(&mut self, more: usize) {
-        let wanted = (self.entries.len() + more).saturating_mul(4) / 3 + 1;
-        if wanted > self.slots.len() {
-            self.grow_to(wanted.next_power_of_two().max(16));
-        }
-    }
-
     fn grow(&mut self) {
         self.grow_to((self.slots.len() * 2).max(16));
     }
@@ -264,14 +244,6 @@ impl GroupIndex {
     #[inline(always)]
     fn home(&self, hash: u64) -> usize {
         hash as usize & self.mask
-    }
-
-    /// Forgets every group but keeps the memory: a rebuilt index reuses it
-    /// rather than faulting in fresh pages.
-    pub fn clear(&mut self) {
-        self.slots.fill(EMPTY);
-        self.entries.clear();
-        self.bytes.clear();
     }
 
     /// Keeps the groups whose flag is set, renumbered in their order.

@@ -17,7 +17,12 @@ pub(crate) struct KeyIndex {
     /// Whether the row can match (non-null key and timestamp).
     usable: Vec<bool>,
     usable_rows: usize,
+    /// Bytes of the usable keys past their first `LONG` (held outside a key table's entries).
+    long_bytes: usize,
 }
+
+/// Key bytes a key table holds inline.
+pub(crate) const LONG: usize = 24;
 
 impl KeyIndex {
     pub(crate) fn new(keys: &dyn Array, timestamps: &Int64Array) -> Result<KeyIndex, OpError> {
@@ -31,6 +36,7 @@ impl KeyIndex {
             hashes: Vec::with_capacity(rows),
             usable: Vec::with_capacity(rows),
             usable_rows: 0,
+            long_bytes: 0,
         };
         for row in 0..rows {
             let start = index.bytes.len();
@@ -44,6 +50,7 @@ impl KeyIndex {
             index.hashes.push(state.hash_one(&index.bytes[start..]));
             index.usable.push(usable);
             index.usable_rows += usize::from(usable);
+            index.long_bytes += (end as usize - start).saturating_sub(LONG);
         }
         Ok(index)
     }
@@ -55,6 +62,11 @@ impl KeyIndex {
     /// How many rows can match.
     pub(crate) fn usable_rows(&self) -> usize {
         self.usable_rows
+    }
+
+    /// The bytes of the usable rows' keys past their first [`LONG`].
+    pub(crate) fn long_bytes(&self) -> usize {
+        self.long_bytes
     }
 
     pub(crate) fn usable(&self, row: usize) -> bool {

@@ -6,6 +6,7 @@ use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 
 use super::JoinSpec;
+use super::side::Limits;
 
 /// xorshift64*: deterministic test data without a dependency.
 struct Rng(u64);
@@ -229,10 +230,63 @@ fn a_rollback_to_a_checkpoint_joins_the_next_batches_as_if_the_rolled_back_run_n
     rolled.process_sides(&[l1], &[r1]).unwrap();
     let checkpoint = rolled.checkpoint();
     rolled.process_sides(&[l2], &[r2]).unwrap();
-    rolled.rollback(checkpoint);
+    rolled.rollback(checkpoint).unwrap();
     assert_eq!(
         pairs_of(&rolled.process_sides(&[l3], &[r3]).unwrap()),
         expected
     );
     assert!(!expected.is_empty());
+}
+
+#[test]
+fn a_side_past_its_index_limits_is_an_error_naming_the_limit_and_leaves_the_join_usable() {
+    let spec = JoinSpec::new("k", "k", 4_000_000_000, None, None).unwrap();
+    let mut rng = Rng(11);
+    let rows = Limits {
+        rows: 40,
+        key_bytes: usize::MAX,
+    };
+    let mut join = spec.instantiate().with_limits(rows);
+    let (l1, r1) = (
+        batch(&mut rng, 40, 0, true, 0),
+        batch(&mut rng, 40, 0, true, 1_000),
+    );
+    join.process_sides(&[l1], &[r1]).unwrap();
+    let checkpoint = join.checkpoint();
+    let r2 = batch(&mut rng, 40, 10, true, 2_000);
+    let err = join
+        .process_sides(&[], std::slice::from_ref(&r2))
+        .unwrap_err();
+    assert!(
+        err.message.contains("more than 40 rows within one window"),
+        "{}",
+        err.message
+    );
+    join.rollback(checkpoint).unwrap();
+    // Still within the limit once the stored right batch has left the window.
+    let r3 = batch(&mut rng, 40, 9_000, true, 3_000);
+    join.process_sides(&[], &[r3]).unwrap();
+
+    let bytes = Limits {
+        rows: usize::MAX,
+        key_bytes: 100,
+    };
+    let mut join = spec.instantiate().with_limits(bytes);
+    // Keys held inline in the table take none of that limit; longer ones do.
+    let short = batch(&mut rng, 40, 0, true, 0);
+    join.process_sides(std::slice::from_ref(&short), &[])
+        .unwrap();
+    let long: ArrayRef =
+        Arc::new(StringArray::from_iter((0..40).map(|i| {
+            Some(format!("a key longer than the inline bytes {i}"))
+        })));
+    let mut columns = short.columns().to_vec();
+    columns[0] = long;
+    let long = RecordBatch::try_new(short.schema(), columns).unwrap();
+    let err = join.process_sides(&[long], &[]).unwrap_err();
+    assert!(
+        err.message.contains("exceed 100 bytes within one window"),
+        "{}",
+        err.message
+    );
 }
