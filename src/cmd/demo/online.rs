@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::topology::EXAMPLE;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::run::online::{self, StartError};
-use crate::engine::columnar::topology::spec::NodeOp;
+use crate::engine::columnar::topology::spec::{NodeOp, TopologySpec};
 use crate::engine::schema::avro::{AvroSchema, decode_body};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::framing;
@@ -58,12 +58,25 @@ pub fn run(
             codec.value.value = "avro".into();
         }
     }
+    let written = run_until_committed(cluster, &spec, registry.clone(), records)?;
+    read_totals(cluster.bootstrap(), registry.as_ref(), written as usize)
+}
+
+/// Runs `spec` online as a consumer group of the embedded cluster until it has
+/// committed `records` orders (the orders topic starts empty, so committed offsets
+/// count the records done); returns the records its sinks wrote.
+pub fn run_until_committed(
+    cluster: &EmbeddedCluster,
+    spec: &TopologySpec,
+    registry: Arc<dyn Registry>,
+    records: usize,
+) -> CliResult<u64> {
     let mut kafka = KafkaSettings::new();
     kafka.set("bootstrap.servers", cluster.bootstrap());
     let started = online::start(
         &kafka,
-        &spec,
-        Some(SchemaCache::new(registry.clone())),
+        spec,
+        Some(SchemaCache::new(registry)),
         Duration::from_secs(10),
         None,
     )
@@ -75,7 +88,6 @@ pub fn run(
     })?;
     let mut runner = started.runner;
     let deadline = Instant::now() + DEADLINE;
-    // The orders topic starts empty, so committed offsets count the records done.
     let mut committed: BTreeMap<(String, i32), i64> = BTreeMap::new();
     let done = |c: &BTreeMap<(String, i32), i64>| c.values().sum::<i64>() >= records as i64;
     let mut result = Ok(());
@@ -96,11 +108,7 @@ pub fn run(
             committed.values().sum::<i64>()
         )));
     }
-    read_totals(
-        cluster.bootstrap(),
-        registry.as_ref(),
-        runner.metrics.output_records as usize,
-    )
+    Ok(runner.metrics.output_records)
 }
 
 /// Reads the sink topic; the last row per user is that user's total.

@@ -5,19 +5,14 @@
 //! under `<topic>-value` with it as a reference, and `tail --value-format
 //! protobuf` reads the values back through the registry.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::cmd::exit::{CliError, CliResult};
-use crate::cmd::run::online::{self, StartError};
-use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::registry::Registry;
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
-use crate::io::kafka::settings::KafkaSettings;
 use crate::io::topology_file;
 
 /// The sink topic.
@@ -62,9 +57,6 @@ nodes:
     value: protobuf:order.proto:demo.LargeOrder
 "#;
 
-/// How long the runner may take to join the group and process every order.
-const DEADLINE: Duration = Duration::from_secs(30);
-
 /// Writes the files into `dir`, runs the topology online until it committed
 /// `records` orders and tails the sink topic; returns the step's text and data.
 pub fn run(
@@ -92,44 +84,7 @@ pub fn run(
     let mut spec = topology_file::parse(TOPOLOGY).map_err(|e| CliError::failure(e.to_string()))?;
     topology_file::load_schema_files(&mut spec, dir)
         .map_err(|e| CliError::failure(e.to_string()))?;
-    let mut kafka = KafkaSettings::new();
-    kafka.set("bootstrap.servers", cluster.bootstrap());
-    let started = online::start(
-        &kafka,
-        &spec,
-        Some(SchemaCache::new(registry.clone())),
-        Duration::from_secs(10),
-        None,
-    )
-    .map_err(|e| match e {
-        StartError::Usage(m) | StartError::Failed(m) => CliError::failure(m),
-        StartError::Spec(e) => CliError::failure(e.to_string()),
-        StartError::Kafka(e) => e.into(),
-        StartError::Cli(e) => e,
-    })?;
-    let mut runner = started.runner;
-    let deadline = Instant::now() + DEADLINE;
-    let mut committed: BTreeMap<(String, i32), i64> = BTreeMap::new();
-    let done = |c: &BTreeMap<(String, i32), i64>| c.values().sum::<i64>() >= records as i64;
-    let mut result = Ok(());
-    while !done(&committed) && Instant::now() < deadline {
-        match online::round(&mut runner) {
-            Ok(offsets) => committed.extend(offsets),
-            Err(e) => {
-                result = Err(CliError::failure(e.message));
-                break;
-            }
-        }
-    }
-    online::stop(&mut runner);
-    result?;
-    if !done(&committed) {
-        return Err(CliError::failure(format!(
-            "the schema-file runner committed {} of {records} orders before the deadline",
-            committed.values().sum::<i64>()
-        )));
-    }
-    let written = runner.metrics.output_records;
+    let written = super::online::run_until_committed(cluster, &spec, registry.clone(), records)?;
     let subject = format!("{SINK_TOPIC}-value");
     let root = registry
         .latest(&subject)
