@@ -39,9 +39,10 @@ pub enum LeaderCommand {
     ///
     /// COMMAND gets KRABKA_LEADER_ROLE, KRABKA_LEADER_MEMBER and
     /// KRABKA_LEADER_TOKEN=<producer_id>:<epoch> in its environment. When this
-    /// member is fenced (another member minted a newer epoch) or its lease
-    /// expires after failed renewals, COMMAND gets SIGTERM, then SIGKILL after
-    /// --grace, and `leader run` exits 1. When COMMAND exits, the lease is cleared,
+    /// member is fenced (another member minted a newer epoch), its lease
+    /// expires after failed renewals, or a renewal's login is refused (rotated
+    /// credentials), COMMAND gets SIGTERM, then SIGKILL after --grace, and
+    /// `leader run` exits 1. When COMMAND exits, the lease is cleared,
     /// the member leaves the roster, and `leader run` exits with COMMAND's code
     /// (128+n when it died of signal n). Ctrl-C stops COMMAND the same way and
     /// exits 130. A restarted member queues at the tail of the roster (no failback).

@@ -1,7 +1,8 @@
 //! Why an election step or a leadership failed (behaviour §9), with the frozen
 //! sentinels and wrappers. Callers branch on [`LeaderError::is_fenced`],
-//! [`LeaderError::is_not_held`] and [`LeaderError::is_unreachable`]; the
-//! display strings are the contract. Standard library only.
+//! [`LeaderError::is_not_held`], [`LeaderError::is_refused`] and
+//! [`LeaderError::is_unreachable`]; the display strings are the contract.
+//! Standard library only.
 
 use std::fmt;
 
@@ -96,6 +97,16 @@ impl LeaderError {
             _ => self
                 .transport_cause()
                 .is_some_and(TransportError::is_fenced),
+        }
+    }
+
+    /// The broker refused the login (the leadership, if any, ended with it).
+    pub fn is_refused(&self) -> bool {
+        match self {
+            LeaderError::LeaseExpired { cause, .. } => cause.is_refused(),
+            _ => self
+                .transport_cause()
+                .is_some_and(TransportError::is_refused),
         }
     }
 

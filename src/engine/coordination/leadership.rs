@@ -2,8 +2,11 @@
 //! renewal loop and resignation.
 //!
 //! The renewal loop writes a fresh grant with the same token at every RenewAt.
-//! A fenced renewal ends the leadership with `role <r>: fenced: …`; other
-//! failures are retried every poll interval until the last deadline passes,
+//! A fenced renewal ends the leadership with `role <r>: fenced: …`; a refused
+//! login ends it at once with `renew the lease of role <r>: <the refusal>` (the
+//! same credentials never succeed: retrying until the deadline only delays a stop
+//! that cannot be avoided); other failures are retried every poll interval until
+//! the last deadline passes,
 //! which ends it with `role <r>: the lease expired at <ms> after a failed
 //! renewal: …`. Resigning ends it with `role <r>: the member no longer holds
 //! the role` and writes a lease tombstone under the token. Every write goes
@@ -142,8 +145,9 @@ impl Leadership {
             .unwrap_or_default()
     }
 
-    /// Writes a fresh grant under the same token. A fenced write ends the
-    /// leadership; any error is returned wrapped as `renew the lease of role …`.
+    /// Writes a fresh grant under the same token. A fenced write or a refused
+    /// login ends the leadership; any error is returned wrapped as
+    /// `renew the lease of role …`.
     pub fn renew(&self) -> Result<(), LeaderError> {
         let _write = self
             .shared
@@ -168,15 +172,18 @@ impl Leadership {
                 Ok(())
             }
             Err(cause) => {
-                if cause.is_fenced() {
+                let error = LeaderError::Renew {
+                    role: s.role.clone(),
+                    cause,
+                };
+                if error.is_fenced() {
                     self.end(LeaderError::Fenced {
                         role: s.role.clone(),
                     });
+                } else if error.is_refused() {
+                    self.end(error.clone());
                 }
-                Err(LeaderError::Renew {
-                    role: s.role.clone(),
-                    cause,
-                })
+                Err(error)
             }
         }
     }
@@ -195,7 +202,7 @@ impl Leadership {
             }
             let error = match self.renew() {
                 Ok(()) => continue,
-                Err(e) if e.is_fenced() || e.is_not_held() => continue,
+                Err(e) if e.is_fenced() || e.is_not_held() || e.is_refused() => continue,
                 Err(e) => e,
             };
             if s.clock.now_ms() >= term.deadline {

@@ -396,3 +396,25 @@ fn deregistering_removes_the_member_from_the_roster() {
     assert_eq!(state.roster().len(), 1);
     assert_eq!(state.rank_of("node-2"), Some(0));
 }
+
+#[test]
+fn a_refused_login_ends_the_leadership_at_the_first_renewal() {
+    let w = World::new(0);
+    let leadership = w.acquire("node-1").unwrap();
+    for _ in 0..100 {
+        w.transport.fail_next(
+            Operation::WriteLease,
+            TransportError::refused("SASL_AUTHENTICATION_FAILED (58)"),
+        );
+    }
+    let end = leadership.run_renewals();
+    assert_eq!(
+        end.to_string(),
+        "renew the lease of role controller: SASL_AUTHENTICATION_FAILED (58)"
+    );
+    assert!(end.is_refused() && !end.is_unreachable() && !end.is_fenced());
+    assert_eq!(leadership.ended(), Some(end));
+    // One refused renewal at 10 s, none retried until the 30 s deadline.
+    assert_eq!(w.transport.calls(Operation::WriteLease), 1 + 1);
+    assert_eq!(w.clock.now_ms(), 10_000);
+}

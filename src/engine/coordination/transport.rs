@@ -47,6 +47,9 @@ pub enum TransportErrorKind {
     Unreachable,
     /// The broker answered with an error, or the answer was unusable.
     Failed,
+    /// The broker refused this client's login: the same credentials never succeed
+    /// (rotated, revoked), so nothing retries it and a held role ends at once.
+    Refused,
 }
 
 /// A failed transport call.
@@ -70,6 +73,10 @@ impl TransportError {
         Self::new(TransportErrorKind::Failed, message)
     }
 
+    pub fn refused(message: impl Into<String>) -> Self {
+        Self::new(TransportErrorKind::Refused, message)
+    }
+
     pub fn new(kind: TransportErrorKind, message: impl Into<String>) -> Self {
         TransportError {
             kind,
@@ -79,6 +86,10 @@ impl TransportError {
 
     pub fn is_fenced(&self) -> bool {
         self.kind == TransportErrorKind::Fenced
+    }
+
+    pub fn is_refused(&self) -> bool {
+        self.kind == TransportErrorKind::Refused
     }
 
     /// Prefixes the message with what was being done, keeping the kind.

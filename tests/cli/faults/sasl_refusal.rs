@@ -320,3 +320,62 @@ fn a_login_refused_after_a_credential_rotation_ends_tail_barrier_watch_and_run_a
     assert_json_refusal(&out, "run");
     assert!(took < FAST, "run: ended {took:?} after the rotation");
 }
+
+/// Credentials rotated under `leader run`: its next renewal logs in again with the old
+/// password and is refused. That ends the leadership at once (COMMAND gets SIGTERM, as
+/// when the lease is lost) and `leader run` exits 1 naming the refused login, within
+/// [`FAST`] of the rotation, not after retrying until the 30 s lease runs out.
+#[test]
+fn leader_run_stops_its_command_and_exits_1_at_once_when_a_rotation_refuses_its_login() {
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    let c = sasl_cluster();
+    let config = properties(d, MECHANISM, "alice", ALICE_PW);
+    let (role, topic) = (unique_name("role"), unique_name("coordination"));
+    let stopped = d.join("stopped");
+    // Records SIGTERM, then exits 0 (a clean stop, not a kill after the grace).
+    let child = format!(
+        "trap 'touch {}; exit 0' TERM; echo holding; while :; do sleep 0.1; done",
+        stopped.display()
+    );
+    let mut args = vec![
+        "-b",
+        &c.bootstrap,
+        "--command-config",
+        &config,
+        "--timeout",
+        TIMEOUT,
+        "--request-timeout-ms",
+        "3000",
+    ];
+    let mut leader = super::leader_run_args(&role, &topic, &["sh", "-c", &child]);
+    // Renewals every second under a 30 s lease: the refusal is met at once, and
+    // retrying it until the lease expires would take far longer than FAST.
+    leader.splice(2..2, ["--lease", "30s", "--renew", "1s"]);
+    args.extend(leader);
+    let running = Running::start(d, &args);
+    let deadline = Instant::now() + BOUND;
+    while !String::from_utf8_lossy(&running.stdout_so_far()).contains("holding") {
+        assert!(Instant::now() < deadline, "{}", running.stderr_so_far());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A renewal or two with the old credentials still succeeds.
+    std::thread::sleep(Duration::from_millis(1500));
+    let rotated = Instant::now();
+    c.front
+        .rotate(&[("alice", "alice-ROTATED-pw-4"), ("bob", BOB_PW)]);
+    let out = running.wait(BOUND);
+    let took = rotated.elapsed();
+    assert_eq!(out.code(), 1, "{}", out.stderr);
+    let last = out.stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&format!("SASL {MECHANISM} login as user \"alice\""))
+            && last.contains("SASL_AUTHENTICATION_FAILED (58)")
+            && last.contains("the command was stopped (SIGTERM)"),
+        "{}",
+        out.stderr
+    );
+    assert!(took < FAST, "ended {took:?} after the rotation");
+    assert!(stopped.exists(), "the command was not stopped with SIGTERM");
+    assert_no_password(&out, "leader run");
+}

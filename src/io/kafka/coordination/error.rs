@@ -1,6 +1,7 @@
 //! Errors of the coordination wire client, classified the way the election
 //! branches: no answer (unreachable), an unusable answer, or a broker error
-//! code; codes 47 and 90 become the engine's "fenced".
+//! code; codes 47 and 90 become the engine's "fenced", a refused login (58) its
+//! "refused".
 
 use std::fmt;
 
@@ -16,6 +17,7 @@ pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
 pub const TOPIC_ALREADY_EXISTS: i16 = 36;
 pub const OUT_OF_ORDER_SEQUENCE_NUMBER: i16 = 45;
 pub const DUPLICATE_SEQUENCE_NUMBER: i16 = 46;
+pub const SASL_AUTHENTICATION_FAILED: i16 = 58;
 
 /// Codes after which the same request may succeed a little later.
 const RETRIABLE: [i16; 10] = [
@@ -96,10 +98,12 @@ impl WireError {
         )
     }
 
-    /// The engine's view: fenced, unreachable, or failed.
+    /// The engine's view: fenced, refused (the login), unreachable, or failed.
     pub fn into_transport(self) -> TransportError {
         if self.is_fenced() {
             TransportError::fenced(self.to_string())
+        } else if self.code() == Some(SASL_AUTHENTICATION_FAILED) {
+            TransportError::refused(self.to_string())
         } else if matches!(self, WireError::Io(_) | WireError::Tls(_)) {
             TransportError::unreachable(self.to_string())
         } else {
@@ -183,5 +187,22 @@ mod tests {
         assert!(!tls.is_retriable());
         assert_eq!(tls.into_transport().kind, TransportErrorKind::Unreachable);
         assert!(!WireError::broker("EndTxn", 90, None).is_retriable());
+    }
+
+    #[test]
+    fn a_refused_login_is_refused_and_never_retried() {
+        let refused = WireError::broker(
+            "SASL SCRAM-SHA-256 login as user \"alice\" at 127.0.0.1:9",
+            SASL_AUTHENTICATION_FAILED,
+            Some("invalid credentials".into()),
+        );
+        assert!(!refused.is_retriable());
+        let refused = refused.into_transport();
+        assert_eq!(refused.kind, TransportErrorKind::Refused);
+        assert_eq!(
+            refused.to_string(),
+            "SASL SCRAM-SHA-256 login as user \"alice\" at 127.0.0.1:9 failed: \
+             SASL_AUTHENTICATION_FAILED (58): invalid credentials"
+        );
     }
 }

@@ -16,7 +16,7 @@ use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Message, StrBytes};
 
-use super::error::WireError;
+use super::error::{SASL_AUTHENTICATION_FAILED, WireError};
 use super::security::{SaslClient, Stream, WireSecurity};
 
 /// A request this client sends, with its API key and response type. (The
@@ -49,9 +49,6 @@ calls! {
     SaslHandshake: SaslHandshakeRequest => SaslHandshakeResponse,
     SaslAuthenticate: SaslAuthenticateRequest => SaslAuthenticateResponse,
 }
-
-/// Kafka's `SASL_AUTHENTICATION_FAILED`.
-const SASL_AUTHENTICATION_FAILED: i16 = 58;
 
 /// Largest response frame accepted (a fetch of one coordination partition is far smaller).
 const MAX_FRAME: usize = 64 << 20;
