@@ -77,7 +77,7 @@ pub fn note(error: &KafkaError, reason: &str) {
         if kept.is_none() {
             *kept = Some(clean_reason(reason));
         }
-    } else if error.rdkafka_error_code() == Some(RDKafkaErrorCode::SSL) {
+    } else if is_tls_failure(error, reason) {
         let mut kept = lock(&TLS_FAILURE);
         if !kept
             .as_ref()
@@ -91,6 +91,25 @@ pub fn note(error: &KafkaError, reason: &str) {
     if ends_the_wait() {
         ENDED.store(true, Ordering::Release);
     }
+}
+
+/// True for a failed TLS handshake: librdkafka's SSL error, or a transport failure
+/// carrying the server's TLS alert over a certificate. Under TLS 1.3 the server checks
+/// the client's certificate after the client's side of the handshake is done, so a
+/// missing one arrives as an alert on the first read (`Receive failed: … tlsv13 alert
+/// certificate required` in state APIVERSION_QUERY), which librdkafka reports as a
+/// plain transport failure.
+fn is_tls_failure(error: &KafkaError, reason: &str) -> bool {
+    match error.rdkafka_error_code() {
+        Some(RDKafkaErrorCode::SSL) => true,
+        Some(RDKafkaErrorCode::BrokerTransportFailure) => is_certificate_alert(reason),
+        _ => false,
+    }
+}
+
+/// An OpenSSL alert from the server about our certificate.
+fn is_certificate_alert(reason: &str) -> bool {
+    reason.contains("SSL routines") && reason.contains(" alert ") && is_certificate_refusal(reason)
 }
 
 /// The error that ends a running command once the broker refused our login (exit 1)
@@ -144,7 +163,19 @@ pub fn refusal() -> Option<String> {
 /// or the latest other failure while it is recent.
 pub fn tls_failure() -> Option<String> {
     let (seen, reason) = lock(&TLS_FAILURE).clone()?;
-    explains_now(seen.elapsed(), &reason).then(|| format!("TLS handshake failed: {reason}"))
+    explains_now(seen.elapsed(), &reason).then(|| describe_tls(&reason))
+}
+
+fn describe_tls(reason: &str) -> String {
+    if reason.contains("certificate required") {
+        format!(
+            "TLS handshake failed: the broker requires a client certificate (set \
+             ssl.certificate.location and ssl.key.location, or ssl.keystore.location, in \
+             --command-config): {reason}"
+        )
+    } else {
+        format!("TLS handshake failed: {reason}")
+    }
 }
 
 fn explains_now(age: Duration, reason: &str) -> bool {
@@ -241,6 +272,36 @@ mod tests {
             "SSL handshake failed: tlsv13 alert certificate required"
         ));
         assert!(!is_certificate_refusal(
+            "SSL handshake failed: Disconnected"
+        ));
+    }
+
+    #[test]
+    fn a_tls13_certificate_required_alert_on_a_transport_failure_is_a_final_tls_refusal() {
+        let reason = "ssl://127.0.0.1:9/bootstrap: Receive failed: error:0A00045C:SSL \
+                      routines::tlsv13 alert certificate required: SSL alert number 116 \
+                      (after 4ms in state APIVERSION_QUERY)";
+        let transport = KafkaError::Global(RDKafkaErrorCode::BrokerTransportFailure);
+        assert!(is_tls_failure(&transport, reason));
+        assert!(is_certificate_refusal(reason));
+        let said = describe_tls(&clean_reason(reason));
+        assert!(
+            said.starts_with(
+                "TLS handshake failed: the broker requires a client certificate (set \
+                 ssl.certificate.location and ssl.key.location"
+            ) && said.ends_with("SSL alert number 116"),
+            "{said}"
+        );
+        // A broker that went away is no TLS failure, nor a refused login.
+        let down = "ssl://127.0.0.1:9/bootstrap: Connect to ipv4#127.0.0.1:9 failed: \
+                    Connection refused (after 0ms in state CONNECT)";
+        assert!(!is_tls_failure(&transport, down));
+        assert!(!is_tls_failure(
+            &KafkaError::Global(RDKafkaErrorCode::AllBrokersDown),
+            reason
+        ));
+        assert!(is_tls_failure(
+            &KafkaError::Global(RDKafkaErrorCode::SSL),
             "SSL handshake failed: Disconnected"
         ));
     }

@@ -51,12 +51,14 @@ impl KafkaIoError {
             && let Some(tls) = auth_failure::tls_failure()
         {
             // librdkafka's own reason for an untrusted certificate already points at
-            // ssl.ca.location; the hint is for the reasons that do not.
-            let hint = if tls.contains("ssl.ca.location") {
-                ""
-            } else {
-                TLS_HINT
-            };
+            // ssl.ca.location, ours for a missing client certificate at
+            // ssl.certificate.location; the hint is for the reasons that do not.
+            let hint =
+                if tls.contains("ssl.ca.location") || tls.contains("ssl.certificate.location") {
+                    ""
+                } else {
+                    TLS_HINT
+                };
             return KafkaIoError::unreachable(format!("{what}: {e}: {tls}{hint}"));
         }
         let mut message = format!("{what}: {e}");

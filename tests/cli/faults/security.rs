@@ -554,3 +554,64 @@ fn the_leader_coordination_client_runs_sasl_scram_and_plain_from_command_config(
         out.stderr
     );
 }
+
+/// A mutual-TLS listener and no client certificate: under TLS 1.3 the refusal is an
+/// alert after the client's side of the handshake, which librdkafka reports as a
+/// transport failure. `tail` and an online `run` still end at once (well within the
+/// 20 s `--timeout`) with exit 4 and a last line saying the broker requires a client
+/// certificate and which `--command-config` keys give one.
+#[test]
+fn a_listener_that_requires_a_client_certificate_fails_tail_and_run_at_once_with_exit_4() {
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    let c = tls_cluster(d);
+    let topic = c.topic_with(1);
+    let ca = format!("ssl.ca.location={}", c.pki.file("ca.pem"));
+    let no_cert = c.properties(
+        d,
+        "no-client-cert.properties",
+        &["security.protocol=SSL", &ca],
+    );
+    let topology = d.join("copy.yaml");
+    std::fs::write(
+        &topology,
+        format!(
+            "version: 1\nsettings:\n  consumer_group: {}\nnodes:\n  - source: lines\n    topics: [{topic}]\n    value: string\n  - pass_through: copy\n    parent: lines\n    topic: {}\n",
+            unique_name("cg"),
+            unique_name("out"),
+        ),
+    )
+    .unwrap();
+    let commands: [(&str, Vec<&str>); 2] = [
+        ("tail", vec!["tail", &topic, "-e", "--format", "ndjson"]),
+        ("run", vec!["run", topology.to_str().unwrap()]),
+    ];
+    for (what, args) in commands {
+        let mut all = vec![
+            "-b",
+            &c.bootstrap,
+            "--command-config",
+            &no_cert,
+            "--timeout",
+            "20s",
+            "--request-timeout-ms",
+            "3000",
+        ];
+        all.extend_from_slice(&args);
+        let out = Running::start(d, &all).wait(BOUND);
+        assert_eq!(out.code(), 4, "{what}: {}", out.stderr);
+        let last = out.stderr.lines().last().unwrap_or_default();
+        assert!(
+            last.contains("the broker requires a client certificate")
+                && last.contains("ssl.certificate.location")
+                && last.contains("ssl.key.location"),
+            "{what}: {}",
+            out.stderr
+        );
+        assert!(
+            out.elapsed < Duration::from_secs(8),
+            "{what}: took {:?}",
+            out.elapsed
+        );
+    }
+}
