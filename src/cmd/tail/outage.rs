@@ -8,7 +8,21 @@
 use std::time::{Duration, Instant};
 
 use crate::cmd::exit::CliError;
+use crate::io::kafka::auth_failure::AccessWatch;
 use crate::io::kafka::error::KafkaIoError;
+
+/// What ends the tail after a round of polls: an error the poll delivered that is not an
+/// outage (`fatal`), else access lost since (credentials rotated, a certificate refused)
+/// as `watch` learnt it from the client's error callback. rdkafka hands librdkafka's
+/// error event to the callback and to whoever polls the queue, and librdkafka posts a
+/// refusal once per broker, then suppresses identical ones for 30 s: when another call
+/// served that event first (an error path's `auth_failure::serve_events` on the same
+/// consumer), the loop's poll is left with transport failures and `AllBrokersDown`,
+/// which the outage clock would report as unreachable after `--timeout`. A TLS 1.3
+/// certificate refusal is a transport failure to the poll in any case.
+pub fn round_failure(fatal: Option<KafkaIoError>, watch: &AccessWatch) -> Option<KafkaIoError> {
+    fatal.or_else(|| watch.access_lost("consume"))
+}
 
 /// How often an ongoing outage probes the broker.
 const PROBE_EVERY: Duration = Duration::from_secs(1);
@@ -81,6 +95,10 @@ impl Outage {
 
 #[cfg(test)]
 mod tests {
+    use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+
+    use crate::cmd::exit::ExitCode;
+
     use super::*;
 
     #[test]
@@ -97,5 +115,41 @@ mod tests {
         assert!(e.message.contains("AllBrokersDown"), "{}", e.message);
         o.clear();
         assert!(o.check(Duration::ZERO, || false).is_ok());
+    }
+
+    /// The tail loop's own check: the poll saw only transport failures (an outage, no
+    /// fatal error), the error callback saw the refused login; the round ends the tail
+    /// with exit 1 naming the login, not an outage reported after `--timeout`.
+    #[test]
+    fn a_refusal_seen_only_by_the_error_callback_ends_the_tail_with_exit_1_naming_it() {
+        let watch = AccessWatch::new();
+        watch.expect_login(Some("SASL_PLAINTEXT"), Some("SCRAM-SHA-256"), Some("alice"));
+        let transport = KafkaError::Global(RDKafkaErrorCode::BrokerTransportFailure);
+        watch.note(
+            &transport,
+            "sasl_plaintext://127.0.0.1:9/1: Disconnected (after 2051ms in state UP)",
+        );
+        assert!(round_failure(None, &watch).is_none(), "an outage goes on");
+        watch.note(
+            &KafkaError::Global(RDKafkaErrorCode::Authentication),
+            "sasl_plaintext://127.0.0.1:9/1: SASL authentication error: Authentication failed \
+             during authentication due to invalid credentials with SASL mechanism \
+             SCRAM-SHA-256 (after 3ms in state AUTH_REQ)",
+        );
+        let error: CliError = round_failure(None, &watch)
+            .expect("the refusal ends the round")
+            .into();
+        assert_eq!(error.code, ExitCode::Failure);
+        assert!(
+            error.message.starts_with(
+                "consume: authentication failed: the broker refused the SASL SCRAM-SHA-256 \
+                 login as user \"alice\": sasl_plaintext://127.0.0.1:9/1: SASL authentication error"
+            ) && error.message.contains("invalid credentials"),
+            "{}",
+            error.message
+        );
+        // An error the poll delivered itself comes first.
+        let fatal = KafkaIoError::failed("consume: Message consumption error");
+        assert_eq!(round_failure(Some(fatal.clone()), &watch), Some(fatal));
     }
 }

@@ -20,7 +20,7 @@ use crate::cmd::output::finish_stdout;
 use crate::cmd::schema_cache::decoding_cache;
 use crate::cmd::tail::dead_letter::DeadLetterFile;
 use crate::cmd::tail::formats::{self, FormatSpec};
-use crate::cmd::tail::outage::Outage;
+use crate::cmd::tail::outage::{Outage, round_failure};
 use crate::cmd::tail::positions::{Positions, Start, Stop};
 use crate::cmd::tail::predicate::WherePredicate;
 use crate::cmd::tail::{OnError, OutputFormat, OutputPlan, table};
@@ -529,7 +529,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         }
         // Credentials rotated or a certificate expired mid-tail: librdkafka would retry
         // the login for ever, and the outage clock would call it unreachable.
-        if let Some(e) = fatal.or_else(|| auth_failure::access_lost("consume")) {
+        if let Some(e) = round_failure(fatal, &auth_failure::WATCH) {
             outcome = Err(e.into());
             break 'outer;
         }

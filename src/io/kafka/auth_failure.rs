@@ -20,8 +20,9 @@
 //! [`access_lost`] once per round (an atomic load) and end with the refusal at once
 //! instead of reporting an outage after `--timeout`.
 //!
-//! Process-wide on purpose: one process runs one command with one set of credentials,
-//! and the callback has no way back to the call that is waiting.
+//! Process-wide on purpose ([`WATCH`]): one process runs one command with one set of
+//! credentials, and the callback has no way back to the call that is waiting. The state
+//! is an [`AccessWatch`] so that tests can feed one of their own.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,57 +41,165 @@ struct Login {
     user: Option<String>,
 }
 
-static LOGIN: Mutex<Option<Login>> = Mutex::new(None);
-static REFUSAL: Mutex<Option<String>> = Mutex::new(None);
-/// The latest failed TLS handshake and when it was seen: a certificate refusal is kept
-/// for good (it ends the wait), any other failure only explains a transport failure
-/// while it is recent (see [`TLS_STALE_AFTER`]).
-static TLS_FAILURE: Mutex<Option<(Instant, String)>> = Mutex::new(None);
 /// librdkafka retries a broker at least every `reconnect.backoff.max.ms` (10 s by
 /// default), so a handshake failure that still causes the present outage is never
 /// older than this; an older one (a broker restart an hour ago) is not mentioned.
 const TLS_STALE_AFTER: Duration = Duration::from_secs(30);
-/// Set with the first refusal or certificate failure, so hot loops need no lock.
-static ENDED: AtomicBool = AtomicBool::new(false);
+
+/// What the clients of one process learnt about their access: the login they attempt,
+/// the first refusal, the latest TLS failure. The process has one, [`WATCH`]; tests
+/// make their own.
+pub struct AccessWatch {
+    login: Mutex<Option<Login>>,
+    refusal: Mutex<Option<String>>,
+    /// The latest failed TLS handshake and when it was seen: a certificate refusal is
+    /// kept for good (it ends the wait), any other failure only explains a transport
+    /// failure while it is recent (see [`TLS_STALE_AFTER`]).
+    tls_failure: Mutex<Option<(Instant, String)>>,
+    /// Set with the first refusal or certificate failure, so hot loops need no lock.
+    ended: AtomicBool,
+}
+
+/// The process's watch, fed by every client context's error callback.
+pub static WATCH: AccessWatch = AccessWatch::new();
+
+impl Default for AccessWatch {
+    fn default() -> Self {
+        AccessWatch::new()
+    }
+}
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Records the login a client is about to attempt; `protocol` is `security.protocol`.
-pub fn expect_login(protocol: Option<&str>, mechanism: Option<&str>, user: Option<&str>) {
-    if !protocol.is_some_and(|p| p.to_ascii_lowercase().starts_with("sasl_")) {
-        return;
-    }
-    *lock(&LOGIN) = Some(Login {
-        // librdkafka's default mechanism.
-        mechanism: mechanism.unwrap_or("GSSAPI").to_ascii_uppercase(),
-        user: user.map(str::to_string),
-    });
-}
-
-/// Called by every client context's error callback: keeps the first refused login and
-/// the latest failed TLS handshake (a certificate refusal for good).
-pub fn note(error: &KafkaError, reason: &str) {
-    if is_authentication_error(error) {
-        let mut kept = lock(&REFUSAL);
-        if kept.is_none() {
-            *kept = Some(clean_reason(reason));
+impl AccessWatch {
+    pub const fn new() -> Self {
+        AccessWatch {
+            login: Mutex::new(None),
+            refusal: Mutex::new(None),
+            tls_failure: Mutex::new(None),
+            ended: AtomicBool::new(false),
         }
-    } else if is_tls_failure(error, reason) {
-        let mut kept = lock(&TLS_FAILURE);
-        if !kept
+    }
+
+    /// Records the login a client is about to attempt; `protocol` is `security.protocol`.
+    pub fn expect_login(
+        &self,
+        protocol: Option<&str>,
+        mechanism: Option<&str>,
+        user: Option<&str>,
+    ) {
+        if !protocol.is_some_and(|p| p.to_ascii_lowercase().starts_with("sasl_")) {
+            return;
+        }
+        *lock(&self.login) = Some(Login {
+            // librdkafka's default mechanism.
+            mechanism: mechanism.unwrap_or("GSSAPI").to_ascii_uppercase(),
+            user: user.map(str::to_string),
+        });
+    }
+
+    /// Called by every client context's error callback: keeps the first refused login and
+    /// the latest failed TLS handshake (a certificate refusal for good).
+    pub fn note(&self, error: &KafkaError, reason: &str) {
+        if is_authentication_error(error) {
+            let mut kept = lock(&self.refusal);
+            if kept.is_none() {
+                *kept = Some(clean_reason(reason));
+            }
+        } else if is_tls_failure(error, reason) {
+            let mut kept = lock(&self.tls_failure);
+            if !kept
+                .as_ref()
+                .is_some_and(|(_, r)| is_certificate_refusal(r))
+            {
+                *kept = Some((Instant::now(), clean_reason(reason)));
+            }
+        } else {
+            return;
+        }
+        if self.ends_the_wait() {
+            self.ended.store(true, Ordering::Release);
+        }
+    }
+
+    /// The error that ends a running command once the broker refused our login (exit 1)
+    /// or our certificate (exit 4); `None` while access stands.
+    pub fn access_lost(&self, what: &str) -> Option<KafkaIoError> {
+        if !self.ended.load(Ordering::Acquire) {
+            return None;
+        }
+        if let Some(refusal) = self.refusal() {
+            return Some(KafkaIoError::failed(format!("{what}: {refusal}")));
+        }
+        self.tls_failure()
+            .map(|tls| KafkaIoError::unreachable(format!("{what}: {tls}")))
+    }
+
+    /// The refused login, said for the user: mechanism, user and the broker's reason.
+    pub fn refusal(&self) -> Option<String> {
+        let reason = lock(&self.refusal).clone()?;
+        let login = lock(&self.login).clone();
+        Some(describe(login.as_ref(), &reason))
+    }
+
+    /// The TLS handshake failure that explains a transport failure now, said for the user
+    /// (librdkafka's reason names the broker and OpenSSL's verdict): a certificate refusal,
+    /// or the latest other failure while it is recent.
+    pub fn tls_failure(&self) -> Option<String> {
+        let (seen, reason) = lock(&self.tls_failure).clone()?;
+        explains_now(seen.elapsed(), &reason).then(|| describe_tls(&reason))
+    }
+
+    /// True once a TLS handshake failed over a certificate: one side did not accept the
+    /// other's, which no retry with the same settings changes.
+    pub fn tls_failure_is_final(&self) -> bool {
+        lock(&self.tls_failure)
             .as_ref()
             .is_some_and(|(_, r)| is_certificate_refusal(r))
-        {
-            *kept = Some((Instant::now(), clean_reason(reason)));
-        }
-    } else {
-        return;
     }
-    if ends_the_wait() {
-        ENDED.store(true, Ordering::Release);
+
+    /// True when a wait for the broker cannot end well any more: the login was refused or
+    /// the TLS handshake failed over a certificate.
+    pub fn ends_the_wait(&self) -> bool {
+        self.refusal().is_some() || self.tls_failure_is_final()
     }
+}
+
+/// Records the login a client is about to attempt ([`AccessWatch::expect_login`]).
+pub fn expect_login(protocol: Option<&str>, mechanism: Option<&str>, user: Option<&str>) {
+    WATCH.expect_login(protocol, mechanism, user)
+}
+
+/// Called by every client context's error callback ([`AccessWatch::note`]).
+pub fn note(error: &KafkaError, reason: &str) {
+    WATCH.note(error, reason)
+}
+
+/// [`AccessWatch::access_lost`] of the process.
+pub fn access_lost(what: &str) -> Option<KafkaIoError> {
+    WATCH.access_lost(what)
+}
+
+/// [`AccessWatch::refusal`] of the process.
+pub fn refusal() -> Option<String> {
+    WATCH.refusal()
+}
+
+/// [`AccessWatch::tls_failure`] of the process.
+pub fn tls_failure() -> Option<String> {
+    WATCH.tls_failure()
+}
+
+/// [`AccessWatch::tls_failure_is_final`] of the process.
+pub fn tls_failure_is_final() -> bool {
+    WATCH.tls_failure_is_final()
+}
+
+/// [`AccessWatch::ends_the_wait`] of the process.
+pub fn ends_the_wait() -> bool {
+    WATCH.ends_the_wait()
 }
 
 /// True for a failed TLS handshake: librdkafka's SSL error, or a transport failure
@@ -110,18 +219,6 @@ fn is_tls_failure(error: &KafkaError, reason: &str) -> bool {
 /// An OpenSSL alert from the server about our certificate.
 fn is_certificate_alert(reason: &str) -> bool {
     reason.contains("SSL routines") && reason.contains(" alert ") && is_certificate_refusal(reason)
-}
-
-/// The error that ends a running command once the broker refused our login (exit 1)
-/// or our certificate (exit 4); `None` while access stands.
-pub fn access_lost(what: &str) -> Option<KafkaIoError> {
-    if !ENDED.load(Ordering::Acquire) {
-        return None;
-    }
-    if let Some(refusal) = refusal() {
-        return Some(KafkaIoError::failed(format!("{what}: {refusal}")));
-    }
-    tls_failure().map(|tls| KafkaIoError::unreachable(format!("{what}: {tls}")))
 }
 
 /// How long [`serve_events`] serves a consumer's queue at most, per call.
@@ -151,21 +248,6 @@ pub fn is_authentication_error(error: &KafkaError) -> bool {
     )
 }
 
-/// The refused login, said for the user: mechanism, user and the broker's reason.
-pub fn refusal() -> Option<String> {
-    let reason = lock(&REFUSAL).clone()?;
-    let login = lock(&LOGIN).clone();
-    Some(describe(login.as_ref(), &reason))
-}
-
-/// The TLS handshake failure that explains a transport failure now, said for the user
-/// (librdkafka's reason names the broker and OpenSSL's verdict): a certificate refusal,
-/// or the latest other failure while it is recent.
-pub fn tls_failure() -> Option<String> {
-    let (seen, reason) = lock(&TLS_FAILURE).clone()?;
-    explains_now(seen.elapsed(), &reason).then(|| describe_tls(&reason))
-}
-
 fn describe_tls(reason: &str) -> String {
     if reason.contains("certificate required") {
         format!(
@@ -182,14 +264,6 @@ fn explains_now(age: Duration, reason: &str) -> bool {
     is_certificate_refusal(reason) || age < TLS_STALE_AFTER
 }
 
-/// True once a TLS handshake failed over a certificate: one side did not accept the
-/// other's, which no retry with the same settings changes.
-pub fn tls_failure_is_final() -> bool {
-    lock(&TLS_FAILURE)
-        .as_ref()
-        .is_some_and(|(_, r)| is_certificate_refusal(r))
-}
-
 fn is_certificate_refusal(reason: &str) -> bool {
     [
         "certificate verify failed",
@@ -199,12 +273,6 @@ fn is_certificate_refusal(reason: &str) -> bool {
     ]
     .iter()
     .any(|s| reason.contains(s))
-}
-
-/// True when a wait for the broker cannot end well any more: the login was refused or
-/// the TLS handshake failed over a certificate.
-pub fn ends_the_wait() -> bool {
-    refusal().is_some() || tls_failure_is_final()
 }
 
 fn describe(login: Option<&Login>, reason: &str) -> String {
