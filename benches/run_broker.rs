@@ -10,10 +10,15 @@
 //! amount written as JSON to a sink topic), producing and committing as its
 //! at-least-once rounds are acknowledged; it is timed until its group's
 //! committed offsets reach the end of every partition, then stopped with
-//! SIGINT. Both times include process start and (for run) joining the group,
-//! which is printed apart with the rate after the first commit. On Tansu, run
-//! and `tail -g` get `-X session.timeout.ms=6000`: Tansu's JoinGroup waits about
-//! half the session timeout (librdkafka's default 45 s), a fixed cost of the broker.
+//! SIGINT. Both times include process start and (for run) joining the group.
+//! The end of run's join is when it logs `assigned:` on stderr, so the bench also
+//! prints run's rate once joined: the throughput of a runner holding its
+//! partitions, next to the end-to-end figures. (Tansu 0.6 lists a group in
+//! DescribeGroups only once it has committed offsets, so the broker cannot say.)
+//! On Tansu, run and `tail -g` get `-X session.timeout.ms=6000` (the smallest a
+//! Kafka broker accepts by default): Tansu answers JoinGroup after half the
+//! session timeout (23.8 s with librdkafka's default 45 s, measured), where a
+//! Kafka broker waits `group.initial.rebalance.delay.ms` for a new group.
 //! Also prints both peak RSS figures.
 //!
 //! Size: `KRABKA_BENCH_BROKER_RECORDS` (default 100000). Broker:
@@ -26,7 +31,9 @@ mod broker;
 #[path = "support/orders.rs"]
 mod orders;
 
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use apache_avro::types::Value as Avro;
@@ -126,10 +133,47 @@ fn group_settings(broker: &Broker) -> &'static [&'static str] {
 
 struct RunTimes {
     total: Duration,
+    /// When run logged its first assignment (its group join ended).
+    assigned: Duration,
     first_commit: Duration,
     /// Records committed at the first commit seen.
     first_committed: i64,
     rss_kib: u64,
+}
+
+/// Reads a child's stderr on a thread: all of it, and when a line containing
+/// `marker` first arrived.
+struct StderrWatch {
+    seen: Arc<Mutex<Option<Instant>>>,
+    reader: std::thread::JoinHandle<String>,
+}
+
+impl StderrWatch {
+    fn start(stderr: impl Read + Send + 'static, marker: &'static str) -> Self {
+        let seen = Arc::new(Mutex::new(None));
+        let mark = Arc::clone(&seen);
+        let reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if line.contains(marker) {
+                    mark.lock().unwrap().get_or_insert_with(Instant::now);
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+            text
+        });
+        StderrWatch { seen, reader }
+    }
+
+    fn seen(&self) -> Option<Instant> {
+        *self.seen.lock().unwrap()
+    }
+
+    fn text(self) -> String {
+        self.reader.join().unwrap()
+    }
 }
 
 fn time_run(
@@ -148,14 +192,9 @@ fn time_run(
         .create()
         .unwrap();
     let started = Instant::now();
+    // Info level (no -q): run logs `assigned: …` when its group join ends.
     let mut child = Command::new(binary())
-        .args([
-            "run",
-            file.to_str().unwrap(),
-            "-q",
-            "-b",
-            broker.bootstrap(),
-        ])
+        .args(["run", file.to_str().unwrap(), "-b", broker.bootstrap()])
         .args(["--registry", registry])
         .args(group_settings(broker))
         .stdin(Stdio::null())
@@ -163,6 +202,7 @@ fn time_run(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let log = StderrWatch::start(child.stderr.take().unwrap(), "assigned:");
     let first = std::cell::Cell::new(None);
     let (ok, rss) = wait_sampling(&mut child, || {
         let done = committed(&watcher);
@@ -173,26 +213,20 @@ fn time_run(
     });
     let total = started.elapsed();
     if !ok || child.try_wait().unwrap().is_some() {
-        let out = child.wait_with_output().unwrap();
-        panic!(
-            "run stopped early: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let _ = child.wait();
+        panic!("run stopped early: {}", log.text());
     }
     Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let status = child.wait().unwrap();
+    let assigned = log.seen().map(|at| at - started);
+    assert_eq!(status.code(), Some(130), "{}", log.text());
     let (first_commit, first_committed) = first.get().unwrap_or((total, end));
     RunTimes {
         total,
+        assigned: assigned.expect("run logged no assignment"),
         first_commit,
         first_committed,
         rss_kib: rss,
@@ -280,6 +314,7 @@ fn main() {
     let mut tail_group = (Duration::MAX, 0);
     let mut run = RunTimes {
         total: Duration::MAX,
+        assigned: Duration::ZERO,
         first_commit: Duration::ZERO,
         first_committed: 0,
         rss_kib: 0,
@@ -309,10 +344,16 @@ fn main() {
         tail_group.0.as_secs_f64()
     );
     println!(
-        "run -b (filter, JSON sink)    {:>10.0} records/s ({:.2}s until all committed; first commit after {:.2}s)",
+        "run -b (filter, JSON sink)    {:>10.0} records/s ({:.2}s until all committed; joined after {:.2}s; first commit after {:.2}s)",
         rate(run.total),
         run.total.as_secs_f64(),
+        run.assigned.as_secs_f64(),
         run.first_commit.as_secs_f64()
+    );
+    let run_joined = rate(run.total.saturating_sub(run.assigned));
+    println!(
+        "run once joined               {run_joined:>10.0} records/s ({n} records in {:.2}s, from the end of the group join to the last commit)",
+        run.total.saturating_sub(run.assigned).as_secs_f64()
     );
     let after = run.total.saturating_sub(run.first_commit).as_secs_f64();
     let steady = (end - run.first_committed) as f64 / after.max(1e-9);
@@ -321,13 +362,14 @@ fn main() {
         end - run.first_committed
     );
     println!(
-        "ratio   run / tail -e:          {:.2}x end to end (target >= 0.7x); {:.2}x after run's first commit",
+        "ratio   run / tail -e:          {:.2}x end to end (run's group join included); {:.2}x once run has joined (target >= 0.7x); {:.2}x after run's first commit",
         tail.0.as_secs_f64() / run.total.as_secs_f64(),
+        run_joined / rate(tail.0),
         steady / rate(tail.0)
     );
     println!(
         "ratio   run / tail -e -g GROUP: {:.2}x end to end (both join a group)",
-        tail_group.0.as_secs_f64() / run.total.as_secs_f64(),
+        tail_group.0.as_secs_f64() / run.total.as_secs_f64()
     );
     println!(
         "peak RSS: run {} MiB, tail {} MiB, tail -g {} MiB",

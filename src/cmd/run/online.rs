@@ -24,6 +24,7 @@ use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayo
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::prewarm::{PrewarmMode, prewarm};
+use crate::engine::schema::registry::subject_for;
 use crate::io::kafka::auth_failure;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerConsumerOptions};
@@ -90,6 +91,32 @@ fn register_sink_schemas(cache: Option<&SchemaCache>) -> Result<(), StartError> 
         });
     }
     Ok(())
+}
+
+/// Asks the registry, while the group join runs, for the latest writer schema of
+/// each registry-framed source topic (`<topic>-value`, `<topic>-key`), so the
+/// first batch does not wait for a fetch. Nothing waits on these requests.
+fn prefetch_source_schemas(spec: &TopologySpec, cache: Option<&SchemaCache>) {
+    let Some(cache) = cache else {
+        return;
+    };
+    for node in &spec.nodes {
+        let NodeOp::Source { topics, codec, .. } = &node.op else {
+            continue;
+        };
+        let key = codec
+            .key
+            .as_ref()
+            .is_some_and(|k| topology_codecs::needs_registry(&k.value));
+        for topic in topics {
+            if topology_codecs::needs_registry(&codec.value.value) {
+                cache.prefetch_latest(&subject_for(&topic.value, false));
+            }
+            if key {
+                cache.prefetch_latest(&subject_for(&topic.value, true));
+            }
+        }
+    }
 }
 
 fn state_store(spec: &TopologySpec, group: &str) -> Result<FileStateStore, String> {
@@ -172,6 +199,7 @@ pub fn start(
         // Only records of committed transactions (up to the LSO) are processed.
         consumer_kafka.set("isolation.level", "read_committed");
     }
+    prefetch_source_schemas(spec, schemas.as_ref());
     // The consumer goes first: its metadata wait ends at once on a refused SASL login
     // (io::kafka::auth_failure), so the producers, built from the same settings, never
     // wait out a flush or init_transactions on credentials the broker refused.

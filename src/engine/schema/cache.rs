@@ -227,6 +227,26 @@ impl SchemaCache {
         Err(FetchPendingError { id: id as u32 }.into())
     }
 
+    /// Starts, in the background, the fetch of the writer schema now latest under
+    /// `subject`. Records produced since it was registered carry its id, so a
+    /// consumer that calls this while it joins its group decodes its first batch
+    /// without a fetch round. Only a hint: a failure is logged at debug level and
+    /// the records' own ids are fetched as usual.
+    pub fn prefetch_latest(&self, subject: &str) -> Option<std::thread::JoinHandle<()>> {
+        let registry = self.inner.registry.clone()?;
+        let cache = self.clone();
+        let subject = subject.to_owned();
+        std::thread::Builder::new()
+            .name("schema-prefetch".into())
+            .spawn(move || match registry.latest(&subject) {
+                Ok(latest) => {
+                    let _ = cache.writer_schema(latest.id);
+                }
+                Err(e) => tracing::debug!("no latest schema to prefetch under {subject}: {e}"),
+            })
+            .ok()
+    }
+
     /// [`writer_schema`](Self::writer_schema) for long-running decoders: an id whose
     /// last fetch failed for good (the registry answered, e.g. 40403) answers that
     /// registry error instead of fetching again on every retry of the record; an id
@@ -405,8 +425,14 @@ mod tests {
         fn lookup(&self, _: &str, _: &SchemaSpec) -> RegistryResult<RegisteredSchema> {
             unused()
         }
-        fn latest(&self, _: &str) -> RegistryResult<RegisteredSchema> {
-            unused()
+        fn latest(&self, subject: &str) -> RegistryResult<RegisteredSchema> {
+            let versions = self.versions.lock().unwrap();
+            versions
+                .iter()
+                .filter(|((s, _), _)| s == subject)
+                .map(|(_, r)| r.clone())
+                .next_back()
+                .ok_or_else(|| RegistryError::new(404, "Subject not found"))
         }
         fn version(&self, subject: &str, version: i32) -> RegistryResult<RegisteredSchema> {
             self.versions
@@ -457,6 +483,54 @@ mod tests {
         fn id_versions(&self, _: i32) -> RegistryResult<Vec<SubjectVersion>> {
             unused()
         }
+    }
+
+    fn wait_for_writer(cache: &SchemaCache, id: i32) -> Option<Arc<WriterSchema>> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Some(w) = cache.cached_writer(id) {
+                return Some(w);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+
+    #[test]
+    fn a_prefetched_latest_schema_is_cached_before_any_record_asks_for_its_id() {
+        let fake = Arc::new(Fake::default());
+        let mut latest = schema("\"string\"", vec![]);
+        latest.id = 7;
+        fake.versions
+            .lock()
+            .unwrap()
+            .insert(("orders-value".into(), 3), latest);
+        let cache = SchemaCache::new(fake.clone());
+        cache
+            .prefetch_latest("orders-value")
+            .unwrap()
+            .join()
+            .unwrap();
+        let writer = wait_for_writer(&cache, 7).expect("the latest schema was fetched");
+        assert_eq!(writer.id, 7);
+        assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 1);
+        // A record with that id now decodes at once: no second fetch.
+        assert_eq!(cache.writer_schema(7).unwrap().id, 7);
+        assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn prefetching_a_subject_the_registry_lacks_leaves_record_ids_to_their_own_fetch() {
+        let fake = Arc::new(Fake::default());
+        let cache = SchemaCache::new(fake.clone());
+        cache
+            .prefetch_latest("absent-value")
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(fake.by_id_calls.load(Ordering::SeqCst), 0);
+        assert!(cache.writers().is_empty());
+        assert!(SchemaCache::offline().prefetch_latest("x-value").is_none());
     }
 
     #[test]
