@@ -539,35 +539,24 @@ nodes:
 
 #[test]
 fn a_protobuf_schema_file_registers_its_import_as_a_reference_first_and_tail_reads_the_values() {
-    use krabka_streams::engine::schema::registry::{SchemaReference, SchemaSpec};
-    use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
-    use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+    use crate::support::registered_orders::{RegisteredOrders, start_registered_orders};
+    use krabka_streams::engine::schema::registry::SchemaReference;
 
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
-    create_topic(&bootstrap, "orders", 1);
-    create_topic(&bootstrap, "totals", 1);
-    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
-    let id = client
-        .register(
-            "orders-value",
-            &SchemaSpec {
-                schema: PRICED_ORDER_AVRO.into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    let schema = apache_avro::Schema::parse_str(PRICED_ORDER_AVRO).unwrap();
-    let records: Vec<(i32, String, Vec<u8>)> = [("ann", 2), ("bo", 7)]
-        .iter()
-        .enumerate()
-        .map(|(i, (user, units))| {
-            let body = priced_order(&schema, user, *units);
-            (0, format!("o{i}"), framing::encode(id as u32, &body))
-        })
-        .collect();
-    crate::run_online::produce_bytes(&bootstrap, "orders", &records);
+    let RegisteredOrders {
+        tansu: _tansu,
+        bootstrap,
+        registry,
+        client,
+    } = start_registered_orders(
+        &[("orders", 1), ("totals", 1)],
+        PRICED_ORDER_AVRO,
+        |schema| {
+            vec![
+                priced_order(schema, "ann", 2),
+                priced_order(schema, "bo", 7),
+            ]
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("common")).unwrap();
     std::fs::write(dir.path().join("common/money.proto"), MONEY_PROTO).unwrap();

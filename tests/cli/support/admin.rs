@@ -1,4 +1,5 @@
-//! Topic creation through the admin API, as every broker test needs it.
+//! Topic creation through the admin API and producing one record per batch, as every
+//! broker test needs them.
 
 use std::time::Duration;
 
@@ -70,6 +71,29 @@ pub fn create_topic_with_values(config: &ClientConfig, topic: &str, records: u32
                 BaseRecord::<[u8], [u8]>::to(topic)
                     .partition(0)
                     .payload(value.as_bytes()),
+            )
+            .map_err(|(e, _)| e)
+            .expect("queue the record");
+        producer.flush(TIMEOUT).expect("flush");
+    }
+}
+
+/// Produces (partition, key, value) one record per batch (Tansu's high watermark is
+/// right only then).
+pub fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, String, Vec<u8>)]) {
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("linger.ms", "0")
+        .set("batch.num.messages", "1")
+        .create()
+        .expect("producer");
+    for (partition, key, value) in records {
+        producer
+            .send(
+                BaseRecord::to(topic)
+                    .partition(*partition)
+                    .key(key.as_bytes())
+                    .payload(value.as_slice()),
             )
             .map_err(|(e, _)| e)
             .expect("queue the record");
