@@ -699,3 +699,72 @@ fn the_demo_writes_a_protobuf_schema_file_sink_with_an_import_and_tail_reads_eve
     assert!(result["written"].as_u64().unwrap() > 0, "{result}");
     assert_eq!(result["rows"], result["written"], "{result}");
 }
+
+/// Totals of at most 200: carol's single order of 300 is always refused.
+const CAPPED_TOTALS_JSON: &str = r#"{"$schema":"http://json-schema.org/draft-07/schema#",
+ "type":"object","required":["user","total"],
+ "properties":{"user":{"type":"string"},"total":{"type":"integer","maximum":200}}}"#;
+
+#[test]
+fn an_aggregate_row_a_gzip_json_schema_sink_refuses_is_dead_lettered_as_plain_json() {
+    use crate::run_online::{ORDER_SCHEMA, avro_orders};
+    use crate::support::registered_orders::{RegisteredOrders, start_registered_orders};
+
+    let dlq = unique_name("dlq");
+    let RegisteredOrders {
+        tansu: _tansu,
+        bootstrap,
+        registry,
+        ..
+    } = start_registered_orders(
+        &[("orders", 1), ("totals", 1), (&dlq, 1)],
+        ORDER_SCHEMA,
+        |schema| avro_orders(schema, &[("alice", 150), ("carol", 300)]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("totals.json"), CAPPED_TOTALS_JSON).unwrap();
+    let topology = format!(
+        r#"version: 1
+settings:
+  consumer_group: {group}
+  error_policy: dead-letter
+  dead_letter_topic: {dlq}
+nodes:
+  - source: orders
+    topics: [orders]
+    value: avro
+    columns: {{user: utf8, country: utf8, amount: int64, ts: timestamp}}
+  - group_by: by_user
+    parent: orders
+    keys: [user]
+    aggregates: [sum(amount) AS total, count(*) AS n]
+  - sink: out
+    parent: by_user
+    topic: totals
+    value: gzip+json-schema:totals.json
+"#,
+        group = unique_name("capped")
+    );
+    let file = write_topology(dir.path(), &topology);
+    let runner = start_runner(&bootstrap, &file, &["--registry", &registry.url()]);
+    let dead = read_until(&bootstrap, &dlq, 1, TIMEOUT, |rs| !rs.is_empty());
+    let good = read_until(&bootstrap, "totals", 1, TIMEOUT, |rs| !rs.is_empty());
+    let out = interrupt(runner);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(dead.len(), 1, "{dead:?}\n{stderr}");
+    // Read as JSON, not as gzip bytes: the row the sink refused, as it was.
+    assert_eq!(
+        dead[0].value,
+        json!({"user": "carol", "total": 300, "n": 1}),
+        "{stderr}"
+    );
+    let message = &dead[0].headers["krabka.error.message"];
+    assert!(
+        message.contains("300 is greater than the maximum of 200 at /total"),
+        "{message}"
+    );
+    assert_eq!(dead[0].headers["krabka.source.topic"], "orders");
+    // The sink's own records are still compressed.
+    assert_eq!(good.len(), 1, "{good:?}");
+    assert!(good[0].value.is_string(), "gzip bytes: {good:?}");
+}
