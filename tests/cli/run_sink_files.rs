@@ -7,12 +7,8 @@
 //! sink's line and the property, field or column at fault. A `.proto` file's
 //! imports register first under their import paths and become its references.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::{Offset, TopicPartitionList};
 use serde_json::{Value, json};
 
 use krabka_streams::engine::murmur2::{murmur2, to_positive};
@@ -27,6 +23,7 @@ use crate::run_sinks::{
     Raw, SINK_PARTITIONS, check_with, decode, last_per_user, run_sink_with, tail_rows, topology,
     topology_keyed,
 };
+use crate::support::admin::committed_offsets;
 use crate::support::tansu::Tansu;
 use crate::support::unique_name;
 
@@ -352,28 +349,6 @@ fn start_policy_run(policy: &str) -> PolicyRun {
     }
 }
 
-/// The group's committed offsets of `topic`'s two partitions.
-fn committed(bootstrap: &str, group: &str, topic: &str) -> BTreeMap<i32, i64> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", group)
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition(topic, 0);
-    tpl.add_partition(topic, 1);
-    consumer
-        .committed_offsets(tpl, TIMEOUT)
-        .expect("committed offsets")
-        .elements()
-        .iter()
-        .filter_map(|e| match e.offset() {
-            Offset::Offset(o) => Some((e.partition(), o)),
-            _ => None,
-        })
-        .collect()
-}
-
 const VIOLATION: &str = "500 is greater than the maximum of 100 at /amount";
 
 #[test]
@@ -414,7 +389,7 @@ fn a_row_the_json_schema_refuses_is_skipped_alone_under_skip_and_its_batchs_good
     let good = read_until(&bootstrap, &run.output, 2, TIMEOUT, |rs| rs.len() >= 2);
     // Skipping commits past the refused row.
     let until = Instant::now() + TIMEOUT;
-    while committed(&bootstrap, &run.group, &run.input).get(&0) != Some(&3)
+    while committed_offsets(&bootstrap, &run.group, &run.input, 2).get(&0) != Some(&Some(3))
         && Instant::now() < until
     {
         std::thread::sleep(Duration::from_millis(200));

@@ -950,7 +950,11 @@ mod tests {
         // The refused row's value is its body, unframed and uncompressed.
         let body: serde_json::Value =
             serde_json::from_slice(refused.record.value.as_deref().unwrap()).unwrap();
-        assert_eq!(body, serde_json::json!({"user": "b", "amount": 500}), "{name}");
+        assert_eq!(
+            body,
+            serde_json::json!({"user": "b", "amount": 500}),
+            "{name}"
+        );
         // Encoded as a whole, the refused row fails the batch with the same message.
         let e = codec.encode("checked", &batch).unwrap_err();
         assert_eq!(e.message, refused.message);

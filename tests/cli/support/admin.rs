@@ -1,13 +1,16 @@
-//! Topic creation through the admin API and producing one record per batch, as every
-//! broker test needs them.
+//! Topic creation through the admin API, producing one record per batch and a
+//! group's committed offsets, as every broker test needs them.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{Offset, TopicPartitionList};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -99,4 +102,33 @@ pub fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, String, Vec<
             .expect("queue the record");
         producer.flush(TIMEOUT).expect("flush");
     }
+}
+
+/// `group`'s committed offsets of partitions `0..partitions` of `topic` (None where
+/// nothing is committed).
+pub fn committed_offsets(
+    bootstrap: &str,
+    group: &str,
+    topic: &str,
+    partitions: i32,
+) -> BTreeMap<i32, Option<i64>> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .create()
+        .expect("consumer");
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..partitions {
+        tpl.add_partition(topic, p);
+    }
+    consumer
+        .committed_offsets(tpl, TIMEOUT)
+        .expect("committed offsets")
+        .elements()
+        .iter()
+        .map(|e| match e.offset() {
+            Offset::Offset(o) => (e.partition(), Some(o)),
+            _ => (e.partition(), None),
+        })
+        .collect()
 }

@@ -194,17 +194,27 @@ fn run_partition_once_commits_past_the_record_and_an_empty_poll_keeps_the_offset
     assert_eq!(r.run_partition_once("in", 0, 42).0, 42);
 }
 
-#[test]
-fn dead_letter_commits_past_the_failure_keeps_the_record_and_rolls_state_back() {
-    let mut r = runner(
-        Arc::new(IpcValueCodec),
-        ErrorPolicy::DeadLetter {
-            topic: "dlq".into(),
-        },
-    );
+fn dead_letter_policy() -> ErrorPolicy {
+    ErrorPolicy::DeadLetter {
+        topic: "dlq".into(),
+    }
+}
+
+/// [`runner`] with one poll: a record on partition 0 at `offset` that is no Arrow IPC.
+fn junk_runner(
+    policy: ErrorPolicy,
+    offset: i64,
+) -> GroupRunner<FakeConsumer, FakeProducer, FakeStore> {
+    let mut r = runner(Arc::new(IpcValueCodec), policy);
     r.consumer
         .polls
-        .push(vec![record(b"not arrow".to_vec(), 0, 0)]);
+        .push(vec![record(b"not arrow".to_vec(), 0, offset)]);
+    r
+}
+
+#[test]
+fn dead_letter_commits_past_the_failure_keeps_the_record_and_rolls_state_back() {
+    let mut r = junk_runner(dead_letter_policy(), 0);
     let committed = r.run_once().unwrap();
     assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 1)]));
     let dlq: Vec<&OutRecord> = r
@@ -422,9 +432,7 @@ fn sent_to<'a>(
 #[test]
 fn a_sink_row_refused_alone_is_dead_lettered_as_its_source_record_and_the_batchs_other_rows_are_produced()
  {
-    let mut r = refusing_runner(ErrorPolicy::DeadLetter {
-        topic: "dlq".into(),
-    });
+    let mut r = refusing_runner(dead_letter_policy());
     let committed = r.run_once().unwrap();
     assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 7)]));
     let out: Vec<&[u8]> = sent_to(&r, "out")
@@ -479,9 +487,7 @@ fn a_sink_row_refused_alone_is_dropped_under_skip_and_fails_the_round_under_fail
 
 #[test]
 fn run_partition_once_dead_letters_a_refused_row_alone_and_commits_past_it() {
-    let mut r = refusing_runner(ErrorPolicy::DeadLetter {
-        topic: "dlq".into(),
-    });
+    let mut r = refusing_runner(dead_letter_policy());
     let (next, result) = r.run_partition_once("in", 0, 5);
     result.unwrap();
     assert_eq!(next, 7);
@@ -522,15 +528,7 @@ fn run_partition_once_drops_a_refused_row_under_skip_and_fails_on_it_under_fail(
 
 #[test]
 fn run_partition_once_dead_letters_a_failed_batch_and_rolls_its_state_back() {
-    let mut r = runner(
-        Arc::new(IpcValueCodec),
-        ErrorPolicy::DeadLetter {
-            topic: "dlq".into(),
-        },
-    );
-    r.consumer
-        .polls
-        .push(vec![record(b"not arrow".to_vec(), 0, 3)]);
+    let mut r = junk_runner(dead_letter_policy(), 3);
     let (next, result) = r.run_partition_once("in", 0, 3);
     result.unwrap();
     assert_eq!(next, 4);
@@ -546,10 +544,7 @@ fn run_partition_once_dead_letters_a_failed_batch_and_rolls_its_state_back() {
         "no group left behind"
     );
 
-    let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Skip);
-    r.consumer
-        .polls
-        .push(vec![record(b"not arrow".to_vec(), 0, 3)]);
+    let mut r = junk_runner(ErrorPolicy::Skip, 3);
     let (next, result) = r.run_partition_once("in", 0, 3);
     result.unwrap();
     assert_eq!(next, 4);
