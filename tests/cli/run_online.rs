@@ -85,10 +85,12 @@ pub(crate) fn write_topology(dir: &Path, text: &str) -> std::path::PathBuf {
     path
 }
 
-/// Starts the runner in the background.
-pub(crate) fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
-    Command::new(binary())
+/// `run TOPOLOGY -b BOOTSTRAP EXTRA…`, stdin closed, stdout and stderr piped.
+pub(crate) fn runner_command(bootstrap: &str, topology: &Path, extra: &[&str]) -> Command {
+    let mut command = Command::new(binary());
+    command
         .args(["run", topology.to_str().unwrap(), "-b", bootstrap])
+        // One record per batch: Tansu's high watermark is wrong after multi-record batches.
         .args(["-X", "linger.ms=0", "-X", "batch.num.messages=1"])
         // A killed member holds its partitions until its session times out.
         .args([
@@ -100,9 +102,13 @@ pub(crate) fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> 
         .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Starts the runner in the background.
+pub(crate) fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
+    runner_command(bootstrap, topology, extra).spawn().unwrap()
 }
 
 /// Ctrl-C, then the runner's output; it must stop within the timeout.

@@ -85,45 +85,28 @@ nodes:
     )
 }
 
-/// Runs the orders topology with a `format` sink until alice's total of 270 is
-/// written; returns the sink records, the registry and its URL (kept alive).
-fn run_sink(
-    format: &str,
-) -> (
+/// The sink records, and the broker, registry, registry client and topology
+/// directory of the run (kept alive).
+pub(crate) type SinkRun = (
     Vec<Raw>,
     RegistryServer,
     HttpRegistry,
     Tansu,
     tempfile::TempDir,
-) {
+);
+
+/// Runs the orders topology with a `format` sink until alice's total of 270 is
+/// written; returns the sink records, the registry and its URL (kept alive).
+fn run_sink(format: &str) -> SinkRun {
     run_sink_keyed(format, "string")
 }
 
-fn run_sink_keyed(
-    format: &str,
-    key_codec: &str,
-) -> (
-    Vec<Raw>,
-    RegistryServer,
-    HttpRegistry,
-    Tansu,
-    tempfile::TempDir,
-) {
+fn run_sink_keyed(format: &str, key_codec: &str) -> SinkRun {
     run_sink_with(format, key_codec, &[])
 }
 
 /// [`run_sink_keyed`] with more files beside the topology (schema files it names).
-pub(crate) fn run_sink_with(
-    format: &str,
-    key_codec: &str,
-    files: &[(&str, &str)],
-) -> (
-    Vec<Raw>,
-    RegistryServer,
-    HttpRegistry,
-    Tansu,
-    tempfile::TempDir,
-) {
+pub(crate) fn run_sink_with(format: &str, key_codec: &str, files: &[(&str, &str)]) -> SinkRun {
     let orders = [("alice", 150), ("bob", 99), ("carol", 300), ("alice", 120)];
     let RegisteredOrders {
         tansu,
