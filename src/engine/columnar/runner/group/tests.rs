@@ -429,23 +429,32 @@ fn sent_to<'a>(
         .collect()
 }
 
+/// [`refusing_runner`]'s rows a, c and d went to `out` and b's source record
+/// (offset 5) alone to `dlq`; the dead letters.
+fn assert_b_alone_dead_lettered(
+    r: &GroupRunner<FakeConsumer, FakeProducer, FakeStore>,
+) -> Vec<&OutRecord> {
+    let out: Vec<&[u8]> = sent_to(r, "out")
+        .iter()
+        .map(|rec| rec.value.as_deref().unwrap())
+        .collect();
+    assert_eq!(out, [&b"a"[..], b"c", b"d"]);
+    let dlq = sent_to(r, "dlq");
+    assert_eq!(dlq.len(), 1);
+    assert_eq!(
+        dlq[0].value.as_deref(),
+        Some(&orders(&["a", "b", "c"], &[1, 50, 2])[..])
+    );
+    dlq
+}
+
 #[test]
 fn a_sink_row_refused_alone_is_dead_lettered_as_its_source_record_and_the_batchs_other_rows_are_produced()
  {
     let mut r = refusing_runner(dead_letter_policy());
     let committed = r.run_once().unwrap();
     assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 7)]));
-    let out: Vec<&[u8]> = sent_to(&r, "out")
-        .iter()
-        .map(|rec| rec.value.as_deref().unwrap())
-        .collect();
-    assert_eq!(out, [&b"a"[..], b"c", b"d"]);
-    let dlq = sent_to(&r, "dlq");
-    assert_eq!(dlq.len(), 1);
-    assert_eq!(
-        dlq[0].value.as_deref(),
-        Some(&orders(&["a", "b", "c"], &[1, 50, 2])[..])
-    );
+    let dlq = assert_b_alone_dead_lettered(&r);
     let header = |key: &str| {
         dlq[0]
             .headers
@@ -495,17 +504,7 @@ fn run_partition_once_dead_letters_a_refused_row_alone_and_commits_past_it() {
         r.consumer.commits,
         [BTreeMap::from([(("in".to_owned(), 0), 7)])]
     );
-    let out: Vec<&[u8]> = sent_to(&r, "out")
-        .iter()
-        .map(|rec| rec.value.as_deref().unwrap())
-        .collect();
-    assert_eq!(out, [&b"a"[..], b"c", b"d"]);
-    let dlq = sent_to(&r, "dlq");
-    assert_eq!(dlq.len(), 1);
-    assert_eq!(
-        dlq[0].value.as_deref(),
-        Some(&orders(&["a", "b", "c"], &[1, 50, 2])[..])
-    );
+    assert_b_alone_dead_lettered(&r);
     assert_eq!((r.metrics.failures, r.metrics.dead_letter_records), (1, 1));
 }
 
