@@ -28,11 +28,13 @@
 
 #[path = "support/broker.rs"]
 mod broker;
+#[path = "support/child.rs"]
+mod child;
 #[path = "support/orders.rs"]
 mod orders;
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,7 +45,8 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 
-use broker::{Broker, peak_rss_kib, watermarks};
+use broker::{Broker, watermarks};
+use child::{tail_command, wait_sampling};
 use orders::{register_value_schema, run_size};
 
 const TOPIC: &str = "bench-run-orders";
@@ -85,23 +88,6 @@ nodes:
 fn binary() -> String {
     std::env::var("KRABKA_BENCH_BIN")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_krabka-streams").to_string())
-}
-
-/// Waits for the child, sampling its peak RSS; (exit success, peak KiB).
-fn wait_sampling(child: &mut Child, until: impl Fn() -> bool) -> (bool, u64) {
-    let mut rss = 0;
-    loop {
-        if let Some(kib) = peak_rss_kib(child.id()) {
-            rss = rss.max(kib);
-        }
-        if until() {
-            return (true, rss);
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            return (status.success(), rss);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The group's committed offsets summed over the topic's partitions.
@@ -236,24 +222,11 @@ fn time_run(
 /// `tail -e`, as a fresh consumer group with `group`.
 fn time_tail(broker: &Broker, registry: &str, group: Option<&str>) -> (Duration, u64) {
     let started = Instant::now();
-    let mut child = Command::new(binary())
-        .args([
-            "tail",
-            TOPIC,
-            "-e",
-            "--value-format",
-            "avro",
-            "--format",
-            "arrow",
-            "-q",
-        ])
-        .args(["-b", broker.bootstrap(), "--registry", registry])
+    let mut child = tail_command(&binary(), TOPIC, broker.bootstrap(), registry)
         .args(match group {
             Some(g) => [&["-g", g][..], group_settings(broker)].concat(),
             None => Vec::new(),
         })
-        .stdout(std::fs::File::create("/dev/null").unwrap())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let (ok, rss) = wait_sampling(&mut child, || false);

@@ -16,10 +16,11 @@
 
 #[path = "support/broker.rs"]
 mod broker;
+#[path = "support/child.rs"]
+mod child;
 #[path = "support/orders.rs"]
 mod orders;
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use krabka_streams::engine::schema::framing;
@@ -31,7 +32,8 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
-use broker::{Broker, peak_rss_kib, watermarks};
+use broker::{Broker, watermarks};
+use child::{tail_command, wait_sampling};
 use orders::{ORDER_SCHEMA, order, register_value_schema, run_size};
 
 const TOPIC: &str = "bench-orders";
@@ -133,39 +135,16 @@ fn time_bare(bootstrap: &str, n: usize) -> Timed {
 fn time_tail(bin: &str, bootstrap: &str, registry: &str) -> (Timed, u64) {
     let t = Instant::now();
     let cpu = cpu_time(libc::RUSAGE_CHILDREN);
-    let mut child = Command::new(bin)
-        .args([
-            "tail",
-            TOPIC,
-            "-e",
-            "--value-format",
-            "avro",
-            "--format",
-            "arrow",
-            "-q",
-        ])
-        .args(["-b", bootstrap, "--registry", registry])
-        .stdout(std::fs::File::create("/dev/null").unwrap())
-        .stderr(Stdio::piped())
+    let mut child = tail_command(bin, TOPIC, bootstrap, registry)
         .spawn()
         .unwrap();
-    let pid = child.id();
-    let mut rss = 0;
-    let status = loop {
-        if let Some(kib) = peak_rss_kib(pid) {
-            rss = rss.max(kib);
-        }
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (ok, rss) = wait_sampling(&mut child, || false);
     let timed = Timed {
         wall: t.elapsed(),
         cpu: cpu_time(libc::RUSAGE_CHILDREN) - cpu,
     };
     let out = child.wait_with_output().unwrap();
-    assert!(status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(ok, "{}", String::from_utf8_lossy(&out.stderr));
     (timed, rss)
 }
 

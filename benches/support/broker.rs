@@ -1,7 +1,6 @@
 //! The broker the end-to-end benches run against, on 127.0.0.1: the embedded
 //! librdkafka mock (default) or Tansu (`KRABKA_BENCH_BROKER=tansu`, binary at
-//! `$KRABKA_TANSU_BIN`); topic creation, bulk produce, watermarks, and the peak
-//! RSS of a child process. Shared by `tail_broker` and `run_broker`.
+//! `$KRABKA_TANSU_BIN`); topic creation, bulk produce and watermarks. Shared by `tail_broker` and `run_broker`.
 //!
 //! The mock keeps at most 5 MiB and 100000 message sets per partition and drops
 //! the oldest beyond that (rdkafka_mock.c). Tansu reports a wrong high watermark
@@ -175,16 +174,4 @@ pub fn watermarks(bootstrap: &str, topic: &str, partitions: i32) -> Vec<(i64, i6
                 .unwrap()
         })
         .collect()
-}
-
-/// The peak resident set of a live process, from /proc.
-pub fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::engine::columnar::runner::group::{RunnerError, StateStore};
 use crate::engine::columnar::snapshot::container;
-use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotFileName, SnapshotKey};
+use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotKey};
 use crate::engine::columnar::snapshot::store::{MemorySnapshotStore, SnapshotStore};
 use crate::io::snapshot_dir::SnapshotDir;
 
@@ -142,19 +142,8 @@ impl StateStore for FileStateStore {
                 .map(|(_, e)| e)
                 .collect(),
             Backing::JavaGo(dir) => dir
-                .list()
-                .map_err(|e| fail(e.to_string()))?
-                .files
-                .iter()
-                .filter_map(|f| match f.name {
-                    SnapshotFileName::JavaGo {
-                        partition: p,
-                        epoch,
-                    } if p == partition => Some(epoch),
-                    _ => None,
-                })
-                .filter(|e| *e != NO_EPOCH)
-                .collect(),
+                .barrier_epochs(partition)
+                .map_err(|e| fail(e.to_string()))?,
             Backing::Rust { dir, group } => {
                 let prefix = rust_name(group, partition, 0)
                     .map_err(fail)?

@@ -256,6 +256,23 @@ impl SnapshotDir {
             .map_err(fail)
     }
 
+    /// The barrier epochs of a partition's Java/Go snapshot files, in listing
+    /// order (the live snapshot, epoch −1, left out).
+    pub fn barrier_epochs(&self, partition: i32) -> Result<Vec<i64>, DirError> {
+        Ok(self
+            .list()?
+            .files
+            .iter()
+            .filter_map(|f| match f.name {
+                SnapshotFileName::JavaGo {
+                    partition: p,
+                    epoch,
+                } if p == partition && epoch != NO_EPOCH => Some(epoch),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// The file name of a Java/Go key, or the naming error as a store error.
     fn java_go_name(partition: i32, epoch: i64) -> Result<String, StoreError> {
         Ok(SnapshotKey::JavaGo { partition, epoch }.file_name()?)
@@ -272,20 +289,7 @@ impl SnapshotStore for SnapshotDir {
         if epoch == NO_EPOCH {
             return Ok(EMPTY_CONTAINER.to_vec());
         }
-        let mut epochs: Vec<i64> = self
-            .list()
-            .map_err(storage)?
-            .files
-            .iter()
-            .filter_map(|f| match f.name {
-                SnapshotFileName::JavaGo {
-                    partition: p,
-                    epoch,
-                } if p == partition => Some(epoch),
-                _ => None,
-            })
-            .filter(|e| *e != NO_EPOCH)
-            .collect();
+        let mut epochs = self.barrier_epochs(partition).map_err(storage)?;
         epochs.sort_unstable();
         Err(EpochNotRetained {
             epoch,

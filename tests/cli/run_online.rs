@@ -10,23 +10,17 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use rdkafka::config::ClientConfig;
 use rdkafka::message::{Headers, Message};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use serde_json::{Value, json};
 
-use krabka_streams::engine::schema::framing;
-use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
-use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
-use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
-
+use crate::support::registered_orders::{RegisteredOrders, start_registered_orders};
 use crate::support::tansu::Tansu;
 use crate::support::topic_read::TopicRead;
 use crate::support::{binary, unique_name};
 
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 
-pub(crate) use crate::support::admin::create_topic;
+pub(crate) use crate::support::admin::{create_topic, produce_bytes};
 
 /// Produces (partition, key, value) one record per batch.
 pub(crate) fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, String)]) {
@@ -35,26 +29,6 @@ pub(crate) fn produce(bootstrap: &str, topic: &str, records: &[(i32, String, Str
         .map(|(p, k, v)| (*p, k.clone(), v.clone().into_bytes()))
         .collect();
     produce_bytes(bootstrap, topic, &bytes);
-}
-
-pub(crate) fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, String, Vec<u8>)]) {
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("linger.ms", "0")
-        .set("batch.num.messages", "1")
-        .create()
-        .unwrap();
-    for (partition, key, value) in records {
-        producer
-            .send(
-                BaseRecord::to(topic)
-                    .partition(*partition)
-                    .key(key.as_bytes())
-                    .payload(value.as_slice()),
-            )
-            .unwrap();
-        producer.flush(TIMEOUT).unwrap();
-    }
 }
 
 /// One record read back: key, value, headers.
@@ -111,10 +85,12 @@ pub(crate) fn write_topology(dir: &Path, text: &str) -> std::path::PathBuf {
     path
 }
 
-/// Starts the runner in the background.
-pub(crate) fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
-    Command::new(binary())
+/// `run TOPOLOGY -b BOOTSTRAP EXTRA…`, stdin closed, stdout and stderr piped.
+pub(crate) fn runner_command(bootstrap: &str, topology: &Path, extra: &[&str]) -> Command {
+    let mut command = Command::new(binary());
+    command
         .args(["run", topology.to_str().unwrap(), "-b", bootstrap])
+        // One record per batch: Tansu's high watermark is wrong after multi-record batches.
         .args(["-X", "linger.ms=0", "-X", "batch.num.messages=1"])
         // A killed member holds its partitions until its session times out.
         .args([
@@ -126,9 +102,13 @@ pub(crate) fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> 
         .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Starts the runner in the background.
+pub(crate) fn start_runner(bootstrap: &str, topology: &Path, extra: &[&str]) -> Child {
+    runner_command(bootstrap, topology, extra).spawn().unwrap()
 }
 
 /// Ctrl-C, then the runner's output; it must stop within the timeout.
@@ -414,12 +394,7 @@ pub(crate) const ORDER_SCHEMA: &str = r#"{"type":"record","name":"Order","namesp
  {"name":"amount","type":"long"},
  {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}}]}"#;
 
-pub(crate) fn avro_order(
-    schema: &apache_avro::Schema,
-    user: &str,
-    amount: i64,
-    ts: i64,
-) -> Vec<u8> {
+fn avro_order(schema: &apache_avro::Schema, user: &str, amount: i64, ts: i64) -> Vec<u8> {
     use apache_avro::types::Value as Avro;
     let value = Avro::Record(vec![
         ("user".into(), Avro::String(user.into())),
@@ -433,34 +408,27 @@ pub(crate) fn avro_order(
         .unwrap()
 }
 
+/// The bodies of (user, amount) orders, one millisecond apart from 1_700_000_000_000.
+pub(crate) fn avro_orders(schema: &apache_avro::Schema, orders: &[(&str, i64)]) -> Vec<Vec<u8>> {
+    let ts = |i: usize| 1_700_000_000_000 + i as i64;
+    let order =
+        |(i, (user, amount)): (usize, &(&str, i64))| avro_order(schema, user, *amount, ts(i));
+    orders.iter().enumerate().map(order).collect()
+}
+
 #[test]
 fn the_shipped_example_runs_online_over_avro_orders_from_the_registry() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
     // The example's own topic names: every test has a broker of its own.
-    create_topic(&bootstrap, "orders", 2);
-    create_topic(&bootstrap, "large-orders-by-user", 1);
-    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
-    let id = client
-        .register(
-            "orders-value",
-            &SchemaSpec {
-                schema: ORDER_SCHEMA.into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
-    let records: Vec<(i32, String, Vec<u8>)> = [("alice", 150), ("bob", 99), ("alice", 120)]
-        .iter()
-        .enumerate()
-        .map(|(i, (user, amount))| {
-            let body = avro_order(&schema, user, *amount, 1_700_000_000_000 + i as i64);
-            (0, format!("o{i}"), framing::encode(id as u32, &body))
-        })
-        .collect();
-    produce_bytes(&bootstrap, "orders", &records);
+    let RegisteredOrders {
+        tansu: _tansu,
+        bootstrap,
+        registry,
+        ..
+    } = start_registered_orders(
+        &[("orders", 2), ("large-orders-by-user", 1)],
+        ORDER_SCHEMA,
+        |schema| avro_orders(schema, &[("alice", 150), ("bob", 99), ("alice", 120)]),
+    );
     let topology =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/topologies/large-orders-by-user.yaml");
     let runner = start_runner(&bootstrap, &topology, &["--registry", &registry.url()]);

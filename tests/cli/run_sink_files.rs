@@ -7,12 +7,8 @@
 //! sink's line and the property, field or column at fault. A `.proto` file's
 //! imports register first under their import paths and become its references.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::{Offset, TopicPartitionList};
 use serde_json::{Value, json};
 
 use krabka_streams::engine::murmur2::{murmur2, to_positive};
@@ -27,6 +23,7 @@ use crate::run_sinks::{
     Raw, SINK_PARTITIONS, check_with, decode, last_per_user, run_sink_with, tail_rows, topology,
     topology_keyed,
 };
+use crate::support::admin::committed_offsets;
 use crate::support::tansu::Tansu;
 use crate::support::unique_name;
 
@@ -352,28 +349,6 @@ fn start_policy_run(policy: &str) -> PolicyRun {
     }
 }
 
-/// The group's committed offsets of `topic`'s two partitions.
-fn committed(bootstrap: &str, group: &str, topic: &str) -> BTreeMap<i32, i64> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", group)
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition(topic, 0);
-    tpl.add_partition(topic, 1);
-    consumer
-        .committed_offsets(tpl, TIMEOUT)
-        .expect("committed offsets")
-        .elements()
-        .iter()
-        .filter_map(|e| match e.offset() {
-            Offset::Offset(o) => Some((e.partition(), o)),
-            _ => None,
-        })
-        .collect()
-}
-
 const VIOLATION: &str = "500 is greater than the maximum of 100 at /amount";
 
 #[test]
@@ -414,7 +389,7 @@ fn a_row_the_json_schema_refuses_is_skipped_alone_under_skip_and_its_batchs_good
     let good = read_until(&bootstrap, &run.output, 2, TIMEOUT, |rs| rs.len() >= 2);
     // Skipping commits past the refused row.
     let until = Instant::now() + TIMEOUT;
-    while committed(&bootstrap, &run.group, &run.input).get(&0) != Some(&3)
+    while committed_offsets(&bootstrap, &run.group, &run.input, 2).get(&0) != Some(&Some(3))
         && Instant::now() < until
     {
         std::thread::sleep(Duration::from_millis(200));
@@ -539,35 +514,24 @@ nodes:
 
 #[test]
 fn a_protobuf_schema_file_registers_its_import_as_a_reference_first_and_tail_reads_the_values() {
-    use krabka_streams::engine::schema::registry::{SchemaReference, SchemaSpec};
-    use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
-    use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+    use crate::support::registered_orders::{RegisteredOrders, start_registered_orders};
+    use krabka_streams::engine::schema::registry::SchemaReference;
 
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
-    create_topic(&bootstrap, "orders", 1);
-    create_topic(&bootstrap, "totals", 1);
-    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
-    let id = client
-        .register(
-            "orders-value",
-            &SchemaSpec {
-                schema: PRICED_ORDER_AVRO.into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    let schema = apache_avro::Schema::parse_str(PRICED_ORDER_AVRO).unwrap();
-    let records: Vec<(i32, String, Vec<u8>)> = [("ann", 2), ("bo", 7)]
-        .iter()
-        .enumerate()
-        .map(|(i, (user, units))| {
-            let body = priced_order(&schema, user, *units);
-            (0, format!("o{i}"), framing::encode(id as u32, &body))
-        })
-        .collect();
-    crate::run_online::produce_bytes(&bootstrap, "orders", &records);
+    let RegisteredOrders {
+        tansu: _tansu,
+        bootstrap,
+        registry,
+        client,
+    } = start_registered_orders(
+        &[("orders", 1), ("totals", 1)],
+        PRICED_ORDER_AVRO,
+        |schema| {
+            vec![
+                priced_order(schema, "ann", 2),
+                priced_order(schema, "bo", 7),
+            ]
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("common")).unwrap();
     std::fs::write(dir.path().join("common/money.proto"), MONEY_PROTO).unwrap();
@@ -709,4 +673,73 @@ fn the_demo_writes_a_protobuf_schema_file_sink_with_an_import_and_tail_reads_eve
     );
     assert!(result["written"].as_u64().unwrap() > 0, "{result}");
     assert_eq!(result["rows"], result["written"], "{result}");
+}
+
+/// Totals of at most 200: carol's single order of 300 is always refused.
+const CAPPED_TOTALS_JSON: &str = r#"{"$schema":"http://json-schema.org/draft-07/schema#",
+ "type":"object","required":["user","total"],
+ "properties":{"user":{"type":"string"},"total":{"type":"integer","maximum":200}}}"#;
+
+#[test]
+fn an_aggregate_row_a_gzip_json_schema_sink_refuses_is_dead_lettered_as_plain_json() {
+    use crate::run_online::{ORDER_SCHEMA, avro_orders};
+    use crate::support::registered_orders::{RegisteredOrders, start_registered_orders};
+
+    let dlq = unique_name("dlq");
+    let RegisteredOrders {
+        tansu: _tansu,
+        bootstrap,
+        registry,
+        ..
+    } = start_registered_orders(
+        &[("orders", 1), ("totals", 1), (&dlq, 1)],
+        ORDER_SCHEMA,
+        |schema| avro_orders(schema, &[("alice", 150), ("carol", 300)]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("totals.json"), CAPPED_TOTALS_JSON).unwrap();
+    let topology = format!(
+        r#"version: 1
+settings:
+  consumer_group: {group}
+  error_policy: dead-letter
+  dead_letter_topic: {dlq}
+nodes:
+  - source: orders
+    topics: [orders]
+    value: avro
+    columns: {{user: utf8, country: utf8, amount: int64, ts: timestamp}}
+  - group_by: by_user
+    parent: orders
+    keys: [user]
+    aggregates: [sum(amount) AS total, count(*) AS n]
+  - sink: out
+    parent: by_user
+    topic: totals
+    value: gzip+json-schema:totals.json
+"#,
+        group = unique_name("capped")
+    );
+    let file = write_topology(dir.path(), &topology);
+    let runner = start_runner(&bootstrap, &file, &["--registry", &registry.url()]);
+    let dead = read_until(&bootstrap, &dlq, 1, TIMEOUT, |rs| !rs.is_empty());
+    let good = read_until(&bootstrap, "totals", 1, TIMEOUT, |rs| !rs.is_empty());
+    let out = interrupt(runner);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(dead.len(), 1, "{dead:?}\n{stderr}");
+    // Read as JSON, not as gzip bytes: the row the sink refused, as it was.
+    assert_eq!(
+        dead[0].value,
+        json!({"user": "carol", "total": 300, "n": 1}),
+        "{stderr}"
+    );
+    let message = &dead[0].headers["krabka.error.message"];
+    assert!(
+        message.contains("300 is greater than the maximum of 200 at /total"),
+        "{message}"
+    );
+    assert_eq!(dead[0].headers["krabka.source.topic"], "orders");
+    // The sink's own records are still compressed.
+    assert_eq!(good.len(), 1, "{good:?}");
+    assert!(good[0].value.is_string(), "gzip bytes: {good:?}");
 }

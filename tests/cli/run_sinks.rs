@@ -16,13 +16,12 @@ use krabka_streams::engine::murmur2::{murmur2, to_positive};
 use krabka_streams::engine::schema::avro::{AvroSchema, decode_body};
 use krabka_streams::engine::schema::framing;
 use krabka_streams::engine::schema::protobuf::{self as proto, ProtoSchema};
-use krabka_streams::engine::schema::registry::{Registry, SchemaSpec};
+use krabka_streams::engine::schema::registry::Registry;
 use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
-use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+use krabka_streams::io::registry_server::RegistryServer;
 
-use crate::run_online::{
-    ORDER_SCHEMA, avro_order, create_topic, interrupt, produce_bytes, start_runner,
-};
+use crate::run_online::{ORDER_SCHEMA, avro_orders, interrupt, start_runner};
+use crate::support::registered_orders::{RegisteredOrders, start_registered_orders};
 use crate::support::tansu::{Tansu, test_venv};
 use crate::support::topic_read::TopicRead;
 use crate::support::{binary, unique_name};
@@ -86,71 +85,39 @@ nodes:
     )
 }
 
-/// Runs the orders topology with a `format` sink until alice's total of 270 is
-/// written; returns the sink records, the registry and its URL (kept alive).
-fn run_sink(
-    format: &str,
-) -> (
+/// The sink records, and the broker, registry, registry client and topology
+/// directory of the run (kept alive).
+pub(crate) type SinkRun = (
     Vec<Raw>,
     RegistryServer,
     HttpRegistry,
     Tansu,
     tempfile::TempDir,
-) {
+);
+
+/// Runs the orders topology with a `format` sink until alice's total of 270 is
+/// written; returns the sink records, the registry and its URL (kept alive).
+fn run_sink(format: &str) -> SinkRun {
     run_sink_keyed(format, "string")
 }
 
-fn run_sink_keyed(
-    format: &str,
-    key_codec: &str,
-) -> (
-    Vec<Raw>,
-    RegistryServer,
-    HttpRegistry,
-    Tansu,
-    tempfile::TempDir,
-) {
+fn run_sink_keyed(format: &str, key_codec: &str) -> SinkRun {
     run_sink_with(format, key_codec, &[])
 }
 
 /// [`run_sink_keyed`] with more files beside the topology (schema files it names).
-pub(crate) fn run_sink_with(
-    format: &str,
-    key_codec: &str,
-    files: &[(&str, &str)],
-) -> (
-    Vec<Raw>,
-    RegistryServer,
-    HttpRegistry,
-    Tansu,
-    tempfile::TempDir,
-) {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
-    create_topic(&bootstrap, "orders", 1);
-    create_topic(&bootstrap, "totals", SINK_PARTITIONS);
-    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
-    let id = client
-        .register(
-            "orders-value",
-            &SchemaSpec {
-                schema: ORDER_SCHEMA.into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+pub(crate) fn run_sink_with(format: &str, key_codec: &str, files: &[(&str, &str)]) -> SinkRun {
     let orders = [("alice", 150), ("bob", 99), ("carol", 300), ("alice", 120)];
-    let records: Vec<(i32, String, Vec<u8>)> = orders
-        .iter()
-        .enumerate()
-        .map(|(i, (user, amount))| {
-            let body = avro_order(&schema, user, *amount, 1_700_000_000_000 + i as i64);
-            (0, format!("o{i}"), framing::encode(id as u32, &body))
-        })
-        .collect();
-    produce_bytes(&bootstrap, "orders", &records);
+    let RegisteredOrders {
+        tansu,
+        bootstrap,
+        registry,
+        client,
+    } = start_registered_orders(
+        &[("orders", 1), ("totals", SINK_PARTITIONS)],
+        ORDER_SCHEMA,
+        |schema| avro_orders(schema, &orders),
+    );
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("topology.yaml");
     std::fs::write(&file, topology_keyed(format, key_codec)).unwrap();

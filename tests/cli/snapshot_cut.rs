@@ -23,7 +23,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use serde_json::Value;
 
 use crate::snapshot::{bin, code, container_of, group_by_payload, json_data, stderr};
-use crate::support::admin::create_topics;
+use crate::support::admin::{committed_offsets, create_topics};
 use crate::support::tansu::Tansu;
 use crate::support::unique_name;
 
@@ -88,32 +88,6 @@ fn publish_cut(p: &BaseProducer, group: &str, epoch: i64, value: Option<&Cut>) {
     let key = BarrierStateKey::cut(group, epoch).encode().unwrap();
     let value = value.map(|c| c.encode().unwrap());
     send(p, "__barrier_state", partition, &key, value.as_deref());
-}
-
-fn committed(bootstrap: &str, group: &str, topic: &str) -> BTreeMap<i32, Option<i64>> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", group)
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition(topic, 0);
-    tpl.add_partition(topic, 1);
-    consumer
-        .committed_offsets(tpl, TIMEOUT)
-        .expect("committed offsets")
-        .elements()
-        .iter()
-        .map(|e| {
-            (
-                e.partition(),
-                match e.offset() {
-                    Offset::Offset(o) => Some(o),
-                    _ => None,
-                },
-            )
-        })
-        .collect()
 }
 
 /// A real member of `group` subscribed to `topic`, polling until stopped.
@@ -273,7 +247,12 @@ impl Fixture {
     }
 
     fn offsets(&self) -> BTreeMap<i32, Option<i64>> {
-        committed(&self.broker.bootstrap(), &self.consumer_group, &self.topic)
+        committed_offsets(
+            &self.broker.bootstrap(),
+            &self.consumer_group,
+            &self.topic,
+            2,
+        )
     }
 }
 

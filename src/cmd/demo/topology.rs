@@ -1,8 +1,8 @@
 //! Demo step: the example topology `large-orders-by-user.yaml` run offline over
 //! the orders read back from the cluster, as `tail … | run …` would.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
@@ -10,39 +10,17 @@ use arrow_array::{
     ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray,
     TimestampMillisecondArray,
 };
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
 
 use super::orders::ReadBack;
 use crate::cmd::exit::{CliError, CliResult};
-use crate::engine::columnar::runner::offline::{
-    BatchReader, BatchWriter, OfflineInput, OfflineRun, WriteError,
-};
+use crate::engine::columnar::runner::offline::memory::{MemoryReader, MemoryWriter};
+use crate::engine::columnar::runner::offline::{BatchWriter, OfflineInput, OfflineRun};
 use crate::engine::columnar::topology::spec::{self, ErrorPolicy, OfflineCodecs};
 use crate::io::topology_file;
 
 /// The example shipped in `examples/topologies/`.
 pub const EXAMPLE: &str = include_str!("../../../examples/topologies/large-orders-by-user.yaml");
-
-struct Once(SchemaRef, VecDeque<RecordBatch>);
-
-impl BatchReader for Once {
-    fn schema(&self) -> SchemaRef {
-        self.0.clone()
-    }
-    fn next_batch(&mut self) -> Option<Result<RecordBatch, String>> {
-        self.1.pop_front().map(Ok)
-    }
-}
-
-#[derive(Clone, Default)]
-struct Collected(Arc<Mutex<Vec<RecordBatch>>>);
-
-impl BatchWriter for Collected {
-    fn write(&mut self, batch: &RecordBatch) -> Result<(), WriteError> {
-        self.0.lock().expect("lock").push(batch.clone());
-        Ok(())
-    }
-}
 
 fn batch_of(records: &[&ReadBack]) -> CliResult<RecordBatch> {
     let text = |r: &ReadBack, f: &str| r.value[f].as_str().unwrap_or_default().to_owned();
@@ -102,13 +80,13 @@ pub fn run(back: &[ReadBack]) -> CliResult<Vec<(i32, String, i64, i64)>> {
     let mut built = spec::build(&spec, &OfflineCodecs, &Default::default())
         .map_err(|e| CliError::failure(e.to_string()))?
         .topology;
-    let last = Collected::default();
+    let last = MemoryWriter::default();
     let (_, result) = OfflineRun {
         topology: &mut built,
         inputs: vec![OfflineInput {
             source: "orders".into(),
             topic: "orders".into(),
-            reader: Box::new(Once(batch.schema(), VecDeque::from([batch]))),
+            reader: Box::new(MemoryReader::new(batch.schema(), [batch])),
         }],
         sinks: BTreeMap::from([(
             "large-orders-by-user".to_owned(),
@@ -125,7 +103,7 @@ pub fn run(back: &[ReadBack]) -> CliResult<Vec<(i32, String, i64, i64)>> {
     partitions.sort_unstable();
     partitions.dedup();
     let mut rows = Vec::new();
-    let batches = last.0.lock().expect("lock");
+    let batches = last.batches();
     for (partition, batch) in partitions.iter().zip(batches.iter()) {
         let users = batch
             .column_by_name("user")

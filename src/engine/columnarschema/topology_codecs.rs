@@ -458,7 +458,14 @@ fn encode(
             .map_err(codec_error),
         Kind::Gzip(inner) => {
             let (mut records, refused) = encode(inner, topic, registry, batch)?;
-            for r in &mut records {
+            // A refused row's body stays plain: it is never written to the sink,
+            // only dead-lettered (as the row's JSON) when no source record is
+            // named, and a dead letter must read without knowing the sink's codec.
+            let mut refused_rows = refused.iter().map(|(row, _)| *row).peekable();
+            for (row, r) in records.iter_mut().enumerate() {
+                if refused_rows.next_if_eq(&row).is_some() {
+                    continue;
+                }
                 if let Some(v) = r.value.as_mut() {
                     *v = compress(v);
                 }

@@ -9,7 +9,7 @@
 //! same `transactional.id` stops with exit 1.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
@@ -17,7 +17,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use serde_json::Value;
 
-use super::fixture::{Cluster, TIMEOUT, assert_code, binary, cut, stderr};
+use super::fixture::{Cluster, TIMEOUT, assert_code, cut, stderr};
 use crate::support::topic_read::TopicRead;
 use crate::support::unique_name;
 
@@ -84,24 +84,9 @@ nodes:
 }
 
 pub(super) fn runner_command(bootstrap: &str, topology: &Path, extra: &[&str]) -> Command {
-    let mut command = Command::new(binary());
-    command
-        .args(["run", topology.to_str().unwrap(), "-b", bootstrap])
-        .args(["--timeout", "20s", "--output", "json"])
-        // One record per batch: Tansu's high watermark is wrong after multi-record batches.
-        .args(["-X", "linger.ms=0", "-X", "batch.num.messages=1"])
-        // A killed member holds its partitions until its session times out.
-        .args([
-            "-X",
-            "session.timeout.ms=6000",
-            "-X",
-            "heartbeat.interval.ms=500",
-        ])
-        .args(extra)
-        .env_remove("KRABKA_OUTPUT")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let json = ["--timeout", "20s", "--output", "json"];
+    let mut command = crate::run_online::runner_command(bootstrap, topology, &json);
+    command.args(extra).env_remove("KRABKA_OUTPUT");
     command
 }
 

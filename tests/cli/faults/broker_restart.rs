@@ -16,6 +16,7 @@ use super::run_outage::{
 };
 use super::{TIMEOUT, create_topic, ndjson_offsets, produce};
 use crate::barrier::fixture::{Cluster, cut};
+use crate::support::admin::committed_offsets;
 use crate::support::object_store::ObjectStore;
 use crate::support::process::Running;
 use crate::support::tansu::{Tansu, tansu_binary};
@@ -71,22 +72,6 @@ fn commit(bootstrap: &str, group: &str, topic: &str, offset: i64) {
     consumer.commit(&tpl, CommitMode::Sync).unwrap();
 }
 
-/// The committed offset of partition 0 of `topic` for `group` (None when there is none).
-fn committed(bootstrap: &str, group: &str, topic: &str) -> Option<i64> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", group)
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition(topic, 0);
-    let got = consumer.committed_offsets(tpl, TIMEOUT).unwrap();
-    match got.elements()[0].offset() {
-        Offset::Offset(o) => Some(o),
-        _ => None,
-    }
-}
-
 /// `tail -e` of the whole topic: the offsets it printed, or a panic with its stderr.
 fn tail_to_end(dir: &std::path::Path, bootstrap: &str, topic: &str) -> Vec<i64> {
     let out = tail(dir, bootstrap, topic, &["-e", "--timeout", "20s"]).wait(TIMEOUT * 2);
@@ -104,7 +89,10 @@ fn a_persistent_broker_keeps_topics_records_and_committed_offsets_across_kill_9(
     create_topic(&bootstrap, &topic, 1);
     produce_settled(&bootstrap, &topic, 0..10);
     commit(&bootstrap, &group, &topic, 7);
-    assert_eq!(committed(&bootstrap, &group, &topic), Some(7));
+    assert_eq!(
+        committed_offsets(&bootstrap, &group, &topic, 1)[&0],
+        Some(7)
+    );
 
     broker.kill_9();
     assert!(
@@ -121,7 +109,7 @@ fn a_persistent_broker_keeps_topics_records_and_committed_offsets_across_kill_9(
         broker.log_text()
     );
     assert_eq!(
-        committed(&bootstrap, &group, &topic),
+        committed_offsets(&bootstrap, &group, &topic, 1)[&0],
         Some(7),
         "the committed offset survives"
     );

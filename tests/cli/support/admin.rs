@@ -1,12 +1,16 @@
-//! Topic creation through the admin API, as every broker test needs it.
+//! Topic creation through the admin API, producing one record per batch and a
+//! group's committed offsets, as every broker test needs them.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{Offset, TopicPartitionList};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -75,4 +79,56 @@ pub fn create_topic_with_values(config: &ClientConfig, topic: &str, records: u32
             .expect("queue the record");
         producer.flush(TIMEOUT).expect("flush");
     }
+}
+
+/// Produces (partition, key, value) one record per batch (Tansu's high watermark is
+/// right only then).
+pub fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, String, Vec<u8>)]) {
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("linger.ms", "0")
+        .set("batch.num.messages", "1")
+        .create()
+        .expect("producer");
+    for (partition, key, value) in records {
+        producer
+            .send(
+                BaseRecord::to(topic)
+                    .partition(*partition)
+                    .key(key.as_bytes())
+                    .payload(value.as_slice()),
+            )
+            .map_err(|(e, _)| e)
+            .expect("queue the record");
+        producer.flush(TIMEOUT).expect("flush");
+    }
+}
+
+/// `group`'s committed offsets of partitions `0..partitions` of `topic` (None where
+/// nothing is committed).
+pub fn committed_offsets(
+    bootstrap: &str,
+    group: &str,
+    topic: &str,
+    partitions: i32,
+) -> BTreeMap<i32, Option<i64>> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .create()
+        .expect("consumer");
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..partitions {
+        tpl.add_partition(topic, p);
+    }
+    consumer
+        .committed_offsets(tpl, TIMEOUT)
+        .expect("committed offsets")
+        .elements()
+        .iter()
+        .map(|e| match e.offset() {
+            Offset::Offset(o) => (e.partition(), Some(o)),
+            _ => (e.partition(), None),
+        })
+        .collect()
 }

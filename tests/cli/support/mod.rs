@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod object_store;
 pub mod process;
+pub mod registered_orders;
 pub mod sasl_front;
 pub mod small_disk;
 pub mod tansu;

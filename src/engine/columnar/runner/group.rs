@@ -607,61 +607,75 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             by_partition.entry(tp.1).or_default().insert(tp.0, records);
         }
         for (partition, input) in &by_partition {
-            let prior = self
-                .topology
-                .snapshot_partition(*partition)
-                .map_err(|e| RunnerError::new(e.to_string()))?;
-            self.metrics.batches += 1;
-            let rows: u64 = input.values().map(|r| r.len() as u64).sum();
-            self.metrics.input_records += rows;
-            let started = Instant::now();
-            // Under skip and dead-letter, a sink row its codec refuses alone is
-            // treated alone; under fail it fails the partition like any error.
-            let result = if self.policy == ErrorPolicy::Fail {
-                self.topology
-                    .run_partition_records(*partition, input)
-                    .map(|out| (out, Vec::new()))
-            } else {
-                self.topology
-                    .run_partition_records_by_row(*partition, input)
-            };
-            self.metrics.processing_nanos += started.elapsed().as_nanos() as u64;
-            match result {
-                Ok((out, refused)) => {
-                    self.metrics.output_records += out.len() as u64;
-                    round.outputs.extend(out);
-                    round.prior.push((*partition, prior));
-                    for row in refused {
-                        self.refuse_row(*partition, input, &row, round);
-                    }
-                }
-                Err(failure) => {
-                    self.restore(*partition, &prior);
-                    if failure.retriable || self.policy == ErrorPolicy::Fail {
-                        return Err(RunnerError {
-                            message: failure.to_string(),
-                            retriable: failure.retriable,
-                        });
-                    }
-                    self.metrics.failures += 1;
-                    if let ErrorPolicy::DeadLetter { topic } = &self.policy {
-                        for records in input.values() {
-                            for record in records {
-                                round.outputs.push(Produced {
-                                    topic: topic.clone(),
-                                    record: dead_letter(record, &failure.to_string()),
-                                });
-                                self.metrics.dead_letter_records += 1;
-                            }
-                        }
-                    }
-                }
-            }
+            self.process_partition(*partition, input, round)?;
         }
         if let Some(aligner) = self.barrier.as_ref()
             && aligner.fired()
         {
             round.barrier = aligner.barrier(&mut round.offsets);
+        }
+        Ok(())
+    }
+
+    /// Runs one logical partition's input under the error policy: its outputs
+    /// and prior state go into the round; a failure restores the prior state and
+    /// is returned under fail (or when retriable), else counted and, under
+    /// dead-letter, the input re-produced with the `krabka.*` headers. The poll
+    /// round and [`Self::run_partition_once`] share it, so both honour the policy.
+    fn process_partition(
+        &mut self,
+        partition: i32,
+        input: &BTreeMap<String, Vec<Record>>,
+        round: &mut Round,
+    ) -> Result<(), RunnerError> {
+        let prior = self
+            .topology
+            .snapshot_partition(partition)
+            .map_err(|e| RunnerError::new(e.to_string()))?;
+        self.metrics.batches += 1;
+        let rows: u64 = input.values().map(|r| r.len() as u64).sum();
+        self.metrics.input_records += rows;
+        let started = Instant::now();
+        // Under skip and dead-letter, a sink row its codec refuses alone is
+        // treated alone; under fail it fails the partition like any error.
+        let result = if self.policy == ErrorPolicy::Fail {
+            self.topology
+                .run_partition_records(partition, input)
+                .map(|out| (out, Vec::new()))
+        } else {
+            self.topology.run_partition_records_by_row(partition, input)
+        };
+        self.metrics.processing_nanos += started.elapsed().as_nanos() as u64;
+        match result {
+            Ok((out, refused)) => {
+                self.metrics.output_records += out.len() as u64;
+                round.outputs.extend(out);
+                round.prior.push((partition, prior));
+                for row in refused {
+                    self.refuse_row(partition, input, &row, round);
+                }
+            }
+            Err(failure) => {
+                self.restore(partition, &prior);
+                if failure.retriable || self.policy == ErrorPolicy::Fail {
+                    return Err(RunnerError {
+                        message: failure.to_string(),
+                        retriable: failure.retriable,
+                    });
+                }
+                self.metrics.failures += 1;
+                if let ErrorPolicy::DeadLetter { topic } = &self.policy {
+                    for records in input.values() {
+                        for record in records {
+                            round.outputs.push(Produced {
+                                topic: topic.clone(),
+                                record: dead_letter(record, &failure.to_string()),
+                            });
+                            self.metrics.dead_letter_records += 1;
+                        }
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -844,8 +858,10 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         let _ = self.topology.restore_partition(partition, state);
     }
 
-    /// Assign, seek, poll one batch of one topic-partition and process it;
-    /// returns the next offset (`offset` itself when nothing was read or on error).
+    /// Assign, seek, poll one batch of one topic-partition and process it under
+    /// the error policy as a poll round does (a failure skipped or dead-lettered
+    /// commits past it); returns the next offset (`offset` itself when nothing was
+    /// read or on error).
     pub fn run_partition_once(
         &mut self,
         topic: &str,
@@ -872,31 +888,16 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             return (offset, Ok(()));
         };
         let next = offset.max(last + 1);
-        let prior = match self.topology.snapshot_partition(partition) {
-            Ok(s) => s,
-            Err(e) => return (offset, Err(RunnerError::new(e.to_string()))),
-        };
         let input = BTreeMap::from([(topic.to_owned(), records)]);
+        let mut round = Round::default();
         let result = self
-            .topology
-            .run_partition_records(partition, &input)
-            .map_err(|e| RunnerError {
-                message: e.to_string(),
-                retriable: e.retriable,
-            })
-            .and_then(|produced| {
-                produced
-                    .iter()
-                    .try_for_each(|p| self.producer.send(&p.topic, &p.record))?;
-                self.producer.flush()
-            })
-            .and_then(|_| self.consumer.commit(&BTreeMap::from([(tp.clone(), next)])));
+            .process_partition(partition, &input, &mut round)
+            .and_then(|()| self.send_all(&round.outputs))
+            .and_then(|()| self.consumer.commit(&BTreeMap::from([(tp, next)])));
         match result {
             Ok(()) => (next, Ok(())),
-            Err(e) => {
-                self.restore(partition, &prior);
-                (offset, Err(e))
-            }
+            // The round holds no first offsets: `fail` only rolls its partition back.
+            Err(e) => (offset, Err(self.fail(&round, e, None))),
         }
     }
 }

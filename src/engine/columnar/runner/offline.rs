@@ -493,5 +493,7 @@ pub fn payload_fields(schema: &Schema) -> Vec<Field> {
         .collect()
 }
 
+pub mod memory;
+
 #[cfg(test)]
 mod tests;

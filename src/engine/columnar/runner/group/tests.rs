@@ -194,17 +194,27 @@ fn run_partition_once_commits_past_the_record_and_an_empty_poll_keeps_the_offset
     assert_eq!(r.run_partition_once("in", 0, 42).0, 42);
 }
 
-#[test]
-fn dead_letter_commits_past_the_failure_keeps_the_record_and_rolls_state_back() {
-    let mut r = runner(
-        Arc::new(IpcValueCodec),
-        ErrorPolicy::DeadLetter {
-            topic: "dlq".into(),
-        },
-    );
+fn dead_letter_policy() -> ErrorPolicy {
+    ErrorPolicy::DeadLetter {
+        topic: "dlq".into(),
+    }
+}
+
+/// [`runner`] with one poll: a record on partition 0 at `offset` that is no Arrow IPC.
+fn junk_runner(
+    policy: ErrorPolicy,
+    offset: i64,
+) -> GroupRunner<FakeConsumer, FakeProducer, FakeStore> {
+    let mut r = runner(Arc::new(IpcValueCodec), policy);
     r.consumer
         .polls
-        .push(vec![record(b"not arrow".to_vec(), 0, 0)]);
+        .push(vec![record(b"not arrow".to_vec(), 0, offset)]);
+    r
+}
+
+#[test]
+fn dead_letter_commits_past_the_failure_keeps_the_record_and_rolls_state_back() {
+    let mut r = junk_runner(dead_letter_policy(), 0);
     let committed = r.run_once().unwrap();
     assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 1)]));
     let dlq: Vec<&OutRecord> = r
@@ -419,25 +429,32 @@ fn sent_to<'a>(
         .collect()
 }
 
-#[test]
-fn a_sink_row_refused_alone_is_dead_lettered_as_its_source_record_and_the_batchs_other_rows_are_produced()
- {
-    let mut r = refusing_runner(ErrorPolicy::DeadLetter {
-        topic: "dlq".into(),
-    });
-    let committed = r.run_once().unwrap();
-    assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 7)]));
-    let out: Vec<&[u8]> = sent_to(&r, "out")
+/// [`refusing_runner`]'s rows a, c and d went to `out` and b's source record
+/// (offset 5) alone to `dlq`; the dead letters.
+fn assert_b_alone_dead_lettered(
+    r: &GroupRunner<FakeConsumer, FakeProducer, FakeStore>,
+) -> Vec<&OutRecord> {
+    let out: Vec<&[u8]> = sent_to(r, "out")
         .iter()
         .map(|rec| rec.value.as_deref().unwrap())
         .collect();
     assert_eq!(out, [&b"a"[..], b"c", b"d"]);
-    let dlq = sent_to(&r, "dlq");
+    let dlq = sent_to(r, "dlq");
     assert_eq!(dlq.len(), 1);
     assert_eq!(
         dlq[0].value.as_deref(),
         Some(&orders(&["a", "b", "c"], &[1, 50, 2])[..])
     );
+    dlq
+}
+
+#[test]
+fn a_sink_row_refused_alone_is_dead_lettered_as_its_source_record_and_the_batchs_other_rows_are_produced()
+ {
+    let mut r = refusing_runner(dead_letter_policy());
+    let committed = r.run_once().unwrap();
+    assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 7)]));
+    let dlq = assert_b_alone_dead_lettered(&r);
     let header = |key: &str| {
         dlq[0]
             .headers
@@ -475,4 +492,96 @@ fn a_sink_row_refused_alone_is_dropped_under_skip_and_fails_the_round_under_fail
     assert_eq!(e.message, "node `sink`: refused b");
     assert!(r.producer.sent.is_empty());
     assert!(r.consumer.commits.is_empty());
+}
+
+#[test]
+fn run_partition_once_dead_letters_a_refused_row_alone_and_commits_past_it() {
+    let mut r = refusing_runner(dead_letter_policy());
+    let (next, result) = r.run_partition_once("in", 0, 5);
+    result.unwrap();
+    assert_eq!(next, 7);
+    assert_eq!(
+        r.consumer.commits,
+        [BTreeMap::from([(("in".to_owned(), 0), 7)])]
+    );
+    assert_b_alone_dead_lettered(&r);
+    assert_eq!((r.metrics.failures, r.metrics.dead_letter_records), (1, 1));
+}
+
+#[test]
+fn run_partition_once_drops_a_refused_row_under_skip_and_fails_on_it_under_fail() {
+    let mut r = refusing_runner(ErrorPolicy::Skip);
+    let (next, result) = r.run_partition_once("in", 0, 5);
+    result.unwrap();
+    assert_eq!(next, 7);
+    assert_eq!(r.producer.sent.len(), 3);
+    assert_eq!(sent_to(&r, "out").len(), 3);
+    assert_eq!((r.metrics.failures, r.metrics.dead_letter_records), (1, 0));
+
+    let mut r = refusing_runner(ErrorPolicy::Fail);
+    let (next, result) = r.run_partition_once("in", 0, 5);
+    assert_eq!(result.unwrap_err().message, "node `sink`: refused b");
+    assert_eq!(next, 5);
+    assert!(r.producer.sent.is_empty() && r.consumer.commits.is_empty());
+}
+
+#[test]
+fn run_partition_once_dead_letters_a_failed_batch_and_rolls_its_state_back() {
+    let mut r = junk_runner(dead_letter_policy(), 3);
+    let (next, result) = r.run_partition_once("in", 0, 3);
+    result.unwrap();
+    assert_eq!(next, 4);
+    assert_eq!(
+        r.consumer.commits,
+        [BTreeMap::from([(("in".to_owned(), 0), 4)])]
+    );
+    let dlq = sent_to(&r, "dlq");
+    assert_eq!(r.producer.sent.len(), 1);
+    assert_eq!(dlq[0].value.as_deref(), Some(&b"not arrow"[..]));
+    assert!(
+        r.topology.snapshot_partition(0).unwrap()["totals"].ends_with(&[0, 0, 0, 0]),
+        "no group left behind"
+    );
+
+    let mut r = junk_runner(ErrorPolicy::Skip, 3);
+    let (next, result) = r.run_partition_once("in", 0, 3);
+    result.unwrap();
+    assert_eq!(next, 4);
+    assert!(r.producer.sent.is_empty());
+    assert_eq!(r.metrics.failures, 1);
+}
+
+/// A producer whose every send fails, to show a failed send rolls the partition back.
+#[derive(Default)]
+struct RefusingProducer;
+
+impl Producer for RefusingProducer {
+    fn send(&mut self, _topic: &str, _record: &OutRecord) -> Result<(), RunnerError> {
+        Err(RunnerError::new("broker down"))
+    }
+    fn flush(&mut self) -> Result<(), RunnerError> {
+        Ok(())
+    }
+}
+
+#[test]
+fn run_partition_once_restores_state_and_keeps_the_offset_when_a_send_fails_under_any_policy() {
+    let mut r = GroupRunner::new(
+        topology(Arc::new(IpcValueCodec)),
+        FakeConsumer::default(),
+        RefusingProducer,
+        FakeStore::default(),
+        ErrorPolicy::Skip,
+    );
+    r.consumer
+        .polls
+        .push(vec![record(orders(&["a"], &[5]), 0, 8)]);
+    let (next, result) = r.run_partition_once("in", 0, 8);
+    assert_eq!(result.unwrap_err().message, "broker down");
+    assert_eq!(next, 8);
+    assert!(r.consumer.commits.is_empty());
+    assert!(
+        r.topology.snapshot_partition(0).unwrap()["totals"].ends_with(&[0, 0, 0, 0]),
+        "no group left behind"
+    );
 }

@@ -1,9 +1,10 @@
-use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 
+use super::memory::{MemoryReader, MemoryWriter};
 use super::*;
 use crate::engine::columnar::ops::testing::{int64s, transactions};
 use crate::engine::columnar::topology::spec::{self, OfflineCodecs};
@@ -13,32 +14,11 @@ fn parse(text: &str) -> crate::engine::columnar::topology::spec::TopologySpec {
     parse_file(text).unwrap()
 }
 
-struct Batches(SchemaRef, VecDeque<RecordBatch>);
-
-impl BatchReader for Batches {
-    fn schema(&self) -> SchemaRef {
-        self.0.clone()
-    }
-    fn next_batch(&mut self) -> Option<Result<RecordBatch, String>> {
-        self.1.pop_front().map(Ok)
-    }
-}
-
-#[derive(Clone, Default)]
-struct Collected(Arc<Mutex<Vec<RecordBatch>>>);
-
-impl BatchWriter for Collected {
-    fn write(&mut self, batch: &RecordBatch) -> Result<(), WriteError> {
-        self.0.lock().unwrap().push(batch.clone());
-        Ok(())
-    }
-}
-
 fn input(batches: Vec<RecordBatch>) -> OfflineInput {
     OfflineInput {
         source: "orders".into(),
         topic: "orders".into(),
-        reader: Box::new(Batches(batches[0].schema(), batches.into())),
+        reader: Box::new(MemoryReader::new(batches[0].schema(), batches)),
     }
 }
 
@@ -59,7 +39,7 @@ fn partitions_run_in_ascending_order_with_their_own_state() {
     let mut columns = batch.columns().to_vec();
     columns[4] = Arc::new(arrow_array::Int32Array::from(vec![2, 1, 2]));
     batch = RecordBatch::try_new(batch.schema(), columns).unwrap();
-    let out = Collected::default();
+    let out = MemoryWriter::default();
     let (metrics, result) = OfflineRun {
         topology: &mut built,
         inputs: vec![input(vec![batch])],
@@ -73,7 +53,7 @@ fn partitions_run_in_ascending_order_with_their_own_state() {
     }
     .run();
     assert_eq!(result, Ok(Outcome::Completed));
-    let written = out.0.lock().unwrap();
+    let written = out.batches();
     assert_eq!(int64s(&written[0], "total"), [Some(2)], "partition 1 first");
     assert_eq!(int64s(&written[1], "total"), [Some(5)]);
     assert_eq!(metrics.batches, 1);
@@ -96,7 +76,7 @@ fn skip_rolls_the_partition_back_and_dead_letter_keeps_the_rows_with_headers() {
             transactions(&["a", "b"], &[i64::MAX, 1], &[2, 3], 0),
             transactions(&["a"], &[1], &[4], 0),
         ];
-        let (out, dlq) = (Collected::default(), Collected::default());
+        let (out, dlq) = (MemoryWriter::default(), MemoryWriter::default());
         let (metrics, result) = OfflineRun {
             topology: &mut built,
             inputs: vec![input(batches)],
@@ -111,14 +91,14 @@ fn skip_rolls_the_partition_back_and_dead_letter_keeps_the_rows_with_headers() {
         .run();
         assert_eq!(result, Ok(Outcome::Completed));
         assert_eq!(metrics.failures, 1);
-        let written = out.0.lock().unwrap();
+        let written = out.batches();
         assert_eq!(written.len(), 2);
         assert_eq!(
             int64s(&written[1], "total"),
             [Some(6)],
             "the failed batch left no trace in the state"
         );
-        let dead = dlq.0.lock().unwrap();
+        let dead = dlq.batches();
         if matches!(policy, ErrorPolicy::Skip) {
             assert!(dead.is_empty());
             assert_eq!(metrics.dead_letter_records, 0);
