@@ -171,7 +171,11 @@ fn max_records_writes_exactly_n_rows_across_batches_and_partitions() {
         }
         let got = rows(&tail(&broker.bootstrap(), &args));
         let want = n.parse::<usize>().unwrap().min(45);
-        assert_eq!(got.len(), want, "-n {n} --batch-records {batch} -e {bounded}");
+        assert_eq!(
+            got.len(),
+            want,
+            "-n {n} --batch-records {batch} -e {bounded}"
+        );
         // No row twice, and each partition's rows in offset order from its start.
         for (p, offsets) in offsets_per_partition(&got) {
             assert_eq!(

@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
@@ -51,14 +52,27 @@ pub enum Report {
 }
 
 /// State both sides read.
-#[derive(Default)]
 pub struct Shared {
     /// Rows written so far (progress display, `--max-records`).
     pub records: AtomicU64,
+    /// Ctrl-C or SIGTERM: both sides stop (the decode side may be alone, waiting
+    /// for the schema of held records after the poll side is done).
+    pub cancelled: Arc<AtomicBool>,
     /// The poll side stopped on an error or a signal: write nothing more.
     pub abort: AtomicBool,
     /// The decode side stopped (failure, closed output, `--max-records` reached).
     pub over: AtomicBool,
+}
+
+impl Shared {
+    pub fn new(cancelled: Arc<AtomicBool>) -> Self {
+        Shared {
+            records: AtomicU64::new(0),
+            cancelled,
+            abort: AtomicBool::new(false),
+            over: AtomicBool::new(false),
+        }
+    }
 }
 
 /// Where decoded batches go.
@@ -195,6 +209,9 @@ impl DecodeSide {
             if got.is_none() && open && self.held.is_empty() {
                 // `recv` failed: the poll side is done.
                 open = false;
+            }
+            if shared.cancelled.load(Ordering::SeqCst) {
+                return Err(CliError::cancelled().into());
             }
             if shared.abort.load(Ordering::SeqCst) {
                 return Ok(());

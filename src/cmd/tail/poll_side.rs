@@ -235,9 +235,7 @@ impl PollSide<'_> {
         let mut round_over = false;
         let mut fatal = None;
         let stops = &mut self.stops;
-        while !round_over
-            && batch.len() < self.batch_records
-            && batch.payload_bytes() < BATCH_BYTES
+        while !round_over && batch.len() < self.batch_records && batch.payload_bytes() < BATCH_BYTES
         {
             // Messages taken from the client must all be kept: take at most the records
             // left, and about the bytes left at the batch's average record size.

@@ -251,7 +251,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         plan.group.is_some(),
         plan.batch_records,
     );
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared::new(cancelled.clone()));
     // The hand-off: arenas go to the decode side through a short queue and come back
     // for the next fetches; reports (holds, written offsets) come back unbounded, as
     // the decode side must never wait for the poll side.
