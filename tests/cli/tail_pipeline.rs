@@ -186,3 +186,57 @@ fn max_records_writes_exactly_n_rows_across_batches_and_partitions() {
         }
     }
 }
+
+#[test]
+fn a_closed_stdout_ends_a_bounded_or_endless_tail_quietly_with_exit_0() {
+    let broker = Tansu::start();
+    let topic = unique_name("epipe");
+    create_topic(&broker.bootstrap(), &topic, 1);
+    let records: Vec<Rec> = (0..50)
+        .map(|i| Rec {
+            partition: 0,
+            key: None,
+            value: Some(format!("v{i}").into_bytes()),
+            headers: vec![],
+            ts: BASE_TS + i * 1000,
+        })
+        .collect();
+    produce(&broker.bootstrap(), &topic, &records);
+    for bounded in [true, false] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_krabka-streams"));
+        cmd.args([
+            "tail",
+            &topic,
+            "--value-format",
+            "string",
+            "--batch-records",
+            "5",
+        ])
+        .args(["-b", &broker.bootstrap(), "--timeout", "20s"])
+        .env_remove("KRABKA_OUTPUT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        if bounded {
+            cmd.arg("-e");
+        }
+        let mut child = cmd.spawn().unwrap();
+        // The read end closed at once: the decode side's first write fails with EPIPE.
+        drop(child.stdout.take());
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("the tail (-e: {bounded}) did not end after its stdout closed");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(0), "-e: {bounded}: {err}");
+        assert!(!err.contains("rror"), "-e: {bounded}: {err}");
+    }
+}
