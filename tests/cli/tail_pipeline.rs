@@ -240,3 +240,54 @@ fn a_closed_stdout_ends_a_bounded_or_endless_tail_quietly_with_exit_0() {
         assert!(!err.contains("rror"), "-e: {bounded}: {err}");
     }
 }
+
+#[test]
+fn ctrl_c_ends_a_tail_whose_only_work_left_is_records_held_for_a_slow_schema() {
+    let broker = Tansu::start();
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    let topic = unique_name("heldint");
+    create_topic(&broker.bootstrap(), &topic, 1);
+    registry.seed_id(91, SchemaRecord::avro(ORDER_SCHEMA));
+    let schema = apache_avro::Schema::parse_str(ORDER_SCHEMA).unwrap();
+    let records: Vec<Rec> = (0..3)
+        .map(|i| Rec {
+            partition: 0,
+            key: None,
+            value: Some(framing::encode(91, &order_body(&schema, i))),
+            headers: vec![],
+            ts: BASE_TS + i * 1000,
+        })
+        .collect();
+    produce(&broker.bootstrap(), &topic, &records);
+    // The fetch outlasts the test: the poll side reads all three records and is done,
+    // the decode side waits alone for their schema.
+    registry.delay(Duration::from_secs(25));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("held.parquet");
+    let (bootstrap, url) = (broker.bootstrap(), registry.url());
+    let running = crate::support::process::Running::start(
+        dir.path(),
+        &[
+            "tail",
+            &topic,
+            "-e",
+            "--value-format",
+            "avro",
+            "--registry",
+            &url,
+            "--out",
+            file.to_str().unwrap(),
+            "-b",
+            &bootstrap,
+            "--timeout",
+            "30s",
+        ],
+    );
+    std::thread::sleep(Duration::from_secs(4));
+    let done = running.interrupt_and_wait(Duration::from_secs(10));
+    assert_eq!(done.code(), 130, "{}", done.stderr);
+    assert!(
+        file.exists(),
+        "the Parquet file is closed and published on Ctrl-C"
+    );
+}
