@@ -23,4 +23,5 @@ mod schema_cache;
 mod snapshot;
 mod snapshot_cut;
 mod tail;
+mod tail_pipeline;
 mod tail_registry_formats;

@@ -7,8 +7,10 @@
 //! `--from` grammar; sinks live in `io::batch_sink`.
 
 mod dead_letter;
+mod decode_side;
 pub mod formats;
 mod outage;
+mod poll_side;
 pub mod positions;
 mod predicate;
 mod run;

@@ -1,0 +1,556 @@
+//! The decode-and-write side of the tail pipeline, on its own thread: takes the
+//! arenas the poll side filled, filters, decodes per topic, routes failures (hold a
+//! partition whose writer schema is pending, else fail, skip or dead-letter),
+//! projects, writes, and hands each arena back for the next fetch.
+//!
+//! A held partition's records stay here, in fetch order: the ones of the failing
+//! record on, then whatever of the partition the poll side still delivers before
+//! its pause takes effect (later arenas). The poll side is told to pause the
+//! partition and, once the held records are written, to resume it from the offset
+//! after the last record it delivered — so nothing is fetched twice, nothing is
+//! written twice, and a partition's rows keep their order.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::tail::dead_letter::DeadLetterFile;
+use crate::cmd::tail::predicate::WherePredicate;
+use crate::cmd::tail::{OnError, table};
+use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
+use crate::engine::columnar::raw_batch::{RawBatch, RawSelection};
+use crate::engine::columnar::record::Record;
+use crate::engine::columnar::record_filter::RecordFilter;
+use crate::io::batch_sink::{BatchSink, SinkError};
+
+/// A partition: topic and number.
+pub type Tp = (String, i32);
+
+/// Largest number of value bytes decoded into one batch (the poll side's arena limit).
+const BATCH_BYTES: usize = crate::cmd::tail::poll_side::BATCH_BYTES;
+
+/// How long the decode side waits for an arena before retrying held records.
+const RETRY_EVERY: Duration = Duration::from_millis(20);
+
+/// What the decode side tells the poll side.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Report {
+    /// A record's writer schema is pending: stop fetching the partition.
+    Pause(Tp),
+    /// The partition's held records are written: fetch it again after the last
+    /// record the poll side delivered.
+    Resume(Tp),
+    /// Group mode: records before these offsets are written (or skipped) and may be committed.
+    Processed(Vec<(Tp, i64)>),
+}
+
+/// State both sides read.
+pub struct Shared {
+    /// Rows written so far (progress display, `--max-records`).
+    pub records: AtomicU64,
+    /// Ctrl-C or SIGTERM: both sides stop (the decode side may be alone, waiting
+    /// for the schema of held records after the poll side is done).
+    pub cancelled: Arc<AtomicBool>,
+    /// The poll side stopped on an error or a signal: write nothing more.
+    pub abort: AtomicBool,
+    /// The decode side stopped (failure, closed output, `--max-records` reached).
+    pub over: AtomicBool,
+}
+
+impl Shared {
+    pub fn new(cancelled: Arc<AtomicBool>) -> Self {
+        Shared {
+            records: AtomicU64::new(0),
+            cancelled,
+            abort: AtomicBool::new(false),
+            over: AtomicBool::new(false),
+        }
+    }
+}
+
+/// Where decoded batches go.
+pub enum Output {
+    Data(Box<BatchSink>),
+    Table,
+}
+
+/// The records of one partition waiting for a writer schema, since when, and why.
+struct Held {
+    records: Vec<Record>,
+    since: Instant,
+    why: String,
+}
+
+/// How processing stops early.
+enum End {
+    /// A normal end: the output's reader went away, or `--max-records` was reached.
+    Quiet,
+    Failed(CliError),
+}
+
+impl From<CliError> for End {
+    fn from(e: CliError) -> Self {
+        End::Failed(e)
+    }
+}
+
+/// The decode-and-write side: its settings, its output and what it has done.
+pub struct DecodeSide {
+    pub decoders: HashMap<String, BatchDecoder>,
+    pub filter: RecordFilter,
+    pub predicate: Option<WherePredicate>,
+    pub columns: Vec<String>,
+    pub max_records: Option<u64>,
+    pub on_error: OnError,
+    pub dead_letter: Option<DeadLetterFile>,
+    pub output: Output,
+    /// How long a writer schema may stay pending (`--timeout`).
+    pub timeout: Duration,
+    /// Group mode: report processed offsets for commits.
+    pub report_offsets: bool,
+    /// Most records decoded into one batch (`--batch-records`), held ones retried too.
+    pub batch_records: usize,
+    pub records: u64,
+    pub skipped: u64,
+    pub dead_lettered: u64,
+    /// The schema of the first batch written (a file with no rows still gets columns).
+    pub first_schema: Option<SchemaRef>,
+    held: BTreeMap<Tp, Held>,
+    /// Held records being retried are copied here.
+    scratch: RawBatch,
+}
+
+impl DecodeSide {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        decoders: HashMap<String, BatchDecoder>,
+        filter: RecordFilter,
+        predicate: Option<WherePredicate>,
+        columns: Vec<String>,
+        max_records: Option<u64>,
+        on_error: OnError,
+        dead_letter: Option<DeadLetterFile>,
+        output: Output,
+        timeout: Duration,
+        report_offsets: bool,
+        batch_records: usize,
+    ) -> Self {
+        DecodeSide {
+            decoders,
+            filter,
+            predicate,
+            columns,
+            max_records,
+            on_error,
+            dead_letter,
+            output,
+            timeout,
+            report_offsets,
+            batch_records,
+            records: 0,
+            skipped: 0,
+            dead_lettered: 0,
+            first_schema: None,
+            held: BTreeMap::new(),
+            scratch: RawBatch::new(),
+        }
+    }
+
+    /// Serves arenas until the poll side closes the hand-off (then writes what is still
+    /// held, as its schemas arrive), aborts, or processing ends; returns the outcome.
+    pub fn serve(
+        &mut self,
+        work: &Receiver<RawBatch>,
+        free: &Sender<RawBatch>,
+        reports: &Sender<Report>,
+        shared: &Shared,
+    ) -> CliResult<()> {
+        let result = self.serve_until_end(work, free, reports, shared);
+        shared.over.store(true, Ordering::SeqCst);
+        match result {
+            Ok(()) | Err(End::Quiet) => Ok(()),
+            Err(End::Failed(e)) => Err(e),
+        }
+    }
+
+    fn serve_until_end(
+        &mut self,
+        work: &Receiver<RawBatch>,
+        free: &Sender<RawBatch>,
+        reports: &Sender<Report>,
+        shared: &Shared,
+    ) -> Result<(), End> {
+        let mut open = true;
+        loop {
+            if self.max_records.is_some_and(|n| self.records >= n) {
+                return Ok(());
+            }
+            let got = if !open {
+                None
+            } else if self.held.is_empty() {
+                work.recv().ok()
+            } else {
+                match work.recv_timeout(RETRY_EVERY) {
+                    Ok(b) => Some(b),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        open = false;
+                        None
+                    }
+                }
+            };
+            if got.is_none() && open && self.held.is_empty() {
+                // `recv` failed: the poll side is done.
+                open = false;
+            }
+            if shared.cancelled.load(Ordering::SeqCst) {
+                return Err(CliError::cancelled().into());
+            }
+            if shared.abort.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            if !open && got.is_none() && self.held.is_empty() {
+                return Ok(());
+            }
+            self.retry_held(reports, shared)?;
+            match got {
+                Some(batch) => {
+                    let result = self.process(&batch, reports, shared, &HashMap::new());
+                    // The poll side may have ended: then the arena is simply dropped.
+                    let _ = free.send(batch);
+                    result?;
+                }
+                // Only held records left, the poll side done: wait for their schemas.
+                None if !open && !self.held.is_empty() => std::thread::sleep(RETRY_EVERY),
+                None => {}
+            }
+        }
+    }
+
+    /// Held partitions whose pending record now decodes (or fails for good) are
+    /// processed again, in front of anything newer.
+    fn retry_held(&mut self, reports: &Sender<Report>, shared: &Shared) -> Result<(), End> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let mut retrying: HashMap<Tp, Instant> = HashMap::new();
+        let mut retried: Vec<Vec<Record>> = Vec::new();
+        for (tp, mut held) in std::mem::take(&mut self.held) {
+            if held.since.elapsed() > self.timeout {
+                let offset = held.records.first().map(|r| r.offset).unwrap_or_default();
+                return Err(CliError::unreachable(format!(
+                    "{}/{} offset {offset}: {}; still pending after {} (--timeout): check that the schema registry is reachable, or prewarm the id into --schema-cache",
+                    tp.0,
+                    tp.1,
+                    held.why,
+                    humantime_secs(self.timeout)
+                ))
+                .into());
+            }
+            // Still pending? Its first record alone tells: then the records stay held
+            // as they are instead of being copied out and back every few milliseconds.
+            let pending = match (held.records.first(), self.decoders.get_mut(&tp.0)) {
+                (Some(first), Some(decoder)) => decoder
+                    .decode(&[first])
+                    .err()
+                    .filter(|f| f.error.is_retriable()),
+                _ => None,
+            };
+            if let Some(failure) = pending {
+                // The latest word on the fetch (its last failed attempt).
+                held.why = failure.error.to_string();
+                self.held.insert(tp, held);
+                continue;
+            }
+            retrying.insert(tp, held.since);
+            retried.push(held.records);
+        }
+        if retrying.is_empty() {
+            return Ok(());
+        }
+        // In batches of at most --batch-records (and the byte limit), as if fetched now.
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let mut result = Ok(());
+        for r in retried.iter().flatten() {
+            scratch.push_record(r);
+            if scratch.len() >= self.batch_records || scratch.payload_bytes() >= BATCH_BYTES {
+                result = self.process(&scratch, reports, shared, &retrying);
+                scratch.clear();
+                if result.is_err() {
+                    break;
+                }
+            }
+        }
+        if result.is_ok() {
+            result = self.process(&scratch, reports, shared, &retrying);
+        }
+        self.scratch = scratch;
+        result?;
+        for tp in retrying.into_keys() {
+            if !self.held.contains_key(&tp) {
+                let _ = reports.send(Report::Resume(tp));
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes and writes one arena. `retrying`: partitions whose held records the
+    /// arena holds (still paused; a new hold keeps the first one's clock).
+    fn process(
+        &mut self,
+        batch: &RawBatch,
+        reports: &Sender<Report>,
+        shared: &Shared,
+        retrying: &HashMap<Tp, Instant>,
+    ) -> Result<(), End> {
+        if batch.is_empty() || self.max_records.is_some_and(|n| self.records >= n) {
+            return Ok(());
+        }
+        let mut processed_next: HashMap<Tp, i64> = HashMap::new();
+        // Rows per topic number, then in topic-name order, keeping fetch order.
+        let mut by_topic: Vec<Vec<u32>> = vec![Vec::new(); batch.topic_count()];
+        let filtering = !self.filter.is_empty();
+        for i in 0..batch.len() {
+            if filtering {
+                let r = batch.get(i);
+                if !self.filter.keeps_view(&r) {
+                    processed_next.insert((r.topic.to_owned(), r.partition), r.offset + 1);
+                    continue;
+                }
+            }
+            if !self.held.is_empty() {
+                // A held partition's later records queue up behind its held ones.
+                let r = batch.get(i);
+                if let Some(held) = self
+                    .held
+                    .iter_mut()
+                    .find(|((t, p), _)| *p == r.partition && t == r.topic)
+                    .map(|(_, h)| h)
+                {
+                    held.records.push(r.to_record());
+                    continue;
+                }
+            }
+            let rows = &mut by_topic[batch.position(i).0 as usize];
+            if rows.is_empty() {
+                rows.reserve(batch.len() - i);
+            }
+            rows.push(i as u32);
+        }
+        let mut per_topic: Vec<(&str, Vec<u32>)> = by_topic
+            .into_iter()
+            .enumerate()
+            .filter(|(_, rows)| !rows.is_empty())
+            .map(|(t, rows)| (batch.topic_name(t as u32), rows))
+            .collect();
+        per_topic.sort_by(|a, b| a.0.cmp(b.0));
+        let mut reached_max = false;
+        'topics: for (topic, mut records) in per_topic {
+            while !records.is_empty() {
+                if self.max_records.is_some_and(|n| self.records >= n) {
+                    reached_max = true;
+                    break 'topics;
+                }
+                let decoder = self.decoders.get_mut(topic).expect("a decoder per topic");
+                let selection = RawSelection {
+                    batch,
+                    rows: &records,
+                };
+                match decoder.decode_from(&selection) {
+                    Ok(decoded) => {
+                        note_processed(batch, &records, &mut processed_next);
+                        self.write_decoded(topic, decoded, shared)?;
+                        break;
+                    }
+                    Err(failure) => {
+                        let bad = batch.get(records[failure.index] as usize);
+                        let tp = (bad.topic.to_owned(), bad.partition);
+                        if failure.error.is_retriable() {
+                            // Hold this partition from the pending record on.
+                            let from = bad.offset;
+                            let (moved, kept): (Vec<u32>, Vec<u32>) =
+                                records.into_iter().partition(|&row| {
+                                    let r = batch.get(row as usize);
+                                    r.partition == tp.1 && r.offset >= from
+                                });
+                            records = kept;
+                            let moved = moved
+                                .into_iter()
+                                .map(|row| batch.get(row as usize).to_record());
+                            match self.held.get_mut(&tp) {
+                                Some(held) => held.records.extend(moved),
+                                None => {
+                                    let since = match retrying.get(&tp) {
+                                        Some(&since) => since,
+                                        None => {
+                                            let _ = reports.send(Report::Pause(tp.clone()));
+                                            Instant::now()
+                                        }
+                                    };
+                                    self.held.insert(
+                                        tp,
+                                        Held {
+                                            records: moved.collect(),
+                                            since,
+                                            why: failure.error.to_string(),
+                                        },
+                                    );
+                                }
+                            }
+                            continue;
+                        }
+                        let part = match failure.part {
+                            RecordPart::Key => "key",
+                            RecordPart::Value => "value",
+                        };
+                        let message = format!(
+                            "cannot decode the {part} of {}/{} offset {}: {}",
+                            bad.topic, bad.partition, bad.offset, failure.error
+                        );
+                        match &self.on_error {
+                            OnError::Fail => return Err(CliError::failure(message).into()),
+                            OnError::Skip => {
+                                tracing::warn!("skipping: {message}");
+                                self.skipped += 1;
+                            }
+                            OnError::DeadLetter(path) => {
+                                let dl = self.dead_letter.as_mut().expect("opened for this policy");
+                                dl.append(&bad.to_record(), &failure.error.to_string())
+                                    .map_err(|e| {
+                                        CliError::failure(format!(
+                                            "cannot write dead-letter file {}: {e}",
+                                            path.display()
+                                        ))
+                                    })?;
+                                tracing::warn!("dead-lettered: {message}");
+                                self.dead_lettered += 1;
+                            }
+                        }
+                        records.remove(failure.index);
+                        processed_next.insert(tp, bad.offset + 1);
+                    }
+                }
+            }
+        }
+        if self.report_offsets {
+            let done: Vec<(Tp, i64)> = processed_next
+                .into_iter()
+                .filter(|(tp, _)| !self.held.contains_key(tp))
+                .collect();
+            if !done.is_empty() {
+                let _ = reports.send(Report::Processed(done));
+            }
+        }
+        if reached_max {
+            return Err(End::Quiet);
+        }
+        Ok(())
+    }
+
+    /// Applies `--where`, the projection and `--max-records`, then writes.
+    fn write_decoded(
+        &mut self,
+        topic: &str,
+        decoded: RecordBatch,
+        shared: &Shared,
+    ) -> Result<(), End> {
+        let decoded = match self.predicate.as_mut() {
+            Some(p) => p.apply(topic, &decoded)?,
+            None => decoded,
+        };
+        let decoded = project(&decoded, &self.columns)?;
+        let decoded = match self.max_records {
+            Some(n) if self.records + decoded.num_rows() as u64 > n => {
+                decoded.slice(0, (n - self.records) as usize)
+            }
+            _ => decoded,
+        };
+        if self.first_schema.is_none() {
+            self.first_schema = Some(decoded.schema());
+        }
+        self.records += decoded.num_rows() as u64;
+        shared.records.store(self.records, Ordering::Relaxed);
+        // A batch --where emptied is not written (a table would print an empty frame).
+        if decoded.num_rows() == 0 && self.predicate.is_some() {
+            return Ok(());
+        }
+        match write(&mut self.output, &decoded) {
+            Ok(()) => Ok(()),
+            // The reader of stdout went away: a normal end.
+            Err(SinkError::Closed) => Err(End::Quiet),
+            Err(SinkError::Failed(m)) => {
+                Err(CliError::failure(format!("topic {topic}: {m}")).into())
+            }
+        }
+    }
+}
+
+/// The offset after the last of `rows` per partition. Records come in runs of one
+/// partition, so the map is touched once per run, not per record.
+fn note_processed(batch: &RawBatch, rows: &[u32], processed_next: &mut HashMap<Tp, i64>) {
+    let mut last: HashMap<(u32, i32), i64, foldhash::fast::RandomState> = HashMap::default();
+    let mut previous: Option<(u32, i32, i64)> = None;
+    for &row in rows {
+        let r = batch.position(row as usize);
+        if let Some(p) = previous
+            && (p.1 != r.1 || p.0 != r.0)
+        {
+            last.insert((p.0, p.1), p.2 + 1);
+        }
+        previous = Some(r);
+    }
+    if let Some(p) = previous {
+        last.insert((p.0, p.1), p.2 + 1);
+    }
+    for ((t, p), next) in last {
+        processed_next.insert((batch.topic_name(t).to_owned(), p), next);
+    }
+}
+
+/// A duration as `--timeout` takes it (whole seconds, else milliseconds).
+fn humantime_secs(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+fn write(output: &mut Output, batch: &RecordBatch) -> Result<(), SinkError> {
+    match output {
+        Output::Data(sink) => sink.write(batch),
+        Output::Table => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            table::render(&mut out, batch)
+                .and_then(|_| out.flush())
+                .map_err(SinkError::from)
+        }
+    }
+}
+
+fn project(batch: &RecordBatch, columns: &[String]) -> CliResult<RecordBatch> {
+    if columns.is_empty() {
+        return Ok(batch.clone());
+    }
+    let schema = batch.schema();
+    let indices = columns
+        .iter()
+        .map(|c| {
+            schema
+                .index_of(c)
+                .map_err(|_| CliError::usage(format!("Arrow column does not exist: {c}")))
+        })
+        .collect::<CliResult<Vec<_>>>()?;
+    batch
+        .project(&indices)
+        .map_err(|e| CliError::failure(format!("cannot project columns: {e}")))
+}

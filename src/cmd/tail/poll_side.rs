@@ -1,0 +1,329 @@
+//! The poll side of the tail pipeline, on the calling thread: it alone touches the
+//! consumer. It takes messages from librdkafka into an arena until the arena is full
+//! or the fetch queue is drained, hands the arena to the decode side (a bounded
+//! channel: a slow output slows the fetching, memory stays bounded), and between
+//! fetches acts on what the decode side reports — pause or resume a held partition,
+//! store written offsets — tracks stops, watches for outages and lost credentials,
+//! and draws the progress line.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender};
+use std::time::{Duration, Instant};
+
+use indicatif::ProgressBar;
+
+use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::tail::decode_side::{Report, Shared, Tp};
+use crate::cmd::tail::outage::{Outage, round_failure};
+use crate::engine::columnar::raw_batch::RawBatch;
+use crate::io::kafka::auth_failure;
+use crate::io::kafka::tail_consumer::{Polled, TailConsumer};
+
+/// Largest number of value bytes put into one arena.
+pub const BATCH_BYTES: usize = 16 << 20;
+
+/// Most messages taken from the client in one call.
+const POLL_CHUNK: usize = 1000;
+
+/// A map keyed by partition, hashed cheaply (looked up per run of records).
+type TpMap<V> = HashMap<Tp, V, foldhash::fast::RandomState>;
+
+/// Where each assigned partition stands relative to its stop.
+#[derive(Default)]
+pub struct Stops {
+    /// Exclusive stop offset per partition (bounded reads only).
+    pub stop: TpMap<i64>,
+    /// The stop is the end captured at start: a partition-EOF event also reaches it.
+    pub stop_is_end: bool,
+    pub done: BTreeSet<Tp>,
+    /// Next offset to fetch per partition (last received + 1).
+    pub next: TpMap<i64>,
+}
+
+impl Stops {
+    fn bounded(&self) -> bool {
+        !self.stop.is_empty() || self.stop_is_end
+    }
+
+    /// Records arrive in runs of one partition: its stop is looked up once per run.
+    fn begin_run(&self, tp: Tp) -> Run {
+        Run {
+            stop: self.stop.get(&tp).copied(),
+            tp,
+            next: None,
+            handle: std::ptr::null(),
+            topic: 0,
+        }
+    }
+
+    /// Takes record `offset` of the run's partition; `false` when it lies beyond the stop.
+    #[inline]
+    fn observe(&mut self, run: &mut Run, offset: i64) -> bool {
+        if run.stop.is_some_and(|s| offset >= s) {
+            self.done.insert(run.tp.clone());
+            return false;
+        }
+        run.next = Some(offset + 1);
+        if run.stop.is_some_and(|s| offset + 1 >= s) {
+            self.done.insert(run.tp.clone());
+        }
+        true
+    }
+
+    /// Records where the run's partition stands once its run ends.
+    fn end_run(&mut self, run: Run) {
+        if let Some(next) = run.next {
+            match self.next.get_mut(&run.tp) {
+                Some(n) => *n = next,
+                None => {
+                    self.next.insert(run.tp, next);
+                }
+            }
+        }
+    }
+}
+
+/// The partition whose records are arriving, its stop, and its next offset so far.
+struct Run {
+    tp: Tp,
+    stop: Option<i64>,
+    next: Option<i64>,
+    /// The client's topic handle of the run's messages.
+    handle: *const std::ffi::c_void,
+    /// The topic's number in the arena.
+    topic: u32,
+}
+
+/// The poll side: the consumer, where partitions stand, and the hand-off's ends.
+pub struct PollSide<'a> {
+    pub consumer: &'a mut TailConsumer,
+    pub stops: Stops,
+    /// Partitions assigned without a group (with a group, the consumer knows).
+    pub assignment: Vec<(String, i32, i64)>,
+    pub all_partitions: Vec<Tp>,
+    pub group: bool,
+    pub batch_records: usize,
+    pub timeout: Duration,
+    pub cancelled: &'a AtomicBool,
+    pub shared: &'a Shared,
+    pub progress: Option<ProgressBar>,
+    /// Bytes of keys and values fetched.
+    pub bytes: u64,
+}
+
+impl PollSide<'_> {
+    /// Fetches until every partition reached its stop, the decode side ended, or a
+    /// signal or an error ends the tail (returned; the caller aborts the decode side).
+    pub fn fetch(
+        &mut self,
+        work: &SyncSender<RawBatch>,
+        free: &Receiver<RawBatch>,
+        reports: &Receiver<Report>,
+    ) -> CliResult<()> {
+        let started = Instant::now();
+        let mut last_lag = Instant::now() - Duration::from_secs(10);
+        let mut lag: Option<i64> = None;
+        let mut outage = Outage::default();
+        // Partitions the decode side holds (paused here).
+        let mut paused: BTreeSet<Tp> = BTreeSet::new();
+        // An arena that came back empty from a fetch, for the next one.
+        let mut spare: Option<RawBatch> = None;
+        loop {
+            if self.cancelled.load(Ordering::SeqCst) {
+                return Err(CliError::cancelled());
+            }
+            if self.shared.over.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            for report in reports.try_iter() {
+                self.act_on(report, &mut paused)?;
+            }
+            if self.stops.bounded() && self.pending().is_empty() {
+                return Ok(());
+            }
+            // After the first batches every arena has grown: a message costs a copy
+            // into it, no allocation.
+            let mut batch = spare
+                .take()
+                .or_else(|| free.try_recv().ok())
+                .unwrap_or_default();
+            batch.clear();
+            self.fill(&mut batch, &paused, &mut outage)?;
+            outage.check(self.timeout, || {
+                self.all_partitions
+                    .first()
+                    .is_some_and(|(t, p)| self.consumer.watermarks_quick(t, *p).is_some())
+            })?;
+            if batch.is_empty() {
+                spare = Some(batch);
+                continue;
+            }
+            self.bytes += batch.payload_bytes() as u64;
+            if work.send(batch).is_err() {
+                // The decode side ended: its outcome decides.
+                return Ok(());
+            }
+            if let Some(bar) = &self.progress {
+                if last_lag.elapsed() > Duration::from_secs(2) {
+                    last_lag = Instant::now();
+                    lag = compute_lag(self.consumer, &self.stops);
+                }
+                let records = self.shared.records.load(Ordering::Relaxed);
+                let secs = started.elapsed().as_secs_f64().max(0.001);
+                bar.set_message(format!(
+                    "{records} records, {}, {:.0} records/s{}",
+                    indicatif::HumanBytes(self.bytes),
+                    records as f64 / secs,
+                    lag.map_or_else(String::new, |l| format!(", lag {l}"))
+                ));
+            }
+        }
+    }
+
+    /// Applies one report of the decode side.
+    pub fn act_on(&mut self, report: Report, paused: &mut BTreeSet<Tp>) -> CliResult<()> {
+        match report {
+            Report::Pause(tp) => {
+                self.consumer.pause(&tp.0, tp.1)?;
+                paused.insert(tp);
+            }
+            Report::Resume(tp) => {
+                paused.remove(&tp);
+                // Everything delivered so far went to the decode side: go on after it.
+                let next = self.stops.next.get(&tp).copied().unwrap_or_default();
+                self.consumer.resume(&tp.0, tp.1, next)?;
+            }
+            Report::Processed(offsets) => {
+                for ((t, p), next) in offsets {
+                    self.consumer.store_offset(&t, p, next)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Partitions still short of their stop (bounded reads only).
+    fn pending(&self) -> Vec<Tp> {
+        if self.group {
+            // Only partitions this tail reads (-p) and was given count; none yet: wait.
+            let a = self.consumer.assignment();
+            if a.is_empty() {
+                return vec![("".into(), -1)];
+            }
+            a.into_iter()
+                .filter(|tp| self.stops.stop.contains_key(tp) && !self.stops.done.contains(tp))
+                .collect()
+        } else {
+            self.assignment
+                .iter()
+                .map(|(t, p, _)| (t.clone(), *p))
+                .filter(|tp| !self.stops.done.contains(tp))
+                .collect()
+        }
+    }
+
+    /// Takes messages into `batch` until it is full or the client has none ready.
+    fn fill(
+        &mut self,
+        batch: &mut RawBatch,
+        paused: &BTreeSet<Tp>,
+        outage: &mut Outage,
+    ) -> CliResult<()> {
+        let mut wait = Duration::from_millis(100);
+        let mut run: Option<Run> = None;
+        let mut round_over = false;
+        let mut fatal = None;
+        let stops = &mut self.stops;
+        while !round_over && batch.len() < self.batch_records && batch.payload_bytes() < BATCH_BYTES
+        {
+            // Messages taken from the client must all be kept: take at most the records
+            // left, and about the bytes left at the batch's average record size.
+            let (rows, bytes) = (batch.len(), batch.payload_bytes());
+            let average = match rows {
+                0 => 1024,
+                n => (bytes / n).max(1),
+            };
+            let max = (self.batch_records - rows)
+                .min(((BATCH_BYTES - bytes) / average).max(1))
+                .min(POLL_CHUNK);
+            let taken = self.consumer.poll_batch(wait, max, |polled| {
+                match polled {
+                    // A lost broker is retried by the client; it fails the tail only when
+                    // it lasts the whole timeout (see `outage`).
+                    Err(e) if e.unreachable => {
+                        outage.observe(&e);
+                        round_over = true;
+                    }
+                    Err(e) => {
+                        fatal.get_or_insert(e);
+                        round_over = true;
+                    }
+                    Ok(Polled::PartitionEof(p)) => {
+                        outage.clear();
+                        if stops.stop_is_end {
+                            let candidates: Vec<Tp> = stops
+                                .stop
+                                .keys()
+                                .filter(|(_, q)| *q == p)
+                                .filter(|tp| !stops.done.contains(*tp) && !paused.contains(*tp))
+                                .cloned()
+                                .collect();
+                            if candidates.len() == 1 {
+                                stops.done.insert(candidates[0].clone());
+                            }
+                        }
+                    }
+                    Ok(Polled::Message(m)) => {
+                        outage.clear();
+                        let (handle, partition) = (m.topic_handle(), m.partition());
+                        // The topic's name is read and looked up once per run of messages.
+                        if !run
+                            .as_ref()
+                            .is_some_and(|run| run.tp.1 == partition && run.handle == handle)
+                        {
+                            if let Some(ended) = run.take() {
+                                stops.end_run(ended);
+                            }
+                            let topic = m.topic();
+                            let mut started = stops.begin_run((topic.to_owned(), partition));
+                            started.handle = handle;
+                            started.topic = batch.topic_index(topic);
+                            run = Some(started);
+                        }
+                        let run = run.as_mut().expect("set above");
+                        if stops.observe(run, m.offset()) {
+                            m.append_to(run.topic, batch);
+                        }
+                    }
+                }
+                !round_over
+            });
+            if taken == 0 {
+                break;
+            }
+            wait = Duration::ZERO;
+        }
+        if let Some(ended) = run.take() {
+            stops.end_run(ended);
+        }
+        // Credentials rotated or a certificate expired mid-tail: librdkafka would retry
+        // the login for ever, and the outage clock would call it unreachable.
+        if let Some(e) = round_failure(fatal, &auth_failure::WATCH) {
+            return Err(e.into());
+        }
+        Ok(())
+    }
+}
+
+fn compute_lag(consumer: &TailConsumer, stops: &Stops) -> Option<i64> {
+    let mut lag = 0;
+    for (tp, next) in &stops.next {
+        let end = match stops.stop.get(tp) {
+            Some(s) => *s,
+            None => consumer.watermarks_quick(&tp.0, tp.1)?.1,
+        };
+        lag += (end - next).max(0);
+    }
+    Some(lag)
+}
