@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-use arrow_array::RecordBatch;
+use arrow::compute::filter_record_batch;
+use arrow_array::{Array, RecordBatch};
 use arrow_schema::SchemaRef;
 
 use crate::cmd::exit::{CliError, CliResult};
@@ -315,6 +316,9 @@ impl DecodeSide {
             return Ok(());
         }
         let mut processed_next: HashMap<Tp, i64> = HashMap::new();
+        // Records the key/header/partition filter drops, merged in only when the
+        // whole arena was gone through (a --max-records cut leaves later ones unread).
+        let mut filtered_next: HashMap<Tp, i64> = HashMap::new();
         // Rows per topic number, then in topic-name order, keeping fetch order.
         let mut by_topic: Vec<Vec<u32>> = vec![Vec::new(); batch.topic_count()];
         let filtering = !self.filter.is_empty();
@@ -322,7 +326,7 @@ impl DecodeSide {
             if filtering {
                 let r = batch.get(i);
                 if !self.filter.keeps_view(&r) {
-                    processed_next.insert((r.topic.to_owned(), r.partition), r.offset + 1);
+                    filtered_next.insert((r.topic.to_owned(), r.partition), r.offset + 1);
                     continue;
                 }
             }
@@ -366,8 +370,18 @@ impl DecodeSide {
                 };
                 match decoder.decode_from(&selection) {
                     Ok(decoded) => {
-                        note_processed(batch, &records, &mut processed_next);
-                        self.write_decoded(topic, decoded, shared)?;
+                        let rows = decoded.num_rows();
+                        let consumed = self.write_decoded(topic, decoded, shared)?;
+                        // Rows are records one to one, except Arrow-IPC values (many rows
+                        // each): of those, a batch cut short commits none.
+                        let consumed = if consumed == rows {
+                            records.len()
+                        } else if rows == records.len() {
+                            consumed
+                        } else {
+                            0
+                        };
+                        note_processed(batch, &records[..consumed], &mut processed_next);
                         break;
                     }
                     Err(failure) => {
@@ -441,6 +455,12 @@ impl DecodeSide {
             }
         }
         if self.report_offsets {
+            if !self.max_records.is_some_and(|n| self.records >= n) {
+                for (tp, next) in filtered_next {
+                    let at = processed_next.entry(tp).or_insert(next);
+                    *at = (*at).max(next);
+                }
+            }
             let done: Vec<(Tp, i64)> = processed_next
                 .into_iter()
                 .filter(|(tp, _)| !self.held.contains_key(tp))
@@ -455,23 +475,42 @@ impl DecodeSide {
         Ok(())
     }
 
-    /// Applies `--where`, the projection and `--max-records`, then writes.
+    /// Applies `--where`, the projection and `--max-records`, then writes. Answers how
+    /// many of `decoded`'s rows, from the first, are done with (written or dropped by
+    /// `--where`): all of them, unless `--max-records` cut the batch short, so that a
+    /// group's commit never covers a record that was not written.
     fn write_decoded(
         &mut self,
         topic: &str,
         decoded: RecordBatch,
         shared: &Shared,
-    ) -> Result<(), End> {
-        let decoded = match self.predicate.as_mut() {
-            Some(p) => p.apply(topic, &decoded)?,
-            None => decoded,
+    ) -> Result<usize, End> {
+        let input_rows = decoded.num_rows();
+        let (decoded, mask) = match self.predicate.as_mut() {
+            Some(p) => {
+                let mask = p.mask(topic, &decoded)?;
+                let kept = filter_record_batch(&decoded, &mask).map_err(|e| {
+                    CliError::failure(format!("topic {topic}: cannot filter the batch: {e}"))
+                })?;
+                (kept, Some(mask))
+            }
+            None => (decoded, None),
         };
         let decoded = project(&decoded, &self.columns)?;
-        let decoded = match self.max_records {
+        let (decoded, consumed) = match self.max_records {
             Some(n) if self.records + decoded.num_rows() as u64 > n => {
-                decoded.slice(0, (n - self.records) as usize)
+                let limit = (n - self.records) as usize;
+                let consumed = match &mask {
+                    // Up to and including the source row of the last row written.
+                    Some(mask) => (0..input_rows)
+                        .filter(|&i| mask.is_valid(i) && mask.value(i))
+                        .nth(limit.wrapping_sub(1))
+                        .map_or(0, |i| i + 1),
+                    None => limit,
+                };
+                (decoded.slice(0, limit), consumed)
             }
-            _ => decoded,
+            _ => (decoded, input_rows),
         };
         if self.first_schema.is_none() {
             self.first_schema = Some(decoded.schema());
@@ -480,10 +519,10 @@ impl DecodeSide {
         shared.records.store(self.records, Ordering::Relaxed);
         // A batch --where emptied is not written (a table would print an empty frame).
         if decoded.num_rows() == 0 && self.predicate.is_some() {
-            return Ok(());
+            return Ok(consumed);
         }
         match write(&mut self.output, &decoded) {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(consumed),
             // The reader of stdout went away: a normal end.
             Err(SinkError::Closed) => Err(End::Quiet),
             Err(SinkError::Failed(m)) => {

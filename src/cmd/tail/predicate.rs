@@ -5,8 +5,7 @@
 
 use std::collections::HashMap;
 
-use arrow::compute::filter_record_batch;
-use arrow_array::RecordBatch;
+use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::SchemaRef;
 
 use crate::cmd::exit::{CliError, CliResult};
@@ -79,17 +78,15 @@ impl WherePredicate {
         Ok(&self.compiled.get(topic).expect("compiled above").1)
     }
 
-    /// The rows of `batch` (one topic's decoded batch) for which the predicate is true.
-    pub fn apply(&mut self, topic: &str, batch: &RecordBatch) -> CliResult<RecordBatch> {
+    /// Which rows of `batch` (one topic's decoded batch) the predicate keeps.
+    pub fn mask(&mut self, topic: &str, batch: &RecordBatch) -> CliResult<BooleanArray> {
         let schema = batch.schema();
         let expression = self.compile(topic, &schema)?;
-        let mask = expression.evaluate_predicate(batch).map_err(|e| {
+        expression.evaluate_predicate(batch).map_err(|e| {
             CliError::failure(format!(
                 "topic {topic}: cannot evaluate --where `{}`: {e}",
                 self.parsed.text().trim()
             ))
-        })?;
-        filter_record_batch(batch, &mask)
-            .map_err(|e| CliError::failure(format!("topic {topic}: cannot filter the batch: {e}")))
+        })
     }
 }
