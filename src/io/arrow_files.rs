@@ -6,6 +6,7 @@
 //! succeeds, so a failed run leaves nothing half-written. The Arrow readers run under `catch_unwind`: malformed input is
 //! an error naming the input, never a crash.
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufWriter, Cursor, Read, Seek, SeekFrom, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -17,7 +18,7 @@ use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 
 use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER};
-use crate::engine::columnar::ipc_stream::StreamBatches;
+use crate::engine::columnar::ipc_stream::{Seekable, StreamBatches};
 use crate::engine::columnar::runner::offline::{BatchReader, BatchWriter, WriteError};
 use crate::io::batch_sink::{BatchSink, DataFormat, SinkError, SinkOptions};
 
@@ -27,8 +28,40 @@ enum Inner {
     /// before reading into it: 6 % of a 10 M-row run's CPU time).
     /// Unbuffered: bodies are read straight into their allocation (through a
     /// `BufReader` the first megabyte of every body was copied twice).
-    Stream(StreamBatches<Box<dyn Read + Send>>, SchemaRef),
+    Stream(StreamBatches<StreamInput>, SchemaRef),
     File(FileReader<Box<dyn ReadSeek>>),
+}
+
+/// Where a stream is read from: a file can pass over the columns a run does
+/// not read ([`IpcInput::read_only`]); a pipe is read whole.
+enum StreamInput {
+    File(File),
+    Pipe(Box<dyn Read + Send>),
+}
+
+impl Read for StreamInput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            StreamInput::File(f) => f.read(buf),
+            StreamInput::Pipe(p) => p.read(buf),
+        }
+    }
+}
+
+impl Seekable for StreamInput {
+    fn remaining(&mut self) -> std::io::Result<u64> {
+        match self {
+            StreamInput::File(f) => f.remaining(),
+            StreamInput::Pipe(_) => Err(std::io::ErrorKind::Unsupported.into()),
+        }
+    }
+
+    fn skip(&mut self, n: u64) -> std::io::Result<()> {
+        match self {
+            StreamInput::File(f) => f.skip(n),
+            StreamInput::Pipe(_) => Err(std::io::ErrorKind::Unsupported.into()),
+        }
+    }
 }
 
 trait ReadSeek: Read + Seek + Send {}
@@ -104,7 +137,7 @@ impl IpcInput {
             }
             let chained: Box<dyn Read + Send> =
                 Box::new(Cursor::new(head[..n].to_vec()).chain(stdin));
-            return Self::stream("stdin", chained, n);
+            return Self::stream("stdin", StreamInput::Pipe(chained), n);
         }
         let mut file = File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
         let mut head = [0u8; 8];
@@ -113,16 +146,31 @@ impl IpcInput {
             .map_err(|e| format!("cannot read {path}: {e}"))?;
         if n >= 6 && head[..6] == IPC_FILE_HEADER[..6] {
             Self::file(path, Box::new(file))
+        } else if file.metadata().is_ok_and(|m| m.is_file()) {
+            Self::stream(path, StreamInput::File(file), n)
         } else {
-            Self::stream(path, Box::new(file), n)
+            // A named pipe or device: not seekable.
+            Self::stream(path, StreamInput::Pipe(Box::new(file)), n)
         }
     }
 
-    fn stream(
-        name: &str,
-        reader: Box<dyn Read + Send>,
-        available: usize,
-    ) -> Result<IpcInput, String> {
+    /// Reads, from a stream file, only the buffers of these columns: the
+    /// others decode as zeroed columns the caller must drop. Other inputs are
+    /// read whole.
+    pub fn read_only(&mut self, columns: &BTreeSet<String>) {
+        if let Inner::Stream(batches, schema) = &mut self.inner
+            && batches.input_is(|input| matches!(input, StreamInput::File(_)))
+        {
+            let keep = schema
+                .fields()
+                .iter()
+                .map(|f| columns.contains(f.name()))
+                .collect();
+            batches.read_only(keep);
+        }
+    }
+
+    fn stream(name: &str, reader: StreamInput, available: usize) -> Result<IpcInput, String> {
         if available == 0 {
             return Err(format!("{name} is empty, not an Arrow IPC stream or file"));
         }

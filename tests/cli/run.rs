@@ -459,3 +459,37 @@ fn a_parquet_sink_holds_the_totals_and_appears_only_when_the_run_succeeds() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_stream_file_read_column_by_column_gives_the_totals_and_a_cut_file_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let batches = [
+        orders(&["a", "b", "a"], &[150, 50, 200], &[0, 0, 0]),
+        orders(&["b", "a"], &[300, 101], &[0, 0]),
+        orders(&["c"], &[500], &[0]),
+    ];
+    let bytes = ipc_stream(&batches);
+    std::fs::write(dir.path().join("orders.arrows"), &bytes).unwrap();
+    let out = run_large_orders(dir.path(), "orders.arrows", "totals.arrows");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = read_stream(&std::fs::read(dir.path().join("totals.arrows")).unwrap());
+    assert_eq!(
+        totals(written.last().unwrap()),
+        [
+            ("a".to_owned(), 451, 3),
+            ("b".to_owned(), 300, 1),
+            ("c".to_owned(), 500, 1)
+        ]
+    );
+    // Cut inside the last batch's last column, one the topology never reads.
+    std::fs::write(dir.path().join("cut.arrows"), &bytes[..bytes.len() - 12]).unwrap();
+    let out = run_large_orders(dir.path(), "cut.arrows", "cut-totals.arrows");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("cannot read cut.arrows")
+            && stderr.contains("truncated Arrow IPC message (message at byte"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("cut-totals.arrows").exists());
+}

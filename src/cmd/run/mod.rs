@@ -21,6 +21,7 @@ use crate::cmd::output::{Ui, refuse_binary_on_tty};
 use crate::cmd::schema_cache::{SchemaCacheArgs, open_cache};
 use crate::cmd::snapshot::restore_cut::{CutSelector, cut_selector};
 use crate::engine::columnar::expr::types::type_name;
+use crate::engine::columnar::metadata::PARTITION_COLUMN;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::{
     BatchReader, BatchWriter, OfflineInput, OfflineRun, Outcome, Progress, normalized_schema,
@@ -158,7 +159,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         allocator::keep_freed_batch_memory();
     }
     // Inputs are opened first: their schemas take part in validation.
-    let mut inputs: Vec<OfflineInput> = Vec::new();
+    let mut inputs: Vec<(String, String, IpcInput)> = Vec::new();
     let mut input_schemas: HashMap<String, SchemaRef> = HashMap::new();
     for assignment in &args.inputs {
         let (name, path) = split_assignment("--input", assignment)?;
@@ -168,7 +169,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
                 "--input: source `{source}` is given twice"
             )));
         }
-        if path == "-" && inputs.iter().any(|i| i.topic == "-") {
+        if path == "-" && inputs.iter().any(|(_, topic, _)| topic == "-") {
             return Err(CliError::usage("--input: only one input can read stdin"));
         }
         let reader = IpcInput::open(path).map_err(CliError::failure)?;
@@ -184,11 +185,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
                 _ => None,
             })
             .unwrap_or_default();
-        inputs.push(OfflineInput {
-            source,
-            topic,
-            reader: Box::new(PrefetchedInput::new(reader)),
-        });
+        inputs.push((source, topic, reader));
     }
     let built =
         spec::build(&spec, &OfflineCodecs, &input_schemas).map_err(|e| invalid(&args, &file, e))?;
@@ -215,6 +212,27 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         drop(built);
         return online::run_online(global, &ui, &args, &spec, &file);
     }
+    // The columns nothing reads are dropped as batches arrive (dead letters
+    // keep whole rows): a stream file is read without them.
+    let needed = match built.settings.error_policy {
+        ErrorPolicy::DeadLetter { .. } => BTreeMap::new(),
+        _ => built.topology.needed_source_columns(),
+    };
+    let inputs = inputs
+        .into_iter()
+        .map(|(source, topic, mut reader)| {
+            if let Some(Some(columns)) = needed.get(&source) {
+                let mut columns = columns.clone();
+                columns.insert(PARTITION_COLUMN.to_owned());
+                reader.read_only(&columns);
+            }
+            OfflineInput {
+                source,
+                topic,
+                reader: Box::new(PrefetchedInput::new(reader)),
+            }
+        })
+        .collect();
     run_offline(global, &ui, &args, built, inputs, &spec)
 }
 

@@ -6,12 +6,12 @@
 //! does not back ends in a "truncated" error, never in a huge allocation), every buffer must
 //! lie inside its body, and a panic inside the Arrow decoder is reported as an error.
 
-use std::io::{ErrorKind, Read};
+use std::io::{self, ErrorKind, Read};
 
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_ipc::reader::StreamDecoder;
-use arrow_schema::{ArrowError, SchemaRef};
+use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
 
 use super::ipc::{IPC_CONTINUATION_MARKER, check_buffers, malformed, quietly};
 
@@ -38,6 +38,105 @@ pub struct StreamBatches<R> {
     position: u64,
     /// A batch decoded while reading the schema, not yet handed out.
     ready: Option<RecordBatch>,
+    /// The columns read from a seekable input (see [`StreamBatches::read_only`]).
+    projection: Option<Projection<R>>,
+}
+
+/// An input that can pass over bytes instead of reading them (a file seeks).
+pub trait Seekable: Read {
+    /// The bytes left from the current position.
+    fn remaining(&mut self) -> io::Result<u64>;
+    /// Moves `n` bytes forward.
+    fn skip(&mut self, n: u64) -> io::Result<()>;
+}
+
+impl Seekable for std::fs::File {
+    fn remaining(&mut self) -> io::Result<u64> {
+        let at = io::Seek::stream_position(self)?;
+        Ok(self.metadata()?.len().saturating_sub(at))
+    }
+
+    fn skip(&mut self, n: u64) -> io::Result<()> {
+        let n = i64::try_from(n).map_err(|_| io::Error::from(ErrorKind::InvalidInput))?;
+        io::Seek::seek_relative(self, n)
+    }
+}
+
+/// Which top-level columns to read, and how the input passes over the others.
+struct Projection<R> {
+    keep: Vec<bool>,
+    remaining: fn(&mut R) -> io::Result<u64>,
+    skip: fn(&mut R, u64) -> io::Result<()>,
+}
+
+impl<R: Seekable> StreamBatches<R> {
+    /// Reads only the buffers of the columns flagged in `keep` (one flag per
+    /// field of the stream's schema) from each record batch: the others are
+    /// passed over (but for their validity bitmaps) and decode as zeroed
+    /// buffers (empty strings, zeros), for a caller that drops them. A message whose layout this cannot map (nested,
+    /// dictionary or view columns, compression) is read whole. A message whose
+    /// body the input no longer holds is the same "truncated" error as ever.
+    pub fn read_only(&mut self, keep: Vec<bool>) {
+        self.projection = Some(Projection {
+            keep,
+            remaining: R::remaining,
+            skip: R::skip,
+        });
+    }
+}
+
+/// The body ranges `(offset, length)` of the kept columns' buffers, in body
+/// order; `None` when the batch's layout is not the flat one this maps.
+fn kept_ranges(
+    schema: &Schema,
+    keep: &[bool],
+    message: &arrow_ipc::Message<'_>,
+) -> Option<Vec<(usize, usize)>> {
+    let batch = message.header_as_record_batch()?;
+    if batch.compression().is_some()
+        || keep.len() != schema.fields().len()
+        || batch.nodes()?.len() != keep.len()
+    {
+        return None;
+    }
+    let buffers = batch.buffers()?;
+    let mut ranges = Vec::new();
+    let mut at = 0;
+    for (field, kept) in schema.fields().iter().zip(keep) {
+        let count = match field.data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary => 3,
+            DataType::Boolean | DataType::FixedSizeBinary(_) => 2,
+            t if t.is_primitive() => 2,
+            _ => return None,
+        };
+        // A column passed over keeps its validity bitmap (its first buffer, an
+        // eighth of a byte a row): the decoder checks it against the null count.
+        let read = if *kept { count } else { 1 };
+        for i in at..at + read {
+            if i >= buffers.len() {
+                return None;
+            }
+            let b = buffers.get(i);
+            ranges.push((
+                usize::try_from(b.offset()).ok()?,
+                usize::try_from(b.length()).ok()?,
+            ));
+        }
+        at += count;
+    }
+    if at != buffers.len() {
+        return None;
+    }
+    ranges.sort_unstable();
+    // Overlapping buffers are not a layout this reads piecewise.
+    let mut end = 0;
+    for (offset, length) in &ranges {
+        if *offset < end {
+            return None;
+        }
+        end = offset + length;
+    }
+    Some(ranges)
 }
 
 impl<R: Read> StreamBatches<R> {
@@ -50,7 +149,13 @@ impl<R: Read> StreamBatches<R> {
             done: false,
             position: 0,
             ready: None,
+            projection: None,
         }
+    }
+
+    /// Whether the input is what `test` looks for.
+    pub fn input_is(&self, test: impl FnOnce(&R) -> bool) -> bool {
+        test(&self.input)
     }
 
     /// The stream's schema, reading up to its schema message. (The decoder
@@ -139,8 +244,46 @@ impl<R: Read> StreamBatches<R> {
         let body_len = usize::try_from(message.bodyLength())
             .map_err(|_| malformed("invalid Arrow IPC body length"))?;
         check_buffers(&message, body_len as u64)?;
-        self.read_exactly(body_len, &mut framed)?;
+        let ranges = match (&self.projection, self.decoder.schema()) {
+            (Some(projection), Some(schema)) => kept_ranges(&schema, &projection.keep, &message),
+            _ => None,
+        };
+        match ranges {
+            Some(ranges) => self.read_ranges(body_len, &ranges, &mut framed)?,
+            None => self.read_exactly(body_len, &mut framed)?,
+        }
         Ok(Some(framed))
+    }
+
+    /// Appends a body of `body_len` bytes of which only `ranges` are read;
+    /// the rest is zeros, passed over in the input.
+    fn read_ranges(
+        &mut self,
+        body_len: usize,
+        ranges: &[(usize, usize)],
+        out: &mut Vec<u8>,
+    ) -> Result<(), ArrowError> {
+        let Some(projection) = &self.projection else {
+            return self.read_exactly(body_len, out);
+        };
+        let (remaining, skip) = (projection.remaining, projection.skip);
+        let io = |e: io::Error| ArrowError::IoError(e.to_string(), e);
+        if remaining(&mut self.input).map_err(io)? < body_len as u64 {
+            return Err(malformed("truncated Arrow IPC message"));
+        }
+        out.reserve(body_len);
+        let body_at = out.len();
+        let mut read = 0;
+        for &(offset, length) in ranges.iter().chain([(body_len, 0)].iter()) {
+            if offset > read {
+                out.resize(body_at + offset, 0);
+                skip(&mut self.input, (offset - read) as u64).map_err(io)?;
+                self.position += (offset - read) as u64;
+            }
+            self.read_exactly(length, out)?;
+            read = offset + length;
+        }
+        Ok(())
     }
 
     /// A little-endian `i32`; `None` when the input ends before its first byte and `at_end_ok`.
@@ -259,6 +402,105 @@ mod tests {
             assert_eq!(batches.schema().unwrap(), batch(0, 1).schema());
             assert_eq!(batches.count(), 0);
         }
+    }
+
+    impl Seekable for std::io::Cursor<Vec<u8>> {
+        fn remaining(&mut self) -> io::Result<u64> {
+            Ok((self.get_ref().len() as u64).saturating_sub(self.position()))
+        }
+        fn skip(&mut self, n: u64) -> io::Result<()> {
+            self.set_position(self.position() + n);
+            Ok(())
+        }
+    }
+
+    fn three_columns(from: i64, rows: i64) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("s", DataType::Utf8, true),
+            Field::new("n", DataType::Int64, false),
+            Field::new("b", DataType::Binary, false),
+        ]));
+        let s = arrow_array::StringArray::from_iter(
+            (from..from + rows).map(|i| (i % 5 != 0).then(|| format!("value-{i}"))),
+        );
+        let b = arrow_array::BinaryArray::from_iter_values(
+            (from..from + rows).map(|i| i.to_be_bytes()),
+        );
+        let n = Int64Array::from((from..from + rows).collect::<Vec<_>>());
+        RecordBatch::try_new(schema, vec![Arc::new(s), Arc::new(n), Arc::new(b)]).unwrap()
+    }
+
+    #[test]
+    fn a_projected_read_keeps_the_kept_columns_and_zeroes_the_others() {
+        let batches = [
+            three_columns(0, 100),
+            three_columns(100, 0),
+            three_columns(100, 300),
+        ];
+        let bytes = stream(&batches);
+        for keep in [
+            [true, false, false],
+            [false, true, true],
+            [true, true, true],
+        ] {
+            let mut read = StreamBatches::new(std::io::Cursor::new(bytes.clone()));
+            read.schema().unwrap();
+            read.read_only(keep.to_vec());
+            let got: Vec<RecordBatch> = read.collect::<Result<_, _>>().unwrap();
+            assert_eq!(got.len(), batches.len());
+            for (got, want) in got.iter().zip(&batches) {
+                for (c, kept) in keep.iter().enumerate() {
+                    if *kept {
+                        assert_eq!(got.column(c), want.column(c), "{keep:?} column {c}");
+                    } else {
+                        assert_eq!(got.column(c).len(), want.num_rows());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_projected_read_of_a_truncated_stream_fails_at_the_cut_message() {
+        let bytes = stream(&[three_columns(0, 50), three_columns(50, 50)]);
+        let whole = StreamBatches::new(std::io::Cursor::new(bytes.clone())).count();
+        for cut in 1..bytes.len() - 8 {
+            let mut read = StreamBatches::new(std::io::Cursor::new(bytes[..cut].to_vec()));
+            if read.schema().is_err() {
+                continue;
+            }
+            read.read_only(vec![false, true, false]);
+            let outcome: Vec<_> = read.collect();
+            // A cut inside a batch (even inside a column passed over) is an
+            // error, never a panic; a cut between batches ends the stream there.
+            match outcome.last() {
+                Some(Err(e)) => {
+                    assert!(
+                        e.to_string().contains("truncated Arrow IPC message"),
+                        "cut {cut}: {e}"
+                    )
+                }
+                _ => assert!(outcome.len() < whole || cut >= bytes.len() - 8, "cut {cut}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_projected_read_from_a_file_cut_short_is_an_error_not_a_crash() {
+        let bytes = stream(&[three_columns(0, 500), three_columns(500, 500)]);
+        let mut file = tempfile::tempfile().unwrap();
+        io::Write::write_all(&mut file, &bytes[..bytes.len() - 100]).unwrap();
+        io::Seek::rewind(&mut file).unwrap();
+        let mut read = StreamBatches::new(file);
+        read.schema().unwrap();
+        read.read_only(vec![false, true, false]);
+        let outcome: Vec<_> = read.collect();
+        assert!(outcome[0].is_ok());
+        let err = outcome.last().unwrap().as_ref().unwrap_err().to_string();
+        assert!(
+            err.contains("truncated Arrow IPC message (message at byte"),
+            "{err}"
+        );
     }
 
     #[test]

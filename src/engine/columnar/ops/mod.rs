@@ -15,7 +15,8 @@ pub mod values;
 
 use std::fmt;
 
-use arrow_array::RecordBatch;
+use arrow_array::{BooleanArray, RecordBatch};
+use arrow_buffer::BooleanBuffer;
 use arrow_schema::{Schema, SchemaRef};
 
 /// Why an operator failed on a batch or on a snapshot. `retriable` errors (a
@@ -64,6 +65,23 @@ pub trait Processor: Send {
     fn snapshot(&self) -> Result<Vec<u8>, OpError>;
     /// Replaces the state with a snapshot.
     fn restore(&mut self, snapshot: &[u8]) -> Result<(), OpError>;
+    /// For a filter: the rows of `batch` it forwards (set bits, no nulls),
+    /// instead of [`Processor::process`]'s filtered copy, so a consumer that
+    /// takes a selection reads them in place. `None` for any other operator.
+    fn selection(&mut self, batch: &RecordBatch) -> Option<Result<BooleanBuffer, OpError>> {
+        let _ = batch;
+        None
+    }
+    /// [`Processor::process`] of the rows of `batch` whose bit in `selected`
+    /// is set, in order. Default: of their filtered copy.
+    fn process_selected(
+        &mut self,
+        batch: &RecordBatch,
+        selected: &BooleanBuffer,
+    ) -> Result<Vec<RecordBatch>, OpError> {
+        let mask = BooleanArray::new(selected.clone(), None);
+        self.process(&arrow::compute::filter_record_batch(batch, &mask)?)
+    }
 }
 
 /// A configured operator: creates processors and predicts their output schema.

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use arrow::compute::filter_record_batch;
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_buffer::BooleanBuffer;
 use arrow_schema::{Field, FieldRef, Schema, SchemaRef};
 
 use super::{ColumnSet, OpError, Operator, Processor, restore_stateless};
@@ -92,6 +93,17 @@ impl Processor for FilterProcessor {
     fn process(&mut self, batch: &RecordBatch) -> Result<Vec<RecordBatch>, OpError> {
         let mask = self.0.get(&batch.schema())?.evaluate_predicate(batch)?;
         Ok(vec![filter_record_batch(batch, &mask)?])
+    }
+    fn selection(&mut self, batch: &RecordBatch) -> Option<Result<BooleanBuffer, OpError>> {
+        let mask = match self.0.get(&batch.schema()) {
+            Ok(predicate) => predicate.evaluate_predicate(batch),
+            Err(e) => return Some(Err(e)),
+        };
+        // A null verdict drops the row, as in `filter_record_batch`.
+        Some(mask.map_err(OpError::from).map(|mask| match mask.nulls() {
+            Some(valid) => mask.values() & valid.inner(),
+            None => mask.values().clone(),
+        }))
     }
     fn snapshot(&self) -> Result<Vec<u8>, OpError> {
         Ok(Vec::new())

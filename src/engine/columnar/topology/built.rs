@@ -12,6 +12,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
+use arrow_buffer::BooleanBuffer;
 
 use super::codec::{OutRecord, Record, RefusedRow};
 use super::{NodeDef, NodeKind};
@@ -264,6 +265,9 @@ impl BuiltTopology {
         let nodes = self.nodes.clone();
         let instances = self.instances(partition);
         let mut frames: Vec<Vec<RecordBatch>> = vec![Vec::new(); nodes.len()];
+        // A filter read only by operators forwards its input batches with the
+        // rows it keeps marked instead of a filtered copy of them.
+        let mut selections: Vec<Vec<(RecordBatch, BooleanBuffer)>> = vec![Vec::new(); nodes.len()];
         let mut outputs = Vec::new();
         for (index, node) in nodes.iter().enumerate() {
             let produced = match (&node.kind, &mut instances[index]) {
@@ -271,13 +275,23 @@ impl BuiltTopology {
                     input.batches.get(&node.name).cloned().unwrap_or_default()
                 }
                 (NodeKind::Operator { .. }, Instance::Operator(processor)) => {
+                    let fail = |e| NodeFailure::at(&node.name, e);
+                    let parent = node.parents[0];
+                    let read_by_operators_only = nodes[index + 1..]
+                        .iter()
+                        .filter(|n| n.parents.contains(&index))
+                        .all(|n| matches!(n.kind, NodeKind::Operator { .. }));
                     let mut out = Vec::new();
-                    for batch in &frames[node.parents[0]] {
-                        out.extend(
-                            processor
-                                .process(batch)
-                                .map_err(|e| NodeFailure::at(&node.name, e))?,
-                        );
+                    for batch in &frames[parent] {
+                        if read_by_operators_only && let Some(selected) = processor.selection(batch)
+                        {
+                            selections[index].push((batch.clone(), selected.map_err(fail)?));
+                            continue;
+                        }
+                        out.extend(processor.process(batch).map_err(fail)?);
+                    }
+                    for (batch, selected) in &selections[parent] {
+                        out.extend(processor.process_selected(batch, selected).map_err(fail)?);
                     }
                     out
                 }
@@ -347,6 +361,7 @@ impl BuiltTopology {
                     .all(|n| !n.parents.contains(parent))
                 {
                     frames[*parent] = Vec::new();
+                    selections[*parent] = Vec::new();
                 }
             }
         }

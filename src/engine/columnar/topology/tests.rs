@@ -362,3 +362,43 @@ fn partition_snapshots_name_every_operator_and_stateless_ones_refuse_state() {
     built.release_partition(3);
     assert!(!built.has_partition(3));
 }
+
+#[test]
+fn a_filter_read_by_a_sink_forwards_its_copy_and_one_read_by_a_group_by_only_its_selection_alike() {
+    use crate::engine::columnar::ops::group_by::{AggFunc, Aggregation, GroupBy};
+    let build = |with_kept_sink: bool| {
+        let mut t = Topology::new();
+        let source = t.add_source("source", vec!["in".into()], codec()).unwrap();
+        let filter = Filter::new(ParsedExpr::parse("amount > 4", false).unwrap());
+        let f = t.add_operator("filter", Arc::new(filter), source).unwrap();
+        let sum = Aggregation {
+            input: "amount".into(),
+            output: "total".into(),
+            func: AggFunc::Sum,
+            output_type: None,
+        };
+        let by_user = GroupBy::new(vec!["user".into()], vec![sum], None);
+        let g = t.add_operator("by-user", Arc::new(by_user), f).unwrap();
+        t.add_sink("totals", "out-totals", codec(), g).unwrap();
+        if with_kept_sink {
+            t.add_sink("kept", "out-kept", codec(), f).unwrap();
+        }
+        t.build().unwrap()
+    };
+    let input = BTreeMap::from([(
+        "in".to_owned(),
+        vec![
+            record(payload(&["a", "b", "a", "c"], &[5, 1, 9, 7]), 7, 0),
+            record(payload(&["c", "a"], &[2, 6]), 8, 0),
+        ],
+    )]);
+    let (mut lazy, mut copied) = (build(false), build(true));
+    let by_selection = lazy.run_records(&input).unwrap();
+    let by_copy = copied.run_records(&input).unwrap();
+    assert_eq!(by_selection.len(), 1);
+    let totals = decode_value(&by_selection[0]);
+    assert_eq!(totals, decode_value(&by_copy[0]));
+    assert_eq!(int64s(&totals, "total"), [Some(20), Some(7)]);
+    assert_eq!(by_copy[1].topic, "out-kept");
+    assert_eq!(decode_value(&by_copy[1]).num_rows(), 4);
+}

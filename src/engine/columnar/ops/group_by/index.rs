@@ -53,6 +53,16 @@ fn head_of(key: &[u8]) -> [u64; 2] {
     }
 }
 
+/// The bytes of a key that is exactly one tagged string (`s`, big-endian `u32`
+/// length, bytes), as a string column's row encodes.
+#[inline(always)]
+fn single_string(key: &[u8]) -> Option<&[u8]> {
+    let (prefix, value) = key.split_first_chunk::<5>()?;
+    (prefix[0] == b's'
+        && u32::from_be_bytes([prefix[1], prefix[2], prefix[3], prefix[4]]) as usize == value.len())
+    .then_some(value)
+}
+
 /// A key prepared for lookups: its hash and inline head.
 #[derive(Clone, Copy)]
 pub(crate) struct Probe {
@@ -99,12 +109,31 @@ impl GroupIndex {
         &self.bytes[e.start as usize..e.start as usize + e.len as usize]
     }
 
-    /// Hashes `key` for [`GroupIndex::find`] / [`GroupIndex::prefetch`].
+    /// Hashes `key` for [`GroupIndex::find`] / [`GroupIndex::prefetch`]. A key
+    /// that is one tagged string hashes as its bare bytes, so
+    /// [`GroupIndex::probe_str`] finds it straight from a string column.
     #[inline(always)]
     pub fn probe(&self, key: &[u8]) -> Probe {
+        let hash = match single_string(key) {
+            Some(value) => self.hasher.hash_one(value),
+            None => self.hasher.hash_one(key),
+        };
         Probe {
-            hash: self.hasher.hash_one(key),
+            hash,
             head: head_of(key),
+        }
+    }
+
+    /// [`GroupIndex::probe`] of the one-string key `value` (encoded `s`, its
+    /// length as a big-endian `u32`, its bytes), without encoding it.
+    #[inline(always)]
+    pub fn probe_str(&self, value: &[u8]) -> Probe {
+        let [a, b] = head_of(value);
+        let prefix = u64::from(b's') | u64::from((value.len() as u32).swap_bytes()) << 8;
+        Probe {
+            hash: self.hasher.hash_one(value),
+            // The encoded key's first 16 bytes: the 5-byte prefix, then the value's first 11.
+            head: [prefix | a << 40, a >> 24 | b << 40],
         }
     }
 
@@ -142,6 +171,20 @@ impl GroupIndex {
     /// The id of the group with this encoded key, `probe` being [`GroupIndex::probe`] of it.
     #[inline(always)]
     pub fn find(&self, probe: &Probe, key: &[u8]) -> Option<u32> {
+        self.find_tail(probe, key.len(), key.get(16..).unwrap_or_default())
+    }
+
+    /// The id of the group whose key is the one string `value`, `probe` being
+    /// [`GroupIndex::probe_str`] of it.
+    #[inline(always)]
+    pub fn find_str(&self, probe: &Probe, value: &[u8]) -> Option<u32> {
+        self.find_tail(probe, value.len() + 5, value.get(11..).unwrap_or_default())
+    }
+
+    /// The lookup of a key of `len` encoded bytes whose bytes past the inline
+    /// head are `tail`.
+    #[inline(always)]
+    fn find_tail(&self, probe: &Probe, len: usize, tail: &[u8]) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
@@ -155,7 +198,7 @@ impl GroupIndex {
             }
             if slot >> 32 == tag {
                 let id = slot as u32;
-                if self.matches(id as usize, probe, key) {
+                if self.matches(id as usize, probe, len, tail) {
                     return Some(id);
                 }
             }
@@ -164,12 +207,12 @@ impl GroupIndex {
     }
 
     #[inline(always)]
-    fn matches(&self, id: usize, probe: &Probe, key: &[u8]) -> bool {
+    fn matches(&self, id: usize, probe: &Probe, len: usize, tail: &[u8]) -> bool {
         let e = &self.entries[id];
-        if e.len as usize != key.len() || e.head != probe.head {
+        if e.len as usize != len || e.head != probe.head {
             return false;
         }
-        key.len() <= 16 || self.key(id)[16..] == key[16..]
+        len <= 16 || self.key(id)[16..] == *tail
     }
 
     /// Appends a group with this key and returns its id (the next one), or
@@ -205,7 +248,14 @@ impl GroupIndex {
             if slot == EMPTY {
                 break;
             }
-            if slot >> 32 == tag && self.matches(slot as u32 as usize, probe, key) {
+            if slot >> 32 == tag
+                && self.matches(
+                    slot as u32 as usize,
+                    probe,
+                    key.len(),
+                    key.get(16..).unwrap_or_default(),
+                )
+            {
                 break;
             }
             at = (at + 1) & mask;
@@ -228,7 +278,7 @@ impl GroupIndex {
             let hash = if bits <= 32 {
                 slot >> 32
             } else {
-                self.hasher.hash_one(self.key(slot as u32 as usize))
+                self.probe(self.key(slot as u32 as usize)).hash
             };
             let mut at = hash as usize & mask;
             while slots[at] != EMPTY {
@@ -332,6 +382,44 @@ mod tests {
         for (i, key) in keys.iter().enumerate() {
             assert_eq!(index.get(key), Some(i as u32), "{key:?}");
         }
+    }
+
+    #[test]
+    fn a_string_looked_up_by_its_bytes_finds_the_group_of_its_tagged_encoding() {
+        let encode = |v: &[u8]| {
+            let mut key = vec![b's'];
+            key.extend_from_slice(&(v.len() as u32).to_be_bytes());
+            key.extend_from_slice(v);
+            key
+        };
+        let values: Vec<Vec<u8>> = (0..40u8).map(|n| (100..100 + n).collect()).collect();
+        let mut index = GroupIndex::default();
+        for (i, v) in values.iter().enumerate() {
+            let (by_bytes, by_key) = (index.probe_str(v), index.probe(&encode(v)));
+            assert_eq!(
+                (by_bytes.hash, by_bytes.head),
+                (by_key.hash, by_key.head),
+                "{v:?}"
+            );
+            assert_eq!(index.find_str(&by_bytes, v), None);
+            assert_eq!(index.push(&encode(v)), Some(i as u32));
+        }
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(
+                index.find_str(&index.probe_str(v), v),
+                Some(i as u32),
+                "{v:?}"
+            );
+            let mut other = v.clone();
+            other.push(b'x');
+            let expected = values.iter().position(|w| *w == other).map(|at| at as u32);
+            assert_eq!(index.find_str(&index.probe_str(&other), &other), expected);
+        }
+        // Two strings are not one string, nor is an integer key.
+        let mut two = encode(b"ab");
+        two.extend_from_slice(&encode(b"c"));
+        assert_eq!(index.get(&two), None);
+        assert_eq!(index.find_str(&index.probe_str(b"abc"), b"abc"), None);
     }
 
     #[test]

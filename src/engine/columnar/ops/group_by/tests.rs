@@ -291,3 +291,89 @@ fn thousands_of_long_keys_sharing_their_first_sixteen_bytes_stay_apart_across_ba
     assert_eq!(strings(&out, "user")[2999], Some(users[2999].clone()));
     assert!(int64s(&out, "count").iter().all(|c| *c == Some(2)));
 }
+
+/// Users of every length around the 16-byte inline key head, repeated.
+fn mixed_users(rows: usize) -> Vec<String> {
+    (0..rows)
+        .map(|i| "u".repeat(1 + (i * 7) % 23) + &(i % 37).to_string())
+        .collect()
+}
+
+#[test]
+fn a_selection_folds_exactly_the_rows_of_the_filtered_copy() {
+    let users = mixed_users(2000);
+    let names: Vec<&str> = users.iter().map(String::as_str).collect();
+    let amounts: Vec<i64> = (0..2000).collect();
+    let batch = transactions(&names, &amounts, &vec![0; 2000], 0);
+    let keep: Vec<bool> = (0..2000).map(|i| i % 3 != 0 && i % 11 != 0).collect();
+    let mask = BooleanArray::from(keep.clone());
+    let (mut selected, mut copied) = (sum_and_count().instantiate(), sum_and_count().instantiate());
+    for _ in 0..2 {
+        let by_selection = selected
+            .process_selected(&batch, &BooleanBuffer::from(keep.clone()))
+            .unwrap();
+        let filtered = arrow::compute::filter_record_batch(&batch, &mask).unwrap();
+        let by_copy = copied.process(&filtered).unwrap();
+        assert_eq!(by_selection, by_copy);
+        assert_eq!(selected.snapshot().unwrap(), copied.snapshot().unwrap());
+    }
+}
+
+#[test]
+fn a_selection_over_keys_the_string_path_cannot_take_equals_the_filtered_copy() {
+    let batch = transactions(&["a", "b", "a"], &[1, 2, 3], &[0, 60_000, 120_000], 0);
+    let with_null = {
+        let mut columns = batch.columns().to_vec();
+        columns[0] = Arc::new(arrow_array::StringArray::from(vec![
+            Some("a"),
+            None,
+            Some("a"),
+        ]));
+        RecordBatch::try_new(batch.schema(), columns).unwrap()
+    };
+    let keep = [true, false, true];
+    let mask = BooleanArray::from(keep.to_vec());
+    for (op, input) in [(sum_and_count(), &with_null), (windowed(60_000), &batch)] {
+        let (mut selected, mut copied) = (op.instantiate(), op.instantiate());
+        let by_selection = selected
+            .process_selected(input, &BooleanBuffer::from(keep.to_vec()))
+            .unwrap();
+        let filtered = arrow::compute::filter_record_batch(input, &mask).unwrap();
+        assert_eq!(by_selection, copied.process(&filtered).unwrap());
+    }
+}
+
+#[test]
+fn a_string_key_finds_its_group_whether_restored_or_first_seen_as_large_utf8() {
+    let users = mixed_users(500);
+    let names: Vec<&str> = users.iter().map(String::as_str).collect();
+    let amounts: Vec<i64> = (0..500).collect();
+    let batch = transactions(&names, &amounts, &vec![0; 500], 0);
+    let large = {
+        let mut columns = batch.columns().to_vec();
+        columns[0] = arrow::compute::cast(&columns[0], &DataType::LargeUtf8).unwrap();
+        let mut fields: Vec<FieldRef> = batch.schema().fields().iter().cloned().collect();
+        fields[0] = Arc::new(Field::new("user", DataType::LargeUtf8, true));
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+    };
+    let mut reference = sum_and_count().instantiate();
+    run(&mut reference, &batch).unwrap();
+    let expected = run(&mut reference, &batch).unwrap();
+
+    let mut restored = sum_and_count().instantiate();
+    restored.restore(&reference.snapshot().unwrap()).unwrap();
+    let mut from_large = sum_and_count().instantiate();
+    run(&mut from_large, &large).unwrap();
+    let after_large = run(&mut from_large, &batch).unwrap();
+    assert_eq!(after_large.num_rows(), expected.num_rows());
+    assert_eq!(int64s(&after_large, "total"), int64s(&expected, "total"));
+    assert_eq!(int64s(&after_large, "count"), int64s(&expected, "count"));
+    // The restored state holds two batches: one more makes it three of each.
+    let out = run(&mut restored, &batch).unwrap();
+    assert_eq!(out.num_rows(), expected.num_rows());
+    let counts = int64s(&out, "count");
+    let twice = int64s(&expected, "count");
+    for (three, two) in counts.iter().zip(&twice) {
+        assert_eq!(three.unwrap() * 2, two.unwrap() * 3);
+    }
+}
