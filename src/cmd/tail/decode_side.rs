@@ -455,7 +455,7 @@ impl DecodeSide {
             }
         }
         if self.report_offsets {
-            if !self.max_records.is_some_and(|n| self.records >= n) {
+            if self.max_records.is_none_or(|n| self.records < n) {
                 for (tp, next) in filtered_next {
                     let at = processed_next.entry(tp).or_insert(next);
                     *at = (*at).max(next);
