@@ -858,10 +858,10 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         let _ = self.topology.restore_partition(partition, state);
     }
 
-    /// Assign, seek, poll one batch of one topic-partition and process it under
-    /// the error policy as a poll round does (a failure skipped or dead-lettered
-    /// commits past it); returns the next offset (`offset` itself when nothing was
-    /// read or on error).
+    /// Assign, seek, poll one batch of one topic-partition and process it as a poll
+    /// round does, but under no error policy; returns the next offset (`offset`
+    /// itself when nothing was read, or with the error after any failure, which
+    /// rolls the partition's state back).
     pub fn run_partition_once(
         &mut self,
         topic: &str,
@@ -890,8 +890,12 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         let next = offset.max(last + 1);
         let input = BTreeMap::from([(topic.to_owned(), records)]);
         let mut round = Round::default();
-        let result = self
-            .process_partition(partition, &input, &mut round)
+        // behaviour §7: no error policy here (the Go and Java seams run a built
+        // topology): any failure restores the state and answers `offset`.
+        let policy = std::mem::replace(&mut self.policy, ErrorPolicy::Fail);
+        let processed = self.process_partition(partition, &input, &mut round);
+        self.policy = policy;
+        let result = processed
             .and_then(|()| self.send_all(&round.outputs))
             .and_then(|()| self.consumer.commit(&BTreeMap::from([(tp, next)])));
         match result {

@@ -494,61 +494,34 @@ fn a_sink_row_refused_alone_is_dropped_under_skip_and_fails_the_round_under_fail
     assert!(r.consumer.commits.is_empty());
 }
 
+/// behaviour §7: `RunPartitionOnce` applies no error policy (the Go and Java seams run a
+/// built topology, not a runner's policy): a row the sink refuses or a batch that fails
+/// restores the partition's state and answers `offset` with the error, whatever the
+/// runner's policy; nothing is produced or committed.
 #[test]
-fn run_partition_once_dead_letters_a_refused_row_alone_and_commits_past_it() {
-    let mut r = refusing_runner(dead_letter_policy());
-    let (next, result) = r.run_partition_once("in", 0, 5);
-    result.unwrap();
-    assert_eq!(next, 7);
-    assert_eq!(
-        r.consumer.commits,
-        [BTreeMap::from([(("in".to_owned(), 0), 7)])]
-    );
-    assert_b_alone_dead_lettered(&r);
-    assert_eq!((r.metrics.failures, r.metrics.dead_letter_records), (1, 1));
-}
+fn run_partition_once_fails_on_a_refused_row_or_a_failed_batch_under_every_policy() {
+    let policies: [fn() -> ErrorPolicy; 3] = [
+        || ErrorPolicy::Fail,
+        || ErrorPolicy::Skip,
+        dead_letter_policy,
+    ];
+    for policy in policies {
+        let mut r = refusing_runner(policy());
+        let (next, result) = r.run_partition_once("in", 0, 5);
+        assert_eq!(result.unwrap_err().message, "node `sink`: refused b");
+        assert_eq!(next, 5);
+        assert!(r.producer.sent.is_empty() && r.consumer.commits.is_empty());
 
-#[test]
-fn run_partition_once_drops_a_refused_row_under_skip_and_fails_on_it_under_fail() {
-    let mut r = refusing_runner(ErrorPolicy::Skip);
-    let (next, result) = r.run_partition_once("in", 0, 5);
-    result.unwrap();
-    assert_eq!(next, 7);
-    assert_eq!(r.producer.sent.len(), 3);
-    assert_eq!(sent_to(&r, "out").len(), 3);
-    assert_eq!((r.metrics.failures, r.metrics.dead_letter_records), (1, 0));
-
-    let mut r = refusing_runner(ErrorPolicy::Fail);
-    let (next, result) = r.run_partition_once("in", 0, 5);
-    assert_eq!(result.unwrap_err().message, "node `sink`: refused b");
-    assert_eq!(next, 5);
-    assert!(r.producer.sent.is_empty() && r.consumer.commits.is_empty());
-}
-
-#[test]
-fn run_partition_once_dead_letters_a_failed_batch_and_rolls_its_state_back() {
-    let mut r = junk_runner(dead_letter_policy(), 3);
-    let (next, result) = r.run_partition_once("in", 0, 3);
-    result.unwrap();
-    assert_eq!(next, 4);
-    assert_eq!(
-        r.consumer.commits,
-        [BTreeMap::from([(("in".to_owned(), 0), 4)])]
-    );
-    let dlq = sent_to(&r, "dlq");
-    assert_eq!(r.producer.sent.len(), 1);
-    assert_eq!(dlq[0].value.as_deref(), Some(&b"not arrow"[..]));
-    assert!(
-        r.topology.snapshot_partition(0).unwrap()["totals"].ends_with(&[0, 0, 0, 0]),
-        "no group left behind"
-    );
-
-    let mut r = junk_runner(ErrorPolicy::Skip, 3);
-    let (next, result) = r.run_partition_once("in", 0, 3);
-    result.unwrap();
-    assert_eq!(next, 4);
-    assert!(r.producer.sent.is_empty());
-    assert_eq!(r.metrics.failures, 1);
+        let mut r = junk_runner(policy(), 3);
+        let (next, result) = r.run_partition_once("in", 0, 3);
+        assert!(result.is_err());
+        assert_eq!(next, 3);
+        assert!(r.producer.sent.is_empty() && r.consumer.commits.is_empty());
+        assert!(
+            r.topology.snapshot_partition(0).unwrap()["totals"].ends_with(&[0, 0, 0, 0]),
+            "no group left behind"
+        );
+    }
 }
 
 /// A producer whose every send fails, to show a failed send rolls the partition back.
