@@ -45,6 +45,20 @@ pub(crate) struct Rec {
     pub(crate) ts: i64,
 }
 
+/// `n` records with values `v0`, `v1`, …, no key and no headers, round-robin over
+/// `partitions`, one second apart from [`BASE_TS`].
+pub(crate) fn value_records(n: i64, partitions: i32) -> Vec<Rec> {
+    (0..n)
+        .map(|i| Rec {
+            partition: (i % partitions as i64) as i32,
+            key: None,
+            value: Some(format!("v{i}").into_bytes()),
+            headers: vec![],
+            ts: BASE_TS + i * 1000,
+        })
+        .collect()
+}
+
 /// Produces one record per batch, flushing after each send.
 pub(crate) fn produce(bootstrap: &str, topic: &str, records: &[Rec]) {
     let producer: BaseProducer = ClientConfig::new()
@@ -521,16 +535,7 @@ fn group_mode_until_end_exits_and_a_second_run_starts_after_the_commits() {
     let broker = Tansu::start();
     let topic = unique_name("grouped");
     create_topic(&broker.bootstrap(), &topic, 2);
-    let records: Vec<Rec> = (0..4i32)
-        .map(|i| Rec {
-            partition: i % 2,
-            key: None,
-            value: Some(format!("v{i}").into_bytes()),
-            headers: vec![],
-            ts: BASE_TS,
-        })
-        .collect();
-    produce(&broker.bootstrap(), &topic, &records);
+    produce(&broker.bootstrap(), &topic, &value_records(4, 2));
     let group = unique_name("tail-group");
     let args = [
         topic.as_str(),

@@ -16,7 +16,9 @@ use serde_json::Value;
 
 use crate::support::tansu::Tansu;
 use crate::support::unique_name;
-use crate::tail::{BASE_TS, ORDER_SCHEMA, Rec, create_topic, order_body, produce, stderr};
+use crate::tail::{
+    BASE_TS, ORDER_SCHEMA, Rec, create_topic, order_body, produce, stderr, value_records,
+};
 
 fn tail(bootstrap: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
@@ -139,16 +141,7 @@ fn max_records_writes_exactly_n_rows_across_batches_and_partitions() {
     let broker = Tansu::start();
     let topic = unique_name("maxrec");
     create_topic(&broker.bootstrap(), &topic, 3);
-    let records: Vec<Rec> = (0..45)
-        .map(|i| Rec {
-            partition: (i % 3) as i32,
-            key: None,
-            value: Some(format!("v{i}").into_bytes()),
-            headers: vec![],
-            ts: BASE_TS + i * 1000,
-        })
-        .collect();
-    produce(&broker.bootstrap(), &topic, &records);
+    produce(&broker.bootstrap(), &topic, &value_records(45, 3));
     for (n, batch, bounded) in [
         ("13", "4", true),
         ("1", "4", true),
@@ -192,16 +185,7 @@ fn a_closed_stdout_ends_a_bounded_or_endless_tail_quietly_with_exit_0() {
     let broker = Tansu::start();
     let topic = unique_name("epipe");
     create_topic(&broker.bootstrap(), &topic, 1);
-    let records: Vec<Rec> = (0..50)
-        .map(|i| Rec {
-            partition: 0,
-            key: None,
-            value: Some(format!("v{i}").into_bytes()),
-            headers: vec![],
-            ts: BASE_TS + i * 1000,
-        })
-        .collect();
-    produce(&broker.bootstrap(), &topic, &records);
+    produce(&broker.bootstrap(), &topic, &value_records(50, 1));
     for bounded in [true, false] {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_krabka-streams"));
         cmd.args([
@@ -300,16 +284,7 @@ fn a_group_tail_cut_by_max_records_commits_only_what_it_wrote() {
     let broker = Tansu::start();
     let topic = unique_name("maxrec-group");
     create_topic(&broker.bootstrap(), &topic, 3);
-    let records: Vec<Rec> = (0..45)
-        .map(|i| Rec {
-            partition: (i % 3) as i32,
-            key: None,
-            value: Some(format!("v{i}").into_bytes()),
-            headers: vec![],
-            ts: BASE_TS + i * 1000,
-        })
-        .collect();
-    produce(&broker.bootstrap(), &topic, &records);
+    produce(&broker.bootstrap(), &topic, &value_records(45, 3));
     let group = unique_name("maxrec-group");
     let mut seen: Vec<Value> = Vec::new();
     for (n, batch) in [("13", "1000"), ("5", "4"), ("7", "1000")] {

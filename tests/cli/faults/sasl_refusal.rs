@@ -21,8 +21,9 @@ const TIMEOUT: &str = "20s";
 const FAST: Duration = Duration::from_secs(8);
 const MECHANISM: &str = "SCRAM-SHA-256";
 
-fn run(dir: &Path, c: &SaslCluster, config: &str, args: &[&str]) -> Finished {
-    let mut all = vec![
+/// The global arguments every command here connects with.
+fn connection<'a>(c: &'a SaslCluster, config: &'a str) -> Vec<&'a str> {
+    vec![
         "-b",
         &c.bootstrap,
         "--command-config",
@@ -31,7 +32,11 @@ fn run(dir: &Path, c: &SaslCluster, config: &str, args: &[&str]) -> Finished {
         TIMEOUT,
         "--request-timeout-ms",
         "3000",
-    ];
+    ]
+}
+
+fn run(dir: &Path, c: &SaslCluster, config: &str, args: &[&str]) -> Finished {
+    let mut all = connection(c, config);
     all.extend_from_slice(args);
     Running::start(dir, &all).wait(BOUND)
 }
@@ -254,16 +259,7 @@ fn a_login_refused_after_a_credential_rotation_ends_tail_barrier_watch_and_run_a
     let topic = c.topic_with(3);
     create_topic_with_values(&c.client(), "__barrier_state", 0);
     let config = properties(d, MECHANISM, "alice", ALICE_PW);
-    let connection = [
-        "-b",
-        &c.bootstrap,
-        "--command-config",
-        &config,
-        "--timeout",
-        TIMEOUT,
-        "--request-timeout-ms",
-        "3000",
-    ];
+    let connection = connection(&c, &config);
     let start = |args: &[&str]| Running::start(d, &[&connection[..], args].concat());
     let tail = start(&["tail", &topic, "--format", "ndjson"]);
     let watch = start(&[
@@ -338,16 +334,7 @@ fn leader_run_stops_its_command_and_exits_1_at_once_when_a_rotation_refuses_its_
         "trap 'touch {}; exit 0' TERM; echo holding; while :; do sleep 0.1; done",
         stopped.display()
     );
-    let mut args = vec![
-        "-b",
-        &c.bootstrap,
-        "--command-config",
-        &config,
-        "--timeout",
-        TIMEOUT,
-        "--request-timeout-ms",
-        "3000",
-    ];
+    let mut args = connection(&c, &config);
     let mut leader = super::leader_run_args(&role, &topic, &["sh", "-c", &child]);
     // Renewals every second under a 30 s lease: the refusal is met at once, and
     // retrying it until the lease expires would take far longer than FAST.
