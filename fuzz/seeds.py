@@ -2,10 +2,10 @@
 """Writes the seed corpus of every fuzz target into fuzz/corpus/<target>/.
 
 Seeds are derived, never hand-copied: the byte decoders get every hex field of
-the golden vectors (../shared/vectors or $KRABKA_VECTORS_DIR) routed by vector
+the golden vectors (tests/vectors/data, docs/vectors.md) routed by vector
 kind, the topology and expression targets get the example topologies and the
 YAML/expression snippets of docs/, and the properties target the properties
-blocks of the spec and docs. Seeds that need a real encoder (Arrow IPC, Avro
+blocks of docs/. Seeds that need a real encoder (Arrow IPC, Avro
 bodies) are made with pyarrow/fastavro from the test virtualenv when it is
 there ($KRABKA_TEST_VENV), and skipped with a note otherwise. The registry value
 targets get Protobuf bodies of fuzz/schemas/every_type.proto written here by the
@@ -29,14 +29,10 @@ FUZZ = ROOT / "fuzz"
 
 
 def vectors_dir():
-    for candidate in (
-        os.environ.get("KRABKA_VECTORS_DIR"),
-        ROOT.parent / "shared" / "vectors",
-        Path("/work/shared/vectors"),
-    ):
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    sys.exit("seeds.py: golden vectors not found; set KRABKA_VECTORS_DIR")
+    path = ROOT / "tests" / "vectors" / "data"
+    if not path.is_dir():
+        sys.exit(f"seeds.py: golden vectors not found at {path}")
+    return path
 
 
 class Corpus:
@@ -157,9 +153,6 @@ EXPRESSION_KEYS = re.compile(
 def from_docs(corpus):
     yaml_texts = [p.read_text() for p in sorted((ROOT / "examples").rglob("*.yaml"))]
     docs = sorted((ROOT / "docs").rglob("*.md")) + sorted(ROOT.glob("*.md"))
-    spec = vectors_dir().parent / "spec"
-    if spec.is_dir():
-        docs += sorted(spec.glob("*.md"))
     for doc in docs:
         text = doc.read_text(errors="replace")
         for lang, body in re.findall(r"```([a-z]*)\n(.*?)```", text, re.S):

@@ -4,7 +4,7 @@
 //!
 //! The mock keeps at most 5 MiB and 100000 message sets per partition and drops
 //! the oldest beyond that (rdkafka_mock.c). Tansu reports a wrong high watermark
-//! after a multi-record batch (the batch's base offset + 1, test-brokers.md), so
+//! after a multi-record batch (the batch's base offset + 1, docs/testing.md), so
 //! the bulk goes to it in large batches and then one single-record batch per
 //! partition, whose base offset + 1 is the true end.
 

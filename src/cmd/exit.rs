@@ -1,4 +1,4 @@
-//! The one exit-code table of `cli-conventions.md` §C and the error type every
+//! The one exit-code table of `docs/cli-conventions.md` §C and the error type every
 //! subcommand returns. The binary maps a `CliError` to its code and nothing else.
 
 use std::fmt;

@@ -1,5 +1,5 @@
 //! The schema registry over HTTP (reqwest, blocking): the Confluent REST contract
-//! of behaviour §1 with a default timeout (D7), basic auth or a bearer token,
+//! of semantics §1 with a default timeout (D7), basic auth or a bearer token,
 //! HTTPS with a custom CA bundle and a client certificate, and `1 + max_retries`
 //! attempts with exponential backoff and jitter on 429, 5xx and transport failures
 //! (the Go client retries immediately; backoff only spaces the same attempts out).

@@ -3,7 +3,7 @@
 //! `snapshot dump`, at-least-once across a `kill -9` and a restart, and dead
 //! letters with the `krabka.*` headers. Every record is produced in its own batch
 //! and the runner's producer is told to do the same (Tansu's high watermark is
-//! wrong after multi-record batches, test-brokers.md §b).
+//! wrong after multi-record batches, docs/testing.md §b).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `tail` end to end: a Tansu broker, Avro orders registered in the in-repo registry
 //! server over HTTP, the real binary, and outputs read back by pyarrow and DuckDB.
 //! Records are produced one per batch (Tansu's high watermark is wrong after
-//! multi-record batches, test-brokers.md §b).
+//! multi-record batches, docs/testing.md §b).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

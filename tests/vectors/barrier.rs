@@ -1,4 +1,4 @@
-//! `barrier.json` (formats §7, behaviour §8): every vector is checked here by kind, except the
+//! `barrier.json` (formats §7, semantics §8): every vector is checked here by kind, except the
 //! alignment/restore scenarios listed in `CHECKED_BY_RUNNER`, which need the runner's fakes.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,7 +35,7 @@ const CHECKED_KINDS: [&str; 7] = [
 /// `behaviour` vectors about the cut reader itself, checked here by id.
 const CHECKED_BEHAVIOUR: [&str; 1] = ["BARRIER-READER-INCREMENTAL"];
 
-/// `behaviour` vectors about barrier alignment and restore in the runner (behaviour §8,
+/// `behaviour` vectors about barrier alignment and restore in the runner (semantics §8,
 /// "Alignment per runner round" and "Restore"): read from this same file and checked by the
 /// runner's unit tests in `src/engine/columnar/runner/group/tests/barrier.rs`, one test each.
 const CHECKED_BY_RUNNER: [&str; 8] = [

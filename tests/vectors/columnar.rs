@@ -1,4 +1,4 @@
-//! `columnar.json`: the codec vectors (behaviour §3, formats §4–§6). The operator,
+//! `columnar.json`: the codec vectors (semantics §3, formats §4–§6). The operator,
 //! topology and runner vectors belong to the `run` issue and are listed as pending.
 
 use std::collections::BTreeSet;

@@ -1,4 +1,4 @@
-//! `coordination.json` (formats §9, behaviour §9): every vector, dispatched on its `kind`.
+//! `coordination.json` (formats §9, semantics §9): every vector, dispatched on its `kind`.
 //!
 //! Each `check_*` function asserts one vector exactly and panics with its id on a mismatch;
 //! the per-kind tests run them, and `every_coordination_vector_is_checked` proves that no

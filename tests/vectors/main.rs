@@ -1,10 +1,11 @@
-//! Golden vectors from `../shared/vectors/*.json`, read at test time.
+//! Golden vectors from `tests/vectors/data/*.json` (docs/vectors.md), read at test time.
 
 mod support;
 
 mod barrier;
 mod columnar;
 mod columnar_ops;
+mod contract;
 mod coordination;
 mod framing;
 mod headers;

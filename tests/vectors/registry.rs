@@ -1,4 +1,4 @@
-//! `registry.json` (behaviour §1–2): every vector against the in-repo registry server
+//! `registry.json` (semantics §1–2): every vector against the in-repo registry server
 //! over real HTTP, through the HTTP client, the schema cache and prewarm.
 
 use std::collections::BTreeSet;

@@ -3,12 +3,10 @@
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// The vectors folder: `$KRABKA_VECTORS_DIR`, else `../shared/vectors` beside the checkout.
+/// The vectors folder: the repository's own copy, `tests/vectors/data/` (docs/vectors.md).
+/// No override: the tests check the contract this checkout carries, nothing beside it.
 pub fn vectors_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("KRABKA_VECTORS_DIR") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/vectors")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/data")
 }
 
 /// Every vector object of `<area>.json`. Panics with the path when the file is missing:

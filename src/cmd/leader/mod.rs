@@ -1,5 +1,5 @@
 //! `leader`: run or inspect leader elections fenced by the producer epoch
-//! (formats §9, behaviour §9). One leader per role; the leadership epoch is
+//! (formats §9, semantics §9). One leader per role; the leadership epoch is
 //! the producer epoch the transaction coordinator mints for
 //! `transactional.id = <role>`; the lease only decides when a standby
 //! challenges.

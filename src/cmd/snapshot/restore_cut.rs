@@ -79,7 +79,7 @@ pub struct RestoreCutArgs {
     pub layout: SnapshotLayout,
 }
 
-/// Picks the cut, with the behaviour §8 wording when there is none to restore to.
+/// Picks the cut, with the semantics §8 wording when there is none to restore to.
 pub fn select_cut(
     log: &CutLog,
     topic_exists: bool,
@@ -126,7 +126,7 @@ pub fn select_cut(
     }
 }
 
-/// The distinct logical partitions of a cut, ascending (behaviour §5, §8).
+/// The distinct logical partitions of a cut, ascending (semantics §5, §8).
 fn logical_partitions(cut: &BarrierCut) -> Vec<i32> {
     let mut partitions: Vec<i32> = cut.cut.offsets().map(|(tp, _)| tp.partition).collect();
     partitions.sort_unstable();

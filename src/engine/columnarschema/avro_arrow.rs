@@ -1,4 +1,4 @@
-//! Avro → Arrow (behaviour §3): nullable only through a union with null; top-level record
+//! Avro → Arrow (semantics §3): nullable only through a union with null; top-level record
 //! fields become columns, any other top-level type one column `value`.
 
 use std::collections::HashMap;

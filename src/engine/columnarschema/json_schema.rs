@@ -1,5 +1,5 @@
 //! Registry-framed JSON Schema values: Confluent frame → writer schema by id (never
-//! blocking) → the JSON row bridge with columns from that JSON Schema (behaviour §3).
+//! blocking) → the JSON row bridge with columns from that JSON Schema (semantics §3).
 //! The first writer schema met fixes the columns; JSON bodies written with later
 //! schema versions fill those columns by name.
 

@@ -1,5 +1,5 @@
 //! Bridges between registry schemas (Avro, Protobuf, JSON Schema) and Arrow: the type
-//! mappings of behaviour §3, as Arrow schemas built with `arrow-schema`. The batch
+//! mappings of semantics §3, as Arrow schemas built with `arrow-schema`. The batch
 //! codecs (values ↔ Arrow arrays) build on these: `avro` decodes Avro binary straight
 //! into Arrow builders, `protobuf` decodes framed Protobuf through prost-reflect into
 //! builders shaped by `proto_arrow`, `json_schema` reads registry-framed JSON through

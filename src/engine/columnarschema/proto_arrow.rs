@@ -1,4 +1,4 @@
-//! Protobuf → Arrow (behaviour §3): nullability = the field has presence; list and map
+//! Protobuf → Arrow (semantics §3): nullability = the field has presence; list and map
 //! fields are not nullable; uint32/fixed32 widen to Int64.
 
 use std::collections::HashMap;

@@ -1,6 +1,6 @@
 //! The one thing the batch decoders need from the schema cache: a writer schema by
 //! id, never blocking. A hit returns the schema; a miss is the retriable
-//! `FetchPendingError` of the shared [`SchemaCache`] (behaviour §2) while the schema
+//! `FetchPendingError` of the shared [`SchemaCache`] (semantics §2) while the schema
 //! is fetched in the background, and the caller retries the record on a later poll.
 //! The trait exists so a decoder test can stand in for the cache; the product always
 //! passes a [`SchemaCache`].

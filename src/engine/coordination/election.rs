@@ -1,4 +1,4 @@
-//! The election of one role (behaviour §9): reading and folding the role's
+//! The election of one role (semantics §9): reading and folding the role's
 //! partition, registering, the acquire loop, describing the epoch, and the
 //! operator writes (deregistration).
 //!

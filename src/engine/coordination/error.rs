@@ -1,4 +1,4 @@
-//! Why an election step or a leadership failed (behaviour §9), with the frozen
+//! Why an election step or a leadership failed (semantics §9), with the frozen
 //! sentinels and wrappers. Callers branch on [`LeaderError::is_fenced`],
 //! [`LeaderError::is_not_held`], [`LeaderError::is_refused`] and
 //! [`LeaderError::is_unreachable`]; the display strings are the contract.

@@ -1,4 +1,4 @@
-//! A held role (behaviour §9 steps 5–6): the token, the last lease written, the
+//! A held role (semantics §9 steps 5–6): the token, the last lease written, the
 //! renewal loop and resignation.
 //!
 //! The renewal loop writes a fresh grant with the same token at every RenewAt.

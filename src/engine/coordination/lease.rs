@@ -1,4 +1,4 @@
-//! Lease configuration and timing (behaviour §9).
+//! Lease configuration and timing (semantics §9).
 //!
 //! The lease adds no safety (the producer epoch does); it only decides when
 //! standbys challenge. Times are epoch milliseconds as `i64` and extents are
@@ -81,7 +81,7 @@ impl Default for LeaseSettings {
 }
 
 impl LeaseSettings {
-    /// Checks the rules of behaviour §9, in table order.
+    /// Checks the rules of semantics §9, in table order.
     pub fn validate(self) -> Result<LeaseConfig, LeaseConfigError> {
         if self.lease_ms <= 0 {
             return Err(LeaseConfigError::NotPositive {
@@ -240,7 +240,7 @@ impl fmt::Display for LeaseSetting {
     }
 }
 
-/// Invalid lease settings (behaviour §9).
+/// Invalid lease settings (semantics §9).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LeaseConfigError {
     NotPositive { setting: LeaseSetting, ms: i64 },

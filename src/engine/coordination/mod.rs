@@ -1,4 +1,4 @@
-//! Leader election over `__coordination_state` (formats §9, behaviour §9):
+//! Leader election over `__coordination_state` (formats §9, semantics §9):
 //! records and their strict codecs, fencing tokens, the role partition, lease
 //! configuration and timing, the succession fold and the describe status, and
 //! the election itself: the transport traits, the acquire loop, the renewal

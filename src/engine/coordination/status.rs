@@ -1,4 +1,4 @@
-//! What `Describe` reports about a role's epoch (behaviour §9): the newest
+//! What `Describe` reports about a role's epoch (semantics §9): the newest
 //! minted token and whether it is still held, from one DescribeTransactions
 //! call and no topic read. Standard library only.
 

@@ -1,4 +1,4 @@
-//! The succession of a role (behaviour §9): folding the records of the role's
+//! The succession of a role (semantics §9): folding the records of the role's
 //! partition into a roster and a lease, ranking members, and deciding what a
 //! member does next ([`Action`]).
 //!
@@ -215,7 +215,7 @@ impl Succession {
 
     /// The member's rank: 0 for the holder, otherwise its index in the roster
     /// with the holder removed. `None` when the member is not registered
-    /// (the (0, not registered) of behaviour §9).
+    /// (the (0, not registered) of semantics §9).
     pub fn rank_of(&self, member: &str) -> Option<i64> {
         let position = self.roster.iter().position(|e| e.member == member)?;
         let holder = self.holder();

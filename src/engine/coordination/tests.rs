@@ -1,5 +1,5 @@
 //! The election over the in-memory transport with a manual clock: the acquire
-//! loop, renewals, expiry, fencing and resignation (behaviour §9).
+//! loop, renewals, expiry, fencing and resignation (semantics §9).
 
 use std::sync::{Arc, Mutex};
 

@@ -1,5 +1,5 @@
 //! The four transport traits through which the election reaches a cluster
-//! (behaviour §9): a [`Coordinator`] mints and describes epochs, a
+//! (semantics §9): a [`Coordinator`] mints and describes epochs, a
 //! [`StateReader`] reads a role's partition, a [`Registrar`] appends
 //! registrations outside any transaction, and a [`LeaseWriter`] writes lease
 //! records inside a transaction of the producer that minted the token.

@@ -1,4 +1,4 @@
-//! The schema cache (behaviour §2): what serdes read synchronously while records flow.
+//! The schema cache (semantics §2): what serdes read synchronously while records flow.
 //!
 //! One lock guards all state: the schema interned per subject, subject → id, and per
 //! writer id its text, kind, messageType and resolved references, plus the ids whose
@@ -344,7 +344,7 @@ impl SchemaCache {
     }
 
     /// Stores a prewarm success: subject → id, the local text as writer text for the id
-    /// and the messageType when non-empty; references fetched earlier stay (behaviour §2).
+    /// and the messageType when non-empty; references fetched earlier stay (semantics §2).
     pub(crate) fn record_resolved(
         &self,
         subject: &str,

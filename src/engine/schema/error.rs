@@ -1,6 +1,6 @@
 //! The typed errors of the schema engine. Callers branch on one property only:
 //! [`SchemaError::is_retriable`] — a pending writer-schema fetch or a registry
-//! failure worth another attempt fails the poll without committing (behaviour §2).
+//! failure worth another attempt fails the poll without committing (semantics §2).
 
 use crate::engine::schema::framing::FramingError;
 use crate::engine::schema::registry::RegistryError;
@@ -29,7 +29,7 @@ pub enum SchemaError {
     /// A writer schema missing from an offline (registry-less) cache.
     #[error("writer schema for id {0} is not cached and no schema registry is configured")]
     NotCached(u32),
-    /// A schema text that does not parse or resolve (message as behaviour §2 words it).
+    /// A schema text that does not parse or resolve (message as semantics §2 words it).
     #[error("{0}")]
     Invalid(String),
     #[error("cannot serialize schema value: {0}")]

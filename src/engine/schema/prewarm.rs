@@ -1,4 +1,4 @@
-//! Prewarm (behaviour §2): resolve every interned subject to an id, concurrently,
+//! Prewarm (semantics §2): resolve every interned subject to an id, concurrently,
 //! with exactly one registry call per subject. This is where registry I/O belongs;
 //! the poll loop then only reads the cache.
 

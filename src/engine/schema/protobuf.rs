@@ -274,7 +274,7 @@ fn sort_map_entries(msg: &MessageDescriptor, buf: &[u8]) -> Result<Vec<u8>, Stri
     Ok(out)
 }
 
-/// A Protobuf serde over the schema cache (behaviour §2).
+/// A Protobuf serde over the schema cache (semantics §2).
 #[derive(Debug, Clone)]
 pub struct ProtobufSerde {
     cache: SchemaCache,

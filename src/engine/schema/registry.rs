@@ -77,7 +77,7 @@ pub struct RegistryError {
     pub transport: bool,
 }
 
-/// Registry `error_code`s callers branch on (behaviour §1).
+/// Registry `error_code`s callers branch on (semantics §1).
 pub const SUBJECT_NOT_FOUND: i64 = 40401;
 pub const VERSION_NOT_FOUND: i64 = 40402;
 pub const SCHEMA_NOT_FOUND: i64 = 40403;

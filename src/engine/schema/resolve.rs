@@ -1,4 +1,4 @@
-//! `ResolvedSchemaByID` (behaviour §1): a schema by id plus the texts of every schema
+//! `ResolvedSchemaByID` (semantics §1): a schema by id plus the texts of every schema
 //! it references, fetched recursively through `Version(subject, version)`, dependencies
 //! first. A subject@version already on the current path is skipped, so reference
 //! cycles end instead of looping.

@@ -1,6 +1,6 @@
 //! A Confluent-compatible schema-registry server over real HTTP on `127.0.0.1`, for the
 //! test suites and the `demo` subcommand. It serves the route table of
-//! `test-brokers.md` §c from memory, logs every request with its raw (still escaped)
+//! `docs/testing.md` §c from memory, logs every request with its raw (still escaped)
 //! path, and offers hooks: fault injection (error statuses, a delay, dropped
 //! connections), an optional Basic-auth requirement, and seeding of subjects and ids.
 //!

@@ -1,4 +1,4 @@
-//! The route table of the Confluent REST contract (test-brokers.md §c): turns a method,
+//! The route table of the Confluent REST contract (docs/testing.md §c): turns a method,
 //! a raw request path and a body into a call on the [`Store`] and a JSON answer.
 //! Subjects are percent-decoded from their path segment; query strings are ignored.
 

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-/// Error codes of the Confluent REST contract (behaviour.md §1).
+/// Error codes of the Confluent REST contract (docs/semantics.md §1).
 pub const SUBJECT_NOT_FOUND: u32 = 40401;
 pub const VERSION_NOT_FOUND: u32 = 40402;
 pub const SCHEMA_NOT_FOUND: u32 = 40403;

@@ -26,7 +26,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 pub use crate::support::admin::create_topic;
 
 /// Produces `v<i>` for i in `range` to partition 0, one record per batch (Tansu's high
-/// watermark is only right then, test-brokers.md §b).
+/// watermark is only right then, docs/testing.md §b).
 pub fn produce(bootstrap: &str, topic: &str, range: std::ops::Range<u32>) {
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)

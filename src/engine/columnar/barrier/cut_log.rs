@@ -1,4 +1,4 @@
-//! The pure fold of `__barrier_state` records into cuts (behaviour §8), with no consumer:
+//! The pure fold of `__barrier_state` records into cuts (semantics §8), with no consumer:
 //! [`CutLog::apply`] takes records in log order; the queries answer which cuts exist.
 //!
 //! Rules: the key is decoded strictly (a malformed key fails, naming partition and offset);

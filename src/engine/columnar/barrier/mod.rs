@@ -1,5 +1,5 @@
 //! `__barrier_state` cut manifests, barrier markers and the cut reader fold (formats §7,
-//! behaviour §8).
+//! semantics §8).
 //!
 //! * [`record`]: keys and values of `__barrier_state`, tombstones, the group → partition rule.
 //! * [`marker`]: the barrier marker control record written into data partitions.

@@ -1,4 +1,4 @@
-//! The cut reader (behaviour §8): drives a consumer of its own over every partition of
+//! The cut reader (semantics §8): drives a consumer of its own over every partition of
 //! `__barrier_state` and folds what it reads into a [`CutLog`].
 //!
 //! Kafka is reached only through the small [`BarrierConsumer`] trait, so the reader is tested
@@ -54,7 +54,7 @@ pub trait BarrierConsumer {
     fn poll(&mut self, timeout: Duration) -> Result<Vec<ConsumedRecord>, ConsumerError>;
 }
 
-/// Options of a [`CutReader`]; the defaults are those of behaviour §8.
+/// Options of a [`CutReader`]; the defaults are those of semantics §8.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CutReaderOptions {
     pub topic: String,

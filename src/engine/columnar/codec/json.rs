@@ -1,4 +1,4 @@
-//! The JSON row bridge (behaviour §3): JSON values → typed columns, either from a
+//! The JSON row bridge (semantics §3): JSON values → typed columns, either from a
 //! JSON Schema (`properties` in order, `required` → non-nullable, local `$ref`s) or
 //! inferred from the data. Inference: object keys become columns in first-appearance
 //! order across the batch, a non-object row is one column `value`, the type comes
@@ -260,7 +260,7 @@ fn kind_of_schema(_root: &Value, schema: &Value) -> Result<(JsonKind, bool), Cod
     Ok((kind, nullable))
 }
 
-/// Writes one JSON value into a column of the given kind (behaviour §3 coercion).
+/// Writes one JSON value into a column of the given kind (semantics §3 coercion).
 fn append_value(
     kind: JsonKind,
     builder: &mut ColumnBuilder,

@@ -1,4 +1,4 @@
-//! `group_by` and tumbling `windowed_group_by` (behaviour §4): cumulative
+//! `group_by` and tumbling `windowed_group_by` (semantics §4): cumulative
 //! aggregation per group in first-appearance order, keyed by the Go tagged
 //! encoding of the key cells (so int32 5 and int64 5 are one group). Each batch
 //! assigns a group id to every row by hashing its encoded key, then folds every

@@ -1,4 +1,4 @@
-//! The event-time inner equi-join (behaviour §6). Keys match when their tagged
+//! The event-time inner equi-join (semantics §6). Keys match when their tagged
 //! encodings are equal; null keys and null timestamps never match. Each side's
 //! batches are kept until the stream time passes their newest row by more than
 //! the window. Every batch's keys are encoded and hashed once on arrival, and

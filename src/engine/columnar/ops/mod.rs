@@ -1,4 +1,4 @@
-//! Built-in operators (behaviour §4): filter, select, with_columns, group_by and
+//! Built-in operators (semantics §4): filter, select, with_columns, group_by and
 //! windowed group_by, plus the event-time join (§6). An [`Operator`] is the
 //! configured, shareable description; [`Operator::instantiate`] gives a fresh
 //! [`Processor`] with its own state, one per logical partition. Built-ins forward

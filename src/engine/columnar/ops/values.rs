@@ -1,6 +1,6 @@
 //! Arrow cells as Go values (formats §8.5 tagged values): reading a cell the way
 //! krabka-streams-go's `arrowValue` does, writing values back into a column of a
-//! given type with range checks (behaviour §3 coercion), and Go's ordering for
+//! given type with range checks (semantics §3 coercion), and Go's ordering for
 //! min/max.
 
 use std::cmp::Ordering;

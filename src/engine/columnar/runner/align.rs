@@ -1,4 +1,4 @@
-//! Barrier alignment state of one group runner (behaviour §8, "Alignment per
+//! Barrier alignment state of one group runner (semantics §8, "Alignment per
 //! runner round"): the pending cut, the topic-partitions it waits for, the
 //! records held at or past the cut, and what the runner knows of every
 //! partition's position. The runner drives it; [`CutSource`] is how it reads

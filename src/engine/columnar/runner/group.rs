@@ -1,4 +1,4 @@
-//! The consumer-group runner's core (behaviour §7–8) over small traits: a
+//! The consumer-group runner's core (semantics §7–8) over small traits: a
 //! [`Consumer`], a [`Producer`] and a [`StateStore`], so that every rule is
 //! tested with fakes; the rdkafka adapters implement the traits in `io`.
 //!
@@ -74,7 +74,7 @@ pub trait Consumer {
     fn assign(&mut self, tps: &[Tp]) -> Result<(), RunnerError>;
     fn seek(&mut self, tp: &Tp, offset: i64) -> Result<(), RunnerError>;
     /// Next offsets of assigned topic-partitions, so an idle partition can reach
-    /// a barrier (behaviour §8 step 2); `None` when the consumer cannot report them.
+    /// a barrier (semantics §8 step 2); `None` when the consumer cannot report them.
     fn positions(&mut self, _tps: &[Tp]) -> Result<Option<BTreeMap<Tp, i64>>, RunnerError> {
         Ok(None)
     }
@@ -361,7 +361,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         self.forget(&all, true);
     }
 
-    /// One poll round (behaviour §7–8); returns the committed offsets. A failed
+    /// One poll round (semantics §7–8); returns the committed offsets. A failed
     /// round rolls state back and seeks every topic-partition it read back to
     /// where the round began, so nothing it read is lost.
     pub fn run_once(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
@@ -890,7 +890,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         let next = offset.max(last + 1);
         let input = BTreeMap::from([(topic.to_owned(), records)]);
         let mut round = Round::default();
-        // behaviour §7: no error policy here (the Go and Java seams run a built
+        // semantics §7: no error policy here (the Go and Java seams run a built
         // topology): any failure restores the state and answers `offset`.
         let policy = std::mem::replace(&mut self.policy, ErrorPolicy::Fail);
         let processed = self.process_partition(partition, &input, &mut round);

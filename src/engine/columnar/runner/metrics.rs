@@ -1,4 +1,4 @@
-//! Runner metrics (behaviour §7): batches (failed ones included), input
+//! Runner metrics (semantics §7): batches (failed ones included), input
 //! records, output records (successful batches only), failures, dead-letter
 //! records and the time spent inside the topology.
 

@@ -1,5 +1,5 @@
 //! The seam between a runner and wherever its partition snapshots are kept
-//! (behaviour §5, §7 rebalance, §8 restore): load and save one container by
+//! (semantics §5, §7 rebalance, §8 restore): load and save one container by
 //! (logical partition, epoch), with [`NO_EPOCH`] meaning live state.
 //!
 //! This is the Java/Go shape (one barrier group per runner, so no group in the

@@ -1,4 +1,4 @@
-//! Evaluation of a validated topology (behaviour §5), one logical partition at a
+//! Evaluation of a validated topology (semantics §5), one logical partition at a
 //! time with per-partition operator instances created lazily and kept; partition
 //! snapshots (node name → bytes), restore and release.
 //!

@@ -1,4 +1,4 @@
-//! The columnar node graph (behaviour §5): a [`Topology`] builder whose nodes are
+//! The columnar node graph (semantics §5): a [`Topology`] builder whose nodes are
 //! kept in insertion order with parents that must already exist (so no cycle
 //! can be written down), validated into a [`BuiltTopology`] only by
 //! [`Topology::build`]. `spec` turns a parsed topology file into builder calls,

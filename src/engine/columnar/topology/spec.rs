@@ -1,7 +1,7 @@
 //! A topology file's content as data (D19), and its translation into builder
 //! calls. Positions are carried on every value so that each error points at the
 //! line (and column) of the file it comes from; parsing the YAML itself is the
-//! job of `io::topology_file`. Validation runs in the order of behaviour §5
+//! job of `io::topology_file`. Validation runs in the order of semantics §5
 //! (duplicate names, invalid parents, no source, no sink), then node by node:
 //! codecs, expressions and columns are checked against the schema flowing into
 //! each node when the source schemas are known (declared in the file or read

@@ -1,4 +1,4 @@
-//! The Avro → Arrow mapping (behaviour §3) compiled into a tree of column nodes
+//! The Avro → Arrow mapping (semantics §3) compiled into a tree of column nodes
 //! that decode Avro binary straight into Arrow builders, with no intermediate
 //! value: this is the `tail` hot path. Nullability comes only from unions with
 //! null; a union of several non-null branches is a struct of branches; a record
@@ -33,7 +33,7 @@ pub const VALUE_COLUMN: &str = "value";
 /// Largest item count of one array or map block whose items take no bytes.
 const MAX_EMPTY_ITEMS: usize = 1 << 20;
 
-/// A schema the mapping refuses (messages of behaviour §3).
+/// A schema the mapping refuses (messages of semantics §3).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct MappingError(pub String);

@@ -1,4 +1,4 @@
-//! Avro ↔ Arrow: the schema tree, the type mapping of behaviour §3, the hand-written
+//! Avro ↔ Arrow: the schema tree, the type mapping of semantics §3, the hand-written
 //! binary decoder into Arrow builders, and the registry-framed value codec.
 
 pub mod codec;

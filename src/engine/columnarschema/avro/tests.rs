@@ -1,4 +1,4 @@
-//! The Avro → Arrow mapping and decoder over every type of behaviour §3, on bytes
+//! The Avro → Arrow mapping and decoder over every type of semantics §3, on bytes
 //! written by hand (zigzag varints) and by apache-avro.
 
 use std::sync::Arc;

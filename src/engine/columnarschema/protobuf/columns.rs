@@ -1,5 +1,5 @@
 //! Arrow builders for decoded Protobuf messages, one node per column of the mapping
-//! `proto_arrow` produces (behaviour §3). A node is built from its Arrow field, and
+//! `proto_arrow` produces (semantics §3). A node is built from its Arrow field, and
 //! converts prost-reflect values by their kind: enums become their symbol name (an
 //! unknown number its decimal text), wrappers their scalar, `Timestamp` microseconds
 //! (nanos truncated), `Struct`/`Value`/`ListValue` and recursive messages canonical

@@ -1,7 +1,7 @@
 //! Avro with apache-avro: the registered text (D1, [`canonical`]), parsing with
 //! schema references, and bodies read with full reader/writer resolution (defaults
 //! for added fields, dropped fields, numeric promotion, aliases) into JSON.
-//! Error messages are those of behaviour §2.
+//! Error messages are those of semantics §2.
 
 pub mod canonical;
 mod json;
@@ -197,7 +197,7 @@ pub fn encode_body(schema: &AvroSchema, value: &serde_json::Value) -> SchemaResu
         .map_err(ser)
 }
 
-/// An Avro serde over the schema cache (behaviour §2 lifecycle): the reader schema is
+/// An Avro serde over the schema cache (semantics §2 lifecycle): the reader schema is
 /// fixed at construction, its canonical text interned under the subject.
 #[derive(Debug, Clone)]
 pub struct AvroSerde {

@@ -1,7 +1,7 @@
 //! JSON Schema compatibility: a reader must accept every instance the writer accepts.
 //! Checked structurally over `type`, `required`, `properties`, `additionalProperties`
 //! and `items` (dot paths; properties in sorted order), with the messages of
-//! behaviour §2: `narrows type from [w] to [r]`, `became required`, `is no longer allowed`.
+//! semantics §2: `narrows type from [w] to [r]`, `became required`, `is no longer allowed`.
 
 use std::collections::BTreeSet;
 

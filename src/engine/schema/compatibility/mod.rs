@@ -1,4 +1,4 @@
-//! Local compatibility checks (behaviour §2), no registry involved: is a candidate
+//! Local compatibility checks (semantics §2), no registry involved: is a candidate
 //! schema compatible with a previous one at BACKWARD (the candidate reads data written
 //! with the previous), FORWARD (the previous reads the candidate's data) or FULL (both)?
 //! Every incompatibility is listed, each prefixed `BACKWARD: ` or `FORWARD: `.

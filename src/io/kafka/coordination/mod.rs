@@ -1,4 +1,4 @@
-//! The Kafka transport of the leader election (behaviour §9): InitProducerId
+//! The Kafka transport of the leader election (semantics §9): InitProducerId
 //! for `transactional.id = <role>` yields the real fencing token, lease writes
 //! go inside that producer's transaction pinned to the role's partition,
 //! registrations are plain produces, reads are `read_committed` fetches up to

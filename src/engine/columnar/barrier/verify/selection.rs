@@ -1,6 +1,6 @@
 //! Which cut `--epoch E|latest` names in a folded log.
 //!
-//! `latest` means the highest-epoch **complete** cut (behaviour §8 `LatestCompleteCut`). An
+//! `latest` means the highest-epoch **complete** cut (semantics §8 `LatestCompleteCut`). An
 //! exact epoch finds its cut whether complete or partial, so a partial one can be shown and
 //! reported as such; a missing epoch (never written, or deleted by a tombstone) says what the
 //! group does have instead.

@@ -1,4 +1,4 @@
-//! Restoring a group runner to a barrier cut (behaviour §8 "Restore"): load the
+//! Restoring a group runner to a barrier cut (semantics §8 "Restore"): load the
 //! state of every partition of the cut from its epoch snapshots, seek to the cut
 //! offsets, and put the aligner at that epoch. A snapshot the store does not
 //! hold fails the restore (D15) instead of loading empty state.

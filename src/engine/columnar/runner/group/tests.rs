@@ -494,7 +494,7 @@ fn a_sink_row_refused_alone_is_dropped_under_skip_and_fails_the_round_under_fail
     assert!(r.consumer.commits.is_empty());
 }
 
-/// behaviour §7: `RunPartitionOnce` applies no error policy (the Go and Java seams run a
+/// semantics §7: `RunPartitionOnce` applies no error policy (the Go and Java seams run a
 /// built topology, not a runner's policy): a row the sink refuses or a batch that fails
 /// restores the partition's state and answers `offset` with the error, whatever the
 /// runner's policy; nothing is produced or committed.
