@@ -28,9 +28,6 @@ _krabka__streams() {
             krabka__streams,dev-cluster)
                 cmd="krabka__streams__subcmd__dev__subcmd__cluster"
                 ;;
-            krabka__streams,generate-assets)
-                cmd="krabka__streams__subcmd__generate__subcmd__assets"
-                ;;
             krabka__streams,help)
                 cmd="krabka__streams__subcmd__help"
                 ;;
@@ -96,9 +93,6 @@ _krabka__streams() {
                 ;;
             krabka__streams__subcmd__help,dev-cluster)
                 cmd="krabka__streams__subcmd__help__subcmd__dev__subcmd__cluster"
-                ;;
-            krabka__streams__subcmd__help,generate-assets)
-                cmd="krabka__streams__subcmd__help__subcmd__generate__subcmd__assets"
                 ;;
             krabka__streams__subcmd__help,help)
                 cmd="krabka__streams__subcmd__help__subcmd__help"
@@ -380,7 +374,7 @@ _krabka__streams() {
 
     case "${cmd}" in
         krabka__streams)
-            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help"
+            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version run demo dev-cluster barrier schema leader snapshot tail completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,8 +435,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier)
-            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version list show watch verify decode help"
+        krabka__streams__subcmd__barrier)
+            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version list show watch verify decode help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -476,18 +470,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -503,8 +485,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__decode)
-            opts="-b -X -v -q -y -h -V --key --key-file --value --value-file --marker --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__barrier__subcmd__decode)
+            opts="-v -q -h -V --key --key-file --value --value-file --marker --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -526,46 +508,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -581,7 +523,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__help)
+        krabka__streams__subcmd__barrier__subcmd__help)
             opts="list show watch verify decode help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -595,7 +537,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__help__subcmd__decode)
+        krabka__streams__subcmd__barrier__subcmd__help__subcmd__decode)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -609,7 +551,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__help__subcmd__help)
+        krabka__streams__subcmd__barrier__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -623,7 +565,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__help__subcmd__list)
+        krabka__streams__subcmd__barrier__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -637,7 +579,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__help__subcmd__show)
+        krabka__streams__subcmd__barrier__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -651,7 +593,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__help__subcmd__verify)
+        krabka__streams__subcmd__barrier__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -665,7 +607,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__help__subcmd__watch)
+        krabka__streams__subcmd__barrier__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -679,8 +621,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__list)
-            opts="-b -X -v -q -y -h -V --group --all --format --out --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__barrier__subcmd__list)
+            opts="-b -X -v -q -y -h -V --group --all --format --out --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -726,18 +668,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -753,8 +683,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__show)
-            opts="-b -X -v -q -y -h -V --group --epoch --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__barrier__subcmd__show)
+            opts="-b -X -v -q -h -V --group --epoch --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -796,18 +726,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -823,8 +741,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__verify)
-            opts="-b -X -v -q -y -h -V --group --epoch --consumer-group --at-least --snapshot-dir --layout --task-prefix --snapshot-group --input --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__barrier__subcmd__verify)
+            opts="-b -X -v -q -h -V --group --epoch --consumer-group --at-least --snapshot-dir --layout --task-prefix --snapshot-group --input --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -894,18 +812,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -921,8 +827,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__barrier__subcmd__watch)
-            opts="-b -X -v -q -y -h -V --group --count --all --poll-interval --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__barrier__subcmd__watch)
+            opts="-b -X -v -q -h -V --group --count --all --poll-interval --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -968,18 +874,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -995,61 +889,13 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__completions)
-            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version bash elvish fish powershell zsh"
+        krabka__streams__subcmd__completions)
+            opts="-h -V --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
-                    return 0
-                    ;;
-                --log-format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1057,53 +903,13 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__demo)
-            opts="-b -X -v -q -y -h -V --keep-running --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__demo)
+            opts="-v -q -h -V --keep-running --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -1119,8 +925,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__dev__subcmd__cluster)
-            opts="-b -X -v -q -y -h -V --port --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__dev__subcmd__cluster)
+            opts="-v -q -h -V --port --topic --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1134,46 +940,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -1189,74 +955,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__generate__subcmd__assets)
-            opts="-b -X -v -q -y -h -V --root --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --root)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
-                    return 0
-                    ;;
-                --log-format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        krabka__subcmd__streams__subcmd__help)
-            opts="run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help"
+        krabka__streams__subcmd__help)
+            opts="run demo dev-cluster barrier schema leader snapshot tail completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1269,7 +969,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__barrier)
+        krabka__streams__subcmd__help__subcmd__barrier)
             opts="list show watch verify decode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1283,7 +983,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__barrier__subcmd__decode)
+        krabka__streams__subcmd__help__subcmd__barrier__subcmd__decode)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1297,7 +997,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__barrier__subcmd__list)
+        krabka__streams__subcmd__help__subcmd__barrier__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1311,7 +1011,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__barrier__subcmd__show)
+        krabka__streams__subcmd__help__subcmd__barrier__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1325,7 +1025,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__barrier__subcmd__verify)
+        krabka__streams__subcmd__help__subcmd__barrier__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1339,7 +1039,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__barrier__subcmd__watch)
+        krabka__streams__subcmd__help__subcmd__barrier__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1353,7 +1053,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__completions)
+        krabka__streams__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1367,7 +1067,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__demo)
+        krabka__streams__subcmd__help__subcmd__demo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1381,7 +1081,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__dev__subcmd__cluster)
+        krabka__streams__subcmd__help__subcmd__dev__subcmd__cluster)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1395,7 +1095,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__generate__subcmd__assets)
+        krabka__streams__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1409,21 +1109,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__help)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__leader)
+        krabka__streams__subcmd__help__subcmd__leader)
             opts="run status list watch resign deregister"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1437,7 +1123,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__leader__subcmd__deregister)
+        krabka__streams__subcmd__help__subcmd__leader__subcmd__deregister)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1451,7 +1137,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__leader__subcmd__list)
+        krabka__streams__subcmd__help__subcmd__leader__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1465,7 +1151,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__leader__subcmd__resign)
+        krabka__streams__subcmd__help__subcmd__leader__subcmd__resign)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1479,7 +1165,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__leader__subcmd__run)
+        krabka__streams__subcmd__help__subcmd__leader__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1493,7 +1179,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__leader__subcmd__status)
+        krabka__streams__subcmd__help__subcmd__leader__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1507,7 +1193,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__leader__subcmd__watch)
+        krabka__streams__subcmd__help__subcmd__leader__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1521,7 +1207,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__run)
+        krabka__streams__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1535,7 +1221,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema)
+        krabka__streams__subcmd__help__subcmd__schema)
             opts="prewarm inspect decode check"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1549,7 +1235,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__check)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1563,7 +1249,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__decode)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__decode)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1577,7 +1263,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__inspect)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__inspect)
             opts="subjects versions get id id-usage compatibility"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1591,7 +1277,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__compatibility)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__compatibility)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1605,7 +1291,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__get)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__get)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1619,7 +1305,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__id)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__id)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1633,7 +1319,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__id__subcmd__usage)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__id__subcmd__usage)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1647,7 +1333,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__subjects)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__subjects)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1661,7 +1347,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__versions)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__versions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1675,7 +1361,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__schema__subcmd__prewarm)
+        krabka__streams__subcmd__help__subcmd__schema__subcmd__prewarm)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1689,7 +1375,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__snapshot)
+        krabka__streams__subcmd__help__subcmd__snapshot)
             opts="list dump restore verify prune restore-cut"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1703,7 +1389,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__snapshot__subcmd__dump)
+        krabka__streams__subcmd__help__subcmd__snapshot__subcmd__dump)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1717,7 +1403,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__snapshot__subcmd__list)
+        krabka__streams__subcmd__help__subcmd__snapshot__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1731,7 +1417,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__snapshot__subcmd__prune)
+        krabka__streams__subcmd__help__subcmd__snapshot__subcmd__prune)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1745,7 +1431,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__snapshot__subcmd__restore)
+        krabka__streams__subcmd__help__subcmd__snapshot__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1759,7 +1445,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__snapshot__subcmd__restore__subcmd__cut)
+        krabka__streams__subcmd__help__subcmd__snapshot__subcmd__restore__subcmd__cut)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1773,7 +1459,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__snapshot__subcmd__verify)
+        krabka__streams__subcmd__help__subcmd__snapshot__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1787,7 +1473,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__help__subcmd__tail)
+        krabka__streams__subcmd__help__subcmd__tail)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1801,8 +1487,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader)
-            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version run status list watch resign deregister help"
+        krabka__streams__subcmd__leader)
+            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version run status list watch resign deregister help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1836,18 +1522,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -1863,8 +1537,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__deregister)
-            opts="-b -X -v -q -y -h -V --role --member --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__leader__subcmd__deregister)
+            opts="-b -X -v -q -y -h -V --role --member --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1910,18 +1584,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -1937,7 +1599,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__help)
+        krabka__streams__subcmd__leader__subcmd__help)
             opts="run status list watch resign deregister help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1951,7 +1613,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__help__subcmd__deregister)
+        krabka__streams__subcmd__leader__subcmd__help__subcmd__deregister)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1965,7 +1627,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__help__subcmd__help)
+        krabka__streams__subcmd__leader__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1979,7 +1641,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__help__subcmd__list)
+        krabka__streams__subcmd__leader__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1993,7 +1655,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__help__subcmd__resign)
+        krabka__streams__subcmd__leader__subcmd__help__subcmd__resign)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2007,7 +1669,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__help__subcmd__run)
+        krabka__streams__subcmd__leader__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2021,7 +1683,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__help__subcmd__status)
+        krabka__streams__subcmd__leader__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2035,7 +1697,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__help__subcmd__watch)
+        krabka__streams__subcmd__leader__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2049,8 +1711,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__list)
-            opts="-b -X -v -q -y -h -V --lease --renew --stagger --poll --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__leader__subcmd__list)
+            opts="-b -X -v -q -h -V --lease --renew --stagger --poll --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2104,18 +1766,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -2131,8 +1781,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__resign)
-            opts="-b -X -v -q -y -h -V --role --member --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__leader__subcmd__resign)
+            opts="-b -X -v -q -y -h -V --role --member --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2178,18 +1828,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -2205,8 +1843,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__run)
-            opts="-b -X -v -q -y -h -V --role --member --lease --renew --stagger --poll --grace --standby --create-topic --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__leader__subcmd__run)
+            opts="-b -X -v -q -y -h -V --role --member --lease --renew --stagger --poll --grace --standby --create-topic --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2272,18 +1910,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -2299,8 +1925,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__status)
-            opts="-b -X -v -q -y -h -V --role --expect-token --lease --renew --stagger --poll --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__leader__subcmd__status)
+            opts="-b -X -v -q -h -V --role --expect-token --lease --renew --stagger --poll --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2362,18 +1988,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -2389,8 +2003,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__leader__subcmd__watch)
-            opts="-b -X -v -q -y -h -V --role --count --for --lease --renew --stagger --poll --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__leader__subcmd__watch)
+            opts="-b -X -v -q -h -V --role --count --for --lease --renew --stagger --poll --topic --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2456,18 +2070,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -2483,7 +2085,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__run)
+        krabka__streams__subcmd__run)
             opts="-b -X -v -q -y -h -V --check --explain --input --sink --dead-letter --metrics-interval --restore-cut --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2569,8 +2171,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version prewarm inspect decode check help"
+        krabka__streams__subcmd__schema)
+            opts="-v -q -y -h -V --schema-registry-token-file --omit-message-type --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version prewarm inspect decode check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2580,23 +2182,7 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2635,8 +2221,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__check)
-            opts="-b -X -v -q -y -h -V --against --level --type --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__schema__subcmd__check)
+            opts="-v -q -h -V --against --level --type --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --schema-registry-token-file --omit-message-type --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2654,27 +2240,7 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "avro protobuf json" -- "${cur}"))
                     return 0
                     ;;
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2706,6 +2272,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2713,8 +2283,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__decode)
-            opts="-b -X -v -q -y -h -V --file --hex-input --protobuf --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__schema__subcmd__decode)
+            opts="-v -q -h -V --file --hex-input --protobuf --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --schema-registry-token-file --omit-message-type --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2724,27 +2294,7 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2776,6 +2326,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2783,7 +2337,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help)
+        krabka__streams__subcmd__schema__subcmd__help)
             opts="prewarm inspect decode check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2797,7 +2351,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__check)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2811,7 +2365,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__decode)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__decode)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2825,7 +2379,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__help)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2839,7 +2393,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__inspect)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__inspect)
             opts="subjects versions get id id-usage compatibility"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2853,7 +2407,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__compatibility)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__compatibility)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2867,7 +2421,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__get)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__get)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2881,7 +2435,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__id)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__id)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2895,7 +2449,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__id__subcmd__usage)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__id__subcmd__usage)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2909,7 +2463,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__subjects)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__subjects)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2923,7 +2477,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__versions)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__inspect__subcmd__versions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2937,7 +2491,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__help__subcmd__prewarm)
+        krabka__streams__subcmd__schema__subcmd__help__subcmd__prewarm)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2951,34 +2505,14 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version subjects versions get id id-usage compatibility help"
+        krabka__streams__subcmd__schema__subcmd__inspect)
+            opts="-v -q -h -V --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --schema-registry-token-file --omit-message-type --help --version subjects versions get id id-usage compatibility help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3010,6 +2544,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3017,34 +2555,14 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__compatibility)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__compatibility)
+            opts="-v -q -h -V --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --schema-registry-token-file --omit-message-type --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3076,6 +2594,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3083,8 +2605,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__get)
-            opts="-b -X -v -q -y -h --version --arrow --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help"
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__get)
+            opts="-v -q -h --version --arrow --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --schema-registry-token-file --omit-message-type --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3094,27 +2616,7 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3146,6 +2648,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3153,7 +2659,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__help)
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help)
             opts="subjects versions get id id-usage compatibility help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3167,7 +2673,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__compatibility)
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__compatibility)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3181,7 +2687,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__get)
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__get)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3195,7 +2701,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__help)
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3209,7 +2715,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__id)
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__id)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3223,7 +2729,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__id__subcmd__usage)
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__id__subcmd__usage)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3237,7 +2743,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__subjects)
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__subjects)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3251,7 +2757,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__versions)
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__versions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3265,34 +2771,14 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__id)
-            opts="-b -X -v -q -y -h -V --arrow --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__id)
+            opts="-v -q -h -V --arrow --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --schema-registry-token-file --omit-message-type --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3324,6 +2810,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3331,34 +2821,14 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__id__subcmd__usage)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__id__subcmd__usage)
+            opts="-v -q -h -V --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --schema-registry-token-file --omit-message-type --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3390,6 +2860,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3397,34 +2871,14 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__subjects)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__subjects)
+            opts="-v -q -h -V --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --schema-registry-token-file --omit-message-type --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3456,6 +2910,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3463,34 +2921,14 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__inspect__subcmd__versions)
-            opts="-b -X -v -q -y -h -V --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__schema__subcmd__inspect__subcmd__versions)
+            opts="-v -q -h -V --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --schema-registry-token-file --omit-message-type --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3522,6 +2960,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3529,8 +2971,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__schema__subcmd__prewarm)
-            opts="-b -X -v -q -y -h -V --subject --schema-file --type --message-type --reference --manifest --mode --write-cache --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__schema__subcmd__prewarm)
+            opts="-v -q -y -h -V --subject --schema-file --type --message-type --reference --manifest --mode --write-cache --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --schema-registry-token-file --omit-message-type --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3568,27 +3010,7 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --schema-registry-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3620,6 +3042,10 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --schema-registry-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3627,8 +3053,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot)
-            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version list dump restore verify prune restore-cut help"
+        krabka__streams__subcmd__snapshot)
+            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version list dump restore verify prune restore-cut help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3662,18 +3088,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -3689,8 +3103,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__dump)
-            opts="-b -X -v -q -y -h -V --partition --epoch --group --task --lossless --out --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__snapshot__subcmd__dump)
+            opts="-v -q -y -h -V --partition --epoch --group --task --lossless --out --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3716,46 +3130,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -3771,7 +3145,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__help)
+        krabka__streams__subcmd__snapshot__subcmd__help)
             opts="list dump restore verify prune restore-cut help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3785,7 +3159,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__help__subcmd__dump)
+        krabka__streams__subcmd__snapshot__subcmd__help__subcmd__dump)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3799,7 +3173,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__help__subcmd__help)
+        krabka__streams__subcmd__snapshot__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3813,7 +3187,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__help__subcmd__list)
+        krabka__streams__subcmd__snapshot__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3827,7 +3201,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__help__subcmd__prune)
+        krabka__streams__subcmd__snapshot__subcmd__help__subcmd__prune)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3841,7 +3215,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__help__subcmd__restore)
+        krabka__streams__subcmd__snapshot__subcmd__help__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3855,7 +3229,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__help__subcmd__restore__subcmd__cut)
+        krabka__streams__subcmd__snapshot__subcmd__help__subcmd__restore__subcmd__cut)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3869,7 +3243,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__help__subcmd__verify)
+        krabka__streams__subcmd__snapshot__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3883,53 +3257,13 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__list)
-            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__snapshot__subcmd__list)
+            opts="-v -q -h -V --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -3945,8 +3279,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__prune)
-            opts="-b -X -v -q -y -h -V --keep --older-than --partition --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__snapshot__subcmd__prune)
+            opts="-v -q -y -h -V --keep --older-than --partition --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3964,46 +3298,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -4019,8 +3313,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__restore)
-            opts="-b -X -v -q -y -h -V --from-json --to --partition --epoch --from-epoch --to-epoch --layout --group --task --convert-legacy --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__snapshot__subcmd__restore)
+            opts="-v -q -y -h -V --from-json --to --partition --epoch --from-epoch --to-epoch --layout --group --task --convert-legacy --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4062,46 +3356,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -4117,8 +3371,8 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__restore__subcmd__cut)
-            opts="-b -X -v -q -y -h -V --group --epoch --snapshot-dir --consumer-group --layout --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__snapshot__subcmd__restore__subcmd__cut)
+            opts="-b -X -v -q -y -h -V --group --epoch --snapshot-dir --consumer-group --layout --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4172,18 +3426,6 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -4199,53 +3441,13 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__snapshot__subcmd__verify)
-            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__snapshot__subcmd__verify)
+            opts="-v -q -h -V --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --bootstrap-server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -b)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --command-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout-ms)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --schema-registry-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -4261,7 +3463,7 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__subcmd__streams__subcmd__tail)
+        krabka__streams__subcmd__tail)
             opts="-p -e -n -g -b -X -v -q -y -h -V --partitions --from --until-end --num --max-records --group --isolation --key-glob --header --where --columns --key-format --value-format --format --out --row-group-size --rotate-rows --rotate-bytes --on-error --batch-records --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -52,7 +52,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "leade
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "snapshot" -d 'State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "tail" -d 'Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "completions" -d 'Print a shell completion script'
-complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l input -d 'Run offline: read an Arrow IPC stream or file (`-` = stdin) into a source, named by node or topic. Repeatable' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l sink -d 'Offline: write a sink\'s batches to PATH, named by node or topic: `.arrows` IPC stream, `.arrow` IPC file, `.parquet` Parquet, `-` stdout (stream). Repeatable' -r
@@ -81,15 +80,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l dr
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -97,29 +87,16 @@ json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l keep-running -d 'Keep the embedded cluster and registry running after the walkthrough until Ctrl-C'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l port -d 'Port to serve on (127.0.0.1 only); 0 picks a free one' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l topic -d 'Topic to create at start, as NAME or NAME:PARTITIONS (repeatable). Others are auto-created with 4 partitions' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
@@ -128,9 +105,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and not __fish_seen_subcommand_from list show watch verify decode help" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -158,9 +132,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from list" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -180,17 +151,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l group -d 'Barrier group' -r
@@ -202,9 +168,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -212,8 +175,6 @@ json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l all -d 'Also print partial cuts'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from watch" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l group -d 'Barrier group' -r
@@ -232,9 +193,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -242,23 +200,12 @@ json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l at-least -d 'Accept committed offsets past the cut'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l key -d 'Key bytes as hex' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l key-file -d 'File holding the raw key bytes' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l value -d 'Value bytes as hex (empty = tombstone)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l value-file -d 'File holding the raw value bytes' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -266,8 +213,6 @@ json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l marker -d 'The bytes are a barrier marker (control key 000003e8 and marker value), not a __barrier_state record'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from decode" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "list" -d 'List barrier groups and their cuts (complete cuts only unless --all)'
@@ -277,10 +222,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; a
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "decode" -d 'Decode raw __barrier_state or barrier marker bytes offline'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand barrier; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and not __fish_seen_subcommand_from prewarm inspect decode check help" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
@@ -314,11 +256,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 lookup-only\t'The exact schema must already be registered under the subject: POST /subjects/{s}'
 use-latest\t'Adopt the subject\'s latest version: GET /subjects/{s}/versions/latest'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l write-cache -d 'Write the resolved subjects and their writer schemas to this cache file (atomically), for `tail --schema-cache` and `run --schema-cache`' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
@@ -328,18 +266,15 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
@@ -349,11 +284,10 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "subjects" -d 'Every registered subject'
@@ -364,11 +298,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "compatibility" -d 'The global compatibility level, or a subject\'s'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from inspect" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l file -d 'Read the raw frame bytes from this file' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
@@ -378,13 +308,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l hex-input -d 'Treat the input as hex text (for --file or stdin)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l protobuf -d 'Expect a Protobuf frame (message-index path after the id) even before the writer schema says so'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l against -d 'The registered schema to check against: SUBJECT or SUBJECT:VERSION (default latest)' -r
@@ -394,11 +323,7 @@ full\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l type -d 'Kind of FILE [default: the registered schema\'s kind]' -r -f -a "avro\t''
 protobuf\t''
 json\t''"
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
@@ -408,11 +333,10 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l schema-registry-token-file -d 'File holding a bearer token for the registry (else env KRABKA_SCHEMA_REGISTRY_TOKEN); used when no basic-auth user is set' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "prewarm" -d 'Resolve subjects to schema ids (register, look up or adopt the latest), concurrently, one registry call per subject; optionally write a cache file for `tail` and `run`'
@@ -426,9 +350,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and not __fish_seen_subcommand_from run status list watch resign deregister help" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and not __fish_seen_subcommand_from run status list watch resign deregister help" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and not __fish_seen_subcommand_from run status list watch resign deregister help" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and not __fish_seen_subcommand_from run status list watch resign deregister help" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and not __fish_seen_subcommand_from run status list watch resign deregister help" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and not __fish_seen_subcommand_from run status list watch resign deregister help" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and not __fish_seen_subcommand_from run status list watch resign deregister help" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and not __fish_seen_subcommand_from run status list watch resign deregister help" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -460,9 +381,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from run" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from run" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from run" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from run" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from run" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from run" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from run" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from run" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -488,17 +406,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l lease -d 'Lease duration (also the transaction timeout of minted producers)' -r
@@ -512,17 +425,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l role -d 'The role to watch' -r
@@ -539,17 +447,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from watch" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from resign" -l role -d 'The role' -r
@@ -561,9 +464,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from resign" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from resign" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from resign" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from resign" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from resign" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from resign" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from resign" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from resign" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -583,9 +483,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from deregister" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from deregister" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from deregister" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from deregister" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from deregister" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from deregister" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from deregister" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand leader; and __fish_seen_subcommand_from deregister" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -609,9 +506,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -629,23 +523,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -f -a "prune" -d 'Delete old barrier-epoch files, keeping the newest per partition (live state is never pruned)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -f -a "restore-cut" -d 'Put an application back to a barrier cut: state snapshots become live state and the consumer group\'s offsets are set to the cut (a dry run unless --yes)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l partition -d 'Java/Go logical partition (with a directory)' -r
@@ -653,15 +536,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l group -d 'Rust barrier group (with a directory and --task)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l task -d 'Rust task `<subtopology>-<partition>` (with a directory and --group)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l out -d 'With --lossless: write the document to this file instead of stdout' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -679,18 +553,9 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l epoch -d 'With --from-json into a directory: the epoch to write, or `live`' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l from-epoch -d 'Epoch copy: the epoch whose files are copied' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l to-epoch -d 'Epoch copy: the epoch written, or `live` to make it the live state' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l layout -d 'File naming written (D14): java-go (`partition-<p>[-epoch-<e>].snapshot`) or rust (`<group>-<task>-epoch-<e>.snapshot`, needs --group and --task)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l layout -d 'File naming written: java-go (`partition-<p>[-epoch-<e>].snapshot`) or rust (`<group>-<task>-epoch-<e>.snapshot`, needs --group and --task)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l group -d 'Rust layout: the barrier group' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l task -d 'Rust layout: a task `<subtopology>-<partition>` (repeatable for an epoch copy)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -702,37 +567,17 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l keep -d 'Keep the newest N barrier epochs of each partition or task (Java keeps 100)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l older-than -d 'Delete barrier-epoch files last modified longer ago than this (e.g. 7d, 12h)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l partition -d 'Only these Java/Go partitions (e.g. 0-11 or 0-3,7); Rust files are then left alone' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -754,9 +599,6 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -818,56 +660,18 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l d
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
-json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
-json\t''"
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s y -l yes -d 'Do not ask for confirmation'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l root -d 'Repository root to write `completions/` and `man/` into' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l schema-registry-user -d 'Basic-auth user for the registry' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
-json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
-json\t''"
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s y -l yes -d 'Do not ask for confirmation'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand generate-assets" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "schema" -d 'Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "leader" -d 'Run or inspect leader elections fenced by the producer epoch'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "snapshot" -d 'State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "tail" -d 'Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "completions" -d 'Print a shell completion script'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "generate-assets" -d 'Regenerate the committed completions and man pages (used by `cargo xtask`)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions generate-assets help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "schema" -d 'Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "leader" -d 'Run or inspect leader elections fenced by the producer epoch'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "snapshot" -d 'State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "tail" -d 'Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "list" -d 'List barrier groups and their cuts (complete cuts only unless --all)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "show" -d 'Show one cut in full: every topic, partition and offset'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "watch" -d 'Print each new cut of a group as it is published, until Ctrl-C or --count'

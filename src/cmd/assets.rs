@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 
-use crate::cmd::Cli;
 use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::{cli_command, shell_completion};
 
 #[derive(Debug, Args)]
 pub struct GenerateAssetsArgs {
@@ -26,11 +26,12 @@ pub fn generate() -> BTreeMap<String, Vec<u8>> {
         (Shell::Zsh, "_krabka-streams"),
         (Shell::Fish, "krabka-streams.fish"),
     ] {
-        let mut out = Vec::new();
-        clap_complete::generate(shell, &mut Cli::command(), "krabka-streams", &mut out);
-        files.insert(format!("completions/{name}"), out);
+        files.insert(
+            format!("completions/{name}"),
+            shell_completion::script(shell),
+        );
     }
-    let mut root = Cli::command();
+    let mut root = cli_command();
     root.build();
     man_pages(&root, "krabka-streams", &mut files);
     files

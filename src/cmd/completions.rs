@@ -1,11 +1,11 @@
 //! `completions <shell>`: prints a completion script generated from the clap definitions.
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 
-use crate::cmd::Cli;
 use crate::cmd::exit::CliResult;
 use crate::cmd::output::finish_stdout;
+use crate::cmd::shell_completion;
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
@@ -15,8 +15,7 @@ pub struct CompletionsArgs {
 }
 
 pub fn run(args: CompletionsArgs) -> CliResult<()> {
-    let mut out = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "krabka-streams", &mut out);
+    let out = shell_completion::script(args.shell);
     finish_stdout(std::io::Write::write_all(
         &mut std::io::stdout().lock(),
         &out,

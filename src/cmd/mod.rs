@@ -9,6 +9,7 @@ pub mod completions;
 pub mod demo;
 pub mod dev_cluster;
 pub mod exit;
+pub mod flag_scope;
 pub mod global;
 pub mod interrupt;
 pub mod leader;
@@ -17,12 +18,13 @@ pub mod output;
 pub mod run;
 pub mod schema;
 pub mod schema_cache;
+pub mod shell_completion;
 pub mod snapshot;
 pub mod tail;
 
 use std::ffi::OsString;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, parser::ValueSource};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, parser::ValueSource};
 
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::{GlobalArgs, OutputMode};
@@ -67,8 +69,10 @@ pub enum Command {
     Tail(Box<tail::TailArgs>),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
-    /// Regenerate the committed completions and man pages (used by `cargo xtask`).
-    #[command(hide = true, name = "generate-assets")]
+    /// Regenerate the committed completions and man pages (used by `cargo xtask`). Not part
+    /// of the public command line: added to the parser only (see [`parser_command`]), so no
+    /// completion script, man page or `help` lists it.
+    #[command(skip)]
     GenerateAssets(assets::GenerateAssetsArgs),
 }
 
@@ -90,13 +94,38 @@ impl Command {
     }
 }
 
+/// The public command line: every subcommand, each showing only the shared flags it uses
+/// (`flag_scope`). Help, completions and man pages are generated from this.
+pub fn cli_command() -> clap::Command {
+    flag_scope::apply(Cli::command())
+}
+
+const GENERATE_ASSETS: &str = "generate-assets";
+
+/// What the binary parses: the public command line plus the hidden `generate-assets`.
+fn parser_command() -> clap::Command {
+    cli_command().subcommand(assets::GenerateAssetsArgs::augment_args(
+        clap::Command::new(GENERATE_ASSETS).hide(true),
+    ))
+}
+
 /// Parses the command line. On failure returns the clap error and whether JSON errors were asked for.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, (clap::Error, OutputMode)> {
     let args: Vec<OsString> = args.into_iter().collect();
-    let matches = Cli::command()
+    let matches = parser_command()
         .try_get_matches_from(&args)
         .map_err(|e| (e, json_requested(&args)))?;
-    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| (e, json_requested(&args)))?;
+    let mut cli = match matches.subcommand_matches(GENERATE_ASSETS) {
+        Some(sub) => assets::GenerateAssetsArgs::from_arg_matches(sub)
+            .and_then(|assets| {
+                Ok(Cli {
+                    global: GlobalArgs::from_arg_matches(&matches)?,
+                    command: Command::GenerateAssets(assets),
+                })
+            })
+            .map_err(|e| (e, json_requested(&args)))?,
+        None => Cli::from_arg_matches(&matches).map_err(|e| (e, json_requested(&args)))?,
+    };
     cli.global.connection.bootstrap_from_env =
         matches.value_source("bootstrap_server") == Some(ValueSource::EnvVariable);
     Ok(cli)

@@ -6,7 +6,9 @@ mod support;
 
 mod barrier;
 mod broker;
+mod completions;
 mod cross_impl;
+mod docs_commands;
 mod faults;
 mod frame;
 mod hostile;

@@ -59,7 +59,7 @@ pub struct RestoreArgs {
     #[arg(long, value_name = "E|live", value_parser = epoch_or_live, requires = "from_epoch")]
     pub to_epoch: Option<i64>,
 
-    /// File naming written (D14): java-go (`partition-<p>[-epoch-<e>].snapshot`)
+    /// File naming written: java-go (`partition-<p>[-epoch-<e>].snapshot`)
     /// or rust (`<group>-<task>-epoch-<e>.snapshot`, needs --group and --task).
     #[arg(long, value_name = "LAYOUT", default_value = "java-go", value_parser = layout_arg)]
     pub layout: SnapshotLayout,
