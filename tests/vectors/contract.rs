@@ -139,3 +139,81 @@ fn no_tracked_file_refers_outside_the_repository_for_its_contract() {
         offenders.join("\n")
     );
 }
+
+/// The citation form of the semantics before they lived in docs/semantics.md (built in two
+/// pieces so that this file does not match itself).
+const OLD_CITATION: &str = concat!("behavio", "ur §");
+
+/// Section numbers of a doc's headings (`## 8. …`, `### 8.3 …`).
+fn sections(doc: &str) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(root().join(doc)).expect("read doc");
+    text.lines()
+        .filter(|l| l.starts_with('#'))
+        .filter_map(|l| l.trim_start_matches('#').split_whitespace().next())
+        .map(|n| n.trim_end_matches('.').to_owned())
+        .filter(|n| n.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .collect()
+}
+
+/// The numbers cited after `<name> §` (or `<name>.md §`, `` <name>.md` § ``) in `line`.
+fn cited(line: &str, name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for form in [
+        format!("{name} §"),
+        format!("{name}.md §"),
+        format!("{name}.md` §"),
+    ] {
+        for (i, _) in line.match_indices(&form) {
+            let rest = &line[i + form.len()..];
+            let number: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let number = number.trim_end_matches('.').to_owned();
+            if !number.is_empty() {
+                out.push(number);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_cited_section_and_decision_exists_in_docs() {
+    let formats = sections("docs/formats.md");
+    let semantics = sections("docs/semantics.md");
+    let decisions_text = std::fs::read_to_string(root().join("docs/semantics.md")).unwrap();
+    let mut missing = Vec::new();
+    for rel in tracked_files() {
+        let Ok(text) = std::fs::read_to_string(root().join(&rel)) else {
+            continue;
+        };
+        for (n, line) in text.lines().enumerate() {
+            for (name, known) in [("formats", &formats), ("semantics", &semantics)] {
+                for number in cited(line, name) {
+                    if !known.contains(&number) {
+                        missing.push(format!("{}:{}: {name} §{number}", rel.display(), n + 1));
+                    }
+                }
+            }
+            if line.contains(OLD_CITATION) {
+                missing.push(format!(
+                    "{}:{}: cites `{OLD_CITATION}` (now docs/semantics.md: `semantics §`)",
+                    rel.display(),
+                    n + 1
+                ));
+            }
+        }
+    }
+    for d in 1..=25 {
+        assert!(
+            decisions_text.contains(&format!("| D{d} |")),
+            "decision D{d} missing from docs/semantics.md §11"
+        );
+    }
+    assert!(
+        missing.is_empty(),
+        "citations that resolve to no section of docs/:\n{}",
+        missing.join("\n")
+    );
+}
