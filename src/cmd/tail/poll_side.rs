@@ -29,27 +29,55 @@ const POLL_CHUNK: usize = 1000;
 /// A map keyed by partition, hashed cheaply (looked up per run of records).
 type TpMap<V> = HashMap<Tp, V, foldhash::fast::RandomState>;
 
-/// Where each assigned partition stands relative to its stop.
+/// Where each assigned partition stands relative to its stop. Every rule is per
+/// topic-partition: partition 3 of one topic says nothing about partition 3 of another.
 #[derive(Default)]
 pub struct Stops {
     /// Exclusive stop offset per partition (bounded reads only).
     pub stop: TpMap<i64>,
-    /// The stop is the end captured at start: a partition-EOF event also reaches it.
-    pub stop_is_end: bool,
+    /// The tail stops (at the end offsets captured at start, or at given offsets or times).
+    pub bounded: bool,
     pub done: BTreeSet<Tp>,
     /// Next offset to fetch per partition (last received + 1).
     pub next: TpMap<i64>,
+    /// Group mode with `-p`: only these partition numbers are read; the group's
+    /// other partitions are paused and their records neither written nor committed.
+    pub only: Option<BTreeSet<i32>>,
+    /// Partitions outside `only` that delivered records: to be paused.
+    pub unread: BTreeSet<Tp>,
 }
 
 impl Stops {
     fn bounded(&self) -> bool {
-        !self.stop.is_empty() || self.stop_is_end
+        self.bounded
+    }
+
+    /// A partition-EOF event: every record of `topic`/`partition` below `offset`
+    /// was delivered, so a stop at or below it is reached. A held (paused)
+    /// partition is left alone: it is sought back when resumed, and its next end
+    /// event decides.
+    fn reached_end(&mut self, topic: &str, partition: i32, offset: i64, paused: &BTreeSet<Tp>) {
+        let tp = (topic.to_owned(), partition);
+        if paused.contains(&tp) {
+            return;
+        }
+        if self.stop.get(&tp).is_some_and(|s| offset >= *s) {
+            self.done.insert(tp);
+        }
+    }
+
+    /// Whether records of partition number `partition` are read at all.
+    fn reads(&self, partition: i32) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.contains(&partition))
     }
 
     /// Records arrive in runs of one partition: its stop is looked up once per run.
     fn begin_run(&self, tp: Tp) -> Run {
         Run {
             stop: self.stop.get(&tp).copied(),
+            read: self.reads(tp.1),
             tp,
             next: None,
             handle: std::ptr::null(),
@@ -57,9 +85,13 @@ impl Stops {
         }
     }
 
-    /// Takes record `offset` of the run's partition; `false` when it lies beyond the stop.
+    /// Takes record `offset` of the run's partition; `false` when it lies beyond the
+    /// stop or the partition is not read.
     #[inline]
     fn observe(&mut self, run: &mut Run, offset: i64) -> bool {
+        if !run.read {
+            return false;
+        }
         if run.stop.is_some_and(|s| offset >= s) {
             self.done.insert(run.tp.clone());
             return false;
@@ -73,6 +105,10 @@ impl Stops {
 
     /// Records where the run's partition stands once its run ends.
     fn end_run(&mut self, run: Run) {
+        if !run.read {
+            self.unread.insert(run.tp);
+            return;
+        }
         if let Some(next) = run.next {
             match self.next.get_mut(&run.tp) {
                 Some(n) => *n = next,
@@ -88,6 +124,8 @@ impl Stops {
 struct Run {
     tp: Tp,
     stop: Option<i64>,
+    /// `false`: a group partition outside `-p`, whose records are dropped.
+    read: bool,
     next: Option<i64>,
     /// The client's topic handle of the run's messages.
     handle: *const std::ffi::c_void,
@@ -259,20 +297,13 @@ impl PollSide<'_> {
                         fatal.get_or_insert(e);
                         round_over = true;
                     }
-                    Ok(Polled::PartitionEof(p)) => {
+                    Ok(Polled::PartitionEof {
+                        topic,
+                        partition,
+                        offset,
+                    }) => {
                         outage.clear();
-                        if stops.stop_is_end {
-                            let candidates: Vec<Tp> = stops
-                                .stop
-                                .keys()
-                                .filter(|(_, q)| *q == p)
-                                .filter(|tp| !stops.done.contains(*tp) && !paused.contains(*tp))
-                                .cloned()
-                                .collect();
-                            if candidates.len() == 1 {
-                                stops.done.insert(candidates[0].clone());
-                            }
-                        }
+                        stops.reached_end(topic, partition, offset, paused);
                     }
                     Ok(Polled::Message(m)) => {
                         outage.clear();
@@ -306,6 +337,9 @@ impl PollSide<'_> {
         }
         if let Some(ended) = run.take() {
             stops.end_run(ended);
+        }
+        for (t, p) in std::mem::take(&mut stops.unread) {
+            self.consumer.pause(&t, p)?;
         }
         // Credentials rotated or a certificate expired mid-tail: librdkafka would retry
         // the login for ever, and the outage clock would call it unreachable.

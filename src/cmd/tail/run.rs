@@ -150,7 +150,10 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         },
     )?;
     let mut stops = Stops {
-        stop_is_end: plan.positions.stop == Stop::End,
+        bounded: plan.positions.stop != Stop::Never,
+        // A group is assigned partitions of every number: -p reads only its own.
+        only: (plan.group.is_some() && !plan.partitions.is_empty())
+            .then(|| plan.partitions.iter().copied().collect()),
         ..Default::default()
     };
     let mut all_partitions: Vec<Tp> = Vec::new();
