@@ -14,6 +14,7 @@ mod poll_side;
 pub mod positions;
 mod predicate;
 mod run;
+mod source;
 mod table;
 
 use std::io::IsTerminal;

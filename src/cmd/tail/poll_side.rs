@@ -16,9 +16,9 @@ use indicatif::ProgressBar;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::tail::decode_side::{Report, Shared, Tp};
 use crate::cmd::tail::outage::{Outage, round_failure};
+use crate::cmd::tail::source::{FetchSource, Fetched, FetchedMessage};
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::io::kafka::auth_failure;
-use crate::io::kafka::tail_consumer::{Polled, TailConsumer};
 
 /// Largest number of value bytes put into one arena.
 pub const BATCH_BYTES: usize = 16 << 20;
@@ -52,15 +52,29 @@ impl Stops {
         self.bounded
     }
 
-    /// A partition-EOF event: every record of `topic`/`partition` below `offset`
-    /// was delivered, so a stop at or below it is reached. A held (paused)
-    /// partition is left alone: it is sought back when resumed, and its next end
-    /// event decides.
-    fn reached_end(&mut self, topic: &str, partition: i32, offset: i64, paused: &BTreeSet<Tp>) {
-        let tp = (topic.to_owned(), partition);
-        if paused.contains(&tp) {
-            return;
+    /// Registers a partition with its stop and, without a group, its start (with a
+    /// group the committed offsets decide); `false` when there is nothing to fetch.
+    pub fn add(&mut self, tp: Tp, start: Option<i64>, stop: Option<i64>) -> bool {
+        if let Some(s) = stop {
+            self.stop.insert(tp.clone(), s);
         }
+        let Some(start) = start else {
+            return true;
+        };
+        if stop.is_some_and(|s| start >= s) {
+            self.done.insert(tp);
+            return false;
+        }
+        self.next.insert(tp, start);
+        true
+    }
+
+    /// A partition-EOF event: every record of `topic`/`partition` below `offset`
+    /// was delivered, so a stop at or below it is reached. That holds for a held
+    /// (paused) partition too: its records are all with the decode side, which
+    /// writes them once their schema comes, and the resume's seek finds nothing new.
+    fn reached_end(&mut self, topic: &str, partition: i32, offset: i64) {
+        let tp = (topic.to_owned(), partition);
         if self.stop.get(&tp).is_some_and(|s| offset >= *s) {
             self.done.insert(tp);
         }
@@ -134,8 +148,8 @@ struct Run {
 }
 
 /// The poll side: the consumer, where partitions stand, and the hand-off's ends.
-pub struct PollSide<'a> {
-    pub consumer: &'a mut TailConsumer,
+pub struct PollSide<'a, S: FetchSource> {
+    pub consumer: &'a mut S,
     pub stops: Stops,
     /// Partitions assigned without a group (with a group, the consumer knows).
     pub assignment: Vec<(String, i32, i64)>,
@@ -150,7 +164,7 @@ pub struct PollSide<'a> {
     pub bytes: u64,
 }
 
-impl PollSide<'_> {
+impl<S: FetchSource> PollSide<'_, S> {
     /// Fetches until every partition reached its stop, the decode side ended, or a
     /// signal or an error ends the tail (returned; the caller aborts the decode side).
     pub fn fetch(
@@ -187,7 +201,7 @@ impl PollSide<'_> {
                 .or_else(|| free.try_recv().ok())
                 .unwrap_or_default();
             batch.clear();
-            self.fill(&mut batch, &paused, &mut outage)?;
+            self.fill(&mut batch, &mut outage)?;
             outage.check(self.timeout, || {
                 self.all_partitions
                     .first()
@@ -262,12 +276,7 @@ impl PollSide<'_> {
     }
 
     /// Takes messages into `batch` until it is full or the client has none ready.
-    fn fill(
-        &mut self,
-        batch: &mut RawBatch,
-        paused: &BTreeSet<Tp>,
-        outage: &mut Outage,
-    ) -> CliResult<()> {
+    fn fill(&mut self, batch: &mut RawBatch, outage: &mut Outage) -> CliResult<()> {
         let mut wait = Duration::from_millis(100);
         let mut run: Option<Run> = None;
         let mut round_over = false;
@@ -297,15 +306,15 @@ impl PollSide<'_> {
                         fatal.get_or_insert(e);
                         round_over = true;
                     }
-                    Ok(Polled::PartitionEof {
+                    Ok(Fetched::End {
                         topic,
                         partition,
                         offset,
                     }) => {
                         outage.clear();
-                        stops.reached_end(topic, partition, offset, paused);
+                        stops.reached_end(topic, partition, offset);
                     }
-                    Ok(Polled::Message(m)) => {
+                    Ok(Fetched::Message(m)) => {
                         outage.clear();
                         let (handle, partition) = (m.topic_handle(), m.partition());
                         // The topic's name is read and looked up once per run of messages.
@@ -350,7 +359,7 @@ impl PollSide<'_> {
     }
 }
 
-fn compute_lag(consumer: &TailConsumer, stops: &Stops) -> Option<i64> {
+fn compute_lag<S: FetchSource>(consumer: &S, stops: &Stops) -> Option<i64> {
     let mut lag = 0;
     for (tp, next) in &stops.next {
         let end = match stops.stop.get(tp) {
@@ -361,3 +370,7 @@ fn compute_lag(consumer: &TailConsumer, stops: &Stops) -> Option<i64> {
     }
     Some(lag)
 }
+
+#[cfg(test)]
+#[path = "poll_side_tests.rs"]
+mod tests;

@@ -190,10 +190,8 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             Stop::Offset(o) => Some(o),
             Stop::Time(ts) => Some(consumer.offset_for_time(t, *p, ts)?.unwrap_or(high)),
         };
-        if let Some(s) = stop {
-            stops.stop.insert((t.clone(), *p), s);
-        }
         if plan.group.is_some() {
+            stops.add((t.clone(), *p), None, stop);
             continue;
         }
         let start = match plan.positions.start {
@@ -204,12 +202,9 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             Start::Offset(o) => o,
             Start::Time(ts) => consumer.offset_for_time(t, *p, ts)?.unwrap_or(high),
         };
-        if stop.is_some_and(|s| start >= s) {
-            stops.done.insert((t.clone(), *p));
-            continue;
+        if stops.add((t.clone(), *p), Some(start), stop) {
+            assignment.push((t.clone(), *p, start));
         }
-        stops.next.insert((t.clone(), *p), start);
-        assignment.push((t.clone(), *p, start));
     }
     match &plan.group {
         Some(_) => consumer.subscribe(&plan.topics)?,
