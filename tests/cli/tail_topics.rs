@@ -2,14 +2,16 @@
 //! end offsets are captured per partition at start, each partition stops at its own
 //! end (a partition-EOF of one topic never ends another topic's partition of the
 //! same number), `-p` applies to every topic, and group mode exits and commits
-//! exactly what it wrote. Answers are checked against an independent reader of the
-//! broker: confluent-kafka in the test venv, record by record.
+//! exactly what it wrote. Rows say their topic in `__topic` (dictionary-encoded
+//! utf8, just before the five library columns), which `--where`, `--columns`, `run`
+//! inputs, Parquet readers and `barrier verify --input` accept. Answers are checked
+//! against an independent reader of the broker: confluent-kafka in the test venv,
+//! record by record.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use base64::Engine as _;
 use serde_json::Value;
 
 use crate::support::admin::{committed_offsets, create_topics};
@@ -127,11 +129,14 @@ pub(crate) fn arrow_rows(dir: &Path, stdout: &[u8]) -> (Vec<Row>, Value) {
     (rows, v)
 }
 
-/// `tail ARGS… -b BOOTSTRAP --format arrow`, bounded.
+/// `tail ARGS… -b BOOTSTRAP`, bounded; an Arrow stream on stdout unless `--out` is given.
 pub(crate) fn run_tail(dir: &Path, bootstrap: &str, args: &[&str]) -> Finished {
     let mut all = vec!["tail"];
     all.extend_from_slice(args);
-    all.extend(["-b", bootstrap, "--timeout", "20s", "--format", "arrow"]);
+    all.extend(["-b", bootstrap, "--timeout", "20s"]);
+    if !args.contains(&"--out") {
+        all.extend(["--format", "arrow"]);
+    }
     Running::start(dir, &all).wait(RUN_BOUND)
 }
 
@@ -229,14 +234,10 @@ fn two_topics() -> TwoTopics {
     }
 }
 
-/// Rows without their topic (told apart by the value, which names it), sorted.
-fn untopiced(rows: &[Row]) -> Vec<Row> {
-    let mut out: Vec<Row> = rows
-        .iter()
-        .map(|(_, p, o, k, v)| (String::new(), *p, *o, k.clone(), v.clone()))
-        .collect();
-    out.sort();
-    out
+pub(crate) fn sorted(rows: &[Row]) -> Vec<Row> {
+    let mut rows = rows.to_vec();
+    rows.sort();
+    rows
 }
 
 /// Asserts two row sets are equal; on a difference names the first rows that differ
@@ -274,18 +275,6 @@ pub(crate) fn assert_same_rows(got: &[Row], want: &[Row], what: &str) {
     );
 }
 
-/// The topic a value of [`two_topics`] names.
-fn topic_of(row: &Row) -> String {
-    let value = base64::engine::general_purpose::STANDARD
-        .decode(row.4.as_deref().unwrap_or_default())
-        .unwrap();
-    String::from_utf8_lossy(&value)
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned()
-}
-
 #[test]
 fn until_end_over_two_topics_reads_every_partition_of_both_to_its_own_end() {
     let t = two_topics();
@@ -302,8 +291,8 @@ fn until_end_over_two_topics_reads_every_partition_of_both_to_its_own_end() {
         assert_eq!(run.code(), 0, "{}", run.stderr);
         let (rows, _) = arrow_rows(dir.path(), &run.stdout);
         assert_same_rows(
-            &untopiced(&rows),
-            &untopiced(&t.reference.rows),
+            &rows,
+            &sorted(&t.reference.rows),
             &format!("tail A B -e with {setting}"),
         );
     }
@@ -329,11 +318,7 @@ fn a_group_tail_over_two_topics_until_end_exits_and_commits_every_partition_end(
     );
     assert_eq!(run.code(), 0, "{}", run.stderr);
     let (rows, _) = arrow_rows(dir.path(), &run.stdout);
-    assert_same_rows(
-        &untopiced(&rows),
-        &untopiced(&t.reference.rows),
-        "tail A B -e -g",
-    );
+    assert_same_rows(&rows, &sorted(&t.reference.rows), "tail A B -e -g");
     // What it wrote is committed: each partition's end where it had records.
     for topic in [&t.a, &t.b] {
         let committed = committed_offsets(&t.broker.bootstrap(), &group, topic, 4);
@@ -392,16 +377,7 @@ fn partitions_apply_to_every_topic_with_a_group_and_commit_only_those_partitions
         .cloned()
         .collect();
     assert_eq!(wanted.len(), 455);
-    assert_same_rows(
-        &untopiced(&rows),
-        &untopiced(&wanted),
-        "tail A B -e -p 3 -g",
-    );
-    assert_eq!(
-        rows.iter().filter(|r| topic_of(r) == t.b).count(),
-        5,
-        "all of B/3"
-    );
+    assert_same_rows(&rows, &sorted(&wanted), "tail A B -e -p 3 -g");
     // Partition 3 of each topic is committed at its end; no other partition was read.
     for topic in [&t.a, &t.b] {
         let committed = committed_offsets(&t.broker.bootstrap(), &group, topic, 4);
@@ -419,8 +395,182 @@ fn partitions_apply_to_every_topic_with_a_group_and_commit_only_those_partitions
     );
     assert_eq!(plain.code(), 0, "{}", plain.stderr);
     assert_same_rows(
-        &untopiced(&arrow_rows(dir.path(), &plain.stdout).0),
-        &untopiced(&wanted),
+        &arrow_rows(dir.path(), &plain.stdout).0,
+        &sorted(&wanted),
         "tail A B -e -p 3",
     );
+}
+
+/// Two small topics with partitions of the same numbers, JSON values.
+fn small_topics() -> (Tansu, String, String, Reference) {
+    let broker = Tansu::start();
+    let (x, y) = (unique_name("tx"), unique_name("ty"));
+    create_topics(&broker.bootstrap(), &[(&x, 2), (&y, 3)]);
+    let mut records = Vec::new();
+    for i in 0..6 {
+        let value = format!("{{\"n\": {i}, \"from\": \"{x}\"}}");
+        records.push((
+            x.clone(),
+            i % 2,
+            Some(format!("k{i}").into_bytes()),
+            value.into_bytes(),
+        ));
+    }
+    for i in 0..4 {
+        let value = format!("{{\"n\": {}, \"from\": \"{y}\"}}", 100 + i);
+        records.push((y.clone(), i % 2, None, value.into_bytes()));
+    }
+    produce_rows(&broker.bootstrap(), &records);
+    let reference = reference(&broker.bootstrap(), &[x.clone(), y.clone()]);
+    assert_eq!(reference.rows.len(), 10);
+    (broker, x, y, reference)
+}
+
+const DICTIONARY_UTF8: &str = "dictionary<values=string, indices=int32, ordered=0>";
+
+#[test]
+fn several_topics_carry_a_dictionary_encoded_topic_column_that_where_and_columns_accept() {
+    let (broker, x, y, reference) = small_topics();
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_tail(dir.path(), &broker.bootstrap(), &[&x, &y, "-e"]);
+    assert_eq!(run.code(), 0, "{}", run.stderr);
+    let (rows, v) = arrow_rows(dir.path(), &run.stdout);
+    let mut want = reference.rows.clone();
+    want.sort();
+    assert_same_rows(&rows, &want, "tail X Y -e, topics from __topic");
+    assert_eq!(v["types"]["__topic"], DICTIONARY_UTF8);
+    let names: Vec<&str> = v["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let at = names.iter().position(|n| *n == "__topic").unwrap();
+    assert_eq!(
+        &names[at..],
+        [
+            "__topic",
+            "__key",
+            "__timestamp",
+            "__partition",
+            "__offset",
+            "__headers"
+        ],
+        "just before the five library columns"
+    );
+
+    // --where and --columns name it.
+    let predicate = format!("__topic = '{y}' AND __partition = 1");
+    let only_y = run_tail(
+        dir.path(),
+        &broker.bootstrap(),
+        &[
+            &x,
+            &y,
+            "-e",
+            "--where",
+            &predicate,
+            "--columns",
+            "__topic,__partition,__offset,__key",
+        ],
+    );
+    assert_eq!(only_y.code(), 0, "{}", only_y.stderr);
+    let (rows, v) = arrow_rows(dir.path(), &only_y.stdout);
+    assert_eq!(
+        v["names"],
+        serde_json::json!(["__topic", "__partition", "__offset", "__key"])
+    );
+    let offsets: Vec<(String, i32, i64)> = rows.iter().map(|r| (r.0.clone(), r.1, r.2)).collect();
+    assert_eq!(offsets, vec![(y.clone(), 1, 0), (y.clone(), 1, 1)]);
+
+    // One topic: only on request.
+    let one = run_tail(dir.path(), &broker.bootstrap(), &[&x, "-e"]);
+    let (_, v) = arrow_rows(dir.path(), &one.stdout);
+    assert!(v["types"].get("__topic").is_none(), "{v}");
+    let asked = run_tail(
+        dir.path(),
+        &broker.bootstrap(),
+        &[&x, "-e", "--topic-column"],
+    );
+    let (rows, v) = arrow_rows(dir.path(), &asked.stdout);
+    assert_eq!(v["types"]["__topic"], DICTIONARY_UTF8);
+    assert!(rows.iter().all(|r| r.0 == x) && rows.len() == 6);
+}
+
+const DUCKDB_TOPICS: &str = r#"
+import sys, json, duckdb
+con = duckdb.connect()
+rows = con.execute(f"SELECT __topic, typeof(__topic), count(*) FROM read_parquet('{sys.argv[1]}') GROUP BY ALL ORDER BY 1").fetchall()
+print(json.dumps([list(r) for r in rows]))
+"#;
+
+#[test]
+fn the_topic_column_reaches_parquet_duckdb_and_run_inputs() {
+    let (broker, x, y, _) = small_topics();
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("both.parquet");
+    let run = run_tail(
+        dir.path(),
+        &broker.bootstrap(),
+        &[
+            &x,
+            &y,
+            "-e",
+            "--value-format",
+            "json",
+            "--out",
+            parquet.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code(), 0, "{}", run.stderr);
+    let v = venv_python(DUCKDB_TOPICS, &[&parquet]);
+    assert_eq!(
+        v,
+        serde_json::json!([[x.clone(), "VARCHAR", 6], [y.clone(), "VARCHAR", 4]])
+    );
+
+    // The Arrow output of both topics is a `run` input; a filter may name `__topic`.
+    let arrows = dir.path().join("both.arrows");
+    let run = run_tail(
+        dir.path(),
+        &broker.bootstrap(),
+        &[
+            &x,
+            &y,
+            "-e",
+            "--value-format",
+            "json",
+            "--out",
+            arrows.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code(), 0, "{}", run.stderr);
+    let topology = dir.path().join("only-y.yaml");
+    std::fs::write(
+        &topology,
+        format!(
+            "version: 1\nnodes:\n  - source: events\n    topics: [{x}, {y}]\n    value: json\n    columns:\n      n: int64\n      from: utf8\n  - filter: only-y\n    parent: events\n    where: __topic = '{y}' AND n >= 100\n  - sink: out\n    parent: only-y\n    topic: out\n    value: json\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out.arrows");
+    let input = format!("events={}", arrows.display());
+    let sink = format!("out={}", out.display());
+    let ran = Running::start(
+        dir.path(),
+        &[
+            "run",
+            topology.to_str().unwrap(),
+            "--input",
+            &input,
+            "--sink",
+            &sink,
+        ],
+    )
+    .wait(RUN_BOUND);
+    assert_eq!(ran.code(), 0, "{}", ran.stderr);
+    let (rows, v) = arrow_rows(dir.path(), &std::fs::read(&out).unwrap());
+    assert_eq!(v["types"]["__topic"], DICTIONARY_UTF8, "{v}");
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r.0 == y));
 }
