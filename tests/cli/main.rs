@@ -24,5 +24,6 @@ mod snapshot;
 mod snapshot_cut;
 mod tail;
 mod tail_pipeline;
+mod tail_properties;
 mod tail_registry_formats;
 mod tail_topics;
