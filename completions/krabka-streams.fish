@@ -654,6 +654,7 @@ json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on st
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s e -l until-end -d 'Stop at the end offsets seen when the tail starts (also in group mode)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l topic-column -d 'Add the `__topic` column (dictionary-encoded utf8, before `__key`) also when one topic is read; with several topics it is always there'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'

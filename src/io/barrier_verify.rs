@@ -318,12 +318,12 @@ fn verify_input(
             let file = std::fs::File::open(path).map_err(|e| {
                 VerifyError::Input(format!("cannot read input {}: {e}", path.display()))
             })?;
-            let offsets = read_input_offsets(std::io::BufReader::new(file), &source)?;
+            let offsets = read_input_offsets(std::io::BufReader::new(file), &source, &topic)?;
             (source, offsets)
         }
         None => (
             "-".to_owned(),
-            read_input_offsets(std::io::stdin().lock(), "-")?,
+            read_input_offsets(std::io::stdin().lock(), "-", &topic)?,
         ),
     };
     let limits: BTreeMap<i32, i64> = cut
@@ -347,7 +347,11 @@ fn verify_input(
 /// and then only the footer's frame is checked (its length and the closing `ARROW1`): the
 /// batches were already read, and a file cut short before its footer is refused. Errors name
 /// the input and the byte the reader had reached.
-fn read_input_offsets(input: impl Read, source: &str) -> Result<InputOffsets, VerifyError> {
+fn read_input_offsets(
+    input: impl Read,
+    source: &str,
+    topic: &str,
+) -> Result<InputOffsets, VerifyError> {
     let position = Cell::new(0u64);
     let mut input = Counted {
         inner: input,
@@ -376,7 +380,7 @@ fn read_input_offsets(input: impl Read, source: &str) -> Result<InputOffsets, Ve
     } else {
         head
     };
-    let mut offsets = InputOffsets::default();
+    let mut offsets = InputOffsets::for_topic(topic);
     for batch in StreamBatches::new(replay.as_slice().chain(&mut input)) {
         offsets
             .add_batch(&batch.map_err(|e| failed(&e))?)
@@ -496,8 +500,9 @@ mod tests {
 
     #[test]
     fn an_ipc_file_is_folded_batch_by_batch_from_a_pipe_like_a_stream() {
-        let from_file = read_input_offsets(trickle(&file_bytes()), "f.arrow").unwrap();
-        let from_stream = read_input_offsets(trickle(&stream_bytes()), "f.arrows").unwrap();
+        let from_file = read_input_offsets(trickle(&file_bytes()), "f.arrow", "orders").unwrap();
+        let from_stream =
+            read_input_offsets(trickle(&stream_bytes()), "f.arrows", "orders").unwrap();
         assert_eq!(from_file.rows, 6);
         assert_eq!(from_file.by_partition, from_stream.by_partition);
         assert_eq!(from_file.by_partition[&0], [0, 1, 2, 3]);
@@ -508,7 +513,7 @@ mod tests {
         let bytes = file_bytes();
         for keep in [bytes.len() - 1, bytes.len() - 12, bytes.len() - 40] {
             let VerifyError::Input(message) =
-                read_input_offsets(&bytes[..keep], "f.arrow").unwrap_err()
+                read_input_offsets(&bytes[..keep], "f.arrow", "orders").unwrap_err()
             else {
                 panic!("not an input error");
             };
@@ -520,7 +525,8 @@ mod tests {
     fn a_broken_message_names_the_input_and_the_byte_reached() {
         let mut bytes = stream_bytes();
         bytes.truncate(bytes.len() - 20);
-        let VerifyError::Input(message) = read_input_offsets(&bytes[..], "s.arrows").unwrap_err()
+        let VerifyError::Input(message) =
+            read_input_offsets(&bytes[..], "s.arrows", "orders").unwrap_err()
         else {
             panic!("not an input error");
         };
@@ -528,7 +534,9 @@ mod tests {
             message.contains(&format!("(byte {})", bytes.len())) && message.contains("truncated"),
             "{message}"
         );
-        let VerifyError::Input(message) = read_input_offsets(&b"PAR1"[..], "x").unwrap_err() else {
+        let VerifyError::Input(message) =
+            read_input_offsets(&b"PAR1"[..], "x", "orders").unwrap_err()
+        else {
             panic!("not an input error");
         };
         assert!(

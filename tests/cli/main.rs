@@ -26,4 +26,6 @@ mod snapshot;
 mod snapshot_cut;
 mod tail;
 mod tail_pipeline;
+mod tail_properties;
 mod tail_registry_formats;
+mod tail_topics;

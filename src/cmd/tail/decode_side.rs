@@ -29,6 +29,7 @@ use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
 use crate::engine::columnar::raw_batch::{RawBatch, RawSelection};
 use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::RecordFilter;
+use crate::engine::columnar::reserved::with_topic_column;
 use crate::io::batch_sink::{BatchSink, SinkError};
 
 /// A partition: topic and number.
@@ -118,6 +119,8 @@ pub struct DecodeSide {
     pub report_offsets: bool,
     /// Most records decoded into one batch (`--batch-records`), held ones retried too.
     pub batch_records: usize,
+    /// Add the `__topic` column to every decoded batch.
+    pub topic_column: bool,
     pub records: u64,
     pub skipped: u64,
     pub dead_lettered: u64,
@@ -142,6 +145,7 @@ impl DecodeSide {
         timeout: Duration,
         report_offsets: bool,
         batch_records: usize,
+        topic_column: bool,
     ) -> Self {
         DecodeSide {
             decoders,
@@ -155,6 +159,7 @@ impl DecodeSide {
             timeout,
             report_offsets,
             batch_records,
+            topic_column,
             records: 0,
             skipped: 0,
             dead_lettered: 0,
@@ -486,6 +491,13 @@ impl DecodeSide {
         shared: &Shared,
     ) -> Result<usize, End> {
         let input_rows = decoded.num_rows();
+        // Before --where and --columns, which may name it.
+        let decoded = match self.topic_column {
+            true => with_topic_column(&decoded, topic).map_err(|e| {
+                CliError::failure(format!("topic {topic}: cannot add the __topic column: {e}"))
+            })?,
+            false => decoded,
+        };
         let (decoded, mask) = match self.predicate.as_mut() {
             Some(p) => {
                 let mask = p.mask(topic, &decoded)?;

@@ -1,5 +1,6 @@
 //! `tail TOPIC…`: topics as Arrow record batches — one fetched batch is one batch
-//! per topic, Kafka metadata in the five reserved columns — written as an Arrow IPC
+//! per topic, Kafka metadata in the five reserved columns (and `__topic` when several
+//! topics are read, or with `--topic-column`) — written as an Arrow IPC
 //! stream or file, Parquet, NDJSON, or a table preview on a terminal.
 //!
 //! This module parses and validates the flags and builds a [`run::TailPlan`];
@@ -14,6 +15,7 @@ mod poll_side;
 pub mod positions;
 mod predicate;
 mod run;
+mod source;
 mod table;
 
 use std::io::IsTerminal;
@@ -159,6 +161,11 @@ pub struct TailArgs {
     /// (payload and reserved columns, e.g. "amount > 100 AND __partition = 0"); null is false.
     #[arg(long = "where", value_name = "PREDICATE")]
     pub predicate: Option<String>,
+
+    /// Add the `__topic` column (dictionary-encoded utf8, before `__key`) also when one
+    /// topic is read; with several topics it is always there.
+    #[arg(long = "topic-column")]
+    pub topic_column: bool,
 
     /// Output only these columns, in this order (payload and reserved names, comma list).
     #[arg(long = "columns", value_name = "LIST", value_delimiter = ',')]
@@ -357,8 +364,15 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
         .as_deref()
         .map(predicate::WherePredicate::parse)
         .transpose()?;
+    let several_topics = args
+        .topics
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        > 1;
     let plan = run::TailPlan {
         topics: args.topics.clone(),
+        topic_column: args.topic_column || several_topics,
         partitions,
         positions,
         max_records: args.max_records,
@@ -404,6 +418,7 @@ pub fn demo_to_parquet(
     global.registry.registry = Some(registry_url.to_string());
     let plan = run::TailPlan {
         topics: vec![topic.to_string()],
+        topic_column: false,
         partitions: Vec::new(),
         positions: positions::Positions {
             start: positions::Start::Beginning,

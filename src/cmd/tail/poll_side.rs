@@ -16,9 +16,9 @@ use indicatif::ProgressBar;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::tail::decode_side::{Report, Shared, Tp};
 use crate::cmd::tail::outage::{Outage, round_failure};
+use crate::cmd::tail::source::{FetchSource, Fetched, FetchedMessage};
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::io::kafka::auth_failure;
-use crate::io::kafka::tail_consumer::{Polled, TailConsumer};
 
 /// Largest number of value bytes put into one arena.
 pub const BATCH_BYTES: usize = 16 << 20;
@@ -29,27 +29,69 @@ const POLL_CHUNK: usize = 1000;
 /// A map keyed by partition, hashed cheaply (looked up per run of records).
 type TpMap<V> = HashMap<Tp, V, foldhash::fast::RandomState>;
 
-/// Where each assigned partition stands relative to its stop.
+/// Where each assigned partition stands relative to its stop. Every rule is per
+/// topic-partition: partition 3 of one topic says nothing about partition 3 of another.
 #[derive(Default)]
 pub struct Stops {
     /// Exclusive stop offset per partition (bounded reads only).
     pub stop: TpMap<i64>,
-    /// The stop is the end captured at start: a partition-EOF event also reaches it.
-    pub stop_is_end: bool,
+    /// The tail stops (at the end offsets captured at start, or at given offsets or times).
+    pub bounded: bool,
     pub done: BTreeSet<Tp>,
     /// Next offset to fetch per partition (last received + 1).
     pub next: TpMap<i64>,
+    /// Group mode with `-p`: only these partition numbers are read; the group's
+    /// other partitions are paused and their records neither written nor committed.
+    pub only: Option<BTreeSet<i32>>,
+    /// Partitions outside `only` that delivered records: to be paused.
+    pub unread: BTreeSet<Tp>,
 }
 
 impl Stops {
     fn bounded(&self) -> bool {
-        !self.stop.is_empty() || self.stop_is_end
+        self.bounded
+    }
+
+    /// Registers a partition with its stop and, without a group, its start (with a
+    /// group the committed offsets decide); `false` when there is nothing to fetch.
+    pub fn add(&mut self, tp: Tp, start: Option<i64>, stop: Option<i64>) -> bool {
+        if let Some(s) = stop {
+            self.stop.insert(tp.clone(), s);
+        }
+        let Some(start) = start else {
+            return true;
+        };
+        if stop.is_some_and(|s| start >= s) {
+            self.done.insert(tp);
+            return false;
+        }
+        self.next.insert(tp, start);
+        true
+    }
+
+    /// A partition-EOF event: every record of `topic`/`partition` below `offset`
+    /// was delivered, so a stop at or below it is reached. That holds for a held
+    /// (paused) partition too: its records are all with the decode side, which
+    /// writes them once their schema comes, and the resume's seek finds nothing new.
+    fn reached_end(&mut self, topic: &str, partition: i32, offset: i64) {
+        let tp = (topic.to_owned(), partition);
+        if self.stop.get(&tp).is_some_and(|s| offset >= *s) {
+            self.done.insert(tp);
+        }
+    }
+
+    /// Whether records of partition number `partition` are read at all.
+    fn reads(&self, partition: i32) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.contains(&partition))
     }
 
     /// Records arrive in runs of one partition: its stop is looked up once per run.
     fn begin_run(&self, tp: Tp) -> Run {
         Run {
             stop: self.stop.get(&tp).copied(),
+            read: self.reads(tp.1),
             tp,
             next: None,
             handle: std::ptr::null(),
@@ -57,9 +99,13 @@ impl Stops {
         }
     }
 
-    /// Takes record `offset` of the run's partition; `false` when it lies beyond the stop.
+    /// Takes record `offset` of the run's partition; `false` when it lies beyond the
+    /// stop or the partition is not read.
     #[inline]
     fn observe(&mut self, run: &mut Run, offset: i64) -> bool {
+        if !run.read {
+            return false;
+        }
         if run.stop.is_some_and(|s| offset >= s) {
             self.done.insert(run.tp.clone());
             return false;
@@ -73,6 +119,10 @@ impl Stops {
 
     /// Records where the run's partition stands once its run ends.
     fn end_run(&mut self, run: Run) {
+        if !run.read {
+            self.unread.insert(run.tp);
+            return;
+        }
         if let Some(next) = run.next {
             match self.next.get_mut(&run.tp) {
                 Some(n) => *n = next,
@@ -88,6 +138,8 @@ impl Stops {
 struct Run {
     tp: Tp,
     stop: Option<i64>,
+    /// `false`: a group partition outside `-p`, whose records are dropped.
+    read: bool,
     next: Option<i64>,
     /// The client's topic handle of the run's messages.
     handle: *const std::ffi::c_void,
@@ -96,8 +148,8 @@ struct Run {
 }
 
 /// The poll side: the consumer, where partitions stand, and the hand-off's ends.
-pub struct PollSide<'a> {
-    pub consumer: &'a mut TailConsumer,
+pub struct PollSide<'a, S: FetchSource> {
+    pub consumer: &'a mut S,
     pub stops: Stops,
     /// Partitions assigned without a group (with a group, the consumer knows).
     pub assignment: Vec<(String, i32, i64)>,
@@ -112,7 +164,7 @@ pub struct PollSide<'a> {
     pub bytes: u64,
 }
 
-impl PollSide<'_> {
+impl<S: FetchSource> PollSide<'_, S> {
     /// Fetches until every partition reached its stop, the decode side ended, or a
     /// signal or an error ends the tail (returned; the caller aborts the decode side).
     pub fn fetch(
@@ -149,7 +201,7 @@ impl PollSide<'_> {
                 .or_else(|| free.try_recv().ok())
                 .unwrap_or_default();
             batch.clear();
-            self.fill(&mut batch, &paused, &mut outage)?;
+            self.fill(&mut batch, &mut outage)?;
             outage.check(self.timeout, || {
                 self.all_partitions
                     .first()
@@ -224,12 +276,7 @@ impl PollSide<'_> {
     }
 
     /// Takes messages into `batch` until it is full or the client has none ready.
-    fn fill(
-        &mut self,
-        batch: &mut RawBatch,
-        paused: &BTreeSet<Tp>,
-        outage: &mut Outage,
-    ) -> CliResult<()> {
+    fn fill(&mut self, batch: &mut RawBatch, outage: &mut Outage) -> CliResult<()> {
         let mut wait = Duration::from_millis(100);
         let mut run: Option<Run> = None;
         let mut round_over = false;
@@ -259,22 +306,15 @@ impl PollSide<'_> {
                         fatal.get_or_insert(e);
                         round_over = true;
                     }
-                    Ok(Polled::PartitionEof(p)) => {
+                    Ok(Fetched::End {
+                        topic,
+                        partition,
+                        offset,
+                    }) => {
                         outage.clear();
-                        if stops.stop_is_end {
-                            let candidates: Vec<Tp> = stops
-                                .stop
-                                .keys()
-                                .filter(|(_, q)| *q == p)
-                                .filter(|tp| !stops.done.contains(*tp) && !paused.contains(*tp))
-                                .cloned()
-                                .collect();
-                            if candidates.len() == 1 {
-                                stops.done.insert(candidates[0].clone());
-                            }
-                        }
+                        stops.reached_end(topic, partition, offset);
                     }
-                    Ok(Polled::Message(m)) => {
+                    Ok(Fetched::Message(m)) => {
                         outage.clear();
                         let (handle, partition) = (m.topic_handle(), m.partition());
                         // The topic's name is read and looked up once per run of messages.
@@ -307,6 +347,9 @@ impl PollSide<'_> {
         if let Some(ended) = run.take() {
             stops.end_run(ended);
         }
+        for (t, p) in std::mem::take(&mut stops.unread) {
+            self.consumer.pause(&t, p)?;
+        }
         // Credentials rotated or a certificate expired mid-tail: librdkafka would retry
         // the login for ever, and the outage clock would call it unreachable.
         if let Some(e) = round_failure(fatal, &auth_failure::WATCH) {
@@ -316,7 +359,7 @@ impl PollSide<'_> {
     }
 }
 
-fn compute_lag(consumer: &TailConsumer, stops: &Stops) -> Option<i64> {
+fn compute_lag<S: FetchSource>(consumer: &S, stops: &Stops) -> Option<i64> {
     let mut lag = 0;
     for (tp, next) in &stops.next {
         let end = match stops.stop.get(tp) {
@@ -327,3 +370,7 @@ fn compute_lag(consumer: &TailConsumer, stops: &Stops) -> Option<i64> {
     }
     Some(lag)
 }
+
+#[cfg(test)]
+#[path = "poll_side_tests.rs"]
+mod tests;

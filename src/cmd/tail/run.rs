@@ -28,7 +28,7 @@ use crate::cmd::tail::{OnError, OutputFormat, OutputPlan};
 use crate::engine::columnar::batch::BatchDecoder;
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::engine::columnar::record_filter::RecordFilter;
-use crate::engine::columnar::reserved::reserved_fields;
+use crate::engine::columnar::reserved::{reserved_fields, topic_field, with_topic_column};
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::io::batch_sink::{BatchSink, SinkError, SinkOptions};
 use crate::io::kafka::tail_consumer::{TailConsumer, TailConsumerOptions};
@@ -40,6 +40,8 @@ const HANDOFF_ARENAS: usize = 2;
 /// Everything `tail` was asked to do, validated.
 pub struct TailPlan {
     pub topics: Vec<String>,
+    /// Write the `__topic` column (several topics, or `--topic-column`).
+    pub topic_column: bool,
     pub partitions: Vec<i32>,
     pub positions: Positions,
     pub max_records: Option<u64>,
@@ -124,6 +126,11 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             let learned = formats::format_for(&plan.key_specs, t).columns_from_data()
                 || formats::format_for(&plan.value_specs, t).columns_from_data();
             if let Ok(empty) = decoder.decode(&[]) {
+                let empty = match plan.topic_column {
+                    true => with_topic_column(&empty, t)
+                        .map_err(|e| CliError::failure(e.to_string()))?,
+                    false => empty,
+                };
                 predicate.check_known_columns(t, &empty.schema(), learned)?;
             }
         }
@@ -150,7 +157,10 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         },
     )?;
     let mut stops = Stops {
-        stop_is_end: plan.positions.stop == Stop::End,
+        bounded: plan.positions.stop != Stop::Never,
+        // A group is assigned partitions of every number: -p reads only its own.
+        only: (plan.group.is_some() && !plan.partitions.is_empty())
+            .then(|| plan.partitions.iter().copied().collect()),
         ..Default::default()
     };
     let mut all_partitions: Vec<Tp> = Vec::new();
@@ -187,10 +197,8 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             Stop::Offset(o) => Some(o),
             Stop::Time(ts) => Some(consumer.offset_for_time(t, *p, ts)?.unwrap_or(high)),
         };
-        if let Some(s) = stop {
-            stops.stop.insert((t.clone(), *p), s);
-        }
         if plan.group.is_some() {
+            stops.add((t.clone(), *p), None, stop);
             continue;
         }
         let start = match plan.positions.start {
@@ -201,12 +209,9 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             Start::Offset(o) => o,
             Start::Time(ts) => consumer.offset_for_time(t, *p, ts)?.unwrap_or(high),
         };
-        if stop.is_some_and(|s| start >= s) {
-            stops.done.insert((t.clone(), *p));
-            continue;
+        if stops.add((t.clone(), *p), Some(start), stop) {
+            assignment.push((t.clone(), *p, start));
         }
-        stops.next.insert((t.clone(), *p), start);
-        assignment.push((t.clone(), *p, start));
     }
     match &plan.group {
         Some(_) => consumer.subscribe(&plan.topics)?,
@@ -250,6 +255,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         timeout,
         plan.group.is_some(),
         plan.batch_records,
+        plan.topic_column,
     );
     let shared = Arc::new(Shared::new(cancelled.clone()));
     // The hand-off: arenas go to the decode side through a short queue and come back
@@ -313,10 +319,13 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         skipped: decode_side.skipped,
         dead_lettered: decode_side.dead_lettered,
     };
-    let fallback: SchemaRef = decode_side
-        .first_schema
-        .clone()
-        .unwrap_or_else(|| Arc::new(Schema::new(reserved_fields().to_vec())));
+    let fallback: SchemaRef = decode_side.first_schema.clone().unwrap_or_else(|| {
+        let mut fields = reserved_fields().to_vec();
+        if plan.topic_column {
+            fields.insert(0, topic_field());
+        }
+        Arc::new(Schema::new(fields))
+    });
     let files = match decode_side.output {
         Output::Data(sink) => {
             if outcome

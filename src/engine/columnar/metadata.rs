@@ -10,6 +10,9 @@ pub const TIMESTAMP_COLUMN: &str = "__timestamp";
 pub const PARTITION_COLUMN: &str = "__partition";
 pub const OFFSET_COLUMN: &str = "__offset";
 pub const HEADERS_COLUMN: &str = "__headers";
+/// The source topic, an extension of the five (formats §4): written by `tail` when it
+/// reads several topics (or on request), dictionary-encoded, just before `__key`.
+pub const TOPIC_COLUMN: &str = "__topic";
 pub const WINDOW_START_COLUMN: &str = "__window_start";
 pub const WINDOW_END_COLUMN: &str = "__window_end";
 
@@ -27,8 +30,19 @@ pub const PAYLOAD_NAME_METADATA: &str = "krabka.payload.name";
 /// Prefix of an escaped payload column name.
 pub const PAYLOAD_PREFIX: &str = "__payload_";
 
+/// A reserved name: one of the five, or `__topic` (never a payload column).
 pub fn is_reserved(name: &str) -> bool {
-    RESERVED_COLUMNS.contains(&name)
+    RESERVED_COLUMNS.contains(&name) || name == TOPIC_COLUMN
+}
+
+/// The `__topic` field: utf8, dictionary-encoded with Int32 keys (a batch of one
+/// topic stores the name once), nullable like the five.
+pub fn topic_field() -> FieldRef {
+    Arc::new(Field::new(
+        TOPIC_COLUMN,
+        DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+        true,
+    ))
 }
 
 /// The five reserved fields: all nullable, no field metadata.

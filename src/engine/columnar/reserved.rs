@@ -15,7 +15,8 @@ use crate::engine::columnar::record::{HeadersRef, RecordView};
 pub use crate::engine::columnar::metadata::{
     HEADERS_COLUMN, KEY_COLUMN, OFFSET_COLUMN, PARTITION_COLUMN,
     PAYLOAD_NAME_METADATA as PAYLOAD_NAME_KEY, PAYLOAD_PREFIX as ESCAPED_PREFIX, RESERVED_COLUMNS,
-    TIMESTAMP_COLUMN, escape_payload_field, is_reserved, reserved_fields, restore_payload_field,
+    TIMESTAMP_COLUMN, TOPIC_COLUMN, escape_payload_field, is_reserved, reserved_fields,
+    restore_payload_field, topic_field,
 };
 
 /// Field metadata: a Utf8 column holding JSON text.
@@ -83,6 +84,33 @@ impl MetadataBuilder {
     }
 }
 
+/// `batch` (all of one topic) with the `__topic` column inserted just before
+/// `__key`, where the reserved columns begin (at the end when there is no `__key`).
+pub fn with_topic_column(
+    batch: &arrow_array::RecordBatch,
+    topic: &str,
+) -> Result<arrow_array::RecordBatch, arrow_schema::ArrowError> {
+    use arrow_array::{DictionaryArray, Int32Array, StringArray};
+    let schema = batch.schema();
+    if schema.index_of(TOPIC_COLUMN).is_ok() {
+        return Ok(batch.clone());
+    }
+    let at = schema.index_of(KEY_COLUMN).unwrap_or(schema.fields().len());
+    let keys = Int32Array::from(vec![0; batch.num_rows()]);
+    let names: ArrayRef = Arc::new(StringArray::from(vec![topic]));
+    let column: ArrayRef = Arc::new(DictionaryArray::try_new(keys, names)?);
+    let mut fields: Vec<arrow_schema::FieldRef> = schema.fields().iter().cloned().collect();
+    fields.insert(at, topic_field());
+    let mut columns = batch.columns().to_vec();
+    columns.insert(at, column);
+    let schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
+    arrow_array::RecordBatch::try_new_with_options(
+        Arc::new(schema),
+        columns,
+        &arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +134,53 @@ mod tests {
         let names: Vec<&str> = f.iter().map(|f| f.name().as_str()).collect();
         assert_eq!(names, RESERVED_COLUMNS);
         assert!(f.iter().all(|f| f.is_nullable() && f.metadata().is_empty()));
+    }
+
+    #[test]
+    fn the_topic_column_goes_just_before_the_reserved_columns_dictionary_encoded() {
+        use arrow_array::types::Int32Type;
+        use arrow_array::{Array, DictionaryArray, Int64Array, RecordBatch, cast::AsArray};
+        use arrow_schema::{DataType, Field, Schema};
+        let mut fields = vec![Arc::new(Field::new("amount", DataType::Int64, true))];
+        fields.extend(reserved_fields());
+        let mut b = MetadataBuilder::with_capacity(2);
+        let view = RecordView {
+            topic: "orders",
+            partition: 1,
+            offset: 7,
+            timestamp: 0,
+            key: None,
+            value: None,
+            headers: HeadersRef::List(&[]),
+        };
+        b.append(&view, 2);
+        let mut columns: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(vec![1, 2]))];
+        columns.extend(b.finish());
+        let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+        let with = with_topic_column(&batch, "orders").unwrap();
+        let names: Vec<_> = with
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "amount",
+                "__topic",
+                "__key",
+                "__timestamp",
+                "__partition",
+                "__offset",
+                "__headers"
+            ]
+        );
+        assert_eq!(with.schema().field(1), topic_field().as_ref());
+        let topics: &DictionaryArray<Int32Type> = with.column(1).as_dictionary();
+        assert_eq!(topics.values().as_string::<i32>().value(0), "orders");
+        assert_eq!(topics.values().len(), 1, "the name is stored once");
+        assert_eq!(topics.keys().values().as_ref(), &[0, 0]);
+        assert!(is_reserved(TOPIC_COLUMN));
     }
 }

@@ -18,14 +18,13 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use rdkafka::bindings as rdsys;
-use rdkafka::consumer::Consumer;
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::engine::columnar::record::Record;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::headers::for_each_native_header;
-use crate::io::kafka::reader_context::ReaderConsumer;
 
 /// Our queue; destroyed (its reference dropped) before the consumer is.
 pub struct FetchQueue {
@@ -36,8 +35,8 @@ pub struct FetchQueue {
 
 impl FetchQueue {
     /// Forwards the fetch queue of each partition to a new queue. Call before assigning them.
-    pub fn new(
-        consumer: &ReaderConsumer,
+    pub fn new<C: ConsumerContext>(
+        consumer: &BaseConsumer<C>,
         partitions: &[(String, i32)],
     ) -> Result<FetchQueue, KafkaIoError> {
         let rk = consumer.client().native_ptr();
@@ -204,6 +203,7 @@ impl<'a> NativeMessage<'a> {
         self.raw().partition
     }
 
+    /// The record's offset; for a partition-EOF event, the offset the end was reached at.
     pub fn offset(&self) -> i64 {
         self.raw().offset
     }

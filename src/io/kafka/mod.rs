@@ -21,6 +21,7 @@ pub mod runner_cuts;
 pub mod runner_producer;
 pub mod settings;
 pub mod tail_consumer;
+pub mod tail_context;
 pub mod test_hooks;
 pub mod topic_reader;
 pub mod transactions;

@@ -3,28 +3,38 @@
 //! polling messages that are copied straight into a [`RawBatch`] arena (no owned
 //! record per message), and pause/resume of single partitions (a partition whose
 //! next record waits for a writer schema is paused, never the loop).
+//!
+//! Both modes take messages from one fetch queue (see `tail_context`), so every
+//! partition-EOF event names its topic, partition and offset.
 
 use std::time::Duration;
 
 use rdkafka::bindings as rdsys;
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{CommitMode, Consumer};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::topic_partition_list::TopicPartitionListElem;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::fetch_queue::{FetchQueue, NativeMessage};
-use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::tail_context::{TailContext, locked};
 use crate::io::kafka::topic_reader::partition_count;
 
 /// One poll result.
 pub enum Polled<'a> {
     Message(NativeMessage<'a>),
-    /// The end of a partition was reached (partition number only: librdkafka's event).
-    PartitionEof(i32),
+    /// Every record of the partition below `offset` was delivered (its high
+    /// watermark, or last stable offset under read_committed, when fetched).
+    PartitionEof {
+        topic: &'a str,
+        partition: i32,
+        offset: i64,
+    },
 }
+
+type TailClient = BaseConsumer<TailContext>;
 
 /// How the consumer is set up.
 #[derive(Debug, Clone)]
@@ -39,18 +49,16 @@ pub struct TailConsumerOptions {
 }
 
 pub struct TailConsumer {
-    /// Assigned partitions' messages, taken many per call (manual assignment only:
-    /// a group's partitions change on rebalance). Dropped before the consumer.
-    fetch: Option<FetchQueue>,
-    consumer: ReaderConsumer,
+    /// Its context holds the fetch queue of the assigned partitions.
+    consumer: TailClient,
     timeout: Duration,
     group: bool,
 }
 
-fn polled_error<'a>(e: KafkaError) -> Result<Polled<'a>, KafkaIoError> {
-    match e {
-        KafkaError::PartitionEOF(p) => Ok(Polled::PartitionEof(p)),
-        e => Err(KafkaIoError::from_kafka("consume", &e)),
+impl Drop for TailConsumer {
+    fn drop(&mut self) {
+        // Our queue handle goes before the client it belongs to.
+        drop(locked(&self.consumer.context().fetch).take());
     }
 }
 
@@ -62,11 +70,14 @@ fn tp(topic: &str, partition: i32) -> TopicPartitionList {
 
 impl TailConsumer {
     pub fn new(settings: &KafkaSettings, opts: &TailConsumerOptions) -> Result<Self, KafkaIoError> {
-        let consumer: ReaderConsumer = Self::client_config(settings, opts)
-            .create_with_context(ReaderContext)
+        let consumer: TailClient = Self::client_config(settings, opts)
+            .create_with_context(TailContext::default())
             .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
+        // In place before any assignment: a group's is made in a poll, later.
+        // SAFETY: the live client; `Drop for TailConsumer` destroys the queue first.
+        let fetch = unsafe { FetchQueue::empty(consumer.client().native_ptr()) }?;
+        *locked(&consumer.context().fetch) = Some(fetch);
         Ok(TailConsumer {
-            fetch: None,
             consumer,
             timeout: opts.timeout,
             group: opts.group.is_some(),
@@ -155,8 +166,13 @@ impl TailConsumer {
     /// Assigns exactly these partitions at these offsets; their messages are then
     /// consumed in batches.
     pub fn assign(&mut self, at: &[(String, i32, i64)]) -> Result<(), KafkaIoError> {
-        let partitions: Vec<(String, i32)> = at.iter().map(|(t, p, _)| (t.clone(), *p)).collect();
-        self.fetch = Some(FetchQueue::new(&self.consumer, &partitions)?);
+        let rk = self.consumer.client().native_ptr();
+        if let Some(fetch) = locked(&self.consumer.context().fetch).as_ref() {
+            for (t, p, _) in at {
+                // SAFETY: `rk` is the live client the queue was made with.
+                unsafe { fetch.forward(rk, t, *p) }?;
+            }
+        }
         let mut tpl = TopicPartitionList::new();
         for (t, p, o) in at {
             tpl.add_partition_offset(t, *p, Offset::Offset(*o))
@@ -197,52 +213,49 @@ impl TailConsumer {
         max: usize,
         mut f: impl FnMut(Result<Polled<'_>, KafkaIoError>) -> bool,
     ) -> usize {
-        let TailConsumer {
-            fetch, consumer, ..
-        } = self;
-        let Some(fetch) = fetch.as_mut() else {
-            let (mut n, mut wait) = (0, timeout);
-            while n < max {
-                let Some(polled) = consumer.poll(wait) else {
-                    break;
-                };
-                n += 1;
-                let go = match polled {
-                    // SAFETY: `m` is alive for the call.
-                    Ok(m) => f(Ok(Polled::Message(unsafe {
-                        NativeMessage::from_ptr(m.ptr())
-                    }))),
-                    Err(e) => f(polled_error(e)),
-                };
-                if !go {
-                    break;
-                }
-                wait = Duration::ZERO;
-            }
-            return n;
-        };
-        // Client errors, logs and statistics stay on the consumer's queue.
+        // The consumer's own queue: client errors, logs, statistics, and a group's
+        // rebalances (served here, which forwards the partitions they assign).
         let mut n = 0;
-        if let Some(polled) = consumer.poll(Duration::ZERO) {
+        if let Some(polled) = self.consumer.poll(Duration::ZERO) {
             n += 1;
             let go = match polled {
-                // SAFETY: `m` is alive for the call.
+                // Forwarding is in place before any assignment: nothing of a
+                // partition comes here unless it failed, which is reported below.
                 Ok(m) => f(Ok(Polled::Message(unsafe {
+                    // SAFETY: `m` is alive for the call.
                     NativeMessage::from_ptr(m.ptr())
                 }))),
-                Err(e) => f(polled_error(e)),
+                Err(KafkaError::PartitionEOF(_)) => true,
+                Err(e) => f(Err(KafkaIoError::from_kafka("consume", &e))),
             };
             if !go {
                 return n;
             }
         }
+        if let Some(why) = locked(&self.consumer.context().forward_failed).take() {
+            f(Err(KafkaIoError::failed(format!(
+                "{why}: the tail cannot tell which topic that partition's end belongs to"
+            ))));
+            return n + 1;
+        }
+        let mut fetch = locked(&self.consumer.context().fetch);
+        let Some(fetch) = fetch.as_mut() else {
+            return n;
+        };
         n + fetch.consume(timeout, max, |m| {
             let item = match m.error() {
                 rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR => Ok(Polled::Message(m)),
                 rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__PARTITION_EOF => {
-                    Ok(Polled::PartitionEof(m.partition()))
+                    Ok(Polled::PartitionEof {
+                        topic: m.topic(),
+                        partition: m.partition(),
+                        offset: m.offset(),
+                    })
                 }
-                code => polled_error(KafkaError::MessageConsumption(code.into())),
+                code => Err(KafkaIoError::from_kafka(
+                    format!("consume {}/{}", m.topic(), m.partition()),
+                    &KafkaError::MessageConsumption(code.into()),
+                )),
             };
             f(item);
         })

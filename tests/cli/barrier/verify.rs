@@ -606,3 +606,46 @@ fn verify_needs_a_check_and_exits_4_when_the_broker_is_unreachable() {
     let err: serde_json::Value = serde_json::from_str(&last).unwrap();
     assert_eq!(err["error"]["code"], 4);
 }
+
+#[test]
+fn a_tail_of_several_topics_verifies_per_topic_by_its_topic_column() {
+    let w = world();
+    // Another topic with records at the same partition numbers: without `__topic`
+    // its rows would count as orders' rows past the cut or twice.
+    let payments = unique_name("payments");
+    w.c.create_topic(&payments, 2, false);
+    for i in 0..3 {
+        w.c.send(&payments, 0, None, Some(format!("p{i}").as_bytes()));
+        w.c.send(&payments, 1, None, Some(format!("p{i}").as_bytes()));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("both.arrows");
+    let tail = w.c.run(&[
+        "tail",
+        &w.topic,
+        &payments,
+        "-e",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_code(&tail, 0);
+    // Cut 3 is at the ends of orders: the tail holds exactly orders' records before it.
+    let out = verify(
+        &w,
+        "3",
+        &["--input", file.to_str().unwrap(), "--topic", &w.topic],
+    );
+    assert_code(&out, 0);
+    assert!(
+        stdout(&out).contains(&format!("(topic {}, 10 rows)", w.topic)),
+        "{}",
+        stdout(&out)
+    );
+    // Cut 1 is below the ends: the records past it are reported, orders' only.
+    let out = verify(
+        &w,
+        "1",
+        &["--input", file.to_str().unwrap(), "--topic", &w.topic],
+    );
+    assert_code(&out, 3);
+}

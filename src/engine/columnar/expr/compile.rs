@@ -353,9 +353,14 @@ impl Compiler<'_> {
 
     fn column(&self, expr: &SqlExpr, name: &str) -> Result<Node, ExprError> {
         match self.schema.field_with_name(name) {
+            // A dictionary-encoded column (`__topic`) is its values' type to an
+            // expression; the evaluator unpacks it.
             Ok(field) => Ok(Node::Column {
                 name: name.to_owned(),
-                ty: field.data_type().clone(),
+                ty: match field.data_type() {
+                    DataType::Dictionary(_, values) => values.as_ref().clone(),
+                    other => other.clone(),
+                },
             }),
             Err(_) => {
                 let known: Vec<&str> = self

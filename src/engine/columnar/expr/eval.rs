@@ -113,6 +113,13 @@ pub(super) fn eval(node: &Node, batch: &RecordBatch) -> Result<Val, EvalError> {
             let column = batch
                 .column_by_name(name)
                 .ok_or_else(|| EvalError(format!("Arrow column does not exist: {name}")))?;
+            if let DataType::Dictionary(_, values) = column.data_type()
+                && values.as_ref() == ty
+            {
+                let unpacked = arrow::compute::cast(column, ty)
+                    .map_err(|e| EvalError(format!("column `{name}`: {e}")))?;
+                return Ok(Val::Array(unpacked));
+            }
             if column.data_type() != ty {
                 return Err(EvalError(format!(
                     "column `{name}` is {} in this batch but the expression was checked for {}",

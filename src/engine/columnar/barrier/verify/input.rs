@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use arrow_array::cast::AsArray;
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::DataType;
 
@@ -21,6 +22,8 @@ use super::ranges::OffsetRanges;
 pub const PARTITION_COLUMN: &str = "__partition";
 /// The reserved column holding the source offset.
 pub const OFFSET_COLUMN: &str = "__offset";
+/// The column naming the source topic when an input holds several (formats §4).
+pub const TOPIC_COLUMN: &str = crate::engine::columnar::metadata::TOPIC_COLUMN;
 
 /// Why an Arrow input cannot be checked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,16 +46,56 @@ pub enum InputError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InputOffsets {
     pub by_partition: BTreeMap<i32, Vec<i64>>,
+    /// Rows of the checked topic.
     pub rows: u64,
+    /// The checked topic: an input with a `__topic` column (a tail of several topics)
+    /// counts only that topic's rows, as partition 0 of another topic is another log.
+    pub topic: Option<String>,
+    /// Rows numbered across batches, all topics (for error messages).
+    pub seen: u64,
 }
 
 impl InputOffsets {
+    /// Offsets of `topic`'s rows only, where the input says which topic a row is of.
+    pub fn for_topic(topic: &str) -> Self {
+        InputOffsets {
+            topic: Some(topic.to_owned()),
+            ..Default::default()
+        }
+    }
+
     /// Adds one batch's `(__partition, __offset)` pairs; rows are numbered across batches.
     pub fn add_batch(&mut self, batch: &RecordBatch) -> Result<(), InputError> {
         let partitions: &Int32Array = column(batch, PARTITION_COLUMN, DataType::Int32)?;
         let offsets: &Int64Array = column(batch, OFFSET_COLUMN, DataType::Int64)?;
+        let topics = match (&self.topic, batch.column_by_name(TOPIC_COLUMN)) {
+            (Some(_), Some(topics)) => {
+                Some(arrow::compute::cast(topics, &DataType::Utf8).map_err(|_| {
+                    InputError::WrongType {
+                        column: TOPIC_COLUMN,
+                        found: topics.data_type().clone(),
+                        expected: DataType::Utf8,
+                    }
+                })?)
+            }
+            _ => None,
+        };
+        let topics = topics.as_ref().map(|t| t.as_string::<i32>());
+        let first = self.seen;
+        self.seen += batch.num_rows() as u64;
         for row in 0..batch.num_rows() {
-            let at = self.rows + row as u64;
+            let at = first + row as u64;
+            if let (Some(topics), Some(wanted)) = (topics, &self.topic) {
+                if topics.is_null(row) {
+                    return Err(InputError::Null {
+                        column: TOPIC_COLUMN,
+                        row: at,
+                    });
+                }
+                if topics.value(row) != wanted {
+                    continue;
+                }
+            }
             if partitions.is_null(row) {
                 return Err(InputError::Null {
                     column: PARTITION_COLUMN,
@@ -69,8 +112,8 @@ impl InputOffsets {
                 .entry(partitions.value(row))
                 .or_default()
                 .push(offsets.value(row));
+            self.rows += 1;
         }
-        self.rows += batch.num_rows() as u64;
         Ok(())
     }
 }
@@ -474,5 +517,47 @@ mod tests {
         });
         assert!(input_topic(&two, None).unwrap_err().contains("--topic"));
         assert_eq!(input_topic(&two, Some("payments")).unwrap(), "payments");
+    }
+
+    #[test]
+    fn an_input_of_several_topics_counts_only_the_checked_topics_rows() {
+        use arrow_array::{DictionaryArray, types::Int32Type};
+        let schema = Schema::new(vec![
+            Field::new(
+                TOPIC_COLUMN,
+                DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+                true,
+            ),
+            Field::new(PARTITION_COLUMN, DataType::Int32, true),
+            Field::new(OFFSET_COLUMN, DataType::Int64, true),
+        ]);
+        let topics: DictionaryArray<Int32Type> = vec![
+            Some("orders"),
+            Some("payments"),
+            Some("orders"),
+            Some("payments"),
+        ]
+        .into_iter()
+        .collect();
+        let batch = RecordBatch::try_new(
+            Arc::new(schema),
+            vec![
+                Arc::new(topics),
+                Arc::new(Int32Array::from(vec![0, 0, 1, 0])),
+                Arc::new(Int64Array::from(vec![0, 0, 0, 1])),
+            ],
+        )
+        .unwrap();
+        let mut orders = InputOffsets::for_topic("orders");
+        orders.add_batch(&batch).unwrap();
+        assert_eq!(orders.rows, 2);
+        assert_eq!(
+            orders.by_partition,
+            BTreeMap::from([(0, vec![0]), (1, vec![0])]),
+            "payments/0 is not orders/0"
+        );
+        let mut payments = InputOffsets::for_topic("payments");
+        payments.add_batch(&batch).unwrap();
+        assert_eq!(payments.by_partition, BTreeMap::from([(0, vec![0, 1])]));
     }
 }
