@@ -25,3 +25,4 @@ mod snapshot_cut;
 mod tail;
 mod tail_pipeline;
 mod tail_registry_formats;
+mod tail_text;

@@ -29,6 +29,7 @@ use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
 use crate::engine::columnar::raw_batch::{RawBatch, RawSelection};
 use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::RecordFilter;
+use crate::engine::columnar::text_view::{TextView, text_view};
 use crate::io::batch_sink::{BatchSink, SinkError};
 
 /// A partition: topic and number.
@@ -123,6 +124,8 @@ pub struct DecodeSide {
     pub dead_lettered: u64,
     /// The schema of the first batch written (a file with no rows still gets columns).
     pub first_schema: Option<SchemaRef>,
+    /// Text outputs (NDJSON, table): how each topic's batches are shown.
+    pub text_views: HashMap<String, TextView>,
     held: BTreeMap<Tp, Held>,
     /// Held records being retried are copied here.
     scratch: RawBatch,
@@ -159,6 +162,7 @@ impl DecodeSide {
             skipped: 0,
             dead_lettered: 0,
             first_schema: None,
+            text_views: HashMap::new(),
             held: BTreeMap::new(),
             scratch: RawBatch::new(),
         }
@@ -495,6 +499,12 @@ impl DecodeSide {
                 (kept, Some(mask))
             }
             None => (decoded, None),
+        };
+        // `--where` saw the typed columns; the text view is only how rows are shown.
+        let decoded = match self.text_views.get(topic) {
+            Some(view) => text_view(&decoded, view)
+                .map_err(|e| CliError::failure(format!("topic {topic}: {e}")))?,
+            None => decoded,
         };
         let decoded = project(&decoded, &self.columns)?;
         let (decoded, consumed) = match self.max_records {

@@ -26,6 +26,7 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::refuse_binary_on_tty;
 use crate::cmd::schema_cache::SchemaCacheArgs;
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
+use crate::engine::columnar::text_view::BinaryText;
 use crate::io::batch_sink::DataFormat;
 
 pub use crate::io::batch_sink::DEFAULT_ROW_GROUP_ROWS;
@@ -40,10 +41,19 @@ pub enum OutputFormat {
     ArrowFile,
     /// Parquet, zstd-compressed, timestamps in ms/µs.
     Parquet,
-    /// One JSON object per line; binary as base64, nested values as JSON.
+    /// One JSON object per line: raw bytes as text when UTF-8 (see --binary), headers as an object, nested values as JSON.
     Ndjson,
     /// A table preview for people.
     Table,
+}
+
+/// How NDJSON and the table show raw bytes (raw keys and values, header values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BinaryArg {
+    /// Valid UTF-8 as text (as kcat prints it), other bytes as {"base64": "…"}.
+    Auto,
+    /// Every byte string as a base64 JSON string.
+    Base64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -180,6 +190,10 @@ pub struct TailArgs {
     #[arg(long = "out", value_name = "PATH")]
     pub out: Option<PathBuf>,
 
+    /// NDJSON and table: raw keys, raw values and header values as text when valid UTF-8 (auto) or always as base64.
+    #[arg(long = "binary", value_enum, default_value_t = BinaryArg::Auto)]
+    pub binary: BinaryArg,
+
     /// Parquet row-group size in rows.
     #[arg(long = "row-group-size", default_value_t = DEFAULT_ROW_GROUP_ROWS, value_name = "ROWS")]
     pub row_group_size: usize,
@@ -209,6 +223,8 @@ pub struct TailArgs {
 pub struct OutputPlan {
     pub format: OutputFormat,
     pub path: Option<PathBuf>,
+    /// How the text outputs show raw bytes.
+    pub binary: BinaryText,
 }
 
 fn format_from_extension(path: &std::path::Path) -> Option<OutputFormat> {
@@ -243,7 +259,20 @@ impl OutputPlan {
                 "--rotate-rows/--rotate-bytes need a file format",
             ));
         }
-        Ok(OutputPlan { format, path })
+        let binary = match args.binary {
+            BinaryArg::Auto => BinaryText::Auto,
+            BinaryArg::Base64 => BinaryText::Base64,
+        };
+        Ok(OutputPlan {
+            format,
+            path,
+            binary,
+        })
+    }
+
+    /// NDJSON and the table show the text view of each batch.
+    pub fn is_text(&self) -> bool {
+        matches!(self.format, OutputFormat::Ndjson | OutputFormat::Table)
     }
 
     pub fn data_format(&self) -> Option<DataFormat> {
@@ -420,6 +449,7 @@ pub fn demo_to_parquet(
         output: OutputPlan {
             format: OutputFormat::Parquet,
             path: Some(path.to_path_buf()),
+            binary: BinaryText::Auto,
         },
         row_group_size: DEFAULT_ROW_GROUP_ROWS,
         rotate_rows: None,

@@ -19,4 +19,5 @@ pub mod runner;
 pub mod snapshot;
 #[cfg(test)]
 pub mod test_support;
+pub mod text_view;
 pub mod topology;
