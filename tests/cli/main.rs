@@ -26,3 +26,4 @@ mod tail;
 mod tail_pipeline;
 mod tail_registry_formats;
 mod tail_text;
+mod tail_typed;

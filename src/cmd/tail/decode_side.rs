@@ -29,6 +29,7 @@ use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
 use crate::engine::columnar::raw_batch::{RawBatch, RawSelection};
 use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::RecordFilter;
+use crate::engine::columnar::reserved_types::to_typed;
 use crate::engine::columnar::text_view::{TextView, text_view};
 use crate::io::batch_sink::{BatchSink, SinkError};
 
@@ -126,6 +127,8 @@ pub struct DecodeSide {
     pub first_schema: Option<SchemaRef>,
     /// Text outputs (NDJSON, table): how each topic's batches are shown.
     pub text_views: HashMap<String, TextView>,
+    /// Arrow IPC and Parquet: write `__timestamp` and `__headers` typed.
+    pub typed_reserved: bool,
     held: BTreeMap<Tp, Held>,
     /// Held records being retried are copied here.
     scratch: RawBatch,
@@ -163,6 +166,7 @@ impl DecodeSide {
             dead_lettered: 0,
             first_schema: None,
             text_views: HashMap::new(),
+            typed_reserved: false,
             held: BTreeMap::new(),
             scratch: RawBatch::new(),
         }
@@ -507,6 +511,11 @@ impl DecodeSide {
             None => decoded,
         };
         let decoded = project(&decoded, &self.columns)?;
+        let decoded = if self.typed_reserved {
+            to_typed(&decoded).map_err(|e| CliError::failure(format!("topic {topic}: {e}")))?
+        } else {
+            decoded
+        };
         let (decoded, consumed) = match self.max_records {
             Some(n) if self.records + decoded.num_rows() as u64 > n => {
                 let limit = (n - self.records) as usize;

@@ -29,6 +29,7 @@ use crate::engine::columnar::batch::{BatchDecoder, DECODED_KEY_COLUMN};
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::engine::columnar::record_filter::RecordFilter;
 use crate::engine::columnar::reserved::reserved_fields;
+use crate::engine::columnar::reserved_types::typed_schema;
 use crate::engine::columnar::text_view::TextView;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::io::batch_sink::{BatchSink, SinkError, SinkOptions};
@@ -256,6 +257,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
     if let Some(views) = views {
         decode_side.text_views = views;
     }
+    decode_side.typed_reserved = plan.output.typed_reserved && !plan.output.is_text();
     let shared = Arc::new(Shared::new(cancelled.clone()));
     // The hand-off: arenas go to the decode side through a short queue and come back
     // for the next fetches; reports (holds, written offsets) come back unbounded, as
@@ -318,10 +320,14 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         skipped: decode_side.skipped,
         dead_lettered: decode_side.dead_lettered,
     };
-    let fallback: SchemaRef = decode_side
-        .first_schema
-        .clone()
-        .unwrap_or_else(|| Arc::new(Schema::new(reserved_fields().to_vec())));
+    let fallback: SchemaRef = decode_side.first_schema.clone().unwrap_or_else(|| {
+        let library = Schema::new(reserved_fields().to_vec());
+        Arc::new(if plan.output.typed_reserved && !plan.output.is_text() {
+            typed_schema(&library)
+        } else {
+            library
+        })
+    });
     let files = match decode_side.output {
         Output::Data(sink) => {
             if outcome

@@ -15,6 +15,7 @@ pub mod raw_batch;
 pub mod record;
 pub mod record_filter;
 pub mod reserved;
+pub mod reserved_types;
 pub mod runner;
 pub mod snapshot;
 #[cfg(test)]
