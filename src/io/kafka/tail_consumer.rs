@@ -62,6 +62,7 @@ fn tp(topic: &str, partition: i32) -> TopicPartitionList {
 
 impl TailConsumer {
     pub fn new(settings: &KafkaSettings, opts: &TailConsumerOptions) -> Result<Self, KafkaIoError> {
+        settings.refuse_dead_bootstrap()?;
         let consumer: ReaderConsumer = Self::client_config(settings, opts)
             .create_with_context(ReaderContext)
             .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;
