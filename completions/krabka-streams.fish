@@ -630,10 +630,14 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l k
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l value-format -d 'Value format, optionally per topic: [TOPIC=]raw|string|json|json:FILE|json-sr|protobuf|avro|avro:FILE|arrow|gzip+… (repeatable)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l format -d 'Output format [default: table on a terminal, else arrow; with --out, from the extension]' -r -f -a "arrow\t'Arrow IPC stream (`.arrows`, application/vnd.apache.arrow.stream)'
 arrow-file\t'Arrow IPC file (`.arrow`)'
-parquet\t'Parquet, zstd-compressed, timestamps in ms/µs'
-ndjson\t'One JSON object per line; binary as base64, nested values as JSON'
+parquet\t'Parquet, zstd-compressed, every timestamp in µs, headers typed (see --headers-encoding)'
+ndjson\t'One JSON object per line: raw bytes as text when UTF-8 (see --binary), headers as an object, nested values as JSON'
 table\t'A table preview for people'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l out -d 'Write to this file (published atomically when the tail ends; `-` = stdout)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l binary -d 'NDJSON and table: raw keys, raw values and header values as text when valid UTF-8 (auto) or always as base64' -r -f -a "auto\t'Valid UTF-8 as text (as kcat prints it), other bytes as {"base64": "…"}'
+base64\t'Every byte string as a base64 JSON string'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l headers-encoding -d 'Arrow IPC and Parquet: typed reserved columns (list) or the library\'s byte layout (library) [default: list]' -r -f -a "list\t'Typed: __headers as list<struct<key: utf8, value: binary>>, __timestamp as timestamp[ms, UTC] (µs in Parquet)'
+library\t'The library layout (docs/formats.md §3/§4): __headers as the header-list byte cell, __timestamp as Int64 epoch ms'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l row-group-size -d 'Parquet row-group size in rows' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l rotate-rows -d 'Start a new output file (PATH-000000.ext, …) after this many rows' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l rotate-bytes -d 'Start a new output file after about this many bytes (e.g. 256MiB)' -r

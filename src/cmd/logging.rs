@@ -2,7 +2,7 @@
 
 use tracing_subscriber::EnvFilter;
 
-use crate::cmd::global::{LogFormat, OutputArgs};
+use crate::cmd::global::{LogFormat, OutputArgs, OutputMode};
 
 /// The default filter for a verbosity: info, -v debug, -vv trace, -q warn, -qq error, -qqq off.
 pub fn level_for(verbose: u8, quiet: u8) -> &'static str {
@@ -16,20 +16,36 @@ pub fn level_for(verbose: u8, quiet: u8) -> &'static str {
     }
 }
 
-/// Installs the global subscriber once; later calls are no-ops.
+/// The filter directives: the level, and with `-q` librdkafka's client lines off
+/// (they are warnings, but a quiet command's only output on a dead broker should be
+/// its one error line).
+pub fn directives(verbose: u8, quiet: u8) -> String {
+    let level = level_for(verbose, quiet);
+    if quiet > 0 {
+        format!("{level},{}=off", crate::io::kafka::client_log::TARGET)
+    } else {
+        level.to_string()
+    }
+}
+
+/// Installs the global subscriber once; later calls are no-ops. With `--output json`
+/// log lines are JSON too, so stderr holds only JSON documents (the logs, then the
+/// one error) and never a text line before the error.
 pub fn init(args: &OutputArgs) {
     let filter = std::env::var("RUST_LOG")
         .ok()
         .and_then(|s| EnvFilter::try_new(s).ok())
-        .unwrap_or_else(|| EnvFilter::new(level_for(args.verbose, args.quiet)));
+        .unwrap_or_else(|| EnvFilter::new(directives(args.verbose, args.quiet)));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    let _ = match args.log_format {
-        LogFormat::Text => builder.without_time().try_init(),
-        LogFormat::Json => builder.json().try_init(),
+    let json = args.log_format == LogFormat::Json || args.output == OutputMode::Json;
+    let _ = if json {
+        builder.json().try_init()
+    } else {
+        builder.without_time().try_init()
     };
 }
 
@@ -45,5 +61,7 @@ mod tests {
         assert_eq!(level_for(0, 1), "warn");
         assert_eq!(level_for(0, 2), "error");
         assert_eq!(level_for(0, 3), "off");
+        assert_eq!(directives(0, 0), "info");
+        assert_eq!(directives(0, 1), "warn,librdkafka=off");
     }
 }

@@ -96,7 +96,20 @@ pub fn table(header: &[&str]) -> Table {
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header(header.iter().copied());
+    // A terminal that reports no size (0x0, e.g. a pty under `script` or a serial
+    // console) would squeeze every column to one character: use $COLUMNS, else 80.
+    if t.width() == Some(0) {
+        t.set_width(fallback_width(std::env::var("COLUMNS").ok().as_deref()));
+    }
     t
+}
+
+/// The table width when the terminal reports none: a positive `$COLUMNS`, else 80.
+fn fallback_width(columns: Option<&str>) -> u16 {
+    columns
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|w| *w > 0)
+        .unwrap_or(80)
 }
 
 /// Prints an error the way the mode asks: `krabka-streams <command>: <message>` or JSON on stderr.
@@ -127,4 +140,17 @@ pub fn refuse_binary_on_tty(what: &str) -> CliResult<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_terminal_without_a_size_gets_columns_or_80() {
+        assert_eq!(fallback_width(None), 80);
+        assert_eq!(fallback_width(Some("132")), 132);
+        assert_eq!(fallback_width(Some("0")), 80);
+        assert_eq!(fallback_width(Some("wide")), 80);
+    }
 }

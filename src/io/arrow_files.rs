@@ -19,6 +19,9 @@ use arrow_schema::{ArrowError, Schema, SchemaRef};
 
 use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER};
 use crate::engine::columnar::ipc_stream::{Seekable, StreamBatches};
+use crate::engine::columnar::reserved_types::{
+    has_typed_columns, library_schema, to_library, to_typed, typed_schema,
+};
 use crate::engine::columnar::runner::offline::{BatchReader, BatchWriter, WriteError};
 use crate::io::batch_sink::{BatchSink, DataFormat, SinkError, SinkOptions};
 
@@ -209,11 +212,26 @@ fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> 
     Ok(filled)
 }
 
-impl BatchReader for IpcInput {
-    fn schema(&self) -> SchemaRef {
+impl IpcInput {
+    /// The schema as written (reserved columns in either layout).
+    fn written_schema(&self) -> SchemaRef {
         match &self.inner {
             Inner::Stream(_, schema) => schema.clone(),
             Inner::File(r) => r.schema(),
+        }
+    }
+}
+
+/// Inputs are read in the library layout: `tail` writes `__timestamp` and `__headers`
+/// typed by default (`engine::columnar::reserved_types`), and a `tail | run` pipe
+/// must read what `tail` writes.
+impl BatchReader for IpcInput {
+    fn schema(&self) -> SchemaRef {
+        let written = self.written_schema();
+        if has_typed_columns(&written) {
+            std::sync::Arc::new(library_schema(&written))
+        } else {
+            written
         }
     }
 
@@ -229,7 +247,10 @@ impl BatchReader for IpcInput {
             Ok(next) => next,
             Err(_) => Some(Err(ArrowError::IpcError("malformed Arrow IPC data".into()))),
         };
-        let next = next.map(|r| r.map_err(|e| format!("cannot read {name}: {e}")));
+        let next = next.map(|r| {
+            r.map_err(|e| format!("cannot read {name}: {e}"))
+                .and_then(|b| to_library(&b).map_err(|e| format!("{name}: {e}")))
+        });
         if matches!(next, Some(Err(_))) {
             self.failed = true;
         }
@@ -317,7 +338,8 @@ impl IpcOutput {
     /// moves the file into place.
     pub fn finish(mut self, schema: Option<&Schema>) -> Result<(), String> {
         if let Some(sink) = self.parquet.take() {
-            let fallback = std::sync::Arc::new(schema.cloned().unwrap_or_else(Schema::empty));
+            let fallback =
+                std::sync::Arc::new(typed_schema(&schema.cloned().unwrap_or_else(Schema::empty)));
             return sink
                 .finish(&fallback)
                 .map(|_| ())
@@ -370,7 +392,9 @@ fn arrow_write_error(e: ArrowError) -> WriteError {
 impl BatchWriter for IpcOutput {
     fn write(&mut self, batch: &RecordBatch) -> Result<(), WriteError> {
         if let Some(sink) = self.parquet.as_mut() {
-            return sink.write(batch).map_err(|e| match e {
+            // Parquet is read by other tools: reserved columns typed, as `tail` writes them.
+            let typed = to_typed(batch).map_err(WriteError::Failed)?;
+            return sink.write(&typed).map_err(|e| match e {
                 SinkError::Closed => WriteError::Closed,
                 SinkError::Failed(m) => WriteError::Failed(m),
             });

@@ -225,13 +225,16 @@ pub(crate) fn parquet_writer<W: Write + Send>(
     Ok((writer, written))
 }
 
-/// Parquet readers (Spark, Athena, DuckDB) want ms or µs: nanosecond times become µs.
+/// Every Parquet timestamp is in microseconds (TIMESTAMP_MICROS): the unit Spark,
+/// Athena, BigQuery and DuckDB all read natively, and one unit for every file we
+/// write. Seconds and milliseconds widen exactly; nanoseconds are cut to µs (Parquet
+/// readers that take ns are rare). Nanosecond times of day become µs too.
 fn parquet_schema(schema: &Schema) -> Schema {
     let fields: Vec<Field> = schema
         .fields()
         .iter()
         .map(|f| match f.data_type() {
-            DataType::Timestamp(TimeUnit::Nanosecond, tz) => f
+            DataType::Timestamp(unit, tz) if *unit != TimeUnit::Microsecond => f
                 .as_ref()
                 .clone()
                 .with_data_type(DataType::Timestamp(TimeUnit::Microsecond, tz.clone())),
@@ -260,7 +263,13 @@ pub(crate) fn to_parquet_batch(
             if c.data_type() == f.data_type() {
                 Ok(c.clone())
             } else {
-                arrow_cast::cast(c, f.data_type()).map_err(arrow_err)
+                // Not `safe`: a value out of the µs range is an error, never a null.
+                let options = arrow_cast::CastOptions {
+                    safe: false,
+                    ..Default::default()
+                };
+                arrow_cast::cast_with_options(c, f.data_type(), &options)
+                    .map_err(|e| SinkError::Failed(format!("column {}: {e}", f.name())))
             }
         })
         .collect::<Result<_, _>>()?;
@@ -467,6 +476,71 @@ mod tests {
             crate::engine::columnar::ipc::read_batches(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(schema, nanos_batch().schema());
         assert_eq!(batches[0].num_rows(), 1);
+    }
+
+    #[test]
+    fn parquet_timestamps_of_every_unit_are_stored_as_timestamp_micros() {
+        use parquet::basic::{LogicalType, TimeUnit as PqUnit};
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("s", DataType::Timestamp(TimeUnit::Second, None), true),
+            Field::new(
+                "ms",
+                DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+                true,
+            ),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(arrow_array::TimestampSecondArray::from(vec![7])),
+                Arc::new(
+                    arrow_array::TimestampMillisecondArray::from(vec![1_732_870_800_123])
+                        .with_timezone("UTC"),
+                ),
+            ],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let mut sink = BatchSink::new(SinkOptions {
+            format: DataFormat::Parquet,
+            path: Some(path.clone()),
+            row_group_size: 10,
+            rotate_rows: None,
+            rotate_bytes: None,
+        });
+        sink.write(&batch).unwrap();
+        sink.finish(&schema).unwrap();
+        let reader = parquet::file::serialized_reader::SerializedFileReader::new(
+            std::fs::File::open(&path).unwrap(),
+        )
+        .unwrap();
+        let meta = parquet::file::reader::FileReader::metadata(&reader);
+        for column in meta.file_metadata().schema_descr().columns() {
+            assert!(
+                matches!(
+                    column.logical_type_ref(),
+                    Some(LogicalType::Timestamp(t)) if t.unit == PqUnit::MICROS
+                ),
+                "{}: {:?}",
+                column.name(),
+                column.logical_type_ref()
+            );
+        }
+        let back: Vec<RecordBatch> =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(
+                bytes::Bytes::from(std::fs::read(&path).unwrap()),
+                10,
+            )
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let ms = back[0]
+            .column(1)
+            .as_any()
+            .downcast_ref::<arrow_array::TimestampMicrosecondArray>()
+            .unwrap();
+        assert_eq!(ms.value(0), 1_732_870_800_123_000, "widened exactly");
     }
 
     #[test]

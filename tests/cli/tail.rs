@@ -142,7 +142,7 @@ pub(crate) struct Orders {
 
 impl Orders {
     /// `tail TOPIC -e --value-format avro --registry URL ARGS…`: the orders decoded to the end.
-    fn tail_to_end(&self, args: &[&str]) -> Output {
+    pub(crate) fn tail_to_end(&self, args: &[&str]) -> Output {
         let url = self.registry.url();
         let mut all = vec![self.topic.as_str(), "-e", "--value-format", "avro"];
         all.extend(["--registry", url.as_str()]);
@@ -227,7 +227,7 @@ print(json.dumps({
             "ts": t['ts'][0].as_py().isoformat(), "city": t['address'][0].as_py()['city'],
             "zip": t['address'][0].as_py()['zip'], "status": t['status'][1].as_py(),
             "key": t['__key'][0].as_py().decode(), "partition": t['__partition'][0].as_py(),
-            "timestamp": t['__timestamp'][0].as_py()},
+            "timestamp": t['__timestamp'][0].as_py().isoformat()},
 }))
 "#;
 
@@ -287,7 +287,13 @@ fn tail_until_end_writes_avro_orders_as_an_arrow_stream_that_pyarrow_reads_with_
     assert_eq!(v["first"]["status"], "PAID");
     assert_eq!(v["first"]["key"], "alice");
     assert_eq!(v["first"]["partition"], 0);
-    assert_eq!(v["first"]["timestamp"], BASE_TS);
+    // Typed by default: timestamp[ms, UTC] (BASE_TS), headers a list of structs.
+    assert_eq!(v["first"]["timestamp"], "2024-11-29T09:00:00+00:00");
+    assert_eq!(v["types"]["__timestamp"], "timestamp[ms, tz=UTC]");
+    assert_eq!(
+        v["types"]["__headers"],
+        "list<item: struct<key: string not null, value: binary> not null>"
+    );
 }
 
 const DUCKDB_PARQUET: &str = r#"
@@ -306,7 +312,7 @@ print(json.dumps({"count": rows[0], "sum": str(rows[1]), "min_ts": str(rows[2]),
 "#;
 
 #[test]
-fn tail_to_parquet_is_read_by_duckdb_with_zstd_decimals_and_millisecond_timestamps() {
+fn tail_to_parquet_is_read_by_duckdb_with_zstd_decimals_and_typed_timestamps() {
     let o = orders(5);
     let dir = temp_dir();
     let file = dir.path().join("orders.parquet");
@@ -352,7 +358,7 @@ fn parquet_rotates_by_rows_into_numbered_complete_files() {
 }
 
 #[test]
-fn ndjson_carries_binary_as_base64_and_nested_values_as_json_objects() {
+fn ndjson_carries_utf8_keys_as_text_and_nested_values_as_json_objects() {
     let o = orders(2);
     let out = o.tail_to_end(&["--format", "ndjson", "-p", "0"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -367,7 +373,9 @@ fn ndjson_carries_binary_as_base64_and_nested_values_as_json_objects() {
         row["address"],
         serde_json::json!({"city": "Ghent", "zip": "9000"})
     );
-    assert_eq!(row["__key"], "YWxpY2U="); // base64("alice")
+    // A raw key that is valid UTF-8 is its text, as kcat prints it.
+    assert_eq!(row["__key"], "alice");
+    assert_eq!(row["__headers"], serde_json::json!({"source": "web"}));
     assert_eq!(row["amount"], "10.00");
     assert_eq!(row["ts"], "2024-11-29T09:00:00Z");
     assert_eq!(row["__partition"], 0);
@@ -686,5 +694,5 @@ fn ctrl_c_closes_the_parquet_writer_so_the_file_is_readable() {
     );
     let v = python(PYARROW_PARQUET_ROWS, &file);
     assert_eq!(v["rows"], 4);
-    assert_eq!(v["ts"], "timestamp[ms, tz=UTC]");
+    assert_eq!(v["ts"], "timestamp[us, tz=UTC]");
 }

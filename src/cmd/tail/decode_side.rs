@@ -30,6 +30,8 @@ use crate::engine::columnar::raw_batch::{RawBatch, RawSelection};
 use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::RecordFilter;
 use crate::engine::columnar::reserved::with_topic_column;
+use crate::engine::columnar::reserved_types::to_typed;
+use crate::engine::columnar::text_view::{TextView, text_view};
 use crate::io::batch_sink::{BatchSink, SinkError};
 
 /// A partition: topic and number.
@@ -126,6 +128,10 @@ pub struct DecodeSide {
     pub dead_lettered: u64,
     /// The schema of the first batch written (a file with no rows still gets columns).
     pub first_schema: Option<SchemaRef>,
+    /// Text outputs (NDJSON, table): how each topic's batches are shown.
+    pub text_views: HashMap<String, TextView>,
+    /// Arrow IPC and Parquet: write `__timestamp` and `__headers` typed.
+    pub typed_reserved: bool,
     held: BTreeMap<Tp, Held>,
     /// Held records being retried are copied here.
     scratch: RawBatch,
@@ -164,6 +170,8 @@ impl DecodeSide {
             skipped: 0,
             dead_lettered: 0,
             first_schema: None,
+            text_views: HashMap::new(),
+            typed_reserved: false,
             held: BTreeMap::new(),
             scratch: RawBatch::new(),
         }
@@ -508,7 +516,18 @@ impl DecodeSide {
             }
             None => (decoded, None),
         };
+        // `--where` saw the typed columns; the text view is only how rows are shown.
+        let decoded = match self.text_views.get(topic) {
+            Some(view) => text_view(&decoded, view)
+                .map_err(|e| CliError::failure(format!("topic {topic}: {e}")))?,
+            None => decoded,
+        };
         let decoded = project(&decoded, &self.columns)?;
+        let decoded = if self.typed_reserved {
+            to_typed(&decoded).map_err(|e| CliError::failure(format!("topic {topic}: {e}")))?
+        } else {
+            decoded
+        };
         let (decoded, consumed) = match self.max_records {
             Some(n) if self.records + decoded.num_rows() as u64 > n => {
                 let limit = (n - self.records) as usize;

@@ -91,6 +91,15 @@ impl Format {
         }
     }
 
+    /// Raw bytes: `raw` or `gzip+raw` (one Binary `value` column).
+    pub fn is_raw(&self) -> bool {
+        match self {
+            Format::Raw => true,
+            Format::Gzip(inner) => inner.is_raw(),
+            _ => false,
+        }
+    }
+
     fn is_arrow(&self) -> bool {
         match self {
             Format::Arrow => true,

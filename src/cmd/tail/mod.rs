@@ -28,6 +28,7 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::refuse_binary_on_tty;
 use crate::cmd::schema_cache::SchemaCacheArgs;
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
+use crate::engine::columnar::text_view::BinaryText;
 use crate::io::batch_sink::DataFormat;
 
 pub use crate::io::batch_sink::DEFAULT_ROW_GROUP_ROWS;
@@ -40,12 +41,30 @@ pub enum OutputFormat {
     Arrow,
     /// Arrow IPC file (`.arrow`).
     ArrowFile,
-    /// Parquet, zstd-compressed, timestamps in ms/µs.
+    /// Parquet, zstd-compressed, every timestamp in µs, headers typed (see --headers-encoding).
     Parquet,
-    /// One JSON object per line; binary as base64, nested values as JSON.
+    /// One JSON object per line: raw bytes as text when UTF-8 (see --binary), headers as an object, nested values as JSON.
     Ndjson,
     /// A table preview for people.
     Table,
+}
+
+/// How NDJSON and the table show raw bytes (raw keys and values, header values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BinaryArg {
+    /// Valid UTF-8 as text (as kcat prints it), other bytes as {"base64": "…"}.
+    Auto,
+    /// Every byte string as a base64 JSON string.
+    Base64,
+}
+
+/// How Arrow IPC and Parquet hold `__timestamp` and `__headers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HeadersEncoding {
+    /// Typed: __headers as list<struct<key: utf8, value: binary>>, __timestamp as timestamp[ms, UTC] (µs in Parquet).
+    List,
+    /// The library layout (docs/formats.md §3/§4): __headers as the header-list byte cell, __timestamp as Int64 epoch ms.
+    Library,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -187,6 +206,14 @@ pub struct TailArgs {
     #[arg(long = "out", value_name = "PATH")]
     pub out: Option<PathBuf>,
 
+    /// NDJSON and table: raw keys, raw values and header values as text when valid UTF-8 (auto) or always as base64.
+    #[arg(long = "binary", value_enum, default_value_t = BinaryArg::Auto)]
+    pub binary: BinaryArg,
+
+    /// Arrow IPC and Parquet: typed reserved columns (list) or the library's byte layout (library) [default: list].
+    #[arg(long = "headers-encoding", value_enum, value_name = "ENCODING")]
+    pub headers_encoding: Option<HeadersEncoding>,
+
     /// Parquet row-group size in rows.
     #[arg(long = "row-group-size", default_value_t = DEFAULT_ROW_GROUP_ROWS, value_name = "ROWS")]
     pub row_group_size: usize,
@@ -216,6 +243,11 @@ pub struct TailArgs {
 pub struct OutputPlan {
     pub format: OutputFormat,
     pub path: Option<PathBuf>,
+    /// How the text outputs show raw bytes.
+    pub binary: BinaryText,
+    /// Arrow IPC and Parquet: `__timestamp` and `__headers` typed
+    /// (`engine::columnar::reserved_types`) rather than in the library layout.
+    pub typed_reserved: bool,
 }
 
 fn format_from_extension(path: &std::path::Path) -> Option<OutputFormat> {
@@ -250,7 +282,32 @@ impl OutputPlan {
                 "--rotate-rows/--rotate-bytes need a file format",
             ));
         }
-        Ok(OutputPlan { format, path })
+        let binary = match args.binary {
+            BinaryArg::Auto => BinaryText::Auto,
+            BinaryArg::Base64 => BinaryText::Base64,
+        };
+        if args.headers_encoding.is_some()
+            && matches!(format, OutputFormat::Ndjson | OutputFormat::Table)
+        {
+            return Err(CliError::usage(
+                "--headers-encoding applies to Arrow IPC and Parquet output; NDJSON and the table always show headers as a JSON object",
+            ));
+        }
+        // Typed by default in every binary format: `run --input` and `barrier verify
+        // --input` read both layouts, so a `tail | run` pipe works either way.
+        let typed_reserved =
+            args.headers_encoding.unwrap_or(HeadersEncoding::List) == HeadersEncoding::List;
+        Ok(OutputPlan {
+            format,
+            path,
+            binary,
+            typed_reserved,
+        })
+    }
+
+    /// NDJSON and the table show the text view of each batch.
+    pub fn is_text(&self) -> bool {
+        matches!(self.format, OutputFormat::Ndjson | OutputFormat::Table)
     }
 
     pub fn data_format(&self) -> Option<DataFormat> {
@@ -435,6 +492,8 @@ pub fn demo_to_parquet(
         output: OutputPlan {
             format: OutputFormat::Parquet,
             path: Some(path.to_path_buf()),
+            binary: BinaryText::Auto,
+            typed_reserved: true,
         },
         row_group_size: DEFAULT_ROW_GROUP_ROWS,
         rotate_rows: None,

@@ -25,10 +25,12 @@ use crate::cmd::tail::poll_side::{PollSide, Stops};
 use crate::cmd::tail::positions::{Positions, Start, Stop};
 use crate::cmd::tail::predicate::WherePredicate;
 use crate::cmd::tail::{OnError, OutputFormat, OutputPlan};
-use crate::engine::columnar::batch::BatchDecoder;
+use crate::engine::columnar::batch::{BatchDecoder, DECODED_KEY_COLUMN};
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::engine::columnar::record_filter::RecordFilter;
 use crate::engine::columnar::reserved::{reserved_fields, topic_field, with_topic_column};
+use crate::engine::columnar::reserved_types::typed_schema;
+use crate::engine::columnar::text_view::TextView;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::io::batch_sink::{BatchSink, SinkError, SinkOptions};
 use crate::io::kafka::tail_consumer::{TailConsumer, TailConsumerOptions};
@@ -243,6 +245,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         bar
     });
 
+    let views = plan.output.is_text().then(|| text_views(&plan));
     let mut decode_side = DecodeSide::new(
         decoders,
         std::mem::take(&mut plan.filter),
@@ -257,6 +260,10 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         plan.batch_records,
         plan.topic_column,
     );
+    if let Some(views) = views {
+        decode_side.text_views = views;
+    }
+    decode_side.typed_reserved = plan.output.typed_reserved && !plan.output.is_text();
     let shared = Arc::new(Shared::new(cancelled.clone()));
     // The hand-off: arenas go to the decode side through a short queue and come back
     // for the next fetches; reports (holds, written offsets) come back unbounded, as
@@ -324,7 +331,12 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         if plan.topic_column {
             fields.insert(0, topic_field());
         }
-        Arc::new(Schema::new(fields))
+        let library = Schema::new(fields);
+        Arc::new(if plan.output.typed_reserved && !plan.output.is_text() {
+            typed_schema(&library)
+        } else {
+            library
+        })
     });
     let files = match decode_side.output {
         Output::Data(sink) => {
@@ -356,6 +368,22 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         summary(global, &plan, &counters, &files);
     }
     outcome
+}
+
+/// How each topic's rows are shown in NDJSON and the table.
+fn text_views(plan: &TailPlan) -> HashMap<String, TextView> {
+    plan.topics
+        .iter()
+        .map(|t| {
+            let view = TextView {
+                binary: plan.output.binary,
+                raw_value: formats::format_for(&plan.value_specs, t).is_raw(),
+                decoded_key: formats::format_for(&plan.key_specs, t) != formats::Format::Raw,
+                keep_decoded_key: plan.columns.iter().any(|c| c == DECODED_KEY_COLUMN),
+            };
+            (t.clone(), view)
+        })
+        .collect()
 }
 
 fn summary(global: &GlobalArgs, plan: &TailPlan, c: &Counters, files: &[std::path::PathBuf]) {

@@ -1,6 +1,8 @@
-//! The human preview of batches on a terminal: one comfy-table per batch, binary
-//! shown as text when it is printable UTF-8 and as hex otherwise, the `__headers`
-//! cell as `name=value` pairs, long cells cut.
+//! The human preview of batches on a terminal: one comfy-table per batch, of the
+//! text view (`engine::columnar::text_view`): JSON-text cells shown as their text
+//! when they are a string and as compact JSON otherwise (the `__headers` object),
+//! other binary as text when it is printable UTF-8 and as hex otherwise, control
+//! characters escaped (a cell never drives the terminal), long cells cut.
 
 use std::io::Write;
 
@@ -11,7 +13,8 @@ use arrow_schema::DataType;
 use crate::cmd::output::table;
 use crate::engine::columnar::headers::decode_headers;
 use crate::engine::columnar::json_values::column_to_json;
-use crate::engine::columnar::reserved::HEADERS_COLUMN;
+use crate::engine::columnar::reserved::{HEADERS_COLUMN, JSON_KEY};
+use crate::engine::columnar::text_view::{BinaryText, headers_json};
 
 const MAX_CELL: usize = 48;
 
@@ -32,15 +35,18 @@ fn show_bytes(b: &[u8]) -> String {
 
 fn show_headers(cell: &[u8]) -> String {
     match decode_headers(cell) {
-        Ok(hs) => hs
-            .iter()
-            .map(|h| match &h.value {
-                Some(v) => format!("{}={}", h.key, show_bytes(v)),
-                None => format!("{}=null", h.key),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
+        Ok(hs) => headers_json(&hs, BinaryText::Auto).to_string(),
         Err(e) => format!("<{e}>"),
+    }
+}
+
+/// A JSON fragment as a person reads it: a string as its text (quoted as JSON
+/// when it holds control characters), anything else as compact JSON.
+fn show_json(fragment: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(fragment) {
+        Ok(serde_json::Value::String(t)) if !t.chars().any(char::is_control) => t,
+        Ok(v) => v.to_string(),
+        Err(_) => fragment.to_string(),
     }
 }
 
@@ -66,16 +72,29 @@ pub fn render(out: &mut dyn Write, batch: &RecordBatch) -> std::io::Result<()> {
                     })
                     .collect()
             }
+            DataType::Utf8 if f.metadata().get(JSON_KEY).is_some_and(|v| v == "true") => {
+                column_to_json(c.as_ref(), f)
+                    .unwrap_or_else(|e| vec![format!("<{e}>"); c.len()])
+                    .iter()
+                    .map(|s| show_json(s))
+                    .collect()
+            }
             DataType::Utf8 => {
                 let a = c.as_string::<i32>();
                 a.iter()
-                    .map(|v| v.map_or_else(|| "null".to_string(), str::to_string))
+                    .map(|v| match v {
+                        None => "null".to_string(),
+                        Some(t) if t.chars().any(char::is_control) => {
+                            serde_json::Value::String(t.to_string()).to_string()
+                        }
+                        Some(t) => t.to_string(),
+                    })
                     .collect()
             }
             _ => column_to_json(c.as_ref(), f)
                 .unwrap_or_else(|e| vec![format!("<{e}>"); c.len()])
-                .into_iter()
-                .map(|s| s.trim_matches('"').to_string())
+                .iter()
+                .map(|s| show_json(s))
                 .collect(),
         };
         columns.push(cells);

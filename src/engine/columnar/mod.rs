@@ -15,8 +15,10 @@ pub mod raw_batch;
 pub mod record;
 pub mod record_filter;
 pub mod reserved;
+pub mod reserved_types;
 pub mod runner;
 pub mod snapshot;
 #[cfg(test)]
 pub mod test_support;
+pub mod text_view;
 pub mod topology;

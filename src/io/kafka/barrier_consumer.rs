@@ -42,6 +42,7 @@ pub struct KafkaBarrierConsumer {
 impl KafkaBarrierConsumer {
     /// A consumer with `settings`; nothing is assigned yet.
     pub fn new(settings: &KafkaSettings, timeout: Duration) -> Result<Self, KafkaIoError> {
+        settings.refuse_dead_bootstrap()?;
         let mut config = settings.client_config();
         config
             .set("enable.auto.commit", "false")

@@ -15,6 +15,7 @@ use crate::io::kafka::settings::KafkaSettings;
 pub type TopicPartition = (String, i32);
 
 fn group_consumer(settings: &KafkaSettings, group: &str) -> Result<ReaderConsumer, KafkaIoError> {
+    settings.refuse_dead_bootstrap()?;
     let mut config = settings.client_config();
     config
         .set("group.id", group)

@@ -26,6 +26,7 @@ pub fn offsets_below(
     limits: &BTreeMap<i32, i64>,
     timeout: Duration,
 ) -> Result<BTreeMap<i32, PartitionLog>, KafkaIoError> {
+    settings.refuse_dead_bootstrap()?;
     let mut config = settings.client_config();
     config
         .set("enable.auto.commit", "false")

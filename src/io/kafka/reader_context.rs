@@ -1,10 +1,11 @@
-//! The client context of our reading consumers: librdkafka errors are logged as the default
-//! context logs them (and refused logins kept for the final error, `auth_failure`), except
-//! partition-EOF notices. Readers ask for those to see the end of a
+//! The client context of our reading consumers: librdkafka errors and log lines are logged
+//! collapsed, once per distinct message (`client_log`; refused logins kept for the final
+//! error, `auth_failure`), except partition-EOF notices. Readers ask for those to see the end of a
 //! partition, and librdkafka also passes them to the global error callback, which would print
 //! one ERROR line per partition on every read of a many-partition topic.
 
 use rdkafka::client::ClientContext;
+use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::{BaseConsumer, ConsumerContext};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
@@ -21,8 +22,12 @@ impl ClientContext for ReaderContext {
         if is_partition_eof(&error) {
             tracing::trace!("librdkafka: {error}: {reason}");
         } else {
-            tracing::error!("librdkafka: {error}: {reason}");
+            crate::io::kafka::client_log::error(&error, reason);
         }
+    }
+
+    fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
+        crate::io::kafka::client_log::log(level, fac, log_message);
     }
 }
 

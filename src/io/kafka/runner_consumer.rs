@@ -83,7 +83,11 @@ fn tps(list: &TopicPartitionList) -> Vec<Tp> {
 impl ClientContext for RunnerContext {
     fn error(&self, error: KafkaError, reason: &str) {
         crate::io::kafka::auth_failure::note(&error, reason);
-        tracing::warn!("librdkafka: {error}: {reason}");
+        crate::io::kafka::client_log::error(&error, reason);
+    }
+
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        crate::io::kafka::client_log::log(level, fac, log_message);
     }
 }
 
@@ -205,6 +209,7 @@ impl RunnerConsumer {
         settings: &KafkaSettings,
         opts: &RunnerConsumerOptions,
     ) -> Result<Self, KafkaIoError> {
+        settings.refuse_dead_bootstrap()?;
         let mut config = settings.streaming_consumer_config();
         config
             .set("group.id", &opts.group)

@@ -37,7 +37,11 @@ pub struct DeliveryContext {
 impl ClientContext for DeliveryContext {
     fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
         crate::io::kafka::auth_failure::note(&error, reason);
-        tracing::error!("librdkafka: {error}: {reason}");
+        crate::io::kafka::client_log::error(&error, reason);
+    }
+
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        crate::io::kafka::client_log::log(level, fac, log_message);
     }
 }
 

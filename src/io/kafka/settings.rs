@@ -77,6 +77,15 @@ impl KafkaSettings {
         }
     }
 
+    /// Fails fast (exit 4) when every bootstrap address refuses connections
+    /// (`reachability`); called before a command's first client is created.
+    pub fn refuse_dead_bootstrap(&self) -> Result<(), crate::io::kafka::error::KafkaIoError> {
+        match self.get("bootstrap.servers") {
+            Some(b) => crate::io::kafka::reachability::refuse_dead_bootstrap(b),
+            None => Ok(()),
+        }
+    }
+
     /// An rdkafka client configuration with these properties.
     pub fn client_config(&self) -> ClientConfig {
         // So that a refused login can later be reported naming its mechanism and user.

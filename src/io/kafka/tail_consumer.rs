@@ -70,6 +70,7 @@ fn tp(topic: &str, partition: i32) -> TopicPartitionList {
 
 impl TailConsumer {
     pub fn new(settings: &KafkaSettings, opts: &TailConsumerOptions) -> Result<Self, KafkaIoError> {
+        settings.refuse_dead_bootstrap()?;
         let consumer: TailClient = Self::client_config(settings, opts)
             .create_with_context(TailContext::default())
             .map_err(|e| KafkaIoError::failed(format!("create Kafka consumer: {e}")))?;

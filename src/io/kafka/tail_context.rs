@@ -36,6 +36,11 @@ impl ClientContext for TailContext {
     fn error(&self, error: KafkaError, reason: &str) {
         ReaderContext.error(error, reason);
     }
+
+    // librdkafka's log lines go through the readers' collapsing logger too.
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        ReaderContext.log(level, fac, log_message);
+    }
 }
 
 impl ConsumerContext for TailContext {

@@ -123,6 +123,7 @@ impl TopicReader {
         topic: &str,
         timeout: Duration,
     ) -> Result<Option<Self>, KafkaIoError> {
+        settings.refuse_dead_bootstrap()?;
         let mut config = settings.client_config();
         config
             .set("enable.auto.commit", "false")

@@ -197,7 +197,8 @@ fn list_writes_one_arrow_or_parquet_row_per_cut_partition_atomically() {
         serde_json::json!(["ZSTD"]),
         "tail's codec: {v}"
     );
-    assert_eq!(v["triggered_at"], "timestamp[ms, tz=UTC]", "{v}");
+    // Every Parquet timestamp is in µs (issue #20), as in tail and run.
+    assert_eq!(v["triggered_at"], "timestamp[us, tz=UTC]", "{v}");
     assert_eq!(v["group_has_min_max"], false, "tail's statistics: {v}");
     assert_eq!(v["epoch_has_min_max"], true, "{v}");
     assert_eq!(v["dictionary_pages"], false, "tail's encoding: {v}");

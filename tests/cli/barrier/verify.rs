@@ -399,6 +399,38 @@ fn an_arrow_input_holding_exactly_the_records_before_the_cut_verifies() {
 }
 
 #[test]
+fn what_tail_writes_by_default_verifies_through_a_pipe() {
+    // `tail` writes typed reserved columns by default (timestamp, list of headers).
+    let w = world();
+    let tailed = w.c.run(&["tail", &w.topic, "-e", "--format", "arrow"]);
+    assert_code(&tailed, 0);
+    let mut child = std::process::Command::new(binary())
+        .args([
+            "-b",
+            &w.c.bootstrap(),
+            "barrier",
+            "verify",
+            "--group",
+            GROUP,
+        ])
+        .args(["--epoch", "3", "--input", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&tailed.stdout)
+        .unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert_code(&piped, 0);
+    assert!(stdout(&piped).contains("10 rows)"), "{}", stdout(&piped));
+}
+
+#[test]
 fn missing_past_cut_and_duplicated_input_records_are_reported_per_partition() {
     let w = world();
     let dir = tempfile::tempdir().unwrap();
