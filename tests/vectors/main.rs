@@ -11,3 +11,4 @@ mod headers;
 mod murmur2;
 mod registry;
 mod snapshot;
+mod truncation;
