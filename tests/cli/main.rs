@@ -7,6 +7,7 @@ mod support;
 mod barrier;
 mod broker;
 mod cross_impl;
+mod dry_run;
 mod faults;
 mod frame;
 mod hostile;
