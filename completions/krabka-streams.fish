@@ -571,6 +571,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l allow-empty -d 'Pass when the directory holds no snapshot file (by default that is exit 3)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'

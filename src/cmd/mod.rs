@@ -149,9 +149,59 @@ fn json_requested(args: &[OsString]) -> OutputMode {
     }
 }
 
+impl Command {
+    /// Why this invocation cannot honour `--dry-run`, when it cannot. A command either
+    /// honours it (validates and reads, changes nothing and says what it would have
+    /// done) or is refused here before it starts, so the dry-run banner never lies.
+    pub fn dry_run_refusal(&self) -> Option<String> {
+        match self {
+            Command::Run(a) if !a.check && !a.explain => Some(
+                "it consumes records, writes its sinks and commits offsets; validate the topology with `run --check` (or print it with `--explain`)"
+                    .into(),
+            ),
+            Command::Tail(a) if a.group.is_some() => {
+                Some("-g commits the group's offsets; tail without -g to only read".into())
+            }
+            Command::Tail(a) => a.out.as_ref().filter(|o| o.as_os_str() != "-").map(|out| {
+                format!(
+                    "--out {} writes a file; tail to stdout or drop --dry-run",
+                    out.display()
+                )
+            }),
+            Command::Barrier(a) => a.dry_run_refusal(),
+            Command::Snapshot(a) => a.command.dry_run_refusal(),
+            Command::Leader(a) => a.dry_run_refusal(),
+            Command::Demo(_) => {
+                Some("the demo creates topics, subjects and files as it walks through".into())
+            }
+            Command::DevCluster(_) => Some("it serves a cluster until Ctrl-C".into()),
+            Command::GenerateAssets(_) => {
+                Some("it writes the completions and man pages".into())
+            }
+            Command::Run(_) | Command::Schema(_) | Command::Completions(_) => None,
+        }
+    }
+
+    /// The name of the invocation in a `--dry-run` refusal.
+    fn full_name(&self) -> &'static str {
+        match self {
+            Command::Leader(a) => a.name(),
+            other => other.name(),
+        }
+    }
+}
+
 /// Runs one parsed command.
 pub fn dispatch(cli: Cli) -> CliResult<()> {
     logging::init(&cli.global.output);
+    if cli.global.output.dry_run
+        && let Some(why) = cli.command.dry_run_refusal()
+    {
+        return Err(CliError::usage(format!(
+            "`{}` does not support --dry-run: {why}",
+            cli.command.full_name()
+        )));
+    }
     match cli.command {
         Command::Run(args) => run::run(&cli.global, args),
         Command::Demo(args) => demo::run(&cli.global, args),

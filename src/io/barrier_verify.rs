@@ -16,7 +16,7 @@ use crate::engine::columnar::barrier::verify::{
     SnapshotPartitionCheck, check_committed_offsets, check_input, check_snapshots, input_topic,
     logical_partitions, select_cut,
 };
-use crate::engine::columnar::barrier::{BarrierCut, Cut};
+use crate::engine::columnar::barrier::{BarrierCut, Cut, UnknownGroup, require_group};
 use crate::engine::columnar::ipc::{self, IPC_FILE_HEADER, IPC_FILE_TRAILER, IpcFormat};
 use crate::engine::columnar::ipc_stream::StreamBatches;
 use crate::engine::columnar::snapshot::naming::{DirectoryLayout, SnapshotLayout, detect_layout};
@@ -146,6 +146,9 @@ pub enum VerifyError {
     /// A file or directory could not be read or is not what it should be.
     #[error("{0}")]
     Input(String),
+    /// `__barrier_state` holds no record of the group: nothing to verify against.
+    #[error(transparent)]
+    UnknownGroup(#[from] UnknownGroup),
 }
 
 impl From<BarrierStateReadError> for VerifyError {
@@ -167,6 +170,7 @@ pub fn verify(
 ) -> Result<VerifyReport, VerifyError> {
     let deadline = Deadline(Instant::now() + timeout);
     let state = read_barrier_state(settings, deadline.remaining("read __barrier_state")?)?;
+    require_group(&state.log, state.topic_exists, &request.group)?;
     let selection = select_cut(&state.log, &request.group, request.epoch);
     let mut report = VerifyReport {
         group: request.group.clone(),

@@ -10,5 +10,6 @@ mod decode;
 mod list;
 mod mid_transaction;
 mod runner;
+mod unknown_group;
 mod verify;
 mod watch;

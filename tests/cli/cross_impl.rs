@@ -264,3 +264,56 @@ fn messages_encoded_by_google_protobuf_decode_to_the_same_values() {
         assert_eq!(got, case["expected"], "path {path:?}");
     }
 }
+
+/// fastavro's verdict on every cut of each frame's body: `true` when it refused.
+const FASTAVRO_CUTS_SCRIPT: &str = r#"
+import io, json, sys
+import fastavro
+args = json.loads(sys.argv[1])
+schema = fastavro.parse_schema(json.loads(args["schema"]))
+out = []
+for body_hex in args["bodies"]:
+    body = bytes.fromhex(body_hex)
+    verdicts = []
+    for cut in range(len(body)):
+        buf = io.BytesIO(body[:cut])
+        try:
+            fastavro.schemaless_reader(buf, schema)
+            # A datum that stops before the end leaves bytes: refused as well.
+            verdicts.append(buf.tell() != cut)
+        except Exception:
+            verdicts.append(True)
+    out.append(verdicts)
+print(json.dumps(out))
+"#;
+
+#[test]
+fn fastavro_and_we_refuse_every_cut_of_records_it_encoded() {
+    let Some(py) = python() else { return };
+    let cases = run_python(&py, FASTAVRO_SCRIPT, ORDER_SCHEMA);
+    let writer = AvroSchema::parse(ORDER_SCHEMA).unwrap();
+    let bodies: Vec<String> = cases
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["frame"].as_str().unwrap()[2 * framing::FRAME_HEADER_LEN..].to_string())
+        .collect();
+    let verdicts = run_python(
+        &py,
+        FASTAVRO_CUTS_SCRIPT,
+        &json!({"schema": ORDER_SCHEMA, "bodies": bodies}).to_string(),
+    );
+    let mut cuts = 0;
+    for (body_hex, verdicts) in bodies.iter().zip(verdicts.as_array().unwrap()) {
+        let body = hex::decode(body_hex).unwrap();
+        for cut in 0..body.len() {
+            assert_eq!(verdicts[cut], true, "fastavro accepted a cut to {cut}");
+            let ours = decode_body(&writer, 42, None, &body[..cut]);
+            assert!(ours.is_err(), "we accepted a cut to {cut}: {ours:?}");
+            let resolved = decode_body(&writer, 42, Some(&writer), &body[..cut]);
+            assert!(resolved.is_err(), "resolved: we accepted a cut to {cut}");
+            cuts += 1;
+        }
+    }
+    assert!(cuts > 100, "{cuts}");
+}

@@ -10,6 +10,7 @@ mod completions;
 mod cross_impl;
 mod dead_broker;
 mod docs_commands;
+mod dry_run;
 mod faults;
 mod frame;
 mod hostile;

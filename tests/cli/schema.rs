@@ -795,3 +795,42 @@ fn dry_run_prewarm_only_looks_up_and_writes_no_cache() {
     );
     assert!(!cache.exists());
 }
+
+#[test]
+fn decode_refuses_every_cut_of_a_framed_record_and_a_trailing_byte() {
+    let server = RegistryServer::start_default().unwrap();
+    let (id, _) = server.seed("o-value", SchemaRecord::avro(ORDER));
+    // id "o-1", amount 120, price 12.34, tags ["x"], note "hello": the last field is the
+    // optional string apache-avro alone read back as null when the body was cut.
+    let body =
+        hex::decode("066f2d31f001".to_string() + "0404d2" + "020278" + "00" + "020a68656c6c6f")
+            .unwrap();
+    let frame = framing::encode(id, &body);
+    let r = schema(&server.url(), &["decode", &hex::encode(&frame)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json()["data"]["value"]["note"], "hello");
+    for cut in 0..body.len() {
+        let short = &frame[..framing::FRAME_HEADER_LEN + cut];
+        let r = schema(&server.url(), &["decode", &hex::encode(short)]);
+        assert_eq!(r.code, 1, "cut to {cut} bytes: {}{}", r.stdout, r.stderr);
+        assert!(r.stdout.is_empty(), "cut to {cut}: {}", r.stdout);
+        assert!(
+            r.stderr
+                .contains(&format!("decode the body with writer schema {id}"))
+                && r.stderr.contains(&format!(
+                    "the Avro body ends early: {cut} bytes do not hold a whole datum"
+                )),
+            "cut to {cut}: {}",
+            r.stderr
+        );
+    }
+    let mut long = frame.clone();
+    long.push(0);
+    let r = schema(&server.url(), &["decode", &hex::encode(&long)]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("1 trailing bytes after the Avro datum"),
+        "{}",
+        r.stderr
+    );
+}

@@ -1042,3 +1042,35 @@ fn prune_keeps_the_newest_epochs_and_live_state() {
     let out = run(&["snapshot", "prune", s(d), "--older-than", "soon"]);
     assert_eq!(code(&out), 2);
 }
+
+#[test]
+fn verify_of_a_directory_without_snapshot_files_fails_unless_allowed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // Only files that are not snapshots: nothing to verify.
+    write(d, "notes.txt", b"not a snapshot");
+    let out = run(&["snapshot", "verify", s(d)]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("holds no snapshot file: nothing was verified"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["--output", "json", "snapshot", "verify", s(d)]);
+    assert_eq!(code(&out), 3);
+    assert_eq!(json_data(&out)["data"]["checked"], 0);
+    assert_eq!(json_data(&out)["data"]["ok"], false);
+    let allowed = run(&[
+        "--output",
+        "json",
+        "snapshot",
+        "verify",
+        s(d),
+        "--allow-empty",
+    ]);
+    assert_eq!(code(&allowed), 0, "{}", stderr(&allowed));
+    assert_eq!(json_data(&allowed)["data"]["ok"], true);
+    // One good file: verified, --allow-empty or not.
+    write(d, "partition-0.snapshot", &container_of(&[("a", vec![1])]));
+    assert_eq!(code(&run(&["snapshot", "verify", s(d)])), 0);
+}

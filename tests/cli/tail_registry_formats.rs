@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use krabka_streams::engine::schema::framing;
 use krabka_streams::engine::schema::registry::{Registry, SchemaReference, SchemaSpec, SchemaType};
 use krabka_streams::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
@@ -440,4 +441,65 @@ fn json_schema_records_tail_to_arrow_with_their_schema_declared_types() {
         json!({"id": "j-2", "qty": 1, "price": null, "paid": null, "tags": null,
                "customer": null, "blob": null})
     );
+}
+
+/// An Avro order whose last field is an optional string: apache-avro alone reads a body
+/// cut inside it as `null`.
+const NOTE_AVRO: &str = r#"{"type":"record","name":"Note","namespace":"demo","fields":[
+ {"name":"id","type":"string"},{"name":"note","type":["null","string"],"default":null}]}"#;
+
+/// The reader adds a defaulted field, so records go through schema resolution.
+const NOTE_AVRO_READER: &str = r#"{"type":"record","name":"Note","namespace":"demo","fields":[
+ {"name":"id","type":"string"},{"name":"note","type":["null","string"],"default":null},
+ {"name":"qty","type":"long","default":1}]}"#;
+
+#[test]
+fn a_cut_avro_body_fails_naming_topic_partition_and_offset_on_both_decoding_paths() {
+    let broker = Tansu::start();
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let reader = dir.path().join("reader.avsc");
+    std::fs::write(&reader, NOTE_AVRO_READER).unwrap();
+    for (n, format) in ["avro".to_string(), format!("avro:{}", reader.display())]
+        .iter()
+        .enumerate()
+    {
+        let topic = unique_name("avro-cut");
+        create_topic(&broker.bootstrap(), &topic, 1);
+        let id = client
+            .register(
+                &format!("{topic}-value"),
+                &SchemaSpec {
+                    schema: NOTE_AVRO.into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        // id "o-1", note "hello"; the second record loses the last 3 bytes of the note.
+        let good = framing::encode(id as u32, &hex::decode("066f2d31020a68656c6c6f").unwrap());
+        let cut = good[..good.len() - 3].to_vec();
+        produce_hex(
+            &broker.bootstrap(),
+            &topic,
+            &json!([hex::encode(&good), hex::encode(&cut)]),
+        );
+        let out_file = dir.path().join(format!("x{n}.arrows"));
+        let out = tail_to(
+            &broker.bootstrap(),
+            &topic,
+            format,
+            &registry.url(),
+            &out_file,
+        );
+        assert_eq!(out.status.code(), Some(1), "{format}: {}", stderr(&out));
+        let message = stderr(&out);
+        assert!(
+            message.contains(&format!(
+                "cannot decode the value of {topic}/0 offset 1: cannot deserialize schema value:"
+            )) && (message.contains("ends early") || message.contains("truncated Avro value")),
+            "{format}: {message}"
+        );
+        assert!(!out_file.exists(), "a failed tail publishes no file");
+    }
 }

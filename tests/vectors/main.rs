@@ -12,3 +12,4 @@ mod headers;
 mod murmur2;
 mod registry;
 mod snapshot;
+mod truncation;

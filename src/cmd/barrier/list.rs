@@ -14,6 +14,7 @@ use crate::cmd::output::{Ui, finish_stdout, refuse_binary_on_tty, table};
 use crate::engine::columnar::barrier::rows::cut_rows;
 use crate::engine::columnar::barrier::{
     BARRIER_STATE_TOPIC, BarrierCut, CutLog, GroupDefinition, InjectionStart, group_partition,
+    require_group,
 };
 use crate::engine::time::rfc3339_millis;
 use crate::io::batch_file::{BatchFormat, Destination, write_batches};
@@ -76,7 +77,11 @@ pub fn run(global: &GlobalArgs, command: &str, args: ListArgs) -> CliResult<()> 
     }
     let state = read_state(global, command)?;
     let groups: Vec<String> = match &args.group {
-        Some(g) => vec![g.clone()],
+        Some(g) => {
+            require_group(&state.log, state.topic_exists, g)
+                .map_err(|e| CliError::failure(e.to_string()))?;
+            vec![g.clone()]
+        }
         None => state.log.groups(),
     };
     let cuts: Vec<BarrierCut> = groups

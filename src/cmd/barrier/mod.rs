@@ -64,6 +64,17 @@ impl BarrierArgs {
             BarrierCommand::Decode(_) => "barrier decode",
         }
     }
+
+    /// Why `--dry-run` cannot be honoured, when it cannot: the rest only read.
+    pub fn dry_run_refusal(&self) -> Option<String> {
+        match &self.command {
+            BarrierCommand::List(a) if a.out != "-" => Some(format!(
+                "--out {} writes a file; print the rows with --out - or drop --dry-run",
+                a.out
+            )),
+            _ => None,
+        }
+    }
 }
 
 pub fn run(global: &GlobalArgs, args: BarrierArgs) -> CliResult<()> {

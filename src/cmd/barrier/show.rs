@@ -7,6 +7,7 @@ use crate::cmd::barrier::render::{cut_full_json, write_cut_detail};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
+use crate::engine::columnar::barrier::require_group;
 use crate::engine::columnar::barrier::verify::{CutSelection, EpochSelector, select_cut};
 
 #[derive(Debug, Args)]
@@ -30,6 +31,8 @@ pub struct ShowArgs {
 
 pub fn run(global: &GlobalArgs, command: &str, args: ShowArgs) -> CliResult<()> {
     let state = read_state(global, command)?;
+    require_group(&state.log, state.topic_exists, &args.group)
+        .map_err(|e| CliError::failure(e.to_string()))?;
     let selection = select_cut(&state.log, &args.group, args.epoch);
     let cut = match selection {
         CutSelection::Complete(cut) | CutSelection::Partial(cut) => cut,

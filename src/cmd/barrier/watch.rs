@@ -55,6 +55,7 @@ pub fn run(global: &GlobalArgs, command: &str, args: WatchArgs) -> CliResult<()>
     };
     let mut printed = 0u64;
     let mut write_error = None;
+    let mut unknown_group = None;
     let end = follow_cuts(
         &settings,
         &options,
@@ -65,8 +66,16 @@ pub fn run(global: &GlobalArgs, command: &str, args: WatchArgs) -> CliResult<()>
                 ControlFlow::Continue(())
             }
             WatchEvent::Following {
+                unknown: Some(unknown),
+                ..
+            } => {
+                unknown_group = Some(unknown);
+                ControlFlow::Break(())
+            }
+            WatchEvent::Following {
                 partitions,
                 last_epoch,
+                unknown: None,
             } => {
                 let after = if last_epoch < 1 {
                     String::new()
@@ -100,6 +109,9 @@ pub fn run(global: &GlobalArgs, command: &str, args: WatchArgs) -> CliResult<()>
         },
     )
     .map_err(watch_error)?;
+    if let Some(unknown) = unknown_group {
+        return Err(CliError::failure(unknown.to_string()));
+    }
     match (end, write_error) {
         (_, Some(e)) if is_broken_pipe(&e) => Ok(()),
         (_, Some(e)) => Err(CliError::failure(format!("cannot write to stdout: {e}"))),

@@ -106,6 +106,32 @@ impl TimingArgs {
     }
 }
 
+impl LeaderArgs {
+    /// Why `--dry-run` cannot be honoured, when it cannot. `resign` and `deregister`
+    /// honour it; `status`, `list` and `watch` only read.
+    pub fn dry_run_refusal(&self) -> Option<String> {
+        match self.command {
+            LeaderCommand::Run(_) => Some(
+                "it registers a member, takes the lease and runs COMMAND; see the role with `leader status`"
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The name used in error lines.
+    pub fn name(&self) -> &'static str {
+        match self.command {
+            LeaderCommand::Run(_) => "leader run",
+            LeaderCommand::Status(_) => "leader status",
+            LeaderCommand::List(_) => "leader list",
+            LeaderCommand::Watch(_) => "leader watch",
+            LeaderCommand::Resign(_) => "leader resign",
+            LeaderCommand::Deregister(_) => "leader deregister",
+        }
+    }
+}
+
 pub fn run(global: &GlobalArgs, args: LeaderArgs) -> CliResult<()> {
     match args.command {
         LeaderCommand::Run(a) => run::run(global, a),

@@ -68,6 +68,20 @@ impl SnapshotCommand {
             SnapshotCommand::RestoreCut(_) => "snapshot restore-cut",
         }
     }
+
+    /// Why `--dry-run` cannot be honoured, when it cannot. `restore`, `prune` and
+    /// `restore-cut` honour it (they report what they would change); the rest only read.
+    pub fn dry_run_refusal(&self) -> Option<String> {
+        match self {
+            SnapshotCommand::Dump(a) => a.out.as_ref().map(|out| {
+                format!(
+                    "--out {} writes a file; drop --out to print the dump, or drop --dry-run",
+                    out.display()
+                )
+            }),
+            _ => None,
+        }
+    }
 }
 
 pub fn run(global: &GlobalArgs, args: SnapshotArgs) -> CliResult<()> {

@@ -27,6 +27,7 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
 use crate::engine::columnar::barrier::cut_log::{BarrierCut, CutLog};
 use crate::engine::columnar::barrier::record::BARRIER_STATE_TOPIC;
+use crate::engine::columnar::barrier::require_group;
 use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotLayout};
 use crate::engine::columnar::snapshot::plan::{SnapshotUnit, parse_epoch};
 use crate::io::kafka::barrier_state::{BarrierStateReadError, read_barrier_state};
@@ -86,6 +87,7 @@ pub fn select_cut(
     group: &str,
     selector: CutSelector,
 ) -> Result<BarrierCut, String> {
+    require_group(log, topic_exists, group).map_err(|e| e.to_string())?;
     let known: Vec<String> = log
         .cuts(group)
         .iter()
@@ -397,7 +399,11 @@ mod tests {
         );
         assert_eq!(
             select_cut(&CutLog::new(), false, "app", CutSelector::Latest).unwrap_err(),
-            "barrier group app has no complete cut (topic __barrier_state does not exist)"
+            "no such barrier group: app (__barrier_state does not exist)"
+        );
+        assert_eq!(
+            select_cut(&log, true, "ap", CutSelector::Latest).unwrap_err(),
+            "no such barrier group: ap (no record of it in __barrier_state; groups: app)"
         );
     }
 

@@ -2,7 +2,9 @@
 //! kind is recognised, and reports each bad one (truncated, trailing bytes, wrong
 //! version, duplicate or non-UTF-8 names, legacy gen A, a link or non-file under
 //! a snapshot name, a join batch whose Arrow IPC does not decode). Exit 3 when
-//! any file is bad, 0 when all are good.
+//! any file is bad, 0 when all are good. A directory without snapshot files is exit
+//! 3 too unless `--allow-empty`: a check that checked nothing must not pass (a wrong
+//! path in CI would otherwise read as verified).
 //!
 //! Payloads carry no type tag, so a payload that matches no known layout is
 //! opaque, not bad: only a payload recognised as a kind and then failing that
@@ -25,6 +27,10 @@ pub struct VerifyArgs {
     /// The snapshot directory.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
+
+    /// Pass when the directory holds no snapshot file (by default that is exit 3).
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 /// Why a decoded container is still bad: gen A, or a recognised payload that does not decode.
@@ -78,7 +84,7 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
         "bad": bad.iter().map(|(file, problem)| json!({"file": file, "problem": problem})).collect::<Vec<_>>(),
         "ignored": listing.ignored,
         "stale_temp_files": super::stale_temps_json(&listing.stale_temps),
-        "ok": bad.is_empty(),
+        "ok": bad.is_empty() && (checked > 0 || args.allow_empty),
     });
     ui.report(data, |out| {
         if !bad.is_empty() {
@@ -100,7 +106,12 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
         super::stale_temps_human(out, &listing.stale_temps)?;
         Ok(())
     })?;
-    if bad.is_empty() {
+    if checked == 0 && !args.allow_empty {
+        Err(CliError::check_failed(format!(
+            "{} holds no snapshot file: nothing was verified (pass --allow-empty if that is expected)",
+            dir.path().display()
+        )))
+    } else if bad.is_empty() {
         Ok(())
     } else {
         Err(CliError::check_failed(format!(

@@ -21,7 +21,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema};
 
 use crate::engine::columnarschema::avro_writer::{avro_bodies, avro_schema_of, payload_fields};
-use crate::engine::schema::avro::{AvroSchema, registered_text};
+use crate::engine::schema::avro::{AvroSchema, registered_text, strict};
 use crate::engine::schema::compatibility::avro_reader_problems;
 
 /// A writer schema read from a file.
@@ -113,9 +113,8 @@ impl AvroFileSchema {
             .iter()
             .enumerate()
             .map(|(row, body)| {
-                let value = reader
-                    .read_value(&mut body.as_slice())
-                    .map_err(|e| format!("row {row}: {}", fail(e)))?;
+                let value = strict::read_whole_datum(&reader, body)
+                    .map_err(|e| format!("row {row}: cannot write with the schema file: {e}"))?;
                 writer
                     .write_value_to_vec(value)
                     .map_err(|e| format!("row {row}: {}", fail(e)))

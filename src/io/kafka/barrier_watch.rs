@@ -15,6 +15,7 @@ use crate::engine::columnar::barrier::reader::{
     CutReadError, CutReader, CutReaderOptions, DEFAULT_CUT_POLL_TIMEOUT,
 };
 use crate::engine::columnar::barrier::record::{BARRIER_STATE_TOPIC, NO_EPOCH};
+use crate::engine::columnar::barrier::unknown_group::{UnknownGroup, require_group};
 use crate::io::kafka::auth_failure;
 use crate::io::kafka::barrier_consumer::KafkaBarrierConsumer;
 use crate::io::kafka::error::KafkaIoError;
@@ -38,7 +39,13 @@ pub enum WatchEvent<'a> {
     /// `__barrier_state` does not exist yet (reported once).
     WaitingForTopic,
     /// The baseline is read; later cuts have an epoch above `last_epoch` (−1 = none yet).
-    Following { partitions: i32, last_epoch: i64 },
+    /// `unknown` is set when the topic already existed and holds no record of the group
+    /// (a typo, most likely).
+    Following {
+        partitions: i32,
+        last_epoch: i64,
+        unknown: Option<UnknownGroup>,
+    },
     /// A new cut of the group.
     Cut(&'a BarrierCut),
 }
@@ -105,14 +112,22 @@ pub fn follow_cuts(
     };
     let mut reader = CutReader::new(consumer, partitions, reader_options)
         .map_err(|e| KafkaIoError::failed(format!("cannot follow {BARRIER_STATE_TOPIC}: {e}")))?;
-    let mut last_epoch = reader
-        .read()?
+    let baseline = reader.read()?;
+    // A watch that had to wait for the topic is following a cluster being set up, so a
+    // group without records is expected there; on an existing topic it is a typo.
+    let unknown = if waiting_reported {
+        None
+    } else {
+        require_group(baseline, true, &options.group).err()
+    };
+    let mut last_epoch = baseline
         .cuts(&options.group)
         .last()
         .map_or(NO_EPOCH, |c| c.epoch);
     if on_event(WatchEvent::Following {
         partitions,
         last_epoch,
+        unknown,
     })
     .is_break()
     {

@@ -309,7 +309,7 @@ fn show_of_an_unknown_group_or_epoch_exits_1_saying_what_exists() {
     let out = c.run(&["barrier", "show", "--group", "nobody", "--epoch", "latest"]);
     assert_code(&out, 1);
     assert!(
-        stderr(&out).contains("no record of this group"),
+        stderr(&out).contains("no such barrier group: nobody (no record of it in __barrier_state; groups: audit, ledger, shadow)"),
         "{}",
         stderr(&out)
     );

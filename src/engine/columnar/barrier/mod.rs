@@ -21,6 +21,7 @@ pub mod marker;
 pub mod reader;
 pub mod record;
 pub mod rows;
+pub mod unknown_group;
 pub mod verify;
 mod wire;
 
@@ -39,3 +40,4 @@ pub use record::{
     InjectionStart, InjectionTarget, NO_EPOCH, RecordKind, TopicPartition, decode_record,
     decode_value, group_partition, is_tombstone,
 };
+pub use unknown_group::{UnknownGroup, require_group};

@@ -15,6 +15,7 @@ use crate::engine::columnar::codec::{CodecError, PayloadColumns, ValueDecoder};
 use crate::engine::columnarschema::avro::decoder::RowDecoder;
 use crate::engine::columnarschema::avro::schema::AvroSchema;
 use crate::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemas, lookup};
+use crate::engine::schema::avro::strict::{self, StrictError};
 use crate::engine::schema::framing;
 use crate::engine::schema::registry::SchemaType;
 
@@ -196,21 +197,30 @@ impl ValueDecoder for AvroValueDecoder {
                 let reader = self.reader.as_ref().expect("set above");
                 let (reader_schema, reader_refs) =
                     reader.apache.as_ref().expect("parsed in resolution");
-                let mut body = frame.body;
-                let value = apache_avro::reader::datum::GenericDatumReader::builder(writer)
+                let datum_reader = apache_avro::reader::datum::GenericDatumReader::builder(writer)
                     .writer_schemata(writer_refs.iter().collect())
                     .and_then(|b| {
                         b.reader_schema(reader_schema)
                             .reader_schemata(reader_refs.iter().collect())
                     })
                     .and_then(|b| b.build())
-                    .and_then(|r| r.read_value(&mut body))
                     .map_err(|e| {
                         CodecError::invalid(format!(
                             "cannot resolve writer schema {} against the reader schema: {e}",
                             id as u32
                         ))
                     })?;
+                // A short or over-long body is a bad record, never a resolved value.
+                let value = match strict::read_whole_datum(&datum_reader, frame.body) {
+                    Ok(v) => v,
+                    Err(StrictError::Avro(e)) => {
+                        return Err(CodecError::invalid(format!(
+                            "cannot resolve writer schema {} against the reader schema: {e}",
+                            id as u32
+                        )));
+                    }
+                    Err(e) => return Err(deserialize_error(e)),
+                };
                 let bytes = apache_avro::writer::datum::GenericDatumWriter::builder(reader_schema)
                     .schemata(reader_refs.iter().collect())
                     .and_then(|b| b.build())

@@ -5,6 +5,7 @@
 
 pub mod canonical;
 mod json;
+pub mod strict;
 
 use std::sync::Arc;
 
@@ -130,7 +131,7 @@ pub fn registered_text(text: &str) -> SchemaResult<String> {
 }
 
 /// Decodes one Avro body with `writer`, resolved onto `reader` when given, into JSON.
-/// Trailing bytes after the datum are refused (strict decoding).
+/// A body that ends early or has bytes after the datum is refused ([`strict`]).
 pub fn decode_body(
     writer: &AvroSchema,
     writer_id: i32,
@@ -160,21 +161,14 @@ pub fn decode_body(
         .map(|r| ResolvedSchema::new_with_schemata(r.all()))
         .transpose()
         .map_err(deser)?;
-    let mut cursor = body;
-    let value = GenericDatumReader::builder(&writer_low.schema)
+    let datum_reader = GenericDatumReader::builder(&writer_low.schema)
         .resolved_writer_schemata(writer_names)
         .maybe_reader_schema(reader_low.as_ref().map(|r| &r.schema))
         .maybe_resolved_reader_schemata(reader_names)
         .build()
-        .map_err(deser)?
-        .read_value(&mut cursor)
         .map_err(deser)?;
-    if !cursor.is_empty() {
-        return Err(SchemaError::Deserialize(format!(
-            "{} trailing bytes after the Avro datum",
-            cursor.len()
-        )));
-    }
+    let value = strict::read_whole_datum(&datum_reader, body)
+        .map_err(|e| SchemaError::Deserialize(e.to_string()))?;
     let shown = reader.unwrap_or(writer);
     let names = ResolvedSchema::new_with_schemata(shown.all()).map_err(deser)?;
     avro_to_json(&value, &shown.schema, names.get_names()).map_err(SchemaError::Deserialize)
