@@ -2647,7 +2647,7 @@ _krabka__streams() {
                     return 0
                     ;;
                 --level)
-                    COMPREPLY=($(compgen -W "backward forward full" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "backward backward-transitive forward forward-transitive full full-transitive none" -- "${cur}"))
                     return 0
                     ;;
                 --type)

@@ -387,10 +387,14 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l against -d 'The registered schema to check against: SUBJECT or SUBJECT:VERSION (default latest)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l level -d 'Direction of the check [default: the subject\'s compatibility level, else backward]' -r -f -a "backward\t''
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l against -d 'What to check against: SUBJECT (the versions its level names: the latest, or every version for a *-transitive level) or SUBJECT:VERSION (that version only; VERSION may be `latest`)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l level -d 'Compatibility level [default: the subject\'s level, else the global level; a failed lookup is an error]' -r -f -a "backward\t''
+backward-transitive\t''
 forward\t''
-full\t''"
+forward-transitive\t''
+full\t''
+full-transitive\t''
+none\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l type -d 'Kind of FILE [default: the registered schema\'s kind]' -r -f -a "avro\t''
 protobuf\t''
 json\t''"

@@ -20,6 +20,7 @@ mod run_sink_files;
 mod run_sinks;
 mod schema;
 mod schema_cache;
+mod schema_check;
 mod snapshot;
 mod snapshot_cut;
 mod tail;
