@@ -3530,7 +3530,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__subcmd__streams__subcmd__schema__subcmd__prewarm)
-            opts="-b -X -v -q -y -h -V --subject --schema-file --type --message-type --reference --manifest --mode --write-cache --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --subject --schema-file --type --message-type --reference --manifest --mode --register-form --write-cache --schema-registry-token-file --omit-message-type --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3562,6 +3562,10 @@ _krabka__streams() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "auto-register lookup-only use-latest" -- "${cur}"))
+                    return 0
+                    ;;
+                --register-form)
+                    COMPREPLY=($(compgen -W "canonical written" -- "${cur}"))
                     return 0
                     ;;
                 --write-cache)
