@@ -435,6 +435,12 @@ fn rows() -> Vec<Row> {
             Some("ITEM_REMOVED_FROM_CLOSED_CONTENT_MODEL"),
         ),
         b(
+            "ADDITIONAL_ITEMS_REMOVED: additionalItems false read without tuple items too",
+            r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"array","items":{"type":"string"}}"#,
+            r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"array","items":{"type":"string"},"additionalItems":false}"#,
+            Some("ADDITIONAL_ITEMS_REMOVED"),
+        ),
+        b(
             "oneOf SUM_TYPE_EXTENDED is compatible",
             r#"{"oneOf":[{"type":"string"},{"type":"integer"}]}"#,
             r#"{"oneOf":[{"type":"string"},{"type":"integer"},{"type":"boolean"}]}"#,

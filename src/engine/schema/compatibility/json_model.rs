@@ -611,7 +611,11 @@ impl Docs {
                         t.iter().map(child).collect(),
                         obj.get("additionalItems"),
                     ),
-                    (None, items) => (constraint(items).map(child), Vec::new(), None),
+                    (None, items) => (
+                        constraint(items).map(child),
+                        Vec::new(),
+                        obj.get("additionalItems"),
+                    ),
                 };
                 let (additional_permitted, additional) = match additional_raw {
                     None | Some(Value::Bool(true)) => (true, None),
