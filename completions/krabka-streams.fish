@@ -252,9 +252,11 @@ json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l message-type -d 'Full Protobuf message name [default: the file\'s first message]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l reference -d 'Schema reference of --subject, repeatable' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l manifest -d 'JSON manifest of subjects (see the `schema` docs: subject or topic+role, schema_file, kind, message_type, references)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l mode -d 'How each subject gets its id' -r -f -a "auto-register\t'Register the schema (idempotent): POST /subjects/{s}/versions'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l mode -d 'How each subject gets its id. lookup-only tries the file as written first, then its canonical form, and reports which one the registry knew' -r -f -a "auto-register\t'Register the schema (idempotent): POST /subjects/{s}/versions'
 lookup-only\t'The exact schema must already be registered under the subject: POST /subjects/{s}'
 use-latest\t'Adopt the subject\'s latest version: GET /subjects/{s}/versions/latest'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l register-form -d 'The text auto-register sends for Avro schemas (Protobuf and JSON Schema are always sent as written)' -r -f -a "canonical\t'The parsing canonical form krabka-streams-go registers (same id as Go and Java clients registering canonically); drops `default`, `doc`, `aliases`, `order`'
+written\t'The file exactly as written (what Confluent serializers and REST users register)'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l write-cache -d 'Write the resolved subjects and their writer schemas to this cache file (atomically), for `tail --schema-cache` and `run --schema-cache`' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from prewarm" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
@@ -316,10 +318,14 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; an
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -l omit-message-type -d 'Leave the krabka `messageType` extension out of register and lookup bodies, for strict Confluent registries'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from decode" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l against -d 'The registered schema to check against: SUBJECT or SUBJECT:VERSION (default latest)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l level -d 'Direction of the check [default: the subject\'s compatibility level, else backward]' -r -f -a "backward\t''
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l against -d 'What to check against: SUBJECT (the versions its level names: the latest, or every version for a *-transitive level) or SUBJECT:VERSION (that version only; VERSION may be `latest`)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l level -d 'Compatibility level [default: the subject\'s level, else the global level; a failed lookup is an error]' -r -f -a "backward\t''
+backward-transitive\t''
 forward\t''
-full\t''"
+forward-transitive\t''
+full\t''
+full-transitive\t''
+none\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand schema; and __fish_seen_subcommand_from check" -l type -d 'Kind of FILE [default: the registered schema\'s kind]' -r -f -a "avro\t''
 protobuf\t''
 json\t''"

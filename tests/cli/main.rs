@@ -24,6 +24,8 @@ mod run_sink_files;
 mod run_sinks;
 mod schema;
 mod schema_cache;
+mod schema_check;
+mod schema_prewarm_forms;
 mod snapshot;
 mod snapshot_cut;
 mod tail;

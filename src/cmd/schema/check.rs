@@ -1,6 +1,7 @@
 //! `schema check --against SUBJECT[:VERSION] FILE`: the local compatibility check of a
-//! schema file against a registered version; exit 3 when incompatible, every
-//! incompatibility listed.
+//! schema file against registered versions, by the subject's level (or `--level`):
+//! `*_TRANSITIVE` against every version, `NONE` as no check. Exit 3 when incompatible,
+//! every incompatibility listed.
 
 use std::path::PathBuf;
 
@@ -12,36 +13,47 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
 use crate::cmd::schema::connect::{ConnectOptions, connect, registry_error};
 use crate::cmd::schema::source::{Kind, read_schema_file};
-use crate::engine::schema::compatibility::{self, Level, SchemaText};
-use crate::engine::schema::registry::{Registry, SchemaType};
-use crate::engine::schema::resolve::resolved_schema_by_id;
+use crate::engine::schema::compatibility::registered::{Against, AgainstError, check_against};
+use crate::engine::schema::compatibility::{Level, Mode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LevelArg {
     Backward,
+    BackwardTransitive,
     Forward,
+    ForwardTransitive,
     Full,
+    FullTransitive,
+    None,
 }
 
-impl From<LevelArg> for Level {
+impl From<LevelArg> for Mode {
     fn from(l: LevelArg) -> Self {
-        match l {
-            LevelArg::Backward => Level::Backward,
-            LevelArg::Forward => Level::Forward,
-            LevelArg::Full => Level::Full,
-        }
+        let (level, transitive) = match l {
+            LevelArg::Backward => (Some(Level::Backward), false),
+            LevelArg::BackwardTransitive => (Some(Level::Backward), true),
+            LevelArg::Forward => (Some(Level::Forward), false),
+            LevelArg::ForwardTransitive => (Some(Level::Forward), true),
+            LevelArg::Full => (Some(Level::Full), false),
+            LevelArg::FullTransitive => (Some(Level::Full), true),
+            LevelArg::None => (None, false),
+        };
+        Mode { level, transitive }
     }
 }
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The registered schema to check against: SUBJECT or SUBJECT:VERSION (default latest).
+    /// What to check against: SUBJECT (the versions its level names: the latest, or
+    /// every version for a *-transitive level) or SUBJECT:VERSION (that version only;
+    /// VERSION may be `latest`).
     #[arg(long, value_name = "SUBJECT[:VERSION]")]
     pub against: String,
     /// The candidate schema file.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Direction of the check [default: the subject's compatibility level, else backward].
+    /// Compatibility level [default: the subject's level, else the global level; a
+    /// failed lookup is an error].
     #[arg(long, value_enum)]
     pub level: Option<LevelArg>,
     /// Kind of FILE [default: the registered schema's kind].
@@ -49,120 +61,114 @@ pub struct CheckArgs {
     pub kind: Option<Kind>,
 }
 
-pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: CheckArgs) -> CliResult<()> {
-    let (subject, version) = match args.against.rsplit_once(':') {
-        Some((s, "latest")) => (s.to_string(), None),
-        Some((s, v)) => (
-            s.to_string(),
-            Some(v.parse::<i32>().ok().filter(|v| *v > 0).ok_or_else(|| {
+/// `SUBJECT`, `SUBJECT:latest` or `SUBJECT:N`; `Some(None)` version means latest only.
+fn parse_against(against: &str) -> CliResult<(String, Option<Option<i32>>)> {
+    match against.rsplit_once(':') {
+        Some((s, "latest")) => Ok((s.to_string(), Some(None))),
+        Some((s, v)) => {
+            let n = v.parse::<i32>().ok().filter(|v| *v > 0).ok_or_else(|| {
                 CliError::usage(format!(
-                    "--against {}: version {v:?} is not a positive integer or latest",
-                    args.against
+                    "--against {against}: version {v:?} is not a positive integer or latest"
                 ))
-            })?),
-        ),
-        None => (args.against.clone(), None),
-    };
+            })?;
+            Ok((s.to_string(), Some(Some(n))))
+        }
+        None => Ok((against.to_string(), None)),
+    }
+}
+
+pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: CheckArgs) -> CliResult<()> {
+    let (subject, pinned) = parse_against(&args.against)?;
     let candidate_text = read_schema_file(&args.file)?;
     let connected = connect(global, conn)?;
-    let registry: &dyn Registry = connected.registry.as_ref();
-    let what = format!("get {}", args.against);
-    let previous = match version {
-        Some(v) => registry.version(&subject, v),
-        None => registry.latest(&subject),
-    }
-    .map_err(|e| registry_error(&e, &what))?;
-    let resolved = resolved_schema_by_id(registry, previous.id).map_err(|e| {
-        registry_error(
-            &e,
-            &format!("resolve the references of schema {}", previous.id as u32),
-        )
-    })?;
-    let refs: Vec<(String, String)> = resolved
-        .references
-        .iter()
-        .map(|r| (r.name.clone(), r.spec_text.clone()))
-        .collect();
-    let kind: SchemaType = args.kind.map_or(previous.spec.schema_type, Into::into);
-    if kind != previous.spec.schema_type {
-        return Err(CliError::usage(format!(
-            "{} is {} but --type says {kind}; a schema can only be checked against one of its own kind",
-            args.against, previous.spec.schema_type
-        )));
-    }
-    let level: Level = match args.level {
-        Some(l) => l.into(),
-        None => registry
-            .compatibility(Some(&subject))
-            .ok()
-            .and_then(|l| Level::from_registry(&l))
-            .unwrap_or(Level::Backward),
+    let against = Against {
+        subject: &subject,
+        version: pinned.flatten(),
+        pinned: pinned.is_some(),
+        mode: args.level.map(Into::into),
+        candidate: &candidate_text,
+        kind: args.kind.map(Into::into),
     };
-    let result = compatibility::check(
-        SchemaText {
-            schema_type: kind,
-            text: &previous.spec.schema,
-            references: &refs,
-        },
-        SchemaText {
-            schema_type: kind,
-            text: &candidate_text,
-            references: &refs,
-        },
-        level,
-    )
-    .map_err(|e| {
-        let m = e.to_string();
-        if m.contains("candidate") {
-            CliError::usage(format!("{}: {m}", args.file.display()))
-        } else {
-            CliError::failure(format!("{}: {m}", args.against))
+    let outcome = check_against(connected.registry.as_ref(), &against).map_err(|e| match e {
+        AgainstError::Registry { what, error } => registry_error(&error, &what),
+        AgainstError::Level(m) => CliError::failure(format!("{subject}: {m}")),
+        AgainstError::Kind { registered, given } => CliError::usage(format!(
+            "{} is {registered} but --type says {given}; a schema can only be checked against one of its own kind",
+            args.against
+        )),
+        AgainstError::Candidate(e) => CliError::usage(format!("{}: {e}", args.file.display())),
+        AgainstError::Registered { version, error } => {
+            CliError::failure(format!("{subject}:{version}: {error}"))
         }
     })?;
+    let many = outcome.checked.len() > 1;
+    let mut flat = Vec::new();
+    for c in &outcome.checked {
+        for i in &c.result.incompatibilities {
+            flat.push(if many {
+                format!("version {}: {i}", c.version)
+            } else {
+                i.clone()
+            });
+        }
+    }
+    let versions: Vec<i32> = outcome.checked.iter().map(|c| c.version).collect();
+    let shown = match versions.as_slice() {
+        [] => String::new(),
+        [v] => format!("version {v}"),
+        vs => format!(
+            "versions {}",
+            vs.iter().map(i32::to_string).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let compatible = outcome.compatible();
+    let level = outcome.mode.to_string();
     let ui = Ui::new(&global.output);
-    let version_shown = previous
-        .version
-        .map_or("latest".to_string(), |v| v.to_string());
     ui.report(
         json!({
             "subject": subject,
-            "version": previous.version,
-            "id": previous.id as u32,
-            "level": level.to_string(),
-            "compatible": result.compatible(),
-            "incompatibilities": result.incompatibilities,
+            "version": outcome.target.version,
+            "id": outcome.target.id as u32,
+            "level": level,
+            "level_source": outcome.level_source.as_str(),
+            "compatible": compatible,
+            "checked_versions": versions,
+            "checked": outcome.checked.iter().map(|c| json!({
+                "version": c.version,
+                "id": c.id as u32,
+                "compatible": c.result.compatible(),
+                "incompatibilities": c.result.incompatibilities,
+            })).collect::<Vec<_>>(),
+            "incompatibilities": flat,
         }),
         |out| {
-            if result.compatible() {
+            let file = args.file.display();
+            if outcome.checked.is_empty() {
                 writeln!(
                     out,
-                    "{} is {level} compatible with {subject} version {version_shown}",
-                    args.file.display()
+                    "{file}: the level of {subject} is NONE; no compatibility check applies"
                 )
+            } else if compatible {
+                writeln!(out, "{file} is {level} compatible with {subject} {shown}")
             } else {
                 writeln!(
                     out,
-                    "{} is NOT {level} compatible with {subject} version {version_shown}:",
-                    args.file.display()
+                    "{file} is NOT {level} compatible with {subject} {shown}:"
                 )?;
-                for i in &result.incompatibilities {
+                for i in &flat {
                     writeln!(out, "  {i}")?;
                 }
                 Ok(())
             }
         },
     )?;
-    if result.compatible() {
+    if compatible {
         Ok(())
     } else {
         Err(CliError::check_failed(format!(
-            "{} incompatibilit{} with {subject} version {version_shown}",
-            result.incompatibilities.len(),
-            if result.incompatibilities.len() == 1 {
-                "y"
-            } else {
-                "ies"
-            }
+            "{} incompatibilit{} with {subject} {shown}",
+            flat.len(),
+            if flat.len() == 1 { "y" } else { "ies" }
         )))
     }
 }

@@ -2,6 +2,7 @@
 //! one mode, print one row per subject, exit 1 when any failed (4 when the registry
 //! could not be reached at all), and optionally write the cache file atomically.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
@@ -15,10 +16,10 @@ use crate::cmd::schema::source::{
     Kind, SubjectSource, kind_for, local_spec, parse_reference, read_manifest, read_schema_file,
     reference_texts,
 };
-use crate::engine::schema::avro::canonical::canonical_text;
+use crate::engine::schema::avro::canonical::{canonical_text, dropped_attributes};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::cache_file::{CacheFile, SubjectEntry};
-use crate::engine::schema::prewarm::{PrewarmMode, prewarm};
+use crate::engine::schema::prewarm::{PrewarmMode, prewarm_with_written};
 use crate::engine::schema::registry::{Registry, SchemaSpec, SchemaType};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -42,6 +43,17 @@ impl From<ModeArg> for PrewarmMode {
     }
 }
 
+/// Which text `auto-register` sends for an Avro schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum RegisterForm {
+    /// The parsing canonical form krabka-streams-go registers (same id as Go and Java
+    /// clients registering canonically); drops `default`, `doc`, `aliases`, `order`.
+    #[default]
+    Canonical,
+    /// The file exactly as written (what Confluent serializers and REST users register).
+    Written,
+}
+
 #[derive(Debug, Args)]
 pub struct PrewarmArgs {
     /// Subject to resolve (with --schema-file); more subjects go in --manifest.
@@ -63,9 +75,14 @@ pub struct PrewarmArgs {
     /// kind, message_type, references).
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
-    /// How each subject gets its id.
+    /// How each subject gets its id. lookup-only tries the file as written first, then
+    /// its canonical form, and reports which one the registry knew.
     #[arg(long, value_enum, default_value_t = ModeArg::AutoRegister)]
     pub mode: ModeArg,
+    /// The text auto-register sends for Avro schemas (Protobuf and JSON Schema are always
+    /// sent as written).
+    #[arg(long = "register-form", value_enum, default_value_t = RegisterForm::Canonical)]
+    pub register_form: RegisterForm,
     /// Write the resolved subjects and their writer schemas to this cache file (atomically),
     /// for `tail --schema-cache` and `run --schema-cache`.
     #[arg(long = "write-cache", value_name = "FILE")]
@@ -78,6 +95,12 @@ struct Row {
     id: Option<u32>,
     version: Option<i32>,
     texts_differ: Option<bool>,
+    /// lookup-only: `written` or `canonical`; auto-register: the form sent.
+    form: Option<&'static str>,
+    /// auto-register of Avro: whether the text sent is not the file's text.
+    differs_from_file: Option<bool>,
+    /// Attributes of the file the registered (canonical) text lacks.
+    dropped: Vec<String>,
     error: Option<String>,
     unreachable: bool,
 }
@@ -126,6 +149,9 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
         });
     }
     let mut locals: Vec<(String, SchemaSpec)> = Vec::new();
+    // Avro subjects whose file text is not the registered (canonical) text.
+    let mut written: BTreeMap<String, SchemaSpec> = BTreeMap::new();
+    let mut dropped: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for ((s, text), spec) in sources.iter().zip(&texts).zip(specs) {
         let spec = match spec {
             Some(spec) => spec,
@@ -141,6 +167,22 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
                 )?
             }
         };
+        let mut spec = spec;
+        if spec.schema_type == SchemaType::Avro && spec.schema != *text {
+            let as_written = SchemaSpec {
+                schema: text.clone(),
+                ..spec.clone()
+            };
+            if args.register_form == RegisterForm::Written {
+                spec = as_written.clone();
+            } else {
+                let lost = dropped_attributes(text).map_err(|e| {
+                    CliError::usage(format!("schema file {}: {e}", s.file.display()))
+                })?;
+                dropped.insert(s.subject.clone(), lost);
+            }
+            written.insert(s.subject.clone(), as_written);
+        }
         if !cache.intern(&s.subject, spec.clone()) {
             return Err(CliError::usage(format!(
                 "subject {} is listed twice; the first schema interned for a subject wins, so list it once",
@@ -154,7 +196,8 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
         // Registering is a change: a dry run only looks the schemas up.
         mode = PrewarmMode::LookupOnly;
     }
-    let report = prewarm(&cache, mode).map_err(|e| CliError::failure(e.to_string()))?;
+    let report = prewarm_with_written(&cache, mode, &written)
+        .map_err(|e| CliError::failure(e.to_string()))?;
 
     let mut rows = Vec::new();
     for (subject, local) in &locals {
@@ -164,6 +207,9 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
                 id: None,
                 version: None,
                 texts_differ: None,
+                form: None,
+                differs_from_file: None,
+                dropped: Vec::new(),
                 error: Some(registry_error(e, subject).message),
                 unreachable: e.is_unreachable(),
             });
@@ -185,6 +231,25 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
                 .registry_text
                 .as_deref()
                 .map(|remote| texts_differ(local, remote)),
+            form: match mode {
+                PrewarmMode::LookupOnly => res.matched.map(|m| m.name()),
+                PrewarmMode::AutoRegister if local.schema_type == SchemaType::Avro => {
+                    Some(match args.register_form {
+                        RegisterForm::Canonical => "canonical",
+                        RegisterForm::Written => "written",
+                    })
+                }
+                _ => None,
+            },
+            differs_from_file: (mode == PrewarmMode::AutoRegister
+                && local.schema_type == SchemaType::Avro)
+                .then(|| {
+                    args.register_form == RegisterForm::Canonical && written.contains_key(subject)
+                }),
+            dropped: match mode {
+                PrewarmMode::AutoRegister => dropped.get(subject).cloned().unwrap_or_default(),
+                _ => Vec::new(),
+            },
             error: None,
             unreachable: false,
         });
@@ -214,18 +279,30 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
             "version": r.version,
             "mode": mode.name(),
             "texts_differ": r.texts_differ,
+            "form": r.form,
+            "registered_text_differs_from_file": r.differs_from_file,
+            "dropped_attributes": r.dropped,
             "error": r.error.as_ref().map(|m| json!({"message": m})),
         })).collect::<Vec<Value>>(),
         "cache_file": args.write_cache.as_ref().filter(|_| report.failures.is_empty()).map(|p| p.display().to_string()),
     });
     ui.report(data, |out| {
-        let mut t = table(&["subject", "id", "version", "mode", "texts differ", "error"]);
+        let mut t = table(&[
+            "subject",
+            "id",
+            "version",
+            "mode",
+            "form",
+            "texts differ",
+            "error",
+        ]);
         for r in &rows {
             t.add_row(vec![
                 r.subject.clone(),
                 r.id.map_or("-".into(), |i| i.to_string()),
                 r.version.map_or("-".into(), |v| v.to_string()),
                 mode.name().to_string(),
+                r.form.unwrap_or("-").to_string(),
                 match r.texts_differ {
                     Some(true) => "yes".into(),
                     Some(false) => "no".into(),
@@ -235,6 +312,14 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
             ]);
         }
         writeln!(out, "{t}")?;
+        for r in rows.iter().filter(|r| !r.dropped.is_empty()) {
+            writeln!(
+                out,
+                "note: {} was registered in canonical form, which differs from the file: it has no {} (a reader evolving from it sees no defaults); --register-form written registers the file as written",
+                r.subject,
+                r.dropped.join(", ")
+            )?;
+        }
         if let Some(p) = &args.write_cache {
             if report.failures.is_empty() {
                 writeln!(out, "wrote schema cache {}", p.display())?;

@@ -7,7 +7,7 @@ use std::fmt;
 
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::error::SchemaError;
-use crate::engine::schema::registry::{Registry, RegistryError, SchemaSpec};
+use crate::engine::schema::registry::{Registry, RegistryError, SCHEMA_NOT_FOUND, SchemaSpec};
 
 /// How a subject gets its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -15,7 +15,9 @@ pub enum PrewarmMode {
     /// `POST /subjects/{s}/versions`: idempotent register.
     #[default]
     AutoRegister,
-    /// `POST /subjects/{s}`: the exact schema must already be under the subject (40403 otherwise).
+    /// `POST /subjects/{s}`: the schema must already be under the subject (40403 otherwise).
+    /// The text as the author wrote it is looked up first (other clients register it
+    /// verbatim), then the registered form (Avro: the canonical form).
     LookupOnly,
     /// `GET /subjects/{s}/versions/latest`: adopt the registry's id and messageType.
     UseLatest,
@@ -56,6 +58,26 @@ pub struct Resolution {
     /// The registry's text when the call answered one (lookup-only, use-latest).
     pub registry_text: Option<String>,
     pub message_type: Option<String>,
+    /// Lookup-only: which form the registry knew.
+    pub matched: Option<Matched>,
+}
+
+/// The form of a schema a lookup found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matched {
+    /// The text exactly as the author wrote it.
+    Written,
+    /// The form krabka registers (Avro: the parsing canonical form).
+    Registered,
+}
+
+impl Matched {
+    pub fn name(self) -> &'static str {
+        match self {
+            Matched::Written => "written",
+            Matched::Registered => "canonical",
+        }
+    }
 }
 
 /// The outcome of one prewarm: successes stay cached even when others failed.
@@ -95,6 +117,16 @@ const MAX_PARALLEL: usize = 8;
 
 /// Resolves every interned subject of `cache` through its registry in `mode`.
 pub fn prewarm(cache: &SchemaCache, mode: PrewarmMode) -> Result<PrewarmReport, SchemaError> {
+    prewarm_with_written(cache, mode, &BTreeMap::new())
+}
+
+/// [`prewarm`], with the author's text of subjects whose registered form differs from
+/// it (subject → spec as written): lookup-only tries that text first.
+pub fn prewarm_with_written(
+    cache: &SchemaCache,
+    mode: PrewarmMode,
+    written: &BTreeMap<String, SchemaSpec>,
+) -> Result<PrewarmReport, SchemaError> {
     let registry = cache
         .registry()
         .cloned()
@@ -111,7 +143,13 @@ pub fn prewarm(cache: &SchemaCache, mode: PrewarmMode) -> Result<PrewarmReport, 
                         scope.spawn(move || {
                             (
                                 subject.clone(),
-                                resolve_one(registry, subject, &local.spec, mode),
+                                resolve_one(
+                                    registry,
+                                    subject,
+                                    &local.spec,
+                                    written.get(subject),
+                                    mode,
+                                ),
                             )
                         })
                     })
@@ -148,6 +186,7 @@ fn resolve_one(
     registry: &dyn Registry,
     subject: &str,
     local: &SchemaSpec,
+    written: Option<&SchemaSpec>,
     mode: PrewarmMode,
 ) -> Result<Resolution, RegistryError> {
     match mode {
@@ -156,14 +195,37 @@ fn resolve_one(
             version: None,
             registry_text: None,
             message_type: local.message_type.clone(),
+            matched: None,
         }),
         PrewarmMode::LookupOnly => {
-            let found = registry.lookup(subject, local)?;
+            let written = written.filter(|w| w.schema != local.schema);
+            let (found, matched) = match written {
+                None => (registry.lookup(subject, local)?, Matched::Registered),
+                Some(w) => match registry.lookup(subject, w) {
+                    Ok(found) => (found, Matched::Written),
+                    Err(e) if e.code() == Some(SCHEMA_NOT_FOUND) => {
+                        match registry.lookup(subject, local) {
+                            Ok(found) => (found, Matched::Registered),
+                            Err(mut e) => {
+                                if e.code() == Some(SCHEMA_NOT_FOUND) {
+                                    e.message = format!(
+                                        "neither the schema as written nor its canonical form is registered under {subject}: {}",
+                                        e.message
+                                    );
+                                }
+                                return Err(e);
+                            }
+                        }
+                    }
+                    Err(e) => return Err(e),
+                },
+            };
             Ok(Resolution {
                 id: found.id,
                 version: found.version,
                 registry_text: Some(found.spec.schema),
                 message_type: local.message_type.clone(),
+                matched: Some(matched),
             })
         }
         PrewarmMode::UseLatest => {
@@ -173,6 +235,7 @@ fn resolve_one(
                 version: latest.version,
                 registry_text: Some(latest.spec.schema),
                 message_type: latest.spec.message_type,
+                matched: None,
             })
         }
     }

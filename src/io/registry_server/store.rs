@@ -74,6 +74,9 @@ pub struct SchemaReference {
 /// One registered schema. `schema_type` is `None` for Avro (the wire omits it), otherwise
 /// `PROTOBUF` or `JSON`; `message_type` is the krabka extension (full protobuf message name).
 /// Identity is (schema, schema_type, message_type); references ride along with the first registration.
+/// Like Confluent's registry (which compares parsed schemas on register and lookup), an Avro or
+/// JSON Schema text is the same schema as another that parses to the same JSON document, key
+/// order and whitespace aside (Avro `doc` aside too); Protobuf texts must match exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SchemaRecord {
     pub schema: String,
@@ -122,9 +125,40 @@ impl SchemaRecord {
     }
 
     fn same_identity(&self, other: &SchemaRecord) -> bool {
-        self.schema == other.schema
-            && self.schema_type == other.schema_type
+        self.schema_type == other.schema_type
             && self.message_type == other.message_type
+            && (self.schema == other.schema || self.same_document(&other.schema))
+    }
+
+    fn same_document(&self, other: &str) -> bool {
+        let avro = self.schema_type.is_none() || self.schema_type.as_deref() == Some("AVRO");
+        if !avro && self.schema_type.as_deref() != Some("JSON") {
+            return false;
+        }
+        let parse = |t: &str| -> Option<serde_json::Value> {
+            let mut v = serde_json::from_str(t).ok()?;
+            if avro {
+                strip_doc(&mut v);
+            }
+            Some(v)
+        };
+        match (parse(&self.schema), parse(other)) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// Removes Avro `doc` attributes (Avro schema equality ignores them). A record field that
+/// is *named* `doc` is a value, not a key, and stays.
+fn strip_doc(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(o) => {
+            o.remove("doc");
+            o.values_mut().for_each(strip_doc);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_doc),
+        _ => {}
     }
 }
 

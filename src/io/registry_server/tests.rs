@@ -221,6 +221,52 @@ fn register_checks_that_references_exist() {
 }
 
 #[test]
+fn lookup_and_register_compare_parsed_documents_like_confluent() {
+    // Confluent parses the text on register and lookup: layout, key order and Avro `doc`
+    // do not make another schema; a default does; Protobuf text is compared as text here.
+    let s = server();
+    let written = r#"{"type":"record","name":"R","doc":"an order","fields":[{"name":"n","type":"int","default":0}]}"#;
+    assert_eq!(register(&s, "s", json!({ "schema": written })), 1);
+    let relaid = "{ \"fields\": [ {\"default\": 0, \"type\": \"int\", \"name\": \"n\"} ],\n  \"name\": \"R\", \"type\": \"record\" }";
+    let found = ok_json(
+        &s,
+        "POST",
+        "/subjects/s",
+        Some(&json!({ "schema": relaid }).to_string()),
+    );
+    assert_eq!(found["id"], 1);
+    assert_eq!(found["schema"], written, "the registered text is answered");
+    assert_eq!(register(&s, "s", json!({ "schema": relaid })), 1);
+    let other_default = written.replace("\"default\":0", "\"default\":1");
+    call(
+        &s,
+        "POST",
+        "/subjects/s",
+        Some(&json!({ "schema": other_default }).to_string()),
+    )
+    .assert_error(404, 40403);
+    let canonical = r#"{"name":"R","type":"record","fields":[{"name":"n","type":"int"}]}"#;
+    call(
+        &s,
+        "POST",
+        "/subjects/s",
+        Some(&json!({ "schema": canonical }).to_string()),
+    )
+    .assert_error(404, 40403);
+    let js = json!({ "schema": r#"{"type":"object","title":"t"}"#, "schemaType": "JSON" });
+    let id = register(&s, "j", js);
+    let js2 = json!({ "schema": r#"{ "title": "t", "type": "object" }"#, "schemaType": "JSON" });
+    assert_eq!(
+        ok_json(&s, "POST", "/subjects/j", Some(&js2.to_string()))["id"],
+        id
+    );
+    let p = json!({ "schema": "syntax = \"proto3\";", "schemaType": "PROTOBUF" });
+    register(&s, "p", p);
+    let p2 = json!({ "schema": "syntax  =  \"proto3\";", "schemaType": "PROTOBUF" });
+    call(&s, "POST", "/subjects/p", Some(&p2.to_string())).assert_error(404, 40403);
+}
+
+#[test]
 fn lookup_finds_the_identity_only_under_its_subject() {
     let s = server();
     let body = json!({ "schema": AVRO_A }).to_string();

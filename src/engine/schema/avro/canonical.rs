@@ -31,6 +31,69 @@ pub fn canonical_text(schema_json: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The attributes of a schema's JSON that its canonical form does not carry (`default`,
+/// `doc`, `aliases`, `order`, custom properties), sorted: what a registry holding the
+/// canonical form does not know (a reader evolving from it has no defaults, for one).
+pub fn dropped_attributes(schema_json: &str) -> Result<Vec<String>, String> {
+    let value: Value = serde_json::from_str(schema_json).map_err(|e| e.to_string())?;
+    let mut out = std::collections::BTreeSet::new();
+    collect_dropped(&value, &mut out, 0);
+    Ok(out.into_iter().collect())
+}
+
+const KEPT: [&str; 11] = [
+    "type",
+    "name",
+    "namespace",
+    "fields",
+    "symbols",
+    "items",
+    "values",
+    "size",
+    "logicalType",
+    "precision",
+    "scale",
+];
+
+/// Walks only schema positions (not default values, whose keys are data).
+fn collect_dropped(v: &Value, out: &mut std::collections::BTreeSet<String>, depth: usize) {
+    if depth > 256 {
+        return;
+    }
+    match v {
+        Value::Array(branches) => {
+            for b in branches {
+                collect_dropped(b, out, depth + 1);
+            }
+        }
+        Value::Object(o) => {
+            for (k, x) in o {
+                match k.as_str() {
+                    "type" | "items" | "values" => collect_dropped(x, out, depth + 1),
+                    "fields" => {
+                        for f in x.as_array().into_iter().flatten() {
+                            if let Some(fo) = f.as_object() {
+                                for (fk, fx) in fo {
+                                    if fk == "type" {
+                                        collect_dropped(fx, out, depth + 1);
+                                    } else if fk != "name" {
+                                        out.insert(fk.clone());
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    other if !KEPT.contains(&other) => {
+                        out.insert(other.to_string());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
 }
@@ -266,6 +329,25 @@ mod tests {
     use super::*;
 
     const CORPUS: &str = include_str!("../../../../tests/data/avro-canonical-corpus.json");
+
+    #[test]
+    fn dropped_attributes_name_what_the_canonical_form_loses_not_default_values() {
+        let text = r#"{"type":"record","name":"R","namespace":"a","doc":"d","x-owner":"me",
+            "fields":[{"name":"n","type":"int","default":0,"order":"descending"},
+                      {"name":"o","type":["null",{"type":"record","name":"In","aliases":["Old"],
+                        "fields":[{"name":"z","type":"string"}]}],"default":null},
+                      {"name":"m","type":{"type":"map","values":"long"},"default":{"k":1}}]}"#;
+        assert_eq!(
+            dropped_attributes(text).unwrap(),
+            ["aliases", "default", "doc", "order", "x-owner"]
+        );
+        assert!(
+            dropped_attributes(r#"{"type":"fixed","name":"F","size":4}"#)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(dropped_attributes("{").is_err());
+    }
 
     #[test]
     fn the_conformance_corpus_registers_the_go_form() {

@@ -1,28 +1,100 @@
-//! JSON Schema compatibility: a reader must accept every instance the writer accepts.
-//! Checked structurally over `type`, `required`, `properties`, `additionalProperties`
-//! and `items` (dot paths; properties in sorted order), with the messages of
-//! semantics §2: `narrows type from [w] to [r]`, `became required`, `is no longer allowed`.
+//! JSON Schema compatibility by the rules of the Confluent registry's JSON Schema
+//! checker (its `SchemaDiff`, strict policy): the writer's schema is the "original",
+//! the reader's the "update". Each schema is first read as the typed schema Confluent's
+//! loader builds ([`super::json_model`]): `type` lists become `anyOf`, several keyword
+//! groups an implied `allOf`, `$ref` is followed (local pointers and schema references
+//! by name). Then the typed schemas are diffed and only the differences that checker
+//! does not allow are listed: open/closed/partially open content models, `required`,
+//! enums and consts, numeric ranges, string lengths and patterns, array bounds,
+//! combined schemas (matched one to one), `not`, and type narrowing.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use serde_json::Value;
 
-use super::{SchemaText, join};
+use super::SchemaText;
+use super::json_model::{Array, Combined, Criterion, Docs, Loc, Number, Object, Typed};
 use crate::engine::schema::error::{SchemaError, SchemaResult};
 
-const ALL_TYPES: [&str; 7] = [
-    "array", "boolean", "integer", "null", "number", "object", "string",
+/// The difference types Confluent's strict policy allows (every other one fails).
+const COMPATIBLE: &[&str] = &[
+    "ID_CHANGED",
+    "DESCRIPTION_CHANGED",
+    "TITLE_CHANGED",
+    "DEFAULT_CHANGED",
+    "SCHEMA_REMOVED",
+    "TYPE_EXTENDED",
+    "MAX_LENGTH_INCREASED",
+    "MAX_LENGTH_REMOVED",
+    "MIN_LENGTH_DECREASED",
+    "MIN_LENGTH_REMOVED",
+    "PATTERN_REMOVED",
+    "MAXIMUM_INCREASED",
+    "MAXIMUM_REMOVED",
+    "MINIMUM_DECREASED",
+    "MINIMUM_REMOVED",
+    "EXCLUSIVE_MAXIMUM_INCREASED",
+    "EXCLUSIVE_MAXIMUM_REMOVED",
+    "EXCLUSIVE_MINIMUM_DECREASED",
+    "EXCLUSIVE_MINIMUM_REMOVED",
+    "MULTIPLE_OF_REDUCED",
+    "MULTIPLE_OF_REMOVED",
+    "REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED",
+    "REQUIRED_ATTRIBUTE_REMOVED",
+    "DEPENDENCY_ARRAY_NARROWED",
+    "DEPENDENCY_ARRAY_REMOVED",
+    "DEPENDENCY_SCHEMA_REMOVED",
+    "MAX_PROPERTIES_INCREASED",
+    "MAX_PROPERTIES_REMOVED",
+    "MIN_PROPERTIES_DECREASED",
+    "MIN_PROPERTIES_REMOVED",
+    "ADDITIONAL_PROPERTIES_ADDED",
+    "ADDITIONAL_PROPERTIES_EXTENDED",
+    "UNEVALUATED_PROPERTIES_ADDED",
+    "UNEVALUATED_PROPERTIES_EXTENDED",
+    "PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL",
+    "REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL",
+    "OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL",
+    "PROPERTY_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL",
+    "PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL",
+    "PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+    "PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+    "MAX_ITEMS_INCREASED",
+    "MAX_ITEMS_REMOVED",
+    "MIN_ITEMS_DECREASED",
+    "MIN_ITEMS_REMOVED",
+    "MAX_CONTAINS_INCREASED",
+    "MAX_CONTAINS_REMOVED",
+    "MIN_CONTAINS_DECREASED",
+    "MIN_CONTAINS_REMOVED",
+    "UNIQUE_ITEMS_REMOVED",
+    "ADDITIONAL_ITEMS_ADDED",
+    "ADDITIONAL_ITEMS_EXTENDED",
+    "UNEVALUATED_ITEMS_ADDED",
+    "UNEVALUATED_ITEMS_EXTENDED",
+    "ITEM_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL",
+    "ITEM_ADDED_TO_CLOSED_CONTENT_MODEL",
+    "ITEM_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL",
+    "ITEM_REMOVED_FROM_OPEN_CONTENT_MODEL",
+    "ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+    "ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+    "ENUM_ARRAY_EXTENDED",
+    "COMBINED_TYPE_EXTENDED",
+    "PRODUCT_TYPE_NARROWED",
+    "SUM_TYPE_EXTENDED",
+    "NOT_TYPE_NARROWED",
 ];
 
-fn parse(text: SchemaText<'_>, which: &str) -> SchemaResult<Value> {
-    let v: Value = serde_json::from_str(text.text)
-        .map_err(|e| SchemaError::invalid(format!("invalid {which} JSON Schema: {e}")))?;
-    crate::engine::schema::json_schema::JsonSchema::parse_with_references(
-        text.text,
-        text.references,
-    )
-    .map_err(|e| SchemaError::invalid(format!("invalid {which} JSON Schema: {e}")))?;
-    Ok(v)
+/// One difference at a path (`#/properties/a`), with what changed.
+#[derive(Debug, Clone)]
+struct Difference {
+    kind: &'static str,
+    path: String,
+    detail: String,
+}
+
+fn compatible(found: &[Difference]) -> bool {
+    found.iter().all(|d| COMPATIBLE.contains(&d.kind))
 }
 
 pub fn check(
@@ -30,126 +102,888 @@ pub fn check(
     candidate: SchemaText<'_>,
     backward: bool,
 ) -> SchemaResult<Vec<String>> {
-    let p = parse(previous, "previous")?;
-    let c = parse(candidate, "candidate")?;
+    let p = Docs::parse(previous, "previous")?;
+    let c = Docs::parse(candidate, "candidate")?;
+    // Backward: the candidate reads what the previous wrote; forward: the reverse.
     let (w, r) = if backward { (&p, &c) } else { (&c, &p) };
-    let mut out = Vec::new();
-    walk(w, r, "", w, r, &mut out);
-    Ok(out)
-}
-
-/// Follows a local `$ref` (`#/…`) within its own document.
-fn deref<'a>(v: &'a Value, root: &'a Value) -> &'a Value {
-    let mut current = v;
-    for _ in 0..32 {
-        match current.get("$ref").and_then(Value::as_str) {
-            Some(r) if r.starts_with('#') => match root.pointer(&r[1..]) {
-                Some(t) => current = t,
-                None => return current,
-            },
-            _ => return current,
-        }
-    }
-    current
-}
-
-/// The accepted types; `integer` is implied by `number`.
-fn types(v: &Value) -> BTreeSet<String> {
-    let mut set: BTreeSet<String> = match v.get("type") {
-        Some(Value::String(t)) => [t.clone()].into(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(|t| t.as_str().map(String::from))
-            .collect(),
-        _ => match v {
-            Value::Bool(false) => BTreeSet::new(),
-            _ => ALL_TYPES.iter().map(|t| t.to_string()).collect(),
-        },
+    let mut diff = Diff {
+        w,
+        r,
+        stack: HashSet::new(),
+        steps: 0,
     };
-    if set.contains("number") {
-        set.insert("integer".into());
+    let found = diff.compare(Some(w.root()), Some(r.root()), "#")?;
+    let mut seen = HashSet::new();
+    Ok(found
+        .into_iter()
+        .filter(|d| !COMPATIBLE.contains(&d.kind))
+        .map(|d| format!("{}: {} ({})", d.path, d.detail, d.kind))
+        .filter(|m| seen.insert(m.clone()))
+        .collect())
+}
+
+/// Bounds the work on hostile schemas (combined schemas compare every pair).
+const MAX_STEPS: usize = 200_000;
+
+struct Diff<'a> {
+    w: &'a Docs,
+    r: &'a Docs,
+    /// Pairs being compared: a `$ref` cycle re-entering one is taken as compatible.
+    stack: HashSet<(usize, usize)>,
+    steps: usize,
+}
+
+fn d(kind: &'static str, path: &str, detail: impl Into<String>) -> Difference {
+    Difference {
+        kind,
+        path: path.to_string(),
+        detail: detail.into(),
     }
-    set
 }
 
-fn display(set: &BTreeSet<String>) -> String {
-    set.iter().cloned().collect::<Vec<_>>().join(", ")
+fn sub(path: &str, part: &str) -> String {
+    format!("{path}/{part}")
 }
 
-fn required(v: &Value) -> BTreeSet<String> {
-    v.get("required")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn walk(w: &Value, r: &Value, path: &str, w_root: &Value, r_root: &Value, out: &mut Vec<String>) {
-    let w = deref(w, w_root);
-    let r = deref(r, r_root);
-    let shown = if path.is_empty() { "$" } else { path };
-    let (wt, rt) = (types(w), types(r));
-    if !wt.is_subset(&rt) {
-        let mut wt_shown = wt.clone();
-        let mut rt_shown = rt.clone();
-        if !w
-            .get("type")
-            .is_some_and(|t| t.to_string().contains("integer"))
-            && wt.contains("number")
-        {
-            wt_shown.remove("integer");
+impl<'a> Diff<'a> {
+    fn compare(
+        &mut self,
+        w: Option<Loc<'a>>,
+        r: Option<Loc<'a>>,
+        path: &str,
+    ) -> SchemaResult<Vec<Difference>> {
+        let (w, r) = match (w, r) {
+            (None, None) => return Ok(Vec::new()),
+            (None, Some(_)) => {
+                return Ok(vec![d(
+                    "SCHEMA_ADDED",
+                    path,
+                    "the reader constrains what the writer left unconstrained",
+                )]);
+            }
+            (Some(_), None) => return Ok(vec![d("SCHEMA_REMOVED", path, "")]),
+            (Some(w), Some(r)) => (self.w.deref(w)?, self.r.deref(r)?),
+        };
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(SchemaError::invalid(format!(
+                "the JSON Schema compatibility check gave up after {MAX_STEPS} comparisons at {path}"
+            )));
         }
-        if !r
-            .get("type")
-            .is_some_and(|t| t.to_string().contains("integer"))
-            && rt.contains("number")
-        {
-            rt_shown.remove("integer");
+        let key = (w.id(), r.id());
+        if !self.stack.insert(key) {
+            return Ok(Vec::new());
         }
-        out.push(format!(
-            "{shown} narrows type from [{}] to [{}]",
-            display(&wt_shown),
-            display(&rt_shown)
-        ));
+        let out = self.types(w, r, path);
+        self.stack.remove(&key);
+        out
     }
-    let (wreq, rreq) = (required(w), required(r));
-    for name in rreq.difference(&wreq) {
-        out.push(format!("{} became required", join(path, name)));
-    }
-    let empty = serde_json::Map::new();
-    let wprops = w
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    let rprops = r
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    let closed = r.get("additionalProperties") == Some(&Value::Bool(false));
-    let mut names: Vec<&String> = wprops.keys().chain(rprops.keys()).collect();
-    names.sort();
-    names.dedup();
-    for name in names {
-        let p = join(path, name);
-        match (wprops.get(name), rprops.get(name)) {
-            (Some(ws), Some(rs)) => {
-                if *rs == Value::Bool(false) {
-                    out.push(format!("{p} is no longer allowed"));
-                } else {
-                    walk(ws, rs, &p, w_root, r_root, out);
+
+    fn types(&mut self, w: Loc<'a>, r: Loc<'a>, path: &str) -> SchemaResult<Vec<Difference>> {
+        let wt = self.w.typed(w)?;
+        let rt = self.r.typed(r)?;
+        let mut out = Vec::new();
+        // A plain writer schema read by a union: one branch that accepts it is enough.
+        match (&wt, &rt) {
+            (t, Typed::Combined(c)) if !matches!(t, Typed::Combined(_)) => {
+                if c.subs.len() == 1 {
+                    let found = self.compare(Some(w), Some(c.subs[0]), path)?;
+                    if compatible(&found) {
+                        return Ok(found);
+                    }
+                } else if c.criterion != Criterion::All {
+                    for s in &c.subs {
+                        let mut found = self.compare(Some(w), Some(*s), path)?;
+                        if compatible(&found) {
+                            found.push(d("SUM_TYPE_EXTENDED", path, ""));
+                            return Ok(found);
+                        }
+                    }
                 }
             }
-            (Some(_), None) if closed => out.push(format!("{p} is no longer allowed")),
+            (Typed::Combined(c), t) if !matches!(t, Typed::Combined(_)) => {
+                if c.subs.len() == 1 {
+                    let found = self.compare(Some(c.subs[0]), Some(r), path)?;
+                    if compatible(&found) {
+                        return Ok(found);
+                    }
+                } else if c.criterion == Criterion::All {
+                    for s in &c.subs {
+                        let mut found = self.compare(Some(*s), Some(r), path)?;
+                        if compatible(&found) {
+                            found.push(d("PRODUCT_TYPE_NARROWED", path, ""));
+                            return Ok(found);
+                        }
+                    }
+                }
+            }
             _ => {}
         }
+        if wt.class() != rt.class() {
+            // Nothing was written (false), or the reader accepts anything (true, {}).
+            if matches!(wt, Typed::False) || matches!(rt, Typed::Empty) {
+                return Ok(out);
+            }
+            out.push(d(
+                "TYPE_CHANGED",
+                path,
+                format!(
+                    "the writer's {} is read as {}",
+                    wt.describe(),
+                    rt.describe()
+                ),
+            ));
+            return Ok(out);
+        }
+        match (wt, rt) {
+            (Typed::String(a), Typed::String(b)) => {
+                bound(&mut out, path, "maxLength", a.max_length, b.max_length);
+                bound(&mut out, path, "minLength", a.min_length, b.min_length);
+                match (&a.pattern, &b.pattern) {
+                    (None, Some(p)) => out.push(d(
+                        "PATTERN_ADDED",
+                        &sub(path, "pattern"),
+                        format!("the reader adds pattern {p:?}"),
+                    )),
+                    (Some(x), Some(y)) if x != y => out.push(d(
+                        "PATTERN_CHANGED",
+                        &sub(path, "pattern"),
+                        format!("pattern changed from {x:?} to {y:?}"),
+                    )),
+                    _ => {}
+                }
+            }
+            (Typed::Number(a), Typed::Number(b)) => numbers(&mut out, path, &a, &b),
+            (Typed::Enum(a), Typed::Enum(b)) => {
+                let has = |set: &[Value], v: &Value| set.contains(v);
+                if a != b {
+                    let w_in_r = a.iter().all(|v| has(&b, v));
+                    let r_in_w = b.iter().all(|v| has(&a, v));
+                    let kind = if w_in_r {
+                        "ENUM_ARRAY_EXTENDED"
+                    } else if r_in_w {
+                        "ENUM_ARRAY_NARROWED"
+                    } else {
+                        "ENUM_ARRAY_CHANGED"
+                    };
+                    let missing: Vec<String> = a
+                        .iter()
+                        .filter(|v| !has(&b, v))
+                        .map(|v| v.to_string())
+                        .collect();
+                    out.push(d(
+                        kind,
+                        &sub(path, "enum"),
+                        format!("the reader lacks the values [{}]", missing.join(", ")),
+                    ));
+                }
+            }
+            (Typed::Const(a), Typed::Const(b)) if a != b => {
+                out.push(d(
+                    "ENUM_ARRAY_CHANGED",
+                    &sub(path, "const"),
+                    format!("const changed from {a} to {b}"),
+                ));
+            }
+            (Typed::Not(a), Typed::Not(b)) => {
+                // Reversed: the reader may exclude less than the writer did.
+                let p = sub(path, "not");
+                let found = self.compare(Some(b), Some(a), &p)?;
+                if compatible(&found) {
+                    out.push(d("NOT_TYPE_NARROWED", &p, ""));
+                } else {
+                    out.push(d(
+                        "NOT_TYPE_EXTENDED",
+                        &p,
+                        "the reader excludes values the writer allowed",
+                    ));
+                }
+            }
+            (Typed::Combined(a), Typed::Combined(b)) => self.combined(&mut out, path, &a, &b)?,
+            (Typed::Object(a), Typed::Object(b)) => self.objects(&mut out, path, &a, &b)?,
+            (Typed::Array(a), Typed::Array(b)) => self.arrays(&mut out, path, &a, &b)?,
+            _ => {}
+        }
+        Ok(out)
     }
-    if let (Some(wi), Some(ri)) = (w.get("items"), r.get("items"))
-        && wi.is_object()
-        && ri.is_object()
-    {
-        walk(wi, ri, &join(path, "items"), w_root, r_root, out);
+
+    fn combined(
+        &mut self,
+        out: &mut Vec<Difference>,
+        path: &str,
+        a: &Combined<'a>,
+        b: &Combined<'a>,
+    ) -> SchemaResult<()> {
+        let single = |c: &Combined<'_>| c.subs.len() == 1;
+        if a.criterion != b.criterion {
+            let extended = b.criterion == Criterion::Any
+                || (single(a) && single(b))
+                || (single(a) && b.criterion == Criterion::One)
+                || (single(b) && a.criterion == Criterion::All);
+            if !extended {
+                out.push(d(
+                    "COMBINED_TYPE_CHANGED",
+                    path,
+                    format!("{} became {}", a.criterion, b.criterion),
+                ));
+                return Ok(());
+            }
+            out.push(d("COMBINED_TYPE_EXTENDED", path, ""));
+        }
+        let (wn, rn) = (a.subs.len(), b.subs.len());
+        if wn < rn {
+            let kind = if b.criterion == Criterion::All {
+                "PRODUCT_TYPE_EXTENDED"
+            } else {
+                "SUM_TYPE_EXTENDED"
+            };
+            out.push(d(
+                kind,
+                path,
+                format!("{} grew from {wn} to {rn} schemas", b.criterion),
+            ));
+        } else if wn > rn {
+            let kind = if a.criterion == Criterion::All {
+                "PRODUCT_TYPE_NARROWED"
+            } else {
+                "SUM_TYPE_NARROWED"
+            };
+            out.push(d(
+                kind,
+                path,
+                format!("{} shrank from {wn} to {rn} schemas", a.criterion),
+            ));
+        }
+        // Every compatible (writer branch, reader branch) pair, then a maximum one-to-one
+        // matching; it must cover the smaller side.
+        let mut edges: Vec<Vec<(usize, Vec<Difference>)>> = Vec::with_capacity(wn);
+        for (i, ws) in a.subs.iter().enumerate() {
+            let p = sub(path, &format!("{}/{i}", a.criterion));
+            let mut row = Vec::new();
+            for (j, rs) in b.subs.iter().enumerate() {
+                let found = self.compare(Some(*ws), Some(*rs), &p)?;
+                if compatible(&found) {
+                    row.push((j, found));
+                }
+            }
+            edges.push(row);
+        }
+        let matching = max_matching(&edges, rn);
+        let matched = matching.iter().filter(|m| m.is_some()).count();
+        for (i, m) in matching.iter().enumerate() {
+            if let Some(j) = m
+                && let Some((_, found)) = edges[i].iter().find(|(k, _)| k == j)
+            {
+                out.extend(found.iter().cloned());
+            }
+        }
+        if matched < wn.min(rn) {
+            out.push(d(
+                "COMBINED_TYPE_SUBSCHEMAS_CHANGED",
+                path,
+                format!(
+                    "only {matched} of the {} subschemas of {} are matched by a compatible one",
+                    wn.min(rn),
+                    a.criterion
+                ),
+            ));
+        }
+        Ok(())
     }
+
+    fn objects(
+        &mut self,
+        out: &mut Vec<Difference>,
+        path: &str,
+        a: &Object<'a>,
+        b: &Object<'a>,
+    ) -> SchemaResult<()> {
+        for (name, _) in &a.properties {
+            if b.property(name).is_some() {
+                let p = sub(&sub(path, "required"), name);
+                match (a.required.contains(name), b.required.contains(name)) {
+                    (true, false) => out.push(d("REQUIRED_ATTRIBUTE_REMOVED", &p, "")),
+                    (false, true) if self.r.has_default(b.property(name))? => {
+                        out.push(d("REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED", &p, ""));
+                    }
+                    (false, true) => out.push(d(
+                        "REQUIRED_ATTRIBUTE_ADDED",
+                        &p,
+                        format!("{name} became required"),
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        let names: BTreeSet<&String> = a
+            .properties
+            .iter()
+            .chain(b.properties.iter())
+            .map(|(n, _)| n)
+            .collect();
+        for name in names {
+            let p = sub(&sub(path, "properties"), name);
+            match (a.property(name), b.property(name)) {
+                (Some(ws), None) => {
+                    if b.is_open() {
+                        out.push(d("PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL", &p, ""));
+                    } else if let Some(partial) = b.partial_schema(name)? {
+                        let found = self.compare(Some(ws), Some(partial), &p)?;
+                        let ok = compatible(&found);
+                        out.extend(found);
+                        if ok {
+                            out.push(d(
+                                "PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+                                &p,
+                                "",
+                            ));
+                        } else {
+                            out.push(d(
+                                "PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+                                &p,
+                                format!(
+                                    "{name} is absent from the reader and its additional/pattern properties do not accept the writer's values"
+                                ),
+                            ));
+                        }
+                    } else if matches!(self.w.typed(self.w.deref(ws)?)?, Typed::False) {
+                        out.push(d(
+                            "PROPERTY_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL",
+                            &p,
+                            "",
+                        ));
+                    } else {
+                        out.push(d(
+                            "PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL",
+                            &p,
+                            format!("{name} is absent from the reader's closed content model"),
+                        ));
+                    }
+                }
+                (None, Some(rs)) => {
+                    let required = b.required.contains(name);
+                    let has_default = self.r.has_default(Some(rs))?;
+                    if a.is_open() {
+                        if matches!(self.r.typed(self.r.deref(rs)?)?, Typed::Empty) {
+                            out.push(d(
+                                "PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL",
+                                &p,
+                                "",
+                            ));
+                        } else if required && !has_default {
+                            out.push(d(
+                                "REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL",
+                                &p,
+                                format!("{name} is required by the reader and the writer's open content model may carry any value for it"),
+                            ));
+                        } else if required {
+                            out.push(d(
+                                "REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL",
+                                &p,
+                                format!("{name} is added and the writer's open content model may carry any value for it"),
+                            ));
+                        } else {
+                            out.push(d(
+                                "OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL",
+                                &p,
+                                format!("{name} is added and the writer's open content model may carry any value for it"),
+                            ));
+                        }
+                    } else {
+                        if let Some(partial) = a.partial_schema(name)? {
+                            let found = self.compare(Some(partial), Some(rs), &p)?;
+                            let ok = compatible(&found);
+                            out.extend(found);
+                            if ok {
+                                out.push(d(
+                                    "PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+                                    &p,
+                                    "",
+                                ));
+                            } else {
+                                out.push(d(
+                                    "PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+                                    &p,
+                                    format!("{name} is added and does not accept what the writer's additional/pattern properties allowed"),
+                                ));
+                            }
+                        }
+                        if required && !has_default {
+                            out.push(d(
+                                "REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL",
+                                &p,
+                                format!(
+                                    "{name} is required by the reader and absent from the writer"
+                                ),
+                            ));
+                        } else if required {
+                            out.push(d(
+                                "REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL",
+                                &p,
+                                "",
+                            ));
+                        } else {
+                            out.push(d("OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL", &p, ""));
+                        }
+                    }
+                }
+                (Some(ws), Some(rs)) => out.extend(self.compare(Some(ws), Some(rs), &p)?),
+                (None, None) => {}
+            }
+        }
+        // Property dependencies (arrays) and schema dependencies.
+        let dp = sub(path, "dependencies");
+        let keys: BTreeSet<&String> = a.dep_arrays.keys().chain(b.dep_arrays.keys()).collect();
+        for k in keys {
+            let p = sub(&dp, k);
+            match (a.dep_arrays.get(k), b.dep_arrays.get(k)) {
+                (Some(_), None) => out.push(d("DEPENDENCY_ARRAY_REMOVED", &p, "")),
+                (None, Some(_)) => out.push(d(
+                    "DEPENDENCY_ARRAY_ADDED",
+                    &p,
+                    format!("the reader adds a dependency of {k}"),
+                )),
+                (Some(x), Some(y)) if x != y => {
+                    if y.is_superset(x) {
+                        out.push(d(
+                            "DEPENDENCY_ARRAY_EXTENDED",
+                            &p,
+                            format!("the reader makes {k} depend on more properties"),
+                        ));
+                    } else if x.is_superset(y) {
+                        out.push(d("DEPENDENCY_ARRAY_NARROWED", &p, ""));
+                    } else {
+                        out.push(d(
+                            "DEPENDENCY_ARRAY_CHANGED",
+                            &p,
+                            format!("the dependencies of {k} changed"),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let keys: BTreeSet<&String> = a.dep_schemas.keys().chain(b.dep_schemas.keys()).collect();
+        for k in keys {
+            let p = sub(&dp, k);
+            match (a.dep_schemas.get(k), b.dep_schemas.get(k)) {
+                (Some(_), None) => out.push(d("DEPENDENCY_SCHEMA_REMOVED", &p, "")),
+                (None, Some(_)) => out.push(d(
+                    "DEPENDENCY_SCHEMA_ADDED",
+                    &p,
+                    format!("the reader adds a schema dependency of {k}"),
+                )),
+                (Some(x), Some(y)) => out.extend(self.compare(Some(*x), Some(*y), &p)?),
+                (None, None) => {}
+            }
+        }
+        let ap = sub(path, "additionalProperties");
+        if a.additional_permitted != b.additional_permitted {
+            if b.additional_permitted {
+                out.push(d("ADDITIONAL_PROPERTIES_ADDED", &ap, ""));
+            } else {
+                out.push(d(
+                    "ADDITIONAL_PROPERTIES_REMOVED",
+                    &ap,
+                    "the reader forbids additional properties the writer allowed",
+                ));
+            }
+        } else {
+            match (a.additional, b.additional) {
+                (None, Some(_)) => out.push(d(
+                    "ADDITIONAL_PROPERTIES_NARROWED",
+                    &ap,
+                    "the reader constrains additional properties the writer left open",
+                )),
+                (Some(_), None) => out.push(d("ADDITIONAL_PROPERTIES_EXTENDED", &ap, "")),
+                (x, y) => out.extend(self.compare(x, y, &ap)?),
+            }
+        }
+        self.unevaluated(
+            out,
+            &sub(path, "unevaluatedProperties"),
+            a.unevaluated,
+            b.unevaluated,
+            "PROPERTIES",
+        )?;
+        bound(
+            out,
+            path,
+            "maxProperties",
+            a.max_properties,
+            b.max_properties,
+        );
+        bound(
+            out,
+            path,
+            "minProperties",
+            a.min_properties,
+            b.min_properties,
+        );
+        Ok(())
+    }
+
+    fn unevaluated(
+        &mut self,
+        out: &mut Vec<Difference>,
+        p: &str,
+        a: Option<Loc<'a>>,
+        b: Option<Loc<'a>>,
+        what: &str,
+    ) -> SchemaResult<()> {
+        let kind = |change: &str| -> &'static str {
+            match (what, change) {
+                ("PROPERTIES", "ADDED") => "UNEVALUATED_PROPERTIES_ADDED",
+                ("PROPERTIES", "REMOVED") => "UNEVALUATED_PROPERTIES_REMOVED",
+                ("PROPERTIES", "NARROWED") => "UNEVALUATED_PROPERTIES_NARROWED",
+                ("PROPERTIES", _) => "UNEVALUATED_PROPERTIES_EXTENDED",
+                (_, "ADDED") => "UNEVALUATED_ITEMS_ADDED",
+                (_, "REMOVED") => "UNEVALUATED_ITEMS_REMOVED",
+                (_, "NARROWED") => "UNEVALUATED_ITEMS_NARROWED",
+                _ => "UNEVALUATED_ITEMS_EXTENDED",
+            }
+        };
+        let class = |docs: &Docs, l: Option<Loc<'a>>| -> SchemaResult<Option<&'static str>> {
+            match l {
+                None => Ok(None),
+                Some(l) => Ok(Some(docs.typed(docs.deref(l)?)?.class())),
+            }
+        };
+        let (ca, cb) = (class(self.w, a)?, class(self.r, b)?);
+        let change = match (ca, cb) {
+            (None, None) => return Ok(()),
+            (None, Some("false")) => "REMOVED",
+            (None, Some(_)) => "NARROWED",
+            (Some("false"), None) => "ADDED",
+            (Some(_), None) => "EXTENDED",
+            (Some("false"), Some(y)) if y != "false" => "ADDED",
+            (Some(x), Some("false")) if x != "false" => "REMOVED",
+            (Some("empty"), Some(y)) if y != "empty" => "NARROWED",
+            (Some(x), Some("empty")) if x != "empty" => "EXTENDED",
+            _ => {
+                out.extend(self.compare(a, b, p)?);
+                return Ok(());
+            }
+        };
+        out.push(d(
+            kind(change),
+            p,
+            format!(
+                "unevaluated {} {}",
+                what.to_lowercase(),
+                change.to_lowercase()
+            ),
+        ));
+        Ok(())
+    }
+
+    fn arrays(
+        &mut self,
+        out: &mut Vec<Difference>,
+        path: &str,
+        a: &Array<'a>,
+        b: &Array<'a>,
+    ) -> SchemaResult<()> {
+        out.extend(self.compare(a.items, b.items, &sub(path, "items"))?);
+        let (wn, rn) = (a.tuple.len(), b.tuple.len());
+        for i in 0..wn.max(rn) {
+            let p = sub(path, &format!("items/{i}"));
+            match (a.tuple.get(i), b.tuple.get(i)) {
+                (Some(x), Some(y)) => out.extend(self.compare(Some(*x), Some(*y), &p)?),
+                (Some(x), None) => {
+                    if b.is_open() {
+                        out.push(d("ITEM_REMOVED_FROM_OPEN_CONTENT_MODEL", &p, ""));
+                    } else if let Some(partial) = b.partial_schema() {
+                        let found = self.compare(Some(*x), Some(partial), &p)?;
+                        let ok = compatible(&found);
+                        out.extend(found);
+                        out.push(if ok {
+                            d("ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", &p, "")
+                        } else {
+                            d(
+                                "ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+                                &p,
+                                format!("tuple item {i} is absent from the reader and its additional items do not accept it"),
+                            )
+                        });
+                    } else if matches!(self.w.typed(self.w.deref(*x)?)?, Typed::False) {
+                        out.push(d(
+                            "ITEM_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL",
+                            &p,
+                            "",
+                        ));
+                    } else {
+                        out.push(d(
+                            "ITEM_REMOVED_FROM_CLOSED_CONTENT_MODEL",
+                            &p,
+                            format!(
+                                "tuple item {i} is absent from the reader's closed content model"
+                            ),
+                        ));
+                    }
+                }
+                (None, Some(y)) => {
+                    if a.is_open() {
+                        if matches!(self.r.typed(self.r.deref(*y)?)?, Typed::Empty) {
+                            out.push(d(
+                                "ITEM_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL",
+                                &p,
+                                "",
+                            ));
+                        } else {
+                            out.push(d(
+                                "ITEM_ADDED_TO_OPEN_CONTENT_MODEL",
+                                &p,
+                                format!("tuple item {i} is added and the writer's open content model may carry any value there"),
+                            ));
+                        }
+                    } else if let Some(partial) = a.partial_schema() {
+                        let found = self.compare(Some(partial), Some(*y), &p)?;
+                        let ok = compatible(&found);
+                        out.extend(found);
+                        out.push(if ok {
+                            d("ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", &p, "")
+                        } else {
+                            d(
+                                "ITEM_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
+                                &p,
+                                format!("tuple item {i} does not accept what the writer's additional items allowed"),
+                            )
+                        });
+                    } else {
+                        out.push(d("ITEM_ADDED_TO_CLOSED_CONTENT_MODEL", &p, ""));
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+        let ap = sub(path, "additionalItems");
+        if a.additional_permitted != b.additional_permitted {
+            if a.additional_permitted {
+                out.push(d(
+                    "ADDITIONAL_ITEMS_REMOVED",
+                    &ap,
+                    "the reader forbids additional items the writer allowed",
+                ));
+            } else {
+                out.push(d("ADDITIONAL_ITEMS_ADDED", &ap, ""));
+            }
+        } else {
+            match (a.additional, b.additional) {
+                (None, Some(_)) => out.push(d(
+                    "ADDITIONAL_ITEMS_NARROWED",
+                    &ap,
+                    "the reader constrains additional items the writer left open",
+                )),
+                (Some(_), None) => out.push(d("ADDITIONAL_ITEMS_EXTENDED", &ap, "")),
+                (x, y) => out.extend(self.compare(x, y, &ap)?),
+            }
+        }
+        self.unevaluated(
+            out,
+            &sub(path, "unevaluatedItems"),
+            a.unevaluated,
+            b.unevaluated,
+            "ITEMS",
+        )?;
+        bound(out, path, "maxItems", a.max_items, b.max_items);
+        bound(out, path, "minItems", a.min_items, b.min_items);
+        bound(out, path, "maxContains", a.max_contains, b.max_contains);
+        bound(out, path, "minContains", a.min_contains, b.min_contains);
+        if a.unique != b.unique {
+            if a.unique {
+                out.push(d("UNIQUE_ITEMS_REMOVED", &sub(path, "uniqueItems"), ""));
+            } else {
+                out.push(d(
+                    "UNIQUE_ITEMS_ADDED",
+                    &sub(path, "uniqueItems"),
+                    "the reader requires unique items",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A numeric bound keyword: added, removed, increased or decreased (which of these is
+/// allowed depends on the keyword: an upper bound may grow, a lower one shrink).
+fn bound<T: PartialOrd + std::fmt::Display + Copy>(
+    out: &mut Vec<Difference>,
+    path: &str,
+    keyword: &'static str,
+    w: Option<T>,
+    r: Option<T>,
+) {
+    let p = sub(path, keyword);
+    let name = keyword_kind(keyword);
+    let (kind, detail) = match (w, r) {
+        (None, Some(y)) => ("ADDED", format!("the reader adds {keyword} {y}")),
+        (Some(_), None) => ("REMOVED", String::new()),
+        (Some(x), Some(y)) if x < y => ("INCREASED", format!("{keyword} rose from {x} to {y}")),
+        (Some(x), Some(y)) if x > y => ("DECREASED", format!("{keyword} fell from {x} to {y}")),
+        _ => return,
+    };
+    out.push(d(diff_kind(name, kind), &p, detail));
+}
+
+/// `maxLength` -> `MAX_LENGTH`.
+fn keyword_kind(keyword: &str) -> String {
+    let mut s = String::new();
+    for c in keyword.chars() {
+        if c.is_ascii_uppercase() {
+            s.push('_');
+        }
+        s.push(c.to_ascii_uppercase());
+    }
+    s
+}
+
+/// The static name of `<KEYWORD>_<CHANGE>` (only the names the diff produces).
+fn diff_kind(keyword: String, change: &str) -> &'static str {
+    let full = format!("{keyword}_{change}");
+    KINDS
+        .iter()
+        .find(|k| **k == full)
+        .copied()
+        .unwrap_or("TYPE_CHANGED")
+}
+
+const KINDS: &[&str] = &[
+    "MAX_LENGTH_ADDED",
+    "MAX_LENGTH_REMOVED",
+    "MAX_LENGTH_INCREASED",
+    "MAX_LENGTH_DECREASED",
+    "MIN_LENGTH_ADDED",
+    "MIN_LENGTH_REMOVED",
+    "MIN_LENGTH_INCREASED",
+    "MIN_LENGTH_DECREASED",
+    "MAXIMUM_ADDED",
+    "MAXIMUM_REMOVED",
+    "MAXIMUM_INCREASED",
+    "MAXIMUM_DECREASED",
+    "MINIMUM_ADDED",
+    "MINIMUM_REMOVED",
+    "MINIMUM_INCREASED",
+    "MINIMUM_DECREASED",
+    "EXCLUSIVE_MAXIMUM_ADDED",
+    "EXCLUSIVE_MAXIMUM_REMOVED",
+    "EXCLUSIVE_MAXIMUM_INCREASED",
+    "EXCLUSIVE_MAXIMUM_DECREASED",
+    "EXCLUSIVE_MINIMUM_ADDED",
+    "EXCLUSIVE_MINIMUM_REMOVED",
+    "EXCLUSIVE_MINIMUM_INCREASED",
+    "EXCLUSIVE_MINIMUM_DECREASED",
+    "MAX_PROPERTIES_ADDED",
+    "MAX_PROPERTIES_REMOVED",
+    "MAX_PROPERTIES_INCREASED",
+    "MAX_PROPERTIES_DECREASED",
+    "MIN_PROPERTIES_ADDED",
+    "MIN_PROPERTIES_REMOVED",
+    "MIN_PROPERTIES_INCREASED",
+    "MIN_PROPERTIES_DECREASED",
+    "MAX_ITEMS_ADDED",
+    "MAX_ITEMS_REMOVED",
+    "MAX_ITEMS_INCREASED",
+    "MAX_ITEMS_DECREASED",
+    "MIN_ITEMS_ADDED",
+    "MIN_ITEMS_REMOVED",
+    "MIN_ITEMS_INCREASED",
+    "MIN_ITEMS_DECREASED",
+    "MAX_CONTAINS_ADDED",
+    "MAX_CONTAINS_REMOVED",
+    "MAX_CONTAINS_INCREASED",
+    "MAX_CONTAINS_DECREASED",
+    "MIN_CONTAINS_ADDED",
+    "MIN_CONTAINS_REMOVED",
+    "MIN_CONTAINS_INCREASED",
+    "MIN_CONTAINS_DECREASED",
+];
+
+fn numbers(out: &mut Vec<Difference>, path: &str, a: &Number, b: &Number) {
+    bound(out, path, "maximum", a.maximum, b.maximum);
+    bound(out, path, "minimum", a.minimum, b.minimum);
+    bound(
+        out,
+        path,
+        "exclusiveMaximum",
+        a.exclusive_maximum,
+        b.exclusive_maximum,
+    );
+    bound(
+        out,
+        path,
+        "exclusiveMinimum",
+        a.exclusive_minimum,
+        b.exclusive_minimum,
+    );
+    let p = sub(path, "multipleOf");
+    match (a.multiple_of, b.multiple_of) {
+        (None, Some(y)) => out.push(d(
+            "MULTIPLE_OF_ADDED",
+            &p,
+            format!("the reader adds multipleOf {y}"),
+        )),
+        (Some(_), None) => out.push(d("MULTIPLE_OF_REMOVED", &p, "")),
+        (Some(x), Some(y)) if x != y => {
+            let divides = |big: f64, small: f64| small != 0.0 && (big / small).fract() == 0.0;
+            if divides(y, x) {
+                out.push(d(
+                    "MULTIPLE_OF_EXPANDED",
+                    &p,
+                    format!("multipleOf grew from {x} to {y}"),
+                ));
+            } else if divides(x, y) {
+                out.push(d("MULTIPLE_OF_REDUCED", &p, ""));
+            } else {
+                out.push(d(
+                    "MULTIPLE_OF_CHANGED",
+                    &p,
+                    format!("multipleOf changed from {x} to {y}"),
+                ));
+            }
+        }
+        _ => {}
+    }
+    if a.integer != b.integer {
+        if a.integer {
+            out.push(d("TYPE_EXTENDED", path, ""));
+        } else {
+            out.push(d("TYPE_NARROWED", path, "number narrowed to integer"));
+        }
+    }
+}
+
+/// Maximum bipartite matching (augmenting paths): `edges[i]` lists the right-hand nodes
+/// left node `i` may pair with. Returns the right node matched to each left node.
+fn max_matching<T>(edges: &[Vec<(usize, T)>], right: usize) -> Vec<Option<usize>> {
+    let mut owner: Vec<Option<usize>> = vec![None; right];
+    fn augment<T>(
+        i: usize,
+        edges: &[Vec<(usize, T)>],
+        seen: &mut [bool],
+        owner: &mut [Option<usize>],
+    ) -> bool {
+        for (j, _) in &edges[i] {
+            if seen[*j] {
+                continue;
+            }
+            seen[*j] = true;
+            if owner[*j].is_none_or(|k| augment(k, edges, seen, owner)) {
+                owner[*j] = Some(i);
+                return true;
+            }
+        }
+        false
+    }
+    for i in 0..edges.len() {
+        let mut seen = vec![false; right];
+        augment(i, edges, &mut seen, &mut owner);
+    }
+    let mut left = vec![None; edges.len()];
+    for (j, o) in owner.iter().enumerate() {
+        if let Some(i) = o {
+            left[*i] = Some(j);
+        }
+    }
+    left
 }

@@ -1,11 +1,21 @@
-//! Local compatibility checks (semantics §2), no registry involved: is a candidate
-//! schema compatible with a previous one at BACKWARD (the candidate reads data written
-//! with the previous), FORWARD (the previous reads the candidate's data) or FULL (both)?
-//! Every incompatibility is listed, each prefixed `BACKWARD: ` or `FORWARD: `.
+//! Local compatibility checks (docs/semantics.md §2), no registry involved: is a
+//! candidate schema compatible with a previous one at BACKWARD (the candidate reads data
+//! written with the previous), FORWARD (the previous reads the candidate's data) or FULL
+//! (both)? Every incompatibility is listed, each prefixed `BACKWARD: ` or `FORWARD: `.
+//! Avro follows the Avro resolution rules; Protobuf and JSON Schema follow the rules of
+//! the Confluent registry's checkers (so `schema check` agrees with a registration), and
+//! each of their entries ends with the checker's difference type in parentheses.
+//! [`Mode`] is a registry level: which versions to check against, or none.
 
 mod avro;
 mod json;
+#[cfg(test)]
+mod json_cases;
+mod json_model;
 mod protobuf;
+#[cfg(test)]
+mod protobuf_cases;
+pub mod registered;
 
 use std::fmt;
 use std::str::FromStr;
@@ -21,15 +31,47 @@ pub enum Level {
     Full,
 }
 
-impl Level {
-    /// The local level for a registry compatibility level (`*_TRANSITIVE` checks one
-    /// previous version here; `NONE` has none).
-    pub fn from_registry(level: &str) -> Option<Level> {
-        match level.to_ascii_uppercase().as_str() {
-            "BACKWARD" | "BACKWARD_TRANSITIVE" => Some(Level::Backward),
-            "FORWARD" | "FORWARD_TRANSITIVE" => Some(Level::Forward),
-            "FULL" | "FULL_TRANSITIVE" => Some(Level::Full),
-            _ => None,
+/// A registry compatibility level: the direction(s) and which registered versions a
+/// new schema is checked against (`*_TRANSITIVE`: every one; otherwise the latest).
+/// `NONE` checks nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mode {
+    /// `None` for `NONE`.
+    pub level: Option<Level>,
+    pub transitive: bool,
+}
+
+impl Mode {
+    /// Parses a registry level (`BACKWARD`, `FORWARD_TRANSITIVE`, `NONE`, …, any case);
+    /// an unknown level is an error, never a guess.
+    pub fn from_registry(level: &str) -> Result<Mode, String> {
+        let upper = level.trim().to_ascii_uppercase();
+        let (base, transitive) = match upper.strip_suffix("_TRANSITIVE") {
+            Some(base) => (base, true),
+            None => (upper.as_str(), false),
+        };
+        let level = match base {
+            "BACKWARD" => Some(Level::Backward),
+            "FORWARD" => Some(Level::Forward),
+            "FULL" => Some(Level::Full),
+            "NONE" if !transitive => None,
+            _ => {
+                return Err(format!(
+                    "unknown compatibility level {level:?}; the registry levels are BACKWARD, \
+                     BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE and NONE"
+                ));
+            }
+        };
+        Ok(Mode { level, transitive })
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.level {
+            None => f.write_str("NONE"),
+            Some(l) if self.transitive => write!(f, "{l}_TRANSITIVE"),
+            Some(l) => write!(f, "{l}"),
         }
     }
 }
@@ -140,40 +182,34 @@ mod tests {
     }
 
     #[test]
-    fn json_schema_lists_narrowing_new_requirements_and_closed_properties() {
-        let prev = r#"{"type":"object","properties":{"a":{"type":["string","null"]},"b":{"type":"integer"},"c":{"type":"string"}}}"#;
-        let cand = r#"{"type":"object","required":["b"],"additionalProperties":false,"properties":{"a":{"type":"string"},"b":{"type":"number"}}}"#;
+    fn registry_levels_parse_with_transitivity_and_none_and_unknown_ones_fail() {
+        let m = |l: &str| Mode::from_registry(l).unwrap();
         assert_eq!(
-            run(SchemaType::Json, prev, cand, Level::Backward),
-            vec![
-                "BACKWARD: b became required",
-                "BACKWARD: a narrows type from [null, string] to [string]",
-                "BACKWARD: c is no longer allowed",
-            ]
+            m("BACKWARD"),
+            Mode {
+                level: Some(Level::Backward),
+                transitive: false
+            }
         );
-        let fwd = run(SchemaType::Json, prev, cand, Level::Forward);
         assert_eq!(
-            fwd,
-            vec!["FORWARD: b narrows type from [number] to [integer]"]
+            m("forward_transitive"),
+            Mode {
+                level: Some(Level::Forward),
+                transitive: true
+            }
         );
-        assert_eq!(run(SchemaType::Json, prev, cand, Level::Full).len(), 4);
-        assert!(run(SchemaType::Json, prev, prev, Level::Full).is_empty());
-    }
-
-    #[test]
-    fn protobuf_lists_missing_messages_wire_changes_and_required_fields() {
-        let prev = "syntax = \"proto2\"; package p; message A { optional int32 x = 1; optional string y = 2; } message B { optional int32 z = 1; }";
-        let cand = "syntax = \"proto2\"; package p; message A { optional fixed32 x = 1; repeated string y = 2; required int64 w = 3; }";
+        assert_eq!(m("FULL_TRANSITIVE").to_string(), "FULL_TRANSITIVE");
         assert_eq!(
-            run(SchemaType::Protobuf, prev, cand, Level::Backward),
-            vec![
-                "BACKWARD: p.A field 1 changed wire type or cardinality",
-                "BACKWARD: p.A field 2 changed wire type or cardinality",
-                "BACKWARD: p.A.w is required but absent from the writer",
-                "BACKWARD: message p.B is absent from the reader",
-            ]
+            m("NONE"),
+            Mode {
+                level: None,
+                transitive: false
+            }
         );
-        assert!(run(SchemaType::Protobuf, prev, prev, Level::Full).is_empty());
+        for bad in ["", "SOMETIMES", "NONE_TRANSITIVE", "BACKWARDS"] {
+            let e = Mode::from_registry(bad).unwrap_err();
+            assert!(e.contains("unknown compatibility level"), "{e}");
+        }
     }
 
     #[test]
