@@ -21,6 +21,7 @@ use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER};
 use crate::engine::columnar::ipc_stream::{Seekable, StreamBatches};
 use crate::engine::columnar::runner::offline::{BatchReader, BatchWriter, WriteError};
 use crate::io::batch_sink::{BatchSink, DataFormat, SinkError, SinkOptions};
+use crate::io::output_file::OutputFile;
 
 enum Inner {
     /// Streams are read message by message into one allocation each, decoded
@@ -241,8 +242,29 @@ impl BatchReader for IpcInput {
 const DEFAULT_ROW_GROUP_ROWS: usize = 128 * 1024;
 
 enum Writer {
-    Stream(StreamWriter<BufWriter<Box<dyn Write>>>),
-    File(FileWriter<BufWriter<Box<dyn Write>>>),
+    Stream(StreamWriter<Sink>),
+    File(FileWriter<Sink>),
+}
+
+/// Where an IPC output's bytes go: stdout, or an output file (`io::output_file`).
+enum Sink {
+    Stdout(BufWriter<std::io::Stdout>),
+    File(OutputFile),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Stdout(s) => s.write(buf),
+            Sink::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.flush(),
+            Sink::File(f) => f.flush(),
+        }
+    }
 }
 
 /// Where one sink writes: an IPC stream or file, created with the first
@@ -251,8 +273,9 @@ pub struct IpcOutput {
     target: String,
     parquet: Option<BatchSink>,
     file_format: bool,
-    /// The temporary file, renamed over `target` by `finish`.
-    temp: Option<tempfile::NamedTempFile>,
+    /// The output, opened up front so an unwritable path fails before any input
+    /// is read; committed by `finish`.
+    file: Option<OutputFile>,
     writer: Option<Writer>,
     schema: Option<SchemaRef>,
 }
@@ -261,6 +284,9 @@ impl IpcOutput {
     /// `-` writes an IPC stream to stdout; `*.arrow` an IPC file; anything else an IPC stream.
     pub fn create(target: &str) -> Result<IpcOutput, String> {
         if target.ends_with(".parquet") {
+            // Parquet opens its file with the first batch: check the directory now.
+            crate::io::output_file::check_writable(Path::new(target))
+                .map_err(|e| format!("cannot create {target}: {e}"))?;
             return Ok(IpcOutput {
                 target: target.to_owned(),
                 parquet: Some(BatchSink::new(SinkOptions {
@@ -271,16 +297,16 @@ impl IpcOutput {
                     rotate_bytes: None,
                 })),
                 file_format: false,
-                temp: None,
+                file: None,
                 writer: None,
                 schema: None,
             });
         }
-        let temp = if target == "-" {
+        let file = if target == "-" {
             None
         } else {
             Some(
-                crate::io::file_mode::temp_file_for(Path::new(target))
+                OutputFile::create(Path::new(target))
                     .map_err(|e| format!("cannot create {target}: {e}"))?,
             )
         };
@@ -288,25 +314,21 @@ impl IpcOutput {
             target: target.to_owned(),
             parquet: None,
             file_format: target.ends_with(".arrow"),
-            temp,
+            file,
             writer: None,
             schema: None,
         })
     }
 
     fn open(&mut self, schema: &Schema) -> Result<(), WriteError> {
-        let sink: Box<dyn Write> = match &self.temp {
-            Some(temp) => Box::new(
-                temp.reopen()
-                    .map_err(|e| WriteError::Failed(e.to_string()))?,
-            ),
-            None => Box::new(std::io::stdout()),
+        let sink = match self.file.take() {
+            Some(file) => Sink::File(file),
+            None => Sink::Stdout(BufWriter::with_capacity(1 << 20, std::io::stdout())),
         };
-        let buffered = BufWriter::with_capacity(1 << 20, sink);
         let writer = if self.file_format {
-            Writer::File(FileWriter::try_new(buffered, schema).map_err(arrow_write_error)?)
+            Writer::File(FileWriter::try_new(sink, schema).map_err(arrow_write_error)?)
         } else {
-            Writer::Stream(StreamWriter::try_new(buffered, schema).map_err(arrow_write_error)?)
+            Writer::Stream(StreamWriter::try_new(sink, schema).map_err(arrow_write_error)?)
         };
         self.writer = Some(writer);
         self.schema = Some(std::sync::Arc::new(schema.clone()));
@@ -329,21 +351,26 @@ impl IpcOutput {
                 .map_err(|e| describe(&self.target, e))?;
         }
         let result = match self.writer.take().expect("opened") {
-            Writer::Stream(mut w) => w.finish().and_then(|_| w.into_inner().map(|_| ())),
-            Writer::File(mut w) => w.finish().and_then(|_| w.into_inner().map(|_| ())),
+            Writer::Stream(mut w) => w.finish().and_then(|_| w.into_inner()),
+            Writer::File(mut w) => w.finish().and_then(|_| w.into_inner()),
         };
-        match result.map_err(arrow_write_error) {
-            Ok(()) | Err(WriteError::Closed) => {}
+        let sink = match result.map_err(arrow_write_error) {
+            Ok(sink) => sink,
+            Err(WriteError::Closed) => return Ok(()),
             Err(e) => return Err(describe(&self.target, e)),
+        };
+        match sink {
+            Sink::File(file) => file
+                .commit()
+                .map(|_| ())
+                .map_err(|e| format!("cannot write {}: {e}", self.target)),
+            Sink::Stdout(mut out) => match out.flush() {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write {}: {e}", self.target))
+                }
+                _ => Ok(()),
+            },
         }
-        if let Some(temp) = self.temp.take() {
-            temp.as_file()
-                .sync_all()
-                .map_err(|e| format!("cannot write {}: {e}", self.target))?;
-            temp.persist(&self.target)
-                .map_err(|e| format!("cannot write {}: {}", self.target, e.error))?;
-        }
-        Ok(())
     }
 }
 

@@ -16,7 +16,7 @@ use parquet::basic::{Compression, Type as PhysicalType, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::engine::columnar::json_values::batch_to_json_lines;
-use crate::io::atomic_writer::AtomicWriter;
+use crate::io::output_file::OutputFile;
 
 /// The binary and text data formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,10 +86,11 @@ impl Write for RawStdout {
     }
 }
 
-/// Where bytes go: stdout or an atomically published file.
+/// Where bytes go: stdout or an output file (`io::output_file`: a regular file is
+/// published atomically, a device or descriptor written in place).
 pub enum Target {
     Stdout(io::BufWriter<RawStdout>),
-    File(AtomicWriter),
+    File(OutputFile),
 }
 
 impl Target {
@@ -99,7 +100,7 @@ impl Target {
                 128 << 10,
                 RawStdout::new()?,
             ))),
-            Some(p) => AtomicWriter::create(p)
+            Some(p) => OutputFile::create(p)
                 .map(Target::File)
                 .map_err(|e| SinkError::Failed(format!("cannot create {}: {e}", p.display()))),
         }

@@ -24,7 +24,7 @@ use crate::engine::columnar::snapshot::naming::{
     EpochNotRetained, NO_EPOCH, SnapshotFileName, SnapshotKey, parse_file_name,
 };
 use crate::engine::columnar::snapshot::store::{EMPTY_CONTAINER, SnapshotStore, StoreError};
-use crate::io::atomic_file::write_atomically;
+use crate::io::output_file::write_atomically;
 use crate::io::temp_file::{self, StaleTemp};
 
 /// The entry as a temp file of ours whose writer is dead (a regular file, not followed).

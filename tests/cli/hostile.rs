@@ -179,3 +179,554 @@ fn tail_reads_a_record_whose_header_key_is_not_utf8() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
 }
+
+// ---- Issue #23: hostile and unusual inputs, one test per class. ----
+
+/// Orders as `tail` writes them (payload and the reserved columns), three rows.
+fn orders_stream() -> Vec<u8> {
+    use arrow_array::TimestampMillisecondArray;
+    use arrow_array::{ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema, TimeUnit};
+    use std::sync::Arc;
+    let schema = Schema::new(vec![
+        Field::new("user", DataType::Utf8, true),
+        Field::new("country", DataType::Utf8, true),
+        Field::new("amount", DataType::Int64, true),
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+            true,
+        ),
+        Field::new("__key", DataType::Binary, true),
+        Field::new("__timestamp", DataType::Int64, true),
+        Field::new("__partition", DataType::Int32, true),
+        Field::new("__offset", DataType::Int64, true),
+        Field::new("__headers", DataType::Binary, true),
+    ]);
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec!["ann", "bob", "ann"])),
+        Arc::new(StringArray::from(vec!["NL"; 3])),
+        Arc::new(Int64Array::from(vec![150, 200, 300])),
+        Arc::new(TimestampMillisecondArray::from(vec![1, 2, 3]).with_timezone("UTC")),
+        Arc::new(BinaryArray::from_opt_vec(vec![None; 3])),
+        Arc::new(Int64Array::from(vec![1, 2, 3])),
+        Arc::new(Int32Array::from(vec![0; 3])),
+        Arc::new(Int64Array::from(vec![0, 1, 2])),
+        Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(
+            [0u8; 4], 3,
+        ))),
+    ];
+    let batch = RecordBatch::try_new(Arc::new(schema), columns).unwrap();
+    let mut out = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    out
+}
+
+/// Rows in an Arrow IPC stream.
+fn stream_rows(bytes: &[u8]) -> usize {
+    arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum()
+}
+
+/// A topology with two sinks and a dead-letter policy: `a` gets orders above
+/// 100, `b` every order.
+const TWO_SINKS: &str = "version: 1
+settings:
+  consumer_group: two
+  error_policy: dead-letter
+  dead_letter_topic: dlq
+nodes:
+  - source: orders
+    topics: [orders]
+    value: json
+    columns:
+      user: utf8
+      amount: int64
+  - filter: big
+    parent: orders
+    where: amount > 100
+  - sink: a
+    parent: big
+    topic: a
+    value: json
+  - sink: b
+    parent: orders
+    topic: b
+    value: json
+";
+
+/// A directory with `orders.arrows` and `two.yaml`, writable by every user (so the
+/// unprivileged runs can write into it).
+fn workdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("orders.arrows"), orders_stream()).unwrap();
+    fs::write(dir.path().join("two.yaml"), TWO_SINKS).unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    dir
+}
+
+/// How to run as a plain user: `setpriv` to nobody when root, nothing when already
+/// unprivileged; `None` (the caller prints why and skips) when root without setpriv.
+fn unprivileged() -> Option<Vec<String>> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(Vec::new());
+    }
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())?;
+    Some(
+        [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+            .map(String::from)
+            .to_vec(),
+    )
+}
+
+/// Runs the binary in `dir`, as root or (with `wrapper`) as a plain user; stdin empty.
+fn run_as(wrapper: &[String], dir: &std::path::Path, args: &[&str]) -> Output {
+    let bin = env!("CARGO_BIN_EXE_krabka-streams");
+    let mut cmd = match wrapper.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    cmd.current_dir(dir)
+        .args(args)
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+        .env_remove("KRABKA_BOOTSTRAP_SERVER")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run krabka-streams")
+}
+
+/// The users every output class runs as: root (the test's own) and, when possible, nobody.
+fn users() -> Vec<(&'static str, Vec<String>)> {
+    let mut users = vec![("as this user", Vec::new())];
+    match unprivileged() {
+        Some(w) if !w.is_empty() => users.push(("as nobody", w)),
+        Some(_) => {}
+        None => eprintln!("skipping the unprivileged variant: root without setpriv"),
+    }
+    users
+}
+
+fn file_kind(path: &str) -> String {
+    use std::os::unix::fs::FileTypeExt;
+    let t = fs::symlink_metadata(path).unwrap().file_type();
+    if t.is_symlink() {
+        "link".into()
+    } else if t.is_char_device() {
+        "char".into()
+    } else if t.is_fifo() {
+        "fifo".into()
+    } else {
+        format!("{t:?}")
+    }
+}
+
+#[test]
+fn outputs_go_where_the_user_points() {
+    for (who, wrapper) in users() {
+        let dir = workdir();
+        let kinds = ["/dev/stdout", "/dev/null"].map(|p| (p, file_kind(p)));
+        // A device, the stdout link, this process's descriptor: written in place.
+        for (sink, to_stdout) in [
+            ("/dev/null", false),
+            ("/dev/stdout", true),
+            ("/proc/self/fd/1", true),
+            ("/dev/fd/1", true),
+        ] {
+            for (flag, value) in [
+                ("--sink", format!("b={sink}")),
+                ("--dead-letter", sink.to_string()),
+            ] {
+                let mut args = vec!["run", "two.yaml", "--input", "orders=orders.arrows"];
+                let b_elsewhere = "b=b.arrows".to_string();
+                if flag == "--sink" {
+                    args.extend(["--sink", "a=a.arrows", "--sink", &value]);
+                } else {
+                    args.extend([
+                        "--sink",
+                        "a=a.arrows",
+                        "--sink",
+                        &b_elsewhere,
+                        "--dead-letter",
+                        &value,
+                    ]);
+                }
+                let out = run_as(&wrapper, dir.path(), &args);
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "{who} {flag} {sink}: {}",
+                    stderr(&out)
+                );
+                if to_stdout && flag == "--sink" {
+                    assert_eq!(stream_rows(&out.stdout), 3, "{who} {flag} {sink}");
+                }
+                assert_eq!(
+                    stream_rows(&fs::read(dir.path().join("a.arrows")).unwrap()),
+                    3
+                );
+            }
+        }
+        for (path, kind) in &kinds {
+            assert_eq!(&file_kind(path), kind, "{who}: {path} was replaced");
+        }
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+
+        // A FIFO is written in place, not replaced by a regular file.
+        let fifo = dir.path().join("out.fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0);
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&fifo, fs::Permissions::from_mode(0o666)).unwrap();
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read(fifo).unwrap())
+        };
+        let out = run_as(
+            &wrapper,
+            dir.path(),
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=out.fifo",
+                "--sink",
+                "b=/dev/null",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{who} fifo: {}", stderr(&out));
+        assert_eq!(stream_rows(&reader.join().unwrap()), 3, "{who} fifo");
+        assert_eq!(file_kind(fifo.to_str().unwrap()), "fifo");
+
+        // A link to a regular file: the file gets the output, the link stays a link
+        // (also through a chain of two links); a dangling link is refused.
+        fs::write(dir.path().join("real.arrows"), b"old").unwrap();
+        std::os::unix::fs::symlink("real.arrows", dir.path().join("link.arrows")).unwrap();
+        std::os::unix::fs::symlink("link.arrows", dir.path().join("chain.arrows")).unwrap();
+        std::os::unix::fs::symlink("nowhere.arrows", dir.path().join("dangling.arrows")).unwrap();
+        let out = run_as(
+            &wrapper,
+            dir.path(),
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=link.arrows",
+                "--sink",
+                "b=chain.arrows",
+            ],
+        );
+        // Both links reach one file: refused as two outputs on one path.
+        assert_eq!(out.status.code(), Some(2), "{who}: {}", stderr(&out));
+        let out = run_as(
+            &wrapper,
+            dir.path(),
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=/dev/null",
+                "--sink",
+                "b=chain.arrows",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{who}: {}", stderr(&out));
+        assert_eq!(
+            stream_rows(&fs::read(dir.path().join("real.arrows")).unwrap()),
+            3
+        );
+        assert_eq!(
+            file_kind(dir.path().join("chain.arrows").to_str().unwrap()),
+            "link"
+        );
+        assert_eq!(
+            file_kind(dir.path().join("link.arrows").to_str().unwrap()),
+            "link"
+        );
+        let out = run_as(
+            &wrapper,
+            dir.path(),
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=/dev/null",
+                "--sink",
+                "b=dangling.arrows",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2), "{who}: {}", stderr(&out));
+        assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+        assert!(!dir.path().join("nowhere.arrows").exists());
+    }
+}
+
+#[test]
+fn tail_out_goes_to_the_device_or_descriptor_named() {
+    let broker = Tansu::start();
+    let topic = unique_name("hostile-out");
+    create_topic(&broker.bootstrap(), &topic, 1);
+    crate::support::admin::produce_bytes(
+        &broker.bootstrap(),
+        &topic,
+        &[
+            (0, "k".into(), b"v0".to_vec()),
+            (0, "k".into(), b"v1".to_vec()),
+        ],
+    );
+    for (who, wrapper) in users() {
+        let dir = workdir();
+        for out_path in ["/dev/stdout", "/proc/self/fd/1", "/dev/null"] {
+            let bootstrap = broker.bootstrap();
+            let out = run_as(
+                &wrapper,
+                dir.path(),
+                &[
+                    "tail",
+                    &topic,
+                    "-e",
+                    "--value-format",
+                    "string",
+                    "--format",
+                    "ndjson",
+                    "--out",
+                    out_path,
+                    "-b",
+                    &bootstrap,
+                    "--timeout",
+                    "20s",
+                ],
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{who} {out_path}: {}",
+                stderr(&out)
+            );
+            let lines = String::from_utf8_lossy(&out.stdout).lines().count();
+            let expected = if out_path == "/dev/null" { 0 } else { 2 };
+            assert_eq!(lines, expected, "{who} {out_path}");
+        }
+        assert_eq!(file_kind("/dev/stdout"), "link");
+        assert_eq!(file_kind("/dev/null"), "char");
+    }
+}
+
+#[test]
+fn no_output_destroys_an_input_or_another_output() {
+    let dir = workdir();
+    let p = dir.path();
+    std::os::unix::fs::symlink("orders.arrows", p.join("link.arrows")).unwrap();
+    fs::hard_link(p.join("orders.arrows"), p.join("hard.arrows")).unwrap();
+    fs::create_dir(p.join("sub")).unwrap();
+    let original = fs::read(p.join("orders.arrows")).unwrap();
+    let base = ["run", "two.yaml", "--input", "orders=orders.arrows"];
+    let cases: &[(&[&str], &str, &str)] = &[
+        // sink = input, by every spelling of the input
+        (
+            &["--sink", "a=orders.arrows", "--sink", "b=b.arrows"],
+            "--input orders=orders.arrows",
+            "--sink a=orders.arrows",
+        ),
+        (
+            &["--sink", "a=./orders.arrows", "--sink", "b=b.arrows"],
+            "--input",
+            "--sink a=./orders.arrows",
+        ),
+        (
+            &["--sink", "a=sub/../orders.arrows", "--sink", "b=b.arrows"],
+            "--input",
+            "--sink a=sub/../orders.arrows",
+        ),
+        (
+            &["--sink", "a=link.arrows", "--sink", "b=b.arrows"],
+            "--input",
+            "--sink a=link.arrows",
+        ),
+        (
+            &["--sink", "a=hard.arrows", "--sink", "b=b.arrows"],
+            "--input",
+            "--sink a=hard.arrows",
+        ),
+        (
+            &["--sink", "a=orders.parquet", "--sink", "b=two.yaml"],
+            "the topology file two.yaml",
+            "--sink b=two.yaml",
+        ),
+        // two sinks on one (new) path
+        (
+            &["--sink", "a=x.arrows", "--sink", "b=./x.arrows"],
+            "--sink a=x.arrows",
+            "--sink b=./x.arrows",
+        ),
+        (
+            &["--sink", "a=-", "--sink", "b=/dev/stdout"],
+            "--sink a=-",
+            "--sink b=/dev/stdout",
+        ),
+        // dead letters on a sink or on the input
+        (
+            &[
+                "--sink",
+                "a=a.arrows",
+                "--sink",
+                "b=b.arrows",
+                "--dead-letter",
+                "a.arrows",
+            ],
+            "--sink a=a.arrows",
+            "--dead-letter a.arrows",
+        ),
+        (
+            &[
+                "--sink",
+                "a=a.arrows",
+                "--sink",
+                "b=b.arrows",
+                "--dead-letter",
+                "hard.arrows",
+            ],
+            "--input",
+            "--dead-letter hard.arrows",
+        ),
+    ];
+    for (extra, first, second) in cases {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let out = run_as(&[], p, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(
+            err.contains(first) && err.contains(second),
+            "{extra:?}: {err}"
+        );
+        assert!(err.contains("same file"), "{err}");
+        assert_no_panic(&out);
+        assert_eq!(
+            fs::read(p.join("orders.arrows")).unwrap(),
+            original,
+            "{extra:?}"
+        );
+        assert!(
+            !p.join("a.arrows").exists() && !p.join("x.arrows").exists(),
+            "{extra:?}"
+        );
+    }
+    // tail: --out equal to the dead-letter file, by two spellings; refused before connecting.
+    for (out_path, dlq) in [
+        ("dl.ndjson", "dl.ndjson"),
+        ("dl.ndjson", "./sub/../dl.ndjson"),
+        ("-", "/dev/stdout"),
+    ] {
+        let out = run_as(
+            &[],
+            p,
+            &[
+                "tail",
+                "t",
+                "--format",
+                "ndjson",
+                "--out",
+                out_path,
+                "--on-error",
+                "dead-letter",
+                dlq,
+                "-b",
+                "127.0.0.1:1",
+            ],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{out_path} {dlq}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("--on-error dead-letter"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // tail: an output over the schema file it reads.
+    fs::write(
+        p.join("schema.json"),
+        br#"{"type":"object","properties":{}}"#,
+    )
+    .unwrap();
+    let out = run_as(
+        &[],
+        p,
+        &[
+            "tail",
+            "t",
+            "--value-format",
+            "json:schema.json",
+            "--format",
+            "ndjson",
+            "--out",
+            "./schema.json",
+            "-b",
+            "127.0.0.1:1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // snapshot restore and dump: the output over the input.
+    fs::write(p.join("dump.json"), b"{}").unwrap();
+    let out = run_as(
+        &[],
+        p,
+        &[
+            "snapshot",
+            "restore",
+            "--from-json",
+            "dump.json",
+            "--to",
+            "./dump.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(fs::read(p.join("dump.json")).unwrap(), b"{}");
+    let out = run_as(
+        &[],
+        p,
+        &[
+            "snapshot",
+            "dump",
+            "hard.arrows",
+            "--lossless",
+            "--out",
+            "orders.arrows",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(fs::read(p.join("orders.arrows")).unwrap(), original);
+}

@@ -144,8 +144,56 @@ fn invalid(args: &RunArgs, file: &str, e: spec::SpecError) -> CliError {
     CliError::new(code, format!("{file}:{e}"))
 }
 
+/// No output destroys an input or another output (`io::path_conflict`): the topology
+/// file, `--command-config`, `--schema-cache` and every `--input` are read; every
+/// `--sink` and `--dead-letter` is written. Checked before anything is opened.
+fn check_paths(global: &GlobalArgs, args: &RunArgs) -> CliResult<()> {
+    use crate::io::path_conflict::{Named, check};
+    let mut named = vec![Named::input(
+        format!("the topology file {}", args.file.display()),
+        &args.file,
+    )];
+    if let Some(p) = &global.connection.command_config {
+        named.push(Named::input(format!("--command-config {}", p.display()), p));
+    }
+    if let Some(p) = &args.schema_cache.schema_cache {
+        named.push(Named::input(format!("--schema-cache {}", p.display()), p));
+    }
+    for (flag, values, input) in [
+        ("--input", &args.inputs, true),
+        ("--sink", &args.sinks, false),
+    ] {
+        for assignment in values {
+            let (_, path) = split_assignment(flag, assignment)?;
+            let label = format!("{flag} {assignment}");
+            named.push(if input {
+                Named::input(label, path)
+            } else {
+                Named::output(label, path)
+            });
+        }
+    }
+    if let Some(p) = &args.dead_letter {
+        named.push(Named::output(format!("--dead-letter {p}"), p));
+    }
+    check(&named).map_err(CliError::usage)?;
+    // Outputs opened with their first batch (Parquet) fail now on a missing
+    // directory, as IPC outputs do, before any input is read.
+    let outputs = args
+        .sinks
+        .iter()
+        .filter_map(|a| a.split_once('=').map(|(_, p)| p))
+        .chain(args.dead_letter.as_deref());
+    for path in outputs.filter(|p| *p != "-") {
+        crate::io::output_file::check_writable(std::path::Path::new(path))
+            .map_err(|e| CliError::usage(format!("cannot create {path}: {e}")))?;
+    }
+    Ok(())
+}
+
 pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
+    check_paths(global, &args)?;
     let spec = load(&args)?;
     // Offline runs move Arrow batches and resolve no registry codec, so the cache is
     // only loaded and checked here: a bad file fails before any input is read, and
