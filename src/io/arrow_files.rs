@@ -131,9 +131,12 @@ impl IpcInput {
             if head[..n].starts_with(&IPC_FILE_HEADER[..6.min(n)]) && n >= 6 {
                 // The file format needs seeking: read the whole pipe.
                 let mut all = head[..n].to_vec();
-                stdin
-                    .read_to_end(&mut all)
-                    .map_err(|e| format!("cannot read stdin: {e}"))?;
+                let rest = crate::io::bounded_read::read_stream(
+                    stdin,
+                    crate::io::bounded_read::IPC_FILE_PIPE,
+                )
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
+                all.extend_from_slice(&rest);
                 return Self::file("stdin", Box::new(Cursor::new(all)));
             }
             let chained: Box<dyn Read + Send> =

@@ -220,10 +220,42 @@ pub(crate) fn parquet_writer<W: Write + Send>(
     schema: &Schema,
     row_group_rows: usize,
 ) -> parquet::errors::Result<(ArrowWriter<W>, SchemaRef)> {
+    // arrow-rs panics (`not implemented: See ARROW-8817`) on a union: refuse first.
+    check_parquet_schema(schema).map_err(parquet::errors::ParquetError::General)?;
     let written = Arc::new(parquet_schema(schema));
     let properties = parquet_properties(&written, row_group_rows);
     let writer = ArrowWriter::try_new(out, written.clone(), Some(properties))?;
     Ok((writer, written))
+}
+
+/// Refuses a schema with a column Parquet cannot hold (a union, at any depth: the
+/// Parquet format has no union type), naming the column, before anything is written.
+pub fn check_parquet_schema(schema: &Schema) -> Result<(), String> {
+    fn find(data_type: &DataType, path: &str) -> Option<String> {
+        match data_type {
+            DataType::Union(..) => Some(path.to_owned()),
+            DataType::List(f)
+            | DataType::LargeList(f)
+            | DataType::ListView(f)
+            | DataType::LargeListView(f)
+            | DataType::FixedSizeList(f, _)
+            | DataType::Map(f, _) => find(f.data_type(), &format!("{path}.{}", f.name())),
+            DataType::Struct(fields) => fields
+                .iter()
+                .find_map(|f| find(f.data_type(), &format!("{path}.{}", f.name()))),
+            DataType::Dictionary(_, value) => find(value, path),
+            DataType::RunEndEncoded(_, values) => find(values.data_type(), path),
+            _ => None,
+        }
+    }
+    for field in schema.fields() {
+        if let Some(path) = find(field.data_type(), field.name()) {
+            return Err(format!(
+                "column `{path}` is an Arrow union, which Parquet cannot hold; write an Arrow IPC output (.arrows/.arrow) or select other columns"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Parquet readers (Spark, Athena, DuckDB) want ms or µs: nanosecond times become µs.

@@ -6,6 +6,7 @@ pub mod arrow_files;
 pub mod barrier_verify;
 pub mod batch_file;
 pub mod batch_sink;
+pub mod bounded_read;
 pub mod file_mode;
 pub mod kafka;
 pub mod output_file;

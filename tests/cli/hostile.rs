@@ -730,3 +730,400 @@ fn no_output_destroys_an_input_or_another_output() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(fs::read(p.join("orders.arrows")).unwrap(), original);
 }
+
+/// Runs `args` with `stdin` bytes fed by a thread (until the child stops reading),
+/// killing the child after `limit`. Returns the output; `None` when it had to be killed.
+fn run_fed(
+    dir: &std::path::Path,
+    args: &[&str],
+    feed: Option<Box<dyn FnOnce(std::process::ChildStdin) + Send>>,
+    limit: Duration,
+) -> Option<Output> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+        .env_remove("KRABKA_BOOTSTRAP_SERVER")
+        .stdin(if feed.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(feed) = feed {
+        let stdin = child.stdin.take().unwrap();
+        std::thread::spawn(move || feed(stdin));
+    }
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A topology passing its source straight to one sink, columns from the input.
+const PASS_THROUGH: &str = "version: 1
+settings:
+  consumer_group: pass
+nodes:
+  - source: in
+    topics: [in]
+    value: json
+  - sink: out
+    parent: in
+    topic: out
+    value: json
+";
+
+fn union_stream(nested: bool) -> Vec<u8> {
+    use arrow_array::{ArrayRef, Int32Array, RecordBatch, StructArray, UnionArray};
+    use arrow_schema::{DataType, Field, Schema, UnionFields};
+    use std::sync::Arc;
+    let fields = UnionFields::try_new(
+        vec![0, 1],
+        vec![
+            Field::new("i", DataType::Int32, true),
+            Field::new("j", DataType::Int32, true),
+        ],
+    )
+    .unwrap();
+    let union = UnionArray::try_new(
+        fields.clone(),
+        vec![0i8, 1].into(),
+        None,
+        vec![
+            Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef,
+            Arc::new(Int32Array::from(vec![3, 4])),
+        ],
+    )
+    .unwrap();
+    let union: ArrayRef = Arc::new(union);
+    let (name, column): (&str, ArrayRef) = if nested {
+        let inner = Field::new("choice", union.data_type().clone(), true);
+        (
+            "wrapper",
+            Arc::new(StructArray::from(vec![(Arc::new(inner), union)])),
+        )
+    } else {
+        ("choice", union)
+    };
+    let schema = Schema::new(vec![
+        Field::new("id", DataType::Int32, true),
+        Field::new(name, column.data_type().clone(), true),
+    ]);
+    let batch = RecordBatch::try_new(
+        Arc::new(schema),
+        vec![Arc::new(Int32Array::from(vec![7, 8])), column],
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    out
+}
+
+fn assert_not_a_crash(o: &Output, what: &str) {
+    let code = o.status.code();
+    assert!(
+        code.is_some() && code != Some(101) && code != Some(134),
+        "{what}: {code:?} {}",
+        stderr(o)
+    );
+    assert_no_panic(o);
+    assert!(
+        !stderr(o).contains("memory allocation"),
+        "{what}: {}",
+        stderr(o)
+    );
+}
+
+#[test]
+fn no_panic_no_abort() {
+    let dir = workdir();
+    let p = dir.path();
+    fs::write(p.join("pass.yaml"), PASS_THROUGH).unwrap();
+    // A union (top level or inside a struct) to Parquet: refused naming the
+    // column before the first write; as an IPC stream it passes.
+    for (nested, column) in [(false, "`choice`"), (true, "`wrapper.choice`")] {
+        fs::write(p.join("u.arrows"), union_stream(nested)).unwrap();
+        for input in ["in=u.arrows", "in=-"] {
+            let stdin = fs::read(p.join("u.arrows")).unwrap();
+            let feed: Box<dyn FnOnce(std::process::ChildStdin) + Send> = Box::new(move |mut s| {
+                use std::io::Write as _;
+                let _ = s.write_all(&stdin);
+            });
+            let out = run_fed(
+                p,
+                &[
+                    "run",
+                    "pass.yaml",
+                    "--input",
+                    input,
+                    "--sink",
+                    "out=u.parquet",
+                ],
+                Some(feed),
+                TIMEOUT,
+            )
+            .unwrap();
+            assert_not_a_crash(&out, input);
+            assert_ne!(out.status.code(), Some(0));
+            assert!(
+                stderr(&out).contains(column) && stderr(&out).contains("union"),
+                "{}",
+                stderr(&out)
+            );
+            assert!(!p.join("u.parquet").exists());
+        }
+        let out = run_as(
+            &[],
+            p,
+            &[
+                "run",
+                "pass.yaml",
+                "--input",
+                "in=u.arrows",
+                "--sink",
+                "out=u.arrows.out.arrows",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    // A file's size is never trusted for an allocation: a sparse 1 TiB snapshot
+    // (and one of 3 GiB) is reported by list and verify, which go on to the others.
+    let snaps = p.join("snaps");
+    fs::create_dir(&snaps).unwrap();
+    for (name, size) in [
+        ("partition-0.snapshot", 1u64 << 40),
+        ("partition-1.snapshot", 3 << 30),
+    ] {
+        fs::File::create(snaps.join(name))
+            .unwrap()
+            .set_len(size)
+            .unwrap();
+    }
+    fs::write(snaps.join("partition-2.snapshot"), b"garbage!garbage!").unwrap();
+    let list = run_as(&[], p, &["snapshot", "list", "snaps", "--output", "json"]);
+    assert_not_a_crash(&list, "list");
+    assert_eq!(list.status.code(), Some(0), "{}", stderr(&list));
+    let text = String::from_utf8_lossy(&list.stdout);
+    for name in [
+        "partition-0.snapshot",
+        "partition-1.snapshot",
+        "partition-2.snapshot",
+    ] {
+        assert!(text.contains(name), "{text}");
+    }
+    assert!(text.contains("the cap for a snapshot container"), "{text}");
+    let verify = run_as(&[], p, &["snapshot", "verify", "snaps"]);
+    assert_not_a_crash(&verify, "verify");
+    assert_eq!(verify.status.code(), Some(3), "{}", stderr(&verify));
+    assert!(String::from_utf8_lossy(&verify.stdout).contains("partition-2.snapshot"));
+    let dump = run_as(&[], p, &["snapshot", "dump", "snaps/partition-0.snapshot"]);
+    assert_not_a_crash(&dump, "dump");
+    assert!(stderr(&dump).contains("2 GiB"), "{}", stderr(&dump));
+    // Deep YAML nesting: block sequences on one line, indented, flow and mappings.
+    let n = 20_000;
+    let cases = [
+        format!("version: 1\nnodes:\n  {}x\n", "- ".repeat(n)),
+        format!("version: 1\nnodes: {}{}\n", "[".repeat(n), "]".repeat(n)),
+        format!(
+            "version: 1\nnodes: {}1{}\n",
+            "{a: ".repeat(n),
+            "}".repeat(n)
+        ),
+        {
+            let mut s = String::from("version: 1\nnodes:\n");
+            for i in 1..200 {
+                s.push_str(&" ".repeat(i));
+                s.push_str("- \n");
+            }
+            s
+        },
+    ];
+    for (i, text) in cases.iter().enumerate() {
+        fs::write(p.join("deep.yaml"), text).unwrap();
+        let out = run_as(&[], p, &["run", "--check", "deep.yaml"]);
+        assert_not_a_crash(&out, &format!("case {i}"));
+        assert_eq!(out.status.code(), Some(3), "case {i}: {}", stderr(&out));
+        // The parser's own flow-nesting limit may come first; either names the line.
+        let err = stderr(&out);
+        let says_why = err.contains("nesting deeper than") || err.contains("recursion limit");
+        assert!(err.contains("deep.yaml:") && says_why, "case {i}: {err}");
+    }
+    // A closed stderr (its reader gone): the command's own exit code, no panic.
+    for (args, code) in [
+        (&["run", "--check", "missing.yaml"][..], 3),
+        (
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=/dev/null",
+                "--sink",
+                "b=/dev/null",
+            ][..],
+            0,
+        ),
+        (&["tail", "t", "--bogus"][..], 2),
+        (&["snapshot", "verify", "snaps"][..], 3),
+    ] {
+        let mut fds = [0; 2];
+        // SAFETY: a two-element array for pipe(2).
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both descriptors were just created; the read end is closed at
+        // once (the reader went away), the write end is owned by the Stdio.
+        let write_end = unsafe {
+            libc::close(fds[0]);
+            <Stdio as std::os::fd::FromRawFd>::from_raw_fd(fds[1])
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+            .current_dir(p)
+            .args(args)
+            .env_remove("KRABKA_OUTPUT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(write_end)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+}
+
+#[test]
+fn every_read_is_bounded() {
+    let dir = workdir();
+    let p = dir.path();
+    std::os::unix::fs::symlink("/dev/zero", p.join("zero.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", p.join("zero.avsc")).unwrap();
+    fs::write(
+        p.join("sink-schema.yaml"),
+        TWO_SINKS.replace(
+            "    topic: a\n    value: json",
+            "    topic: a\n    value: avro:zero.avsc",
+        ),
+    )
+    .unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--command-config",
+                "/dev/zero",
+                "tail",
+                "t",
+                "-b",
+                "127.0.0.1:1",
+            ],
+            "1 MiB",
+        ),
+        (
+            &[
+                "--command-config",
+                "zero.json",
+                "run",
+                "two.yaml",
+                "-b",
+                "127.0.0.1:1",
+            ],
+            "1 MiB",
+        ),
+        (
+            &[
+                "snapshot",
+                "restore",
+                "--from-json",
+                "/dev/zero",
+                "--to",
+                "out.snapshot",
+            ],
+            "2 GiB",
+        ),
+        (&["barrier", "decode", "--key-file", "/dev/zero"], "128 MiB"),
+        (&["schema", "decode", "--file", "/dev/zero"], "128 MiB"),
+        (
+            &[
+                "run",
+                "two.yaml",
+                "--schema-cache",
+                "/dev/zero",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=/dev/null",
+                "--sink",
+                "b=/dev/null",
+            ],
+            "256 MiB",
+        ),
+        (
+            &[
+                "tail",
+                "t",
+                "--value-format",
+                "json:zero.json",
+                "-b",
+                "127.0.0.1:1",
+                "--format",
+                "ndjson",
+            ],
+            "16 MiB",
+        ),
+        (&["run", "--check", "sink-schema.yaml"], "16 MiB"),
+        (&["run", "--check", "/dev/zero"], "1 MiB"),
+    ];
+    for (args, cap) in cases {
+        let out = run_fed(p, args, None, Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("{args:?} did not end"));
+        assert_not_a_crash(&out, &format!("{args:?}"));
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(cap) && err.contains("the cap for"),
+            "{args:?}: {err}"
+        );
+    }
+    // An Arrow IPC file's magic on stdin, then zeros without end: cut at the cap.
+    let feed: Box<dyn FnOnce(std::process::ChildStdin) + Send> = Box::new(|mut s| {
+        use std::io::Write as _;
+        let _ = s.write_all(b"ARROW1\0\0");
+        let zeros = vec![0u8; 1 << 20];
+        while s.write_all(&zeros).is_ok() {}
+    });
+    let out = run_fed(
+        p,
+        &[
+            "run",
+            "two.yaml",
+            "--input",
+            "orders=-",
+            "--sink",
+            "a=/dev/null",
+            "--sink",
+            "b=/dev/null",
+        ],
+        Some(feed),
+        Duration::from_secs(120),
+    )
+    .expect("endless zeros on stdin did not end");
+    assert_not_a_crash(&out, "zeros");
+    assert!(
+        stderr(&out).contains("the cap for an Arrow IPC file read from a pipe"),
+        "{}",
+        stderr(&out)
+    );
+}

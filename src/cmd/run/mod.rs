@@ -128,7 +128,15 @@ fn resolve_node(spec: &TopologySpec, name: &str, sources: bool, flag: &str) -> C
 
 fn load(args: &RunArgs) -> CliResult<TopologySpec> {
     let file = args.file.display().to_string();
-    let text = topology_file::read(&args.file).map_err(CliError::failure)?;
+    // An unreadable or non-UTF-8 file is an invalid file to --check (3, as documented).
+    let text = topology_file::read(&args.file).map_err(|m| {
+        let code = if args.check {
+            ExitCode::CheckFailed
+        } else {
+            ExitCode::Failure
+        };
+        CliError::new(code, m)
+    })?;
     let mut spec = topology_file::parse(&text).map_err(|e| invalid(args, &file, e))?;
     let dir = args.file.parent().unwrap_or(std::path::Path::new(""));
     topology_file::load_schema_files(&mut spec, dir).map_err(|e| invalid(args, &file, e))?;
@@ -393,6 +401,13 @@ fn run_offline(
             names.join(", ")
         )));
     }
+    let node_schemas: HashMap<String, Option<SchemaRef>> = built
+        .topology
+        .describe()
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, _, _))| (name.clone(), built.schemas[i].clone()))
+        .collect();
     let mut to_stdout = false;
     let mut outputs: BTreeMap<String, (String, IpcOutput)> = BTreeMap::new();
     for assignment in &args.sinks {
@@ -402,6 +417,13 @@ fn run_offline(
             return Err(CliError::usage(format!(
                 "--sink: sink `{sink}` is given twice"
             )));
+        }
+        // A column Parquet cannot hold fails before the first write, not in the writer.
+        if path.ends_with(".parquet")
+            && let Some(Some(schema)) = node_schemas.get(&sink)
+        {
+            crate::io::batch_sink::check_parquet_schema(schema)
+                .map_err(|m| CliError::usage(format!("--sink {assignment}: {m}")))?;
         }
         if path == "-" {
             if to_stdout {
@@ -449,13 +471,7 @@ fn run_offline(
         .map(|interval| (interval, metrics_reporter(ui, quiet)));
 
     // Writers are lent to the run and finished (or discarded) afterwards.
-    let sink_schemas: HashMap<String, Option<SchemaRef>> = built
-        .topology
-        .describe()
-        .iter()
-        .enumerate()
-        .map(|(i, (name, _, _, _))| (name.clone(), built.schemas[i].clone()))
-        .collect();
+    let sink_schemas = node_schemas;
     let mut outputs: Vec<(String, String, IpcOutput)> = outputs
         .into_iter()
         .map(|(sink, (path, out))| (sink, path, out))

@@ -337,7 +337,7 @@ fn prepare_from_json(
     dump: &Path,
     to: &Path,
 ) -> CliResult<(String, PreparedWrite)> {
-    let text = std::fs::read(dump)
+    let text = crate::io::bounded_read::read(dump, crate::io::bounded_read::DUMP)
         .map_err(|e| CliError::failure(format!("cannot read {}: {e}", dump.display())))?;
     let parsed =
         read_lossless(&text).map_err(|e| CliError::failure(format!("{}: {e}", dump.display())))?;
