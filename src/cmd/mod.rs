@@ -123,6 +123,7 @@ fn json_requested(args: &[OsString]) -> OutputMode {
 /// Runs one parsed command.
 pub fn dispatch(cli: Cli) -> CliResult<()> {
     logging::init(&cli.global.output);
+    interrupt::install_process_handler(cli.global.output.output, cli.command.name());
     match cli.command {
         Command::Run(args) => run::run(&cli.global, args),
         Command::Demo(args) => demo::run(&cli.global, args),

@@ -121,41 +121,45 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, ArrowError>) -> Result<T
 }
 
 impl IpcInput {
-    /// Opens a path, or stdin for `-`.
+    /// Opens a path, or stdin for `-`. Anything that is not a regular file (stdin,
+    /// a FIFO, `<(…)`, a device) is read as a stream, never seeked; opening a FIFO
+    /// with no writer waits for one, as `cat` does (a signal ends the wait:
+    /// `cmd::interrupt`).
     pub fn open(path: &str) -> Result<IpcInput, String> {
         if path == "-" {
-            let mut stdin = std::io::stdin();
-            let mut head = [0u8; 8];
-            let n =
-                read_up_to(&mut stdin, &mut head).map_err(|e| format!("cannot read stdin: {e}"))?;
-            if head[..n].starts_with(&IPC_FILE_HEADER[..6.min(n)]) && n >= 6 {
-                // The file format needs seeking: read the whole pipe.
-                let mut all = head[..n].to_vec();
-                let rest = crate::io::bounded_read::read_stream(
-                    stdin,
-                    crate::io::bounded_read::IPC_FILE_PIPE,
-                )
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
-                all.extend_from_slice(&rest);
-                return Self::file("stdin", Box::new(Cursor::new(all)));
-            }
-            let chained: Box<dyn Read + Send> =
-                Box::new(Cursor::new(head[..n].to_vec()).chain(stdin));
-            return Self::stream("stdin", StreamInput::Pipe(chained), n);
+            return Self::pipe("stdin", Box::new(std::io::stdin()));
         }
         let mut file = File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Self::pipe(path, Box::new(file));
+        }
         let mut head = [0u8; 8];
         let n = read_up_to(&mut file, &mut head).map_err(|e| format!("cannot read {path}: {e}"))?;
         file.seek(SeekFrom::Start(0))
             .map_err(|e| format!("cannot read {path}: {e}"))?;
         if n >= 6 && head[..6] == IPC_FILE_HEADER[..6] {
             Self::file(path, Box::new(file))
-        } else if file.metadata().is_ok_and(|m| m.is_file()) {
-            Self::stream(path, StreamInput::File(file), n)
         } else {
-            // A named pipe or device: not seekable.
-            Self::stream(path, StreamInput::Pipe(Box::new(file)), n)
+            Self::stream(path, StreamInput::File(file), n)
         }
+    }
+
+    /// A stream that cannot seek: an IPC stream is read as it arrives; an IPC file
+    /// (its footer is at the end) is read whole, up to `bounded_read::IPC_FILE_PIPE`.
+    fn pipe(name: &str, mut input: Box<dyn Read + Send>) -> Result<IpcInput, String> {
+        let mut head = [0u8; 8];
+        let n =
+            read_up_to(&mut input, &mut head).map_err(|e| format!("cannot read {name}: {e}"))?;
+        if head[..n].starts_with(&IPC_FILE_HEADER[..6.min(n)]) && n >= 6 {
+            let mut all = head[..n].to_vec();
+            let rest =
+                crate::io::bounded_read::read_stream(input, crate::io::bounded_read::IPC_FILE_PIPE)
+                    .map_err(|e| format!("cannot read {name}: {e}"))?;
+            all.extend_from_slice(&rest);
+            return Self::file(name, Box::new(Cursor::new(all)));
+        }
+        let chained: Box<dyn Read + Send> = Box::new(Cursor::new(head[..n].to_vec()).chain(input));
+        Self::stream(name, StreamInput::Pipe(chained), n)
     }
 
     /// Reads, from a stream file, only the buffers of these columns: the

@@ -124,10 +124,60 @@ pub fn resolve(path: &Path) -> io::Result<Resolved> {
     Err(invalid(path, "is a chain of too many symbolic links"))
 }
 
+/// The temp files of outputs not yet published, for [`remove_unpublished`].
+static UNPUBLISHED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes the temp file of every output not yet published, so each target keeps
+/// its previous content: what a signal does before it ends the process
+/// (`cmd::interrupt`).
+pub fn remove_unpublished() {
+    let paths = match UNPUBLISHED.lock() {
+        Ok(mut list) => std::mem::take(&mut *list),
+        Err(_) => return,
+    };
+    for p in paths {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// A temp file listed in [`UNPUBLISHED`] while it lives; dropping it removes the
+/// file (`TempPath`) and the entry.
+struct Unpublished {
+    temp: Option<TempPath>,
+}
+
+impl Unpublished {
+    fn new(temp: TempPath) -> Unpublished {
+        if let Ok(mut list) = UNPUBLISHED.lock() {
+            list.push(temp.to_path_buf());
+        }
+        Unpublished { temp: Some(temp) }
+    }
+
+    fn unlist(&self) {
+        if let (Some(temp), Ok(mut list)) = (&self.temp, UNPUBLISHED.lock()) {
+            list.retain(|p| p.as_path() != temp.as_ref() as &Path);
+        }
+    }
+
+    /// Renames the temp file over `target`; it is no longer ours to remove.
+    fn persist(mut self, target: &Path) -> io::Result<()> {
+        self.unlist();
+        let temp = self.temp.take().expect("present until persisted");
+        temp.persist(target).map_err(|e| e.error)
+    }
+}
+
+impl Drop for Unpublished {
+    fn drop(&mut self) {
+        self.unlist();
+    }
+}
+
 enum Inner {
     Replace {
         out: BufWriter<File>,
-        temp: TempPath,
+        temp: Unpublished,
         target: PathBuf,
     },
     Direct(BufWriter<File>),
@@ -148,7 +198,7 @@ impl OutputFile {
                 let (file, temp) = crate::io::file_mode::temp_file_for(&target)?.into_parts();
                 Inner::Replace {
                     out: BufWriter::with_capacity(BUFFER, file),
-                    temp,
+                    temp: Unpublished::new(temp),
                     target,
                 }
             }
@@ -186,7 +236,7 @@ impl OutputFile {
                 let file = out.into_inner().map_err(|e| e.into_error())?;
                 file.sync_all()?;
                 drop(file);
-                temp.persist(&target).map_err(|e| e.error)?;
+                temp.persist(&target)?;
                 sync_parent(&target)?;
             }
             Inner::Direct(mut out) => out.flush()?,

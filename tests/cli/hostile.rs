@@ -1127,3 +1127,229 @@ fn every_read_is_bounded() {
         stderr(&out)
     );
 }
+
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+fn temp_files(dir: &std::path::Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+fn spawn_in(dir: &std::path::Path, args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_BOOTSTRAP_SERVER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn signal(child: &std::process::Child, sig: libc::c_int) {
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+}
+
+/// Waits (bounded) until `ready` holds; false when it never did.
+fn wait_until(mut ready: impl FnMut() -> bool) -> bool {
+    for _ in 0..500 {
+        if ready() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+fn arrow_file_bytes() -> Vec<u8> {
+    let batches: Vec<_> =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(orders_stream()), None)
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+    let mut out = Vec::new();
+    let mut w = arrow_ipc::writer::FileWriter::try_new(&mut out, &batches[0].schema()).unwrap();
+    for b in &batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+    drop(w);
+    out
+}
+
+#[test]
+fn pipes_work_everywhere_a_file_works() {
+    let dir = workdir();
+    let p = dir.path();
+    fs::write(p.join("orders.arrow"), arrow_file_bytes()).unwrap();
+    // Process substitution (a /dev/fd pipe), of a stream and of an IPC file.
+    for input in ["orders.arrows", "orders.arrow"] {
+        let script = format!(
+            "exec {} run two.yaml --input orders=<(cat {input}) --sink a=a.arrows --sink b=-",
+            env!("CARGO_BIN_EXE_krabka-streams")
+        );
+        let out = Command::new("bash")
+            .current_dir(p)
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{input}: {}", stderr(&out));
+        assert_eq!(stream_rows(&out.stdout), 3, "{input}");
+    }
+    // Named FIFOs: with the writer first, with the writer arriving later.
+    for (input, delay) in [
+        ("orders.arrows", 0),
+        ("orders.arrow", 0),
+        ("orders.arrows", 500),
+    ] {
+        let fifo = p.join("in.fifo");
+        let _ = fs::remove_file(&fifo);
+        mkfifo(&fifo);
+        let bytes = fs::read(p.join(input)).unwrap();
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(delay));
+                fs::write(fifo, bytes).unwrap();
+            })
+        };
+        let out = run_as(
+            &[],
+            p,
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=in.fifo",
+                "--sink",
+                "a=a.arrows",
+                "--sink",
+                "b=b.arrows",
+            ],
+        );
+        writer.join().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{input} {delay}: {}",
+            stderr(&out)
+        );
+        assert_eq!(stream_rows(&fs::read(p.join("b.arrows")).unwrap()), 3);
+    }
+    // A FIFO nobody writes: the run waits, as cat does; SIGTERM and SIGINT end the
+    // wait with 130, nothing half-written, the previous outputs kept.
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        fs::write(p.join("a.parquet"), b"previous").unwrap();
+        let child = spawn_in(
+            p,
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=in.fifo",
+                "--sink",
+                "a=a.parquet",
+                "--sink",
+                "b=b.arrows",
+            ],
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(child_running(&child), "the run did not wait for a writer");
+        signal(&child, sig);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "{sig}: {}", stderr(&out));
+        assert!(stderr(&out).contains("cancelled"), "{}", stderr(&out));
+        assert_eq!(fs::read(p.join("a.parquet")).unwrap(), b"previous");
+        assert!(temp_files(p).is_empty(), "{:?}", temp_files(p));
+    }
+}
+
+fn child_running(child: &std::process::Child) -> bool {
+    // SAFETY: kill with signal 0 only checks that the pid exists.
+    unsafe { libc::kill(child.id() as libc::pid_t, 0) == 0 }
+}
+
+#[test]
+fn signals_end_every_command_the_same_way() {
+    let dir = workdir();
+    let p = dir.path();
+    let stream = orders_stream();
+    // The stream without its end-of-stream marker: the run writes and then waits.
+    let open_ended = stream[..stream.len() - 8].to_vec();
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        fs::write(p.join("a.parquet"), b"previous a").unwrap();
+        fs::write(p.join("b.parquet"), b"previous b").unwrap();
+        let fifo = p.join("feed.fifo");
+        let _ = fs::remove_file(&fifo);
+        mkfifo(&fifo);
+        let child = spawn_in(
+            p,
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=feed.fifo",
+                "--sink",
+                "a=a.parquet",
+                "--sink",
+                "b=b.parquet",
+            ],
+        );
+        let mut feed = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        {
+            use std::io::Write as _;
+            feed.write_all(&open_ended).unwrap();
+        }
+        // Both Parquet writers have their temp file once the first batch went through.
+        assert!(
+            wait_until(|| temp_files(p).len() == 2),
+            "no temp files: {:?}",
+            temp_files(p)
+        );
+        signal(&child, sig);
+        let out = child.wait_with_output().unwrap();
+        drop(feed);
+        assert_eq!(out.status.code(), Some(130), "{sig}: {}", stderr(&out));
+        assert!(stderr(&out).contains("run: cancelled"), "{}", stderr(&out));
+        assert_eq!(fs::read(p.join("a.parquet")).unwrap(), b"previous a");
+        assert_eq!(fs::read(p.join("b.parquet")).unwrap(), b"previous b");
+        assert!(temp_files(p).is_empty(), "{:?}", temp_files(p));
+    }
+    // tail before it has connected: a broker address that accepts and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let bootstrap = silent.local_addr().unwrap().to_string();
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        fs::write(p.join("t.parquet"), b"previous t").unwrap();
+        let child = spawn_in(
+            p,
+            &[
+                "tail",
+                "t",
+                "-b",
+                &bootstrap,
+                "--out",
+                "t.parquet",
+                "--timeout",
+                "60s",
+            ],
+        );
+        std::thread::sleep(Duration::from_millis(700));
+        assert!(child_running(&child));
+        signal(&child, sig);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "tail {sig}: {}", stderr(&out));
+        assert!(stderr(&out).contains("cancelled"), "{}", stderr(&out));
+        assert_eq!(fs::read(p.join("t.parquet")).unwrap(), b"previous t");
+        assert!(temp_files(p).is_empty(), "{:?}", temp_files(p));
+    }
+}
