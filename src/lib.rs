@@ -5,6 +5,29 @@
 //! adapters (rdkafka, registry HTTP, files); `cmd` turns parsed arguments into
 //! engine calls and renders the answers.
 
+// Diagnostics never end a command: std's `eprintln!`/`eprint!` panic ("failed
+// printing to stderr", exit 101) when stderr is closed or a pipe whose reader went
+// away (`2>&1 >/dev/null | head -c 0`). These shadow them in every module below
+// (textual scope wins over the prelude), dropping the write error so the command
+// keeps its own exit code.
+macro_rules! eprintln {
+    () => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr());
+    }};
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+macro_rules! eprint {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod cmd;
 pub mod engine;
 pub mod io;

@@ -68,6 +68,8 @@ pub fn run(global: &GlobalArgs, args: DevClusterArgs) -> CliResult<()> {
 
 /// Blocks until SIGINT or SIGTERM: stopping a dev cluster is its normal end, so exit 0.
 pub fn wait_for_stop_signal() -> CliResult<()> {
+    // The signal is this command's normal end, not a cancellation (`cmd::interrupt`).
+    let _cooperation = crate::cmd::interrupt::cooperate(Default::default());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

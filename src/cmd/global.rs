@@ -226,7 +226,7 @@ impl RegistryArgs {
         }
         let password = match &self.registry_password_file {
             Some(path) => Some(
-                std::fs::read_to_string(path)
+                crate::io::bounded_read::read_to_string(path, crate::io::bounded_read::CONFIG)
                     .map_err(|e| {
                         CliError::usage(format!(
                             "cannot read registry password file {}: {e}",

@@ -1,50 +1,132 @@
-//! Ctrl-C (SIGINT) and SIGTERM as a flag for long-running commands: once installed, the
-//! signals no longer kill the process; the command checks [`Interrupt::is_set`] between steps
-//! and ends with exit 130 (cli-conventions §A "Cancel").
+//! Ctrl-C (SIGINT) and SIGTERM end every command the same way (cli-conventions §A
+//! "Cancel"): exit 130 with the cancelled message, nothing half-written.
+//!
+//! One process-wide listener ([`install_process_handler`], called by `dispatch`
+//! before any command runs) decides what a signal does:
+//!
+//! * while some part of the command cooperates ([`cooperate`]: `tail` once it
+//!   polls, online runs, `barrier watch`, `leader`, `dev-cluster`), the signal
+//!   only raises their flags; they stop between steps, close their outputs and end
+//!   as they document;
+//! * otherwise (an offline `run` writing Parquet, `tail` before it connected, a
+//!   FIFO input waiting for its writer, any other command) the listener removes
+//!   the temp files of outputs not yet published (`io::output_file`), so each
+//!   previous target stays as it was, prints the cancelled message and exits 130.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::global::OutputMode;
 
-/// Set once SIGINT or SIGTERM arrived.
-#[derive(Debug, Clone)]
-pub struct Interrupt {
-    flag: Arc<AtomicBool>,
+/// The flags of the parts that cooperate, by registration id.
+static COOPERATING: Mutex<Vec<(u64, Arc<AtomicBool>)>> = Mutex::new(Vec::new());
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static INSTALLED: OnceLock<()> = OnceLock::new();
+
+/// While alive, signals raise `flag` instead of ending the process.
+pub struct Cooperation {
+    id: u64,
 }
 
-impl Interrupt {
-    /// Starts listening on a background thread.
-    pub fn install() -> CliResult<Self> {
-        let flag = Arc::new(AtomicBool::new(false));
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| CliError::failure(format!("cannot start the signal runtime: {e}")))?;
-        // Register both handlers before returning, so a signal right after install is caught.
-        let (mut int, mut term) = runtime
-            .block_on(async {
-                use tokio::signal::unix::{SignalKind, signal};
-                Ok::<_, std::io::Error>((
-                    signal(SignalKind::interrupt())?,
-                    signal(SignalKind::terminate())?,
-                ))
-            })
-            .map_err(|e| CliError::failure(format!("cannot listen for signals: {e}")))?;
-        let set = flag.clone();
-        std::thread::Builder::new()
-            .name("signals".into())
-            .spawn(move || {
-                runtime.block_on(async {
+impl Drop for Cooperation {
+    fn drop(&mut self) {
+        if let Ok(mut list) = COOPERATING.lock() {
+            list.retain(|(id, _)| *id != self.id);
+        }
+    }
+}
+
+/// Registers `flag` to be raised by SIGINT/SIGTERM while the returned guard lives.
+pub fn cooperate(flag: Arc<AtomicBool>) -> Cooperation {
+    let id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
+    if let Ok(mut list) = COOPERATING.lock() {
+        list.push((id, flag));
+    }
+    Cooperation { id }
+}
+
+/// What the listener does with one signal: raise the cooperating flags, or end
+/// the process (see the module rules).
+fn on_signal(mode: OutputMode, command: &str) {
+    let flags: Vec<Arc<AtomicBool>> = match COOPERATING.lock() {
+        Ok(list) => list.iter().map(|(_, f)| f.clone()).collect(),
+        Err(_) => Vec::new(),
+    };
+    if !flags.is_empty() {
+        for f in flags {
+            f.store(true, Ordering::SeqCst);
+        }
+        return;
+    }
+    crate::io::output_file::remove_unpublished();
+    crate::cmd::output::print_error(mode, command, &CliError::cancelled());
+    std::process::exit(crate::cmd::exit::ExitCode::Cancelled.code());
+}
+
+/// Starts the process-wide listener once. If it cannot start (no thread, no
+/// runtime), signals keep their default action.
+pub fn install_process_handler(mode: OutputMode, command: &'static str) {
+    if INSTALLED.set(()).is_err() {
+        return;
+    }
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    // Registered before returning, so a signal right after is caught.
+    let Ok((mut int, mut term)) = runtime.block_on(async {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok::<_, std::io::Error>((
+            signal(SignalKind::interrupt())?,
+            signal(SignalKind::terminate())?,
+        ))
+    }) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            runtime.block_on(async {
+                loop {
                     tokio::select! {
                         _ = int.recv() => {},
                         _ = term.recv() => {},
                     }
-                });
-                set.store(true, Ordering::SeqCst);
-            })
-            .map_err(|e| CliError::failure(format!("cannot start the signal thread: {e}")))?;
-        Ok(Interrupt { flag })
+                    on_signal(mode, command);
+                }
+            });
+        });
+}
+
+/// Set once SIGINT or SIGTERM arrived, for long-running commands that stop
+/// between steps; while an `Interrupt` lives, signals do not end the process.
+#[derive(Clone)]
+pub struct Interrupt {
+    flag: Arc<AtomicBool>,
+    _cooperation: Arc<Cooperation>,
+}
+
+impl std::fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interrupt")
+            .field("set", &self.is_set())
+            .finish()
+    }
+}
+
+impl Interrupt {
+    /// Starts listening (the process-wide listener, if `dispatch` has not already).
+    pub fn install() -> CliResult<Self> {
+        install_process_handler(OutputMode::Human, "");
+        let flag = Arc::new(AtomicBool::new(false));
+        let cooperation = cooperate(flag.clone());
+        Ok(Interrupt {
+            flag,
+            _cooperation: Arc::new(cooperation),
+        })
     }
 
     pub fn is_set(&self) -> bool {

@@ -194,6 +194,7 @@ impl Command {
 /// Runs one parsed command.
 pub fn dispatch(cli: Cli) -> CliResult<()> {
     logging::init(&cli.global.output);
+    interrupt::install_process_handler(cli.global.output.output, cli.command.name());
     if cli.global.output.dry_run
         && let Some(why) = cli.command.dry_run_refusal()
     {

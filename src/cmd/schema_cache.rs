@@ -55,7 +55,7 @@ pub fn decoding_cache(global: &GlobalArgs, file: Option<&Path>) -> CliResult<Opt
 /// cache file, a newer version) is a usage error naming the file: nothing has run yet.
 pub fn read_cache_file(path: &Path) -> CliResult<CacheFile> {
     let shown = path.display();
-    let bytes = std::fs::read(path)
+    let bytes = crate::io::bounded_read::read(path, crate::io::bounded_read::SCHEMA_CACHE)
         .map_err(|e| CliError::usage(format!("cannot read schema cache {shown}: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         CliError::usage(format!(

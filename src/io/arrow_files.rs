@@ -24,6 +24,7 @@ use crate::engine::columnar::reserved_types::{
 };
 use crate::engine::columnar::runner::offline::{BatchReader, BatchWriter, WriteError};
 use crate::io::batch_sink::{BatchSink, DataFormat, SinkError, SinkOptions};
+use crate::io::output_file::OutputFile;
 
 enum Inner {
     /// Streams are read message by message into one allocation each, decoded
@@ -123,38 +124,45 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, ArrowError>) -> Result<T
 }
 
 impl IpcInput {
-    /// Opens a path, or stdin for `-`.
+    /// Opens a path, or stdin for `-`. Anything that is not a regular file (stdin,
+    /// a FIFO, `<(…)`, a device) is read as a stream, never seeked; opening a FIFO
+    /// with no writer waits for one, as `cat` does (a signal ends the wait:
+    /// `cmd::interrupt`).
     pub fn open(path: &str) -> Result<IpcInput, String> {
         if path == "-" {
-            let mut stdin = std::io::stdin();
-            let mut head = [0u8; 8];
-            let n =
-                read_up_to(&mut stdin, &mut head).map_err(|e| format!("cannot read stdin: {e}"))?;
-            if head[..n].starts_with(&IPC_FILE_HEADER[..6.min(n)]) && n >= 6 {
-                // The file format needs seeking: read the whole pipe.
-                let mut all = head[..n].to_vec();
-                stdin
-                    .read_to_end(&mut all)
-                    .map_err(|e| format!("cannot read stdin: {e}"))?;
-                return Self::file("stdin", Box::new(Cursor::new(all)));
-            }
-            let chained: Box<dyn Read + Send> =
-                Box::new(Cursor::new(head[..n].to_vec()).chain(stdin));
-            return Self::stream("stdin", StreamInput::Pipe(chained), n);
+            return Self::pipe("stdin", Box::new(std::io::stdin()));
         }
         let mut file = File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Self::pipe(path, Box::new(file));
+        }
         let mut head = [0u8; 8];
         let n = read_up_to(&mut file, &mut head).map_err(|e| format!("cannot read {path}: {e}"))?;
         file.seek(SeekFrom::Start(0))
             .map_err(|e| format!("cannot read {path}: {e}"))?;
         if n >= 6 && head[..6] == IPC_FILE_HEADER[..6] {
             Self::file(path, Box::new(file))
-        } else if file.metadata().is_ok_and(|m| m.is_file()) {
-            Self::stream(path, StreamInput::File(file), n)
         } else {
-            // A named pipe or device: not seekable.
-            Self::stream(path, StreamInput::Pipe(Box::new(file)), n)
+            Self::stream(path, StreamInput::File(file), n)
         }
+    }
+
+    /// A stream that cannot seek: an IPC stream is read as it arrives; an IPC file
+    /// (its footer is at the end) is read whole, up to `bounded_read::IPC_FILE_PIPE`.
+    fn pipe(name: &str, mut input: Box<dyn Read + Send>) -> Result<IpcInput, String> {
+        let mut head = [0u8; 8];
+        let n =
+            read_up_to(&mut input, &mut head).map_err(|e| format!("cannot read {name}: {e}"))?;
+        if head[..n].starts_with(&IPC_FILE_HEADER[..6.min(n)]) && n >= 6 {
+            let mut all = head[..n].to_vec();
+            let rest =
+                crate::io::bounded_read::read_stream(input, crate::io::bounded_read::IPC_FILE_PIPE)
+                    .map_err(|e| format!("cannot read {name}: {e}"))?;
+            all.extend_from_slice(&rest);
+            return Self::file(name, Box::new(Cursor::new(all)));
+        }
+        let chained: Box<dyn Read + Send> = Box::new(Cursor::new(head[..n].to_vec()).chain(input));
+        Self::stream(name, StreamInput::Pipe(chained), n)
     }
 
     /// Reads, from a stream file, only the buffers of these columns: the
@@ -262,8 +270,29 @@ impl BatchReader for IpcInput {
 const DEFAULT_ROW_GROUP_ROWS: usize = 128 * 1024;
 
 enum Writer {
-    Stream(StreamWriter<BufWriter<Box<dyn Write>>>),
-    File(FileWriter<BufWriter<Box<dyn Write>>>),
+    Stream(StreamWriter<Sink>),
+    File(FileWriter<Sink>),
+}
+
+/// Where an IPC output's bytes go: stdout, or an output file (`io::output_file`).
+enum Sink {
+    Stdout(BufWriter<std::io::Stdout>),
+    File(OutputFile),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Stdout(s) => s.write(buf),
+            Sink::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.flush(),
+            Sink::File(f) => f.flush(),
+        }
+    }
 }
 
 /// Where one sink writes: an IPC stream or file, created with the first
@@ -272,8 +301,9 @@ pub struct IpcOutput {
     target: String,
     parquet: Option<BatchSink>,
     file_format: bool,
-    /// The temporary file, renamed over `target` by `finish`.
-    temp: Option<tempfile::NamedTempFile>,
+    /// The output, opened up front so an unwritable path fails before any input
+    /// is read; committed by `finish`.
+    file: Option<OutputFile>,
     writer: Option<Writer>,
     schema: Option<SchemaRef>,
 }
@@ -282,6 +312,9 @@ impl IpcOutput {
     /// `-` writes an IPC stream to stdout; `*.arrow` an IPC file; anything else an IPC stream.
     pub fn create(target: &str) -> Result<IpcOutput, String> {
         if target.ends_with(".parquet") {
+            // Parquet opens its file with the first batch: check the directory now.
+            crate::io::output_file::check_writable(Path::new(target))
+                .map_err(|e| format!("cannot create {target}: {e}"))?;
             return Ok(IpcOutput {
                 target: target.to_owned(),
                 parquet: Some(BatchSink::new(SinkOptions {
@@ -292,16 +325,16 @@ impl IpcOutput {
                     rotate_bytes: None,
                 })),
                 file_format: false,
-                temp: None,
+                file: None,
                 writer: None,
                 schema: None,
             });
         }
-        let temp = if target == "-" {
+        let file = if target == "-" {
             None
         } else {
             Some(
-                crate::io::file_mode::temp_file_for(Path::new(target))
+                OutputFile::create(Path::new(target))
                     .map_err(|e| format!("cannot create {target}: {e}"))?,
             )
         };
@@ -309,25 +342,21 @@ impl IpcOutput {
             target: target.to_owned(),
             parquet: None,
             file_format: target.ends_with(".arrow"),
-            temp,
+            file,
             writer: None,
             schema: None,
         })
     }
 
     fn open(&mut self, schema: &Schema) -> Result<(), WriteError> {
-        let sink: Box<dyn Write> = match &self.temp {
-            Some(temp) => Box::new(
-                temp.reopen()
-                    .map_err(|e| WriteError::Failed(e.to_string()))?,
-            ),
-            None => Box::new(std::io::stdout()),
+        let sink = match self.file.take() {
+            Some(file) => Sink::File(file),
+            None => Sink::Stdout(BufWriter::with_capacity(1 << 20, std::io::stdout())),
         };
-        let buffered = BufWriter::with_capacity(1 << 20, sink);
         let writer = if self.file_format {
-            Writer::File(FileWriter::try_new(buffered, schema).map_err(arrow_write_error)?)
+            Writer::File(FileWriter::try_new(sink, schema).map_err(arrow_write_error)?)
         } else {
-            Writer::Stream(StreamWriter::try_new(buffered, schema).map_err(arrow_write_error)?)
+            Writer::Stream(StreamWriter::try_new(sink, schema).map_err(arrow_write_error)?)
         };
         self.writer = Some(writer);
         self.schema = Some(std::sync::Arc::new(schema.clone()));
@@ -351,21 +380,26 @@ impl IpcOutput {
                 .map_err(|e| describe(&self.target, e))?;
         }
         let result = match self.writer.take().expect("opened") {
-            Writer::Stream(mut w) => w.finish().and_then(|_| w.into_inner().map(|_| ())),
-            Writer::File(mut w) => w.finish().and_then(|_| w.into_inner().map(|_| ())),
+            Writer::Stream(mut w) => w.finish().and_then(|_| w.into_inner()),
+            Writer::File(mut w) => w.finish().and_then(|_| w.into_inner()),
         };
-        match result.map_err(arrow_write_error) {
-            Ok(()) | Err(WriteError::Closed) => {}
+        let sink = match result.map_err(arrow_write_error) {
+            Ok(sink) => sink,
+            Err(WriteError::Closed) => return Ok(()),
             Err(e) => return Err(describe(&self.target, e)),
+        };
+        match sink {
+            Sink::File(file) => file
+                .commit()
+                .map(|_| ())
+                .map_err(|e| format!("cannot write {}: {e}", self.target)),
+            Sink::Stdout(mut out) => match out.flush() {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write {}: {e}", self.target))
+                }
+                _ => Ok(()),
+            },
         }
-        if let Some(temp) = self.temp.take() {
-            temp.as_file()
-                .sync_all()
-                .map_err(|e| format!("cannot write {}: {e}", self.target))?;
-            temp.persist(&self.target)
-                .map_err(|e| format!("cannot write {}: {}", self.target, e.error))?;
-        }
-        Ok(())
     }
 }
 

@@ -274,7 +274,7 @@ pub fn verify_snapshot_dir(
         &naming,
         &names,
         |name| {
-            std::fs::read(dir.join(name))
+            crate::io::bounded_read::read(&dir.join(name), crate::io::bounded_read::SNAPSHOT)
                 .map_err(|e| format!("cannot read {}: {e}", dir.join(name).display()))
         },
     );

@@ -16,7 +16,7 @@ use parquet::basic::{Compression, Type as PhysicalType, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::engine::columnar::json_values::batch_to_json_lines;
-use crate::io::atomic_writer::AtomicWriter;
+use crate::io::output_file::OutputFile;
 
 /// The binary and text data formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,10 +86,11 @@ impl Write for RawStdout {
     }
 }
 
-/// Where bytes go: stdout or an atomically published file.
+/// Where bytes go: stdout or an output file (`io::output_file`: a regular file is
+/// published atomically, a device or descriptor written in place).
 pub enum Target {
     Stdout(io::BufWriter<RawStdout>),
-    File(AtomicWriter),
+    File(OutputFile),
 }
 
 impl Target {
@@ -99,7 +100,7 @@ impl Target {
                 128 << 10,
                 RawStdout::new()?,
             ))),
-            Some(p) => AtomicWriter::create(p)
+            Some(p) => OutputFile::create(p)
                 .map(Target::File)
                 .map_err(|e| SinkError::Failed(format!("cannot create {}: {e}", p.display()))),
         }
@@ -219,10 +220,42 @@ pub(crate) fn parquet_writer<W: Write + Send>(
     schema: &Schema,
     row_group_rows: usize,
 ) -> parquet::errors::Result<(ArrowWriter<W>, SchemaRef)> {
+    // arrow-rs panics (`not implemented: See ARROW-8817`) on a union: refuse first.
+    check_parquet_schema(schema).map_err(parquet::errors::ParquetError::General)?;
     let written = Arc::new(parquet_schema(schema));
     let properties = parquet_properties(&written, row_group_rows);
     let writer = ArrowWriter::try_new(out, written.clone(), Some(properties))?;
     Ok((writer, written))
+}
+
+/// Refuses a schema with a column Parquet cannot hold (a union, at any depth: the
+/// Parquet format has no union type), naming the column, before anything is written.
+pub fn check_parquet_schema(schema: &Schema) -> Result<(), String> {
+    fn find(data_type: &DataType, path: &str) -> Option<String> {
+        match data_type {
+            DataType::Union(..) => Some(path.to_owned()),
+            DataType::List(f)
+            | DataType::LargeList(f)
+            | DataType::ListView(f)
+            | DataType::LargeListView(f)
+            | DataType::FixedSizeList(f, _)
+            | DataType::Map(f, _) => find(f.data_type(), &format!("{path}.{}", f.name())),
+            DataType::Struct(fields) => fields
+                .iter()
+                .find_map(|f| find(f.data_type(), &format!("{path}.{}", f.name()))),
+            DataType::Dictionary(_, value) => find(value, path),
+            DataType::RunEndEncoded(_, values) => find(values.data_type(), path),
+            _ => None,
+        }
+    }
+    for field in schema.fields() {
+        if let Some(path) = find(field.data_type(), field.name()) {
+            return Err(format!(
+                "column `{path}` is an Arrow union, which Parquet cannot hold; write an Arrow IPC output (.arrows/.arrow) or select other columns"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every Parquet timestamp is in microseconds (TIMESTAMP_MICROS): the unit Spark,

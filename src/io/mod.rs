@@ -3,13 +3,14 @@
 //! property files, and `barrier verify`'s gathering of facts from the broker and the file system.
 
 pub mod arrow_files;
-pub mod atomic_file;
-pub mod atomic_writer;
 pub mod barrier_verify;
 pub mod batch_file;
 pub mod batch_sink;
+pub mod bounded_read;
 pub mod file_mode;
 pub mod kafka;
+pub mod output_file;
+pub mod path_conflict;
 pub mod properties;
 pub mod proto_imports;
 pub mod registry_client;

@@ -6,9 +6,9 @@ use std::path::Path;
 
 /// Reads a Java properties file into an ordered map. Errors name the file and line.
 pub fn read_properties_file(path: &Path) -> Result<BTreeMap<String, String>, String> {
-    let file = std::fs::File::open(path)
+    let bytes = crate::io::bounded_read::read(path, crate::io::bounded_read::CONFIG)
         .map_err(|e| format!("cannot read command config {}: {e}", path.display()))?;
-    parse_properties(std::io::BufReader::new(file))
+    parse_properties(bytes.as_slice())
         .map_err(|e| format!("cannot parse command config {}: {e}", path.display()))
 }
 

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -24,7 +24,7 @@ use crate::engine::columnar::snapshot::naming::{
     EpochNotRetained, NO_EPOCH, SnapshotFileName, SnapshotKey, parse_file_name,
 };
 use crate::engine::columnar::snapshot::store::{EMPTY_CONTAINER, SnapshotStore, StoreError};
-use crate::io::atomic_file::write_atomically;
+use crate::io::output_file::write_atomically;
 use crate::io::temp_file::{self, StaleTemp};
 
 /// The entry as a temp file of ours whose writer is dead (a regular file, not followed).
@@ -349,7 +349,7 @@ fn read_regular_file(path: &Path, follow: bool) -> Result<Vec<u8>, ReadFailure> 
     if !follow {
         flags |= libc::O_NOFOLLOW;
     }
-    let mut file = match OpenOptions::new().read(true).custom_flags(flags).open(path) {
+    let file = match OpenOptions::new().read(true).custom_flags(flags).open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadFailure::NotFound),
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) && !follow => {
@@ -361,9 +361,9 @@ fn read_regular_file(path: &Path, follow: bool) -> Result<Vec<u8>, ReadFailure> 
     if !meta.is_file() {
         return Err(ReadFailure::NotRegular);
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes).map_err(ReadFailure::Io)?;
-    Ok(bytes)
+    // The size is compared with the cap, never trusted for an allocation.
+    crate::io::bounded_read::read_file(file, crate::io::bounded_read::SNAPSHOT)
+        .map_err(ReadFailure::Io)
 }
 
 fn check_name(file_name: &str) -> Result<(), DirError> {

@@ -6,8 +6,6 @@
 //! `engine::columnar::topology::spec::TopologySpec`; building happens in the engine.
 //! The format is documented in `docs/topology.md`.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 use std::time::Duration;
 
@@ -39,6 +37,17 @@ pub const NODE_KINDS: [&str; 10] = [
 /// topologies are a few kilobytes, and the parser keeps a position for every node.
 pub const MAX_TOPOLOGY_BYTES: usize = 1 << 20;
 
+/// [`MAX_TOPOLOGY_BYTES`] as a read cap (`io::bounded_read`).
+const TOPOLOGY_CAP: crate::io::bounded_read::Cap = crate::io::bounded_read::Cap {
+    bytes: MAX_TOPOLOGY_BYTES as u64,
+    what: "a topology file",
+};
+
+/// At most this many levels of nested sequences and mappings: a topology needs
+/// about six; the YAML tree is built and walked recursively, so a file of 20,000
+/// levels would overflow the stack.
+pub const MAX_YAML_DEPTH: usize = 64;
+
 /// At most this many nodes in one topology.
 pub const MAX_TOPOLOGY_NODES: usize = 1000;
 
@@ -46,22 +55,8 @@ pub const MAX_TOPOLOGY_NODES: usize = 1000;
 /// device or a FIFO that never ends is refused without reading it all), UTF-8.
 pub fn read(path: &Path) -> Result<String, String> {
     let name = path.display();
-    let file = File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_TOPOLOGY_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {name}: {e}"))?;
-    if bytes.len() > MAX_TOPOLOGY_BYTES {
-        return Err(format!(
-            "{name}: a topology file holds at most {MAX_TOPOLOGY_BYTES} bytes"
-        ));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{name}: not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    crate::io::bounded_read::read_to_string(path, TOPOLOGY_CAP)
+        .map_err(|e| format!("cannot read {name}: {e}"))
 }
 
 /// Parses a topology file's text.
@@ -72,6 +67,7 @@ pub fn parse(source: &str) -> Result<TopologySpec, SpecError> {
             format!("a topology file holds at most {MAX_TOPOLOGY_BYTES} bytes"),
         ));
     }
+    check_depth(source)?;
     let docs = MarkedYaml::load_from_str(source).map_err(|e| {
         let mark = e.marker();
         SpecError::at(
@@ -101,6 +97,38 @@ pub fn parse(source: &str) -> Result<TopologySpec, SpecError> {
         }
     };
     reader.topology(root)
+}
+
+/// Refuses nesting deeper than [`MAX_YAML_DEPTH`] at the line it goes too deep,
+/// from the parser's event stream (iterative: no recursion on the input's depth).
+/// Syntax errors are left to the loader, which reports them the same way.
+fn check_depth(source: &str) -> Result<(), SpecError> {
+    use saphyr_parser::{Event, Parser};
+    let mut depth = 0usize;
+    for event in Parser::new_from_str(source) {
+        let Ok((event, span)) = event else {
+            return Ok(());
+        };
+        match event {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_YAML_DEPTH {
+                    return Err(SpecError::at(
+                        Pos {
+                            line: span.start.line().max(1),
+                            column: span.start.col() + 1,
+                        },
+                        format!(
+                            "nesting deeper than {MAX_YAML_DEPTH} levels of sequences and mappings"
+                        ),
+                    ));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 struct Reader {
@@ -186,15 +214,8 @@ pub fn load_schema_files(spec: &mut TopologySpec, dir: &Path) -> Result<(), Spec
 /// A schema file: at most [`MAX_TOPOLOGY_BYTES`], UTF-8.
 fn read_schema_file(path: &Path) -> Result<String, String> {
     let name = path.display();
-    let file = File::open(path).map_err(|e| format!("{name}: {e}"))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_TOPOLOGY_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{name}: {e}"))?;
-    if bytes.len() > MAX_TOPOLOGY_BYTES {
-        return Err(format!("{name}: larger than {MAX_TOPOLOGY_BYTES} bytes"));
-    }
-    String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8 text"))
+    crate::io::bounded_read::read_to_string(path, crate::io::bounded_read::SCHEMA)
+        .map_err(|e| format!("{name}: {e}"))
 }
 
 /// A sink key's codec and column.
@@ -901,12 +922,16 @@ mod hostile_tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("big.yaml");
         std::fs::write(&path, &text).unwrap();
-        assert!(read(&path).unwrap_err().contains("at most 1048576 bytes"));
+        assert!(
+            read(&path)
+                .unwrap_err()
+                .contains("1 MiB (1048576 bytes), the cap for a topology file")
+        );
         // A device that never ends is read only up to the limit.
         assert!(
             read(Path::new("/dev/zero"))
                 .unwrap_err()
-                .contains("at most")
+                .contains("the cap for a topology file")
         );
         std::fs::write(&path, b"version: 1\n# \xff\n").unwrap();
         assert!(

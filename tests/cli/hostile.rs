@@ -179,3 +179,1177 @@ fn tail_reads_a_record_whose_header_key_is_not_utf8() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
 }
+
+// ---- Issue #23: hostile and unusual inputs, one test per class. ----
+
+/// Orders as `tail` writes them (payload and the reserved columns), three rows.
+fn orders_stream() -> Vec<u8> {
+    use arrow_array::TimestampMillisecondArray;
+    use arrow_array::{ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema, TimeUnit};
+    use std::sync::Arc;
+    let schema = Schema::new(vec![
+        Field::new("user", DataType::Utf8, true),
+        Field::new("country", DataType::Utf8, true),
+        Field::new("amount", DataType::Int64, true),
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+            true,
+        ),
+        Field::new("__key", DataType::Binary, true),
+        Field::new("__timestamp", DataType::Int64, true),
+        Field::new("__partition", DataType::Int32, true),
+        Field::new("__offset", DataType::Int64, true),
+        Field::new("__headers", DataType::Binary, true),
+    ]);
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec!["ann", "bob", "ann"])),
+        Arc::new(StringArray::from(vec!["NL"; 3])),
+        Arc::new(Int64Array::from(vec![150, 200, 300])),
+        Arc::new(TimestampMillisecondArray::from(vec![1, 2, 3]).with_timezone("UTC")),
+        Arc::new(BinaryArray::from_opt_vec(vec![None; 3])),
+        Arc::new(Int64Array::from(vec![1, 2, 3])),
+        Arc::new(Int32Array::from(vec![0; 3])),
+        Arc::new(Int64Array::from(vec![0, 1, 2])),
+        Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(
+            [0u8; 4], 3,
+        ))),
+    ];
+    let batch = RecordBatch::try_new(Arc::new(schema), columns).unwrap();
+    let mut out = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    out
+}
+
+/// Rows in an Arrow IPC stream.
+fn stream_rows(bytes: &[u8]) -> usize {
+    arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum()
+}
+
+/// A topology with two sinks and a dead-letter policy: `a` gets orders above
+/// 100, `b` every order.
+const TWO_SINKS: &str = "version: 1
+settings:
+  consumer_group: two
+  error_policy: dead-letter
+  dead_letter_topic: dlq
+nodes:
+  - source: orders
+    topics: [orders]
+    value: json
+    columns:
+      user: utf8
+      amount: int64
+  - filter: big
+    parent: orders
+    where: amount > 100
+  - sink: a
+    parent: big
+    topic: a
+    value: json
+  - sink: b
+    parent: orders
+    topic: b
+    value: json
+";
+
+/// A directory with `orders.arrows` and `two.yaml`, writable by every user (so the
+/// unprivileged runs can write into it).
+fn workdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("orders.arrows"), orders_stream()).unwrap();
+    fs::write(dir.path().join("two.yaml"), TWO_SINKS).unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    dir
+}
+
+/// How to run as a plain user: `setpriv` to nobody when root, nothing when already
+/// unprivileged; `None` (the caller prints why and skips) when root without setpriv.
+fn unprivileged() -> Option<Vec<String>> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(Vec::new());
+    }
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())?;
+    Some(
+        [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+            .map(String::from)
+            .to_vec(),
+    )
+}
+
+/// Runs the binary in `dir`, as root or (with `wrapper`) as a plain user; stdin empty.
+fn run_as(wrapper: &[String], dir: &std::path::Path, args: &[&str]) -> Output {
+    let bin = env!("CARGO_BIN_EXE_krabka-streams");
+    let mut cmd = match wrapper.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    cmd.current_dir(dir)
+        .args(args)
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+        .env_remove("KRABKA_BOOTSTRAP_SERVER")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run krabka-streams")
+}
+
+/// The users every output class runs as: root (the test's own) and, when possible, nobody.
+fn users() -> Vec<(&'static str, Vec<String>)> {
+    let mut users = vec![("as this user", Vec::new())];
+    match unprivileged() {
+        Some(w) if !w.is_empty() => users.push(("as nobody", w)),
+        Some(_) => {}
+        None => eprintln!("skipping the unprivileged variant: root without setpriv"),
+    }
+    users
+}
+
+fn file_kind(path: &str) -> String {
+    use std::os::unix::fs::FileTypeExt;
+    let t = fs::symlink_metadata(path).unwrap().file_type();
+    if t.is_symlink() {
+        "link".into()
+    } else if t.is_char_device() {
+        "char".into()
+    } else if t.is_fifo() {
+        "fifo".into()
+    } else {
+        format!("{t:?}")
+    }
+}
+
+#[test]
+fn outputs_go_where_the_user_points() {
+    for (who, wrapper) in users() {
+        let dir = workdir();
+        let kinds = ["/dev/stdout", "/dev/null"].map(|p| (p, file_kind(p)));
+        // A device, the stdout link, this process's descriptor: written in place.
+        for (sink, to_stdout) in [
+            ("/dev/null", false),
+            ("/dev/stdout", true),
+            ("/proc/self/fd/1", true),
+            ("/dev/fd/1", true),
+        ] {
+            for (flag, value) in [
+                ("--sink", format!("b={sink}")),
+                ("--dead-letter", sink.to_string()),
+            ] {
+                let mut args = vec!["run", "two.yaml", "--input", "orders=orders.arrows"];
+                let b_elsewhere = "b=b.arrows".to_string();
+                if flag == "--sink" {
+                    args.extend(["--sink", "a=a.arrows", "--sink", &value]);
+                } else {
+                    args.extend([
+                        "--sink",
+                        "a=a.arrows",
+                        "--sink",
+                        &b_elsewhere,
+                        "--dead-letter",
+                        &value,
+                    ]);
+                }
+                let out = run_as(&wrapper, dir.path(), &args);
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "{who} {flag} {sink}: {}",
+                    stderr(&out)
+                );
+                if to_stdout && flag == "--sink" {
+                    assert_eq!(stream_rows(&out.stdout), 3, "{who} {flag} {sink}");
+                }
+                assert_eq!(
+                    stream_rows(&fs::read(dir.path().join("a.arrows")).unwrap()),
+                    3
+                );
+            }
+        }
+        for (path, kind) in &kinds {
+            assert_eq!(&file_kind(path), kind, "{who}: {path} was replaced");
+        }
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+
+        // A FIFO is written in place, not replaced by a regular file.
+        let fifo = dir.path().join("out.fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0);
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&fifo, fs::Permissions::from_mode(0o666)).unwrap();
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read(fifo).unwrap())
+        };
+        let out = run_as(
+            &wrapper,
+            dir.path(),
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=out.fifo",
+                "--sink",
+                "b=/dev/null",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{who} fifo: {}", stderr(&out));
+        assert_eq!(stream_rows(&reader.join().unwrap()), 3, "{who} fifo");
+        assert_eq!(file_kind(fifo.to_str().unwrap()), "fifo");
+
+        // A link to a regular file: the file gets the output, the link stays a link
+        // (also through a chain of two links); a dangling link is refused.
+        fs::write(dir.path().join("real.arrows"), b"old").unwrap();
+        std::os::unix::fs::symlink("real.arrows", dir.path().join("link.arrows")).unwrap();
+        std::os::unix::fs::symlink("link.arrows", dir.path().join("chain.arrows")).unwrap();
+        std::os::unix::fs::symlink("nowhere.arrows", dir.path().join("dangling.arrows")).unwrap();
+        let out = run_as(
+            &wrapper,
+            dir.path(),
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=link.arrows",
+                "--sink",
+                "b=chain.arrows",
+            ],
+        );
+        // Both links reach one file: refused as two outputs on one path.
+        assert_eq!(out.status.code(), Some(2), "{who}: {}", stderr(&out));
+        let out = run_as(
+            &wrapper,
+            dir.path(),
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=/dev/null",
+                "--sink",
+                "b=chain.arrows",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{who}: {}", stderr(&out));
+        assert_eq!(
+            stream_rows(&fs::read(dir.path().join("real.arrows")).unwrap()),
+            3
+        );
+        assert_eq!(
+            file_kind(dir.path().join("chain.arrows").to_str().unwrap()),
+            "link"
+        );
+        assert_eq!(
+            file_kind(dir.path().join("link.arrows").to_str().unwrap()),
+            "link"
+        );
+        let out = run_as(
+            &wrapper,
+            dir.path(),
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=/dev/null",
+                "--sink",
+                "b=dangling.arrows",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2), "{who}: {}", stderr(&out));
+        assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+        assert!(!dir.path().join("nowhere.arrows").exists());
+    }
+}
+
+#[test]
+fn tail_out_goes_to_the_device_or_descriptor_named() {
+    let broker = Tansu::start();
+    let topic = unique_name("hostile-out");
+    create_topic(&broker.bootstrap(), &topic, 1);
+    crate::support::admin::produce_bytes(
+        &broker.bootstrap(),
+        &topic,
+        &[
+            (0, "k".into(), b"v0".to_vec()),
+            (0, "k".into(), b"v1".to_vec()),
+        ],
+    );
+    for (who, wrapper) in users() {
+        let dir = workdir();
+        for out_path in ["/dev/stdout", "/proc/self/fd/1", "/dev/null"] {
+            let bootstrap = broker.bootstrap();
+            let out = run_as(
+                &wrapper,
+                dir.path(),
+                &[
+                    "tail",
+                    &topic,
+                    "-e",
+                    "--value-format",
+                    "string",
+                    "--format",
+                    "ndjson",
+                    "--out",
+                    out_path,
+                    "-b",
+                    &bootstrap,
+                    "--timeout",
+                    "20s",
+                ],
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{who} {out_path}: {}",
+                stderr(&out)
+            );
+            let lines = String::from_utf8_lossy(&out.stdout).lines().count();
+            let expected = if out_path == "/dev/null" { 0 } else { 2 };
+            assert_eq!(lines, expected, "{who} {out_path}");
+        }
+        assert_eq!(file_kind("/dev/stdout"), "link");
+        assert_eq!(file_kind("/dev/null"), "char");
+    }
+}
+
+#[test]
+fn no_output_destroys_an_input_or_another_output() {
+    let dir = workdir();
+    let p = dir.path();
+    std::os::unix::fs::symlink("orders.arrows", p.join("link.arrows")).unwrap();
+    fs::hard_link(p.join("orders.arrows"), p.join("hard.arrows")).unwrap();
+    fs::create_dir(p.join("sub")).unwrap();
+    let original = fs::read(p.join("orders.arrows")).unwrap();
+    let base = ["run", "two.yaml", "--input", "orders=orders.arrows"];
+    let cases: &[(&[&str], &str, &str)] = &[
+        // sink = input, by every spelling of the input
+        (
+            &["--sink", "a=orders.arrows", "--sink", "b=b.arrows"],
+            "--input orders=orders.arrows",
+            "--sink a=orders.arrows",
+        ),
+        (
+            &["--sink", "a=./orders.arrows", "--sink", "b=b.arrows"],
+            "--input",
+            "--sink a=./orders.arrows",
+        ),
+        (
+            &["--sink", "a=sub/../orders.arrows", "--sink", "b=b.arrows"],
+            "--input",
+            "--sink a=sub/../orders.arrows",
+        ),
+        (
+            &["--sink", "a=link.arrows", "--sink", "b=b.arrows"],
+            "--input",
+            "--sink a=link.arrows",
+        ),
+        (
+            &["--sink", "a=hard.arrows", "--sink", "b=b.arrows"],
+            "--input",
+            "--sink a=hard.arrows",
+        ),
+        (
+            &["--sink", "a=orders.parquet", "--sink", "b=two.yaml"],
+            "the topology file two.yaml",
+            "--sink b=two.yaml",
+        ),
+        // two sinks on one (new) path
+        (
+            &["--sink", "a=x.arrows", "--sink", "b=./x.arrows"],
+            "--sink a=x.arrows",
+            "--sink b=./x.arrows",
+        ),
+        (
+            &["--sink", "a=-", "--sink", "b=/dev/stdout"],
+            "--sink a=-",
+            "--sink b=/dev/stdout",
+        ),
+        // dead letters on a sink or on the input
+        (
+            &[
+                "--sink",
+                "a=a.arrows",
+                "--sink",
+                "b=b.arrows",
+                "--dead-letter",
+                "a.arrows",
+            ],
+            "--sink a=a.arrows",
+            "--dead-letter a.arrows",
+        ),
+        (
+            &[
+                "--sink",
+                "a=a.arrows",
+                "--sink",
+                "b=b.arrows",
+                "--dead-letter",
+                "hard.arrows",
+            ],
+            "--input",
+            "--dead-letter hard.arrows",
+        ),
+    ];
+    for (extra, first, second) in cases {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let out = run_as(&[], p, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(
+            err.contains(first) && err.contains(second),
+            "{extra:?}: {err}"
+        );
+        assert!(err.contains("same file"), "{err}");
+        assert_no_panic(&out);
+        assert_eq!(
+            fs::read(p.join("orders.arrows")).unwrap(),
+            original,
+            "{extra:?}"
+        );
+        assert!(
+            !p.join("a.arrows").exists() && !p.join("x.arrows").exists(),
+            "{extra:?}"
+        );
+    }
+    // tail: --out equal to the dead-letter file, by two spellings; refused before connecting.
+    for (out_path, dlq) in [
+        ("dl.ndjson", "dl.ndjson"),
+        ("dl.ndjson", "./sub/../dl.ndjson"),
+        ("-", "/dev/stdout"),
+    ] {
+        let out = run_as(
+            &[],
+            p,
+            &[
+                "tail",
+                "t",
+                "--format",
+                "ndjson",
+                "--out",
+                out_path,
+                "--on-error",
+                "dead-letter",
+                dlq,
+                "-b",
+                "127.0.0.1:1",
+            ],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{out_path} {dlq}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("--on-error dead-letter"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // tail: an output over the schema file it reads.
+    fs::write(
+        p.join("schema.json"),
+        br#"{"type":"object","properties":{}}"#,
+    )
+    .unwrap();
+    let out = run_as(
+        &[],
+        p,
+        &[
+            "tail",
+            "t",
+            "--value-format",
+            "json:schema.json",
+            "--format",
+            "ndjson",
+            "--out",
+            "./schema.json",
+            "-b",
+            "127.0.0.1:1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // snapshot restore and dump: the output over the input.
+    fs::write(p.join("dump.json"), b"{}").unwrap();
+    let out = run_as(
+        &[],
+        p,
+        &[
+            "snapshot",
+            "restore",
+            "--from-json",
+            "dump.json",
+            "--to",
+            "./dump.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(fs::read(p.join("dump.json")).unwrap(), b"{}");
+    let out = run_as(
+        &[],
+        p,
+        &[
+            "snapshot",
+            "dump",
+            "hard.arrows",
+            "--lossless",
+            "--out",
+            "orders.arrows",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(fs::read(p.join("orders.arrows")).unwrap(), original);
+}
+
+/// Runs `args` with `stdin` bytes fed by a thread (until the child stops reading),
+/// killing the child after `limit`. Returns the output; `None` when it had to be killed.
+fn run_fed(
+    dir: &std::path::Path,
+    args: &[&str],
+    feed: Option<Box<dyn FnOnce(std::process::ChildStdin) + Send>>,
+    limit: Duration,
+) -> Option<Output> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_SCHEMA_REGISTRY_URL")
+        .env_remove("KRABKA_BOOTSTRAP_SERVER")
+        .stdin(if feed.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(feed) = feed {
+        let stdin = child.stdin.take().unwrap();
+        std::thread::spawn(move || feed(stdin));
+    }
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A topology passing its source straight to one sink, columns from the input.
+const PASS_THROUGH: &str = "version: 1
+settings:
+  consumer_group: pass
+nodes:
+  - source: in
+    topics: [in]
+    value: json
+  - sink: out
+    parent: in
+    topic: out
+    value: json
+";
+
+fn union_stream(nested: bool) -> Vec<u8> {
+    use arrow_array::{ArrayRef, Int32Array, RecordBatch, StructArray, UnionArray};
+    use arrow_schema::{DataType, Field, Schema, UnionFields};
+    use std::sync::Arc;
+    let fields = UnionFields::try_new(
+        vec![0, 1],
+        vec![
+            Field::new("i", DataType::Int32, true),
+            Field::new("j", DataType::Int32, true),
+        ],
+    )
+    .unwrap();
+    let union = UnionArray::try_new(
+        fields.clone(),
+        vec![0i8, 1].into(),
+        None,
+        vec![
+            Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef,
+            Arc::new(Int32Array::from(vec![3, 4])),
+        ],
+    )
+    .unwrap();
+    let union: ArrayRef = Arc::new(union);
+    let (name, column): (&str, ArrayRef) = if nested {
+        let inner = Field::new("choice", union.data_type().clone(), true);
+        (
+            "wrapper",
+            Arc::new(StructArray::from(vec![(Arc::new(inner), union)])),
+        )
+    } else {
+        ("choice", union)
+    };
+    let schema = Schema::new(vec![
+        Field::new("id", DataType::Int32, true),
+        Field::new(name, column.data_type().clone(), true),
+    ]);
+    let batch = RecordBatch::try_new(
+        Arc::new(schema),
+        vec![Arc::new(Int32Array::from(vec![7, 8])), column],
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    out
+}
+
+fn assert_not_a_crash(o: &Output, what: &str) {
+    let code = o.status.code();
+    assert!(
+        code.is_some() && code != Some(101) && code != Some(134),
+        "{what}: {code:?} {}",
+        stderr(o)
+    );
+    assert_no_panic(o);
+    assert!(
+        !stderr(o).contains("memory allocation"),
+        "{what}: {}",
+        stderr(o)
+    );
+}
+
+#[test]
+fn no_panic_no_abort() {
+    let dir = workdir();
+    let p = dir.path();
+    fs::write(p.join("pass.yaml"), PASS_THROUGH).unwrap();
+    // A union (top level or inside a struct) to Parquet: refused naming the
+    // column before the first write; as an IPC stream it passes.
+    for (nested, column) in [(false, "`choice`"), (true, "`wrapper.choice`")] {
+        fs::write(p.join("u.arrows"), union_stream(nested)).unwrap();
+        for input in ["in=u.arrows", "in=-"] {
+            let stdin = fs::read(p.join("u.arrows")).unwrap();
+            let feed: Box<dyn FnOnce(std::process::ChildStdin) + Send> = Box::new(move |mut s| {
+                use std::io::Write as _;
+                let _ = s.write_all(&stdin);
+            });
+            let out = run_fed(
+                p,
+                &[
+                    "run",
+                    "pass.yaml",
+                    "--input",
+                    input,
+                    "--sink",
+                    "out=u.parquet",
+                ],
+                Some(feed),
+                TIMEOUT,
+            )
+            .unwrap();
+            assert_not_a_crash(&out, input);
+            assert_ne!(out.status.code(), Some(0));
+            assert!(
+                stderr(&out).contains(column) && stderr(&out).contains("union"),
+                "{}",
+                stderr(&out)
+            );
+            assert!(!p.join("u.parquet").exists());
+        }
+        let out = run_as(
+            &[],
+            p,
+            &[
+                "run",
+                "pass.yaml",
+                "--input",
+                "in=u.arrows",
+                "--sink",
+                "out=u.arrows.out.arrows",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    // A file's size is never trusted for an allocation: a sparse 1 TiB snapshot
+    // (and one of 3 GiB) is reported by list and verify, which go on to the others.
+    let snaps = p.join("snaps");
+    fs::create_dir(&snaps).unwrap();
+    for (name, size) in [
+        ("partition-0.snapshot", 1u64 << 40),
+        ("partition-1.snapshot", 3 << 30),
+    ] {
+        fs::File::create(snaps.join(name))
+            .unwrap()
+            .set_len(size)
+            .unwrap();
+    }
+    fs::write(snaps.join("partition-2.snapshot"), b"garbage!garbage!").unwrap();
+    let list = run_as(&[], p, &["snapshot", "list", "snaps", "--output", "json"]);
+    assert_not_a_crash(&list, "list");
+    assert_eq!(list.status.code(), Some(0), "{}", stderr(&list));
+    let text = String::from_utf8_lossy(&list.stdout);
+    for name in [
+        "partition-0.snapshot",
+        "partition-1.snapshot",
+        "partition-2.snapshot",
+    ] {
+        assert!(text.contains(name), "{text}");
+    }
+    assert!(text.contains("the cap for a snapshot container"), "{text}");
+    let verify = run_as(&[], p, &["snapshot", "verify", "snaps"]);
+    assert_not_a_crash(&verify, "verify");
+    assert_eq!(verify.status.code(), Some(3), "{}", stderr(&verify));
+    assert!(String::from_utf8_lossy(&verify.stdout).contains("partition-2.snapshot"));
+    let dump = run_as(&[], p, &["snapshot", "dump", "snaps/partition-0.snapshot"]);
+    assert_not_a_crash(&dump, "dump");
+    assert!(stderr(&dump).contains("2 GiB"), "{}", stderr(&dump));
+    // Deep YAML nesting: block sequences on one line, indented, flow and mappings.
+    let n = 20_000;
+    let cases = [
+        format!("version: 1\nnodes:\n  {}x\n", "- ".repeat(n)),
+        format!("version: 1\nnodes: {}{}\n", "[".repeat(n), "]".repeat(n)),
+        format!(
+            "version: 1\nnodes: {}1{}\n",
+            "{a: ".repeat(n),
+            "}".repeat(n)
+        ),
+        {
+            let mut s = String::from("version: 1\nnodes:\n");
+            for i in 1..200 {
+                s.push_str(&" ".repeat(i));
+                s.push_str("- \n");
+            }
+            s
+        },
+    ];
+    for (i, text) in cases.iter().enumerate() {
+        fs::write(p.join("deep.yaml"), text).unwrap();
+        let out = run_as(&[], p, &["run", "--check", "deep.yaml"]);
+        assert_not_a_crash(&out, &format!("case {i}"));
+        assert_eq!(out.status.code(), Some(3), "case {i}: {}", stderr(&out));
+        // The parser's own flow-nesting limit may come first; either names the line.
+        let err = stderr(&out);
+        let says_why = err.contains("nesting deeper than") || err.contains("recursion limit");
+        assert!(err.contains("deep.yaml:") && says_why, "case {i}: {err}");
+    }
+    // A closed stderr (its reader gone): the command's own exit code, no panic.
+    for (args, code) in [
+        (&["run", "--check", "missing.yaml"][..], 3),
+        (
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=/dev/null",
+                "--sink",
+                "b=/dev/null",
+            ][..],
+            0,
+        ),
+        (&["tail", "t", "--bogus"][..], 2),
+        (&["snapshot", "verify", "snaps"][..], 3),
+    ] {
+        let mut fds = [0; 2];
+        // SAFETY: a two-element array for pipe(2).
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both descriptors were just created; the read end is closed at
+        // once (the reader went away), the write end is owned by the Stdio.
+        let write_end = unsafe {
+            libc::close(fds[0]);
+            <Stdio as std::os::fd::FromRawFd>::from_raw_fd(fds[1])
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+            .current_dir(p)
+            .args(args)
+            .env_remove("KRABKA_OUTPUT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(write_end)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+}
+
+#[test]
+fn every_read_is_bounded() {
+    let dir = workdir();
+    let p = dir.path();
+    std::os::unix::fs::symlink("/dev/zero", p.join("zero.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", p.join("zero.avsc")).unwrap();
+    fs::write(
+        p.join("sink-schema.yaml"),
+        TWO_SINKS.replace(
+            "    topic: a\n    value: json",
+            "    topic: a\n    value: avro:zero.avsc",
+        ),
+    )
+    .unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--command-config",
+                "/dev/zero",
+                "tail",
+                "t",
+                "-b",
+                "127.0.0.1:1",
+            ],
+            "1 MiB",
+        ),
+        (
+            &[
+                "--command-config",
+                "zero.json",
+                "run",
+                "two.yaml",
+                "-b",
+                "127.0.0.1:1",
+            ],
+            "1 MiB",
+        ),
+        (
+            &[
+                "snapshot",
+                "restore",
+                "--from-json",
+                "/dev/zero",
+                "--to",
+                "out.snapshot",
+            ],
+            "2 GiB",
+        ),
+        (&["barrier", "decode", "--key-file", "/dev/zero"], "128 MiB"),
+        (&["schema", "decode", "--file", "/dev/zero"], "128 MiB"),
+        (
+            &[
+                "run",
+                "two.yaml",
+                "--schema-cache",
+                "/dev/zero",
+                "--input",
+                "orders=orders.arrows",
+                "--sink",
+                "a=/dev/null",
+                "--sink",
+                "b=/dev/null",
+            ],
+            "256 MiB",
+        ),
+        (
+            &[
+                "tail",
+                "t",
+                "--value-format",
+                "json:zero.json",
+                "-b",
+                "127.0.0.1:1",
+                "--format",
+                "ndjson",
+            ],
+            "16 MiB",
+        ),
+        (&["run", "--check", "sink-schema.yaml"], "16 MiB"),
+        (&["run", "--check", "/dev/zero"], "1 MiB"),
+    ];
+    for (args, cap) in cases {
+        let out = run_fed(p, args, None, Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("{args:?} did not end"));
+        assert_not_a_crash(&out, &format!("{args:?}"));
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(cap) && err.contains("the cap for"),
+            "{args:?}: {err}"
+        );
+    }
+    // An Arrow IPC file's magic on stdin, then zeros without end: cut at the cap.
+    let feed: Box<dyn FnOnce(std::process::ChildStdin) + Send> = Box::new(|mut s| {
+        use std::io::Write as _;
+        let _ = s.write_all(b"ARROW1\0\0");
+        let zeros = vec![0u8; 1 << 20];
+        while s.write_all(&zeros).is_ok() {}
+    });
+    let out = run_fed(
+        p,
+        &[
+            "run",
+            "two.yaml",
+            "--input",
+            "orders=-",
+            "--sink",
+            "a=/dev/null",
+            "--sink",
+            "b=/dev/null",
+        ],
+        Some(feed),
+        Duration::from_secs(120),
+    )
+    .expect("endless zeros on stdin did not end");
+    assert_not_a_crash(&out, "zeros");
+    assert!(
+        stderr(&out).contains("the cap for an Arrow IPC file read from a pipe"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+fn temp_files(dir: &std::path::Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+fn spawn_in(dir: &std::path::Path, args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_krabka-streams"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("KRABKA_OUTPUT")
+        .env_remove("KRABKA_BOOTSTRAP_SERVER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn signal(child: &std::process::Child, sig: libc::c_int) {
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+}
+
+/// Waits (bounded) until `ready` holds; false when it never did.
+fn wait_until(mut ready: impl FnMut() -> bool) -> bool {
+    for _ in 0..500 {
+        if ready() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+fn arrow_file_bytes() -> Vec<u8> {
+    let batches: Vec<_> =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(orders_stream()), None)
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+    let mut out = Vec::new();
+    let mut w = arrow_ipc::writer::FileWriter::try_new(&mut out, &batches[0].schema()).unwrap();
+    for b in &batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+    drop(w);
+    out
+}
+
+#[test]
+fn pipes_work_everywhere_a_file_works() {
+    let dir = workdir();
+    let p = dir.path();
+    fs::write(p.join("orders.arrow"), arrow_file_bytes()).unwrap();
+    // Process substitution (a /dev/fd pipe), of a stream and of an IPC file.
+    for input in ["orders.arrows", "orders.arrow"] {
+        let script = format!(
+            "exec {} run two.yaml --input orders=<(cat {input}) --sink a=a.arrows --sink b=-",
+            env!("CARGO_BIN_EXE_krabka-streams")
+        );
+        let out = Command::new("bash")
+            .current_dir(p)
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{input}: {}", stderr(&out));
+        assert_eq!(stream_rows(&out.stdout), 3, "{input}");
+    }
+    // Named FIFOs: with the writer first, with the writer arriving later.
+    for (input, delay) in [
+        ("orders.arrows", 0),
+        ("orders.arrow", 0),
+        ("orders.arrows", 500),
+    ] {
+        let fifo = p.join("in.fifo");
+        let _ = fs::remove_file(&fifo);
+        mkfifo(&fifo);
+        let bytes = fs::read(p.join(input)).unwrap();
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(delay));
+                fs::write(fifo, bytes).unwrap();
+            })
+        };
+        let out = run_as(
+            &[],
+            p,
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=in.fifo",
+                "--sink",
+                "a=a.arrows",
+                "--sink",
+                "b=b.arrows",
+            ],
+        );
+        writer.join().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{input} {delay}: {}",
+            stderr(&out)
+        );
+        assert_eq!(stream_rows(&fs::read(p.join("b.arrows")).unwrap()), 3);
+    }
+    // A FIFO nobody writes: the run waits, as cat does; SIGTERM and SIGINT end the
+    // wait with 130, nothing half-written, the previous outputs kept.
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        fs::write(p.join("a.parquet"), b"previous").unwrap();
+        let child = spawn_in(
+            p,
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=in.fifo",
+                "--sink",
+                "a=a.parquet",
+                "--sink",
+                "b=b.arrows",
+            ],
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(child_running(&child), "the run did not wait for a writer");
+        signal(&child, sig);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "{sig}: {}", stderr(&out));
+        assert!(stderr(&out).contains("cancelled"), "{}", stderr(&out));
+        assert_eq!(fs::read(p.join("a.parquet")).unwrap(), b"previous");
+        assert!(temp_files(p).is_empty(), "{:?}", temp_files(p));
+    }
+}
+
+fn child_running(child: &std::process::Child) -> bool {
+    // SAFETY: kill with signal 0 only checks that the pid exists.
+    unsafe { libc::kill(child.id() as libc::pid_t, 0) == 0 }
+}
+
+#[test]
+fn signals_end_every_command_the_same_way() {
+    let dir = workdir();
+    let p = dir.path();
+    let stream = orders_stream();
+    // The stream without its end-of-stream marker: the run writes and then waits.
+    let open_ended = stream[..stream.len() - 8].to_vec();
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        fs::write(p.join("a.parquet"), b"previous a").unwrap();
+        fs::write(p.join("b.parquet"), b"previous b").unwrap();
+        let fifo = p.join("feed.fifo");
+        let _ = fs::remove_file(&fifo);
+        mkfifo(&fifo);
+        let child = spawn_in(
+            p,
+            &[
+                "run",
+                "two.yaml",
+                "--input",
+                "orders=feed.fifo",
+                "--sink",
+                "a=a.parquet",
+                "--sink",
+                "b=b.parquet",
+            ],
+        );
+        let mut feed = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        {
+            use std::io::Write as _;
+            feed.write_all(&open_ended).unwrap();
+        }
+        // Both Parquet writers have their temp file once the first batch went through.
+        assert!(
+            wait_until(|| temp_files(p).len() == 2),
+            "no temp files: {:?}",
+            temp_files(p)
+        );
+        signal(&child, sig);
+        let out = child.wait_with_output().unwrap();
+        drop(feed);
+        assert_eq!(out.status.code(), Some(130), "{sig}: {}", stderr(&out));
+        assert!(stderr(&out).contains("run: cancelled"), "{}", stderr(&out));
+        assert_eq!(fs::read(p.join("a.parquet")).unwrap(), b"previous a");
+        assert_eq!(fs::read(p.join("b.parquet")).unwrap(), b"previous b");
+        assert!(temp_files(p).is_empty(), "{:?}", temp_files(p));
+    }
+    // tail before it has connected: a broker address that accepts and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let bootstrap = silent.local_addr().unwrap().to_string();
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        fs::write(p.join("t.parquet"), b"previous t").unwrap();
+        let child = spawn_in(
+            p,
+            &[
+                "tail",
+                "t",
+                "-b",
+                &bootstrap,
+                "--out",
+                "t.parquet",
+                "--timeout",
+                "60s",
+            ],
+        );
+        std::thread::sleep(Duration::from_millis(700));
+        assert!(child_running(&child));
+        signal(&child, sig);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "tail {sig}: {}", stderr(&out));
+        assert!(stderr(&out).contains("cancelled"), "{}", stderr(&out));
+        assert_eq!(fs::read(p.join("t.parquet")).unwrap(), b"previous t");
+        assert!(temp_files(p).is_empty(), "{:?}", temp_files(p));
+    }
+}

@@ -78,9 +78,11 @@ fn bytes(flag: &str, hex_text: Option<&str>, file: Option<&PathBuf>) -> CliResul
             .map_err(|e| CliError::usage(format!("{flag} is not hex: {e}")));
     }
     match file {
-        Some(path) => std::fs::read(path).map(Some).map_err(|e| {
-            CliError::failure(format!("cannot read {flag}-file {}: {e}", path.display()))
-        }),
+        Some(path) => crate::io::bounded_read::read(path, crate::io::bounded_read::RECORD)
+            .map(Some)
+            .map_err(|e| {
+                CliError::failure(format!("cannot read {flag}-file {}: {e}", path.display()))
+            }),
         None => Ok(None),
     }
 }

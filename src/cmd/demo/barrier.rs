@@ -21,7 +21,6 @@ use crate::engine::columnar::barrier::{
 };
 use crate::engine::columnar::snapshot::container;
 use crate::engine::columnar::snapshot::naming::{SnapshotKey, SnapshotLayout};
-use crate::io::atomic_file::write_atomically;
 use crate::io::barrier_verify::{
     ConsumerGroupRequest, SnapshotDirRequest, VerifyReport, VerifyRequest, verify,
 };
@@ -29,6 +28,7 @@ use crate::io::kafka::barrier_state::{BarrierState, read_barrier_state};
 use crate::io::kafka::groups::commit_offsets;
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 use crate::io::kafka::settings::KafkaSettings;
+use crate::io::output_file::write_atomically;
 
 use super::orders::{ORDERS_PARTITIONS, ORDERS_TOPIC};
 

@@ -57,6 +57,8 @@ pub(super) fn stop_on_signals() -> CliResult<StopSignal> {
     let stop = StopSignal::new();
     let raise = stop.clone();
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    // The leader stops its command itself on a signal (`cmd::interrupt`).
+    std::mem::forget(crate::cmd::interrupt::cooperate(Default::default()));
     std::thread::spawn(move || {
         let rt = match tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -128,7 +128,15 @@ fn resolve_node(spec: &TopologySpec, name: &str, sources: bool, flag: &str) -> C
 
 fn load(args: &RunArgs) -> CliResult<TopologySpec> {
     let file = args.file.display().to_string();
-    let text = topology_file::read(&args.file).map_err(CliError::failure)?;
+    // An unreadable or non-UTF-8 file is an invalid file to --check (3, as documented).
+    let text = topology_file::read(&args.file).map_err(|m| {
+        let code = if args.check {
+            ExitCode::CheckFailed
+        } else {
+            ExitCode::Failure
+        };
+        CliError::new(code, m)
+    })?;
     let mut spec = topology_file::parse(&text).map_err(|e| invalid(args, &file, e))?;
     let dir = args.file.parent().unwrap_or(std::path::Path::new(""));
     topology_file::load_schema_files(&mut spec, dir).map_err(|e| invalid(args, &file, e))?;
@@ -144,8 +152,56 @@ fn invalid(args: &RunArgs, file: &str, e: spec::SpecError) -> CliError {
     CliError::new(code, format!("{file}:{e}"))
 }
 
+/// No output destroys an input or another output (`io::path_conflict`): the topology
+/// file, `--command-config`, `--schema-cache` and every `--input` are read; every
+/// `--sink` and `--dead-letter` is written. Checked before anything is opened.
+fn check_paths(global: &GlobalArgs, args: &RunArgs) -> CliResult<()> {
+    use crate::io::path_conflict::{Named, check};
+    let mut named = vec![Named::input(
+        format!("the topology file {}", args.file.display()),
+        &args.file,
+    )];
+    if let Some(p) = &global.connection.command_config {
+        named.push(Named::input(format!("--command-config {}", p.display()), p));
+    }
+    if let Some(p) = &args.schema_cache.schema_cache {
+        named.push(Named::input(format!("--schema-cache {}", p.display()), p));
+    }
+    for (flag, values, input) in [
+        ("--input", &args.inputs, true),
+        ("--sink", &args.sinks, false),
+    ] {
+        for assignment in values {
+            let (_, path) = split_assignment(flag, assignment)?;
+            let label = format!("{flag} {assignment}");
+            named.push(if input {
+                Named::input(label, path)
+            } else {
+                Named::output(label, path)
+            });
+        }
+    }
+    if let Some(p) = &args.dead_letter {
+        named.push(Named::output(format!("--dead-letter {p}"), p));
+    }
+    check(&named).map_err(CliError::usage)?;
+    // Outputs opened with their first batch (Parquet) fail now on a missing
+    // directory, as IPC outputs do, before any input is read.
+    let outputs = args
+        .sinks
+        .iter()
+        .filter_map(|a| a.split_once('=').map(|(_, p)| p))
+        .chain(args.dead_letter.as_deref());
+    for path in outputs.filter(|p| *p != "-") {
+        crate::io::output_file::check_writable(std::path::Path::new(path))
+            .map_err(|e| CliError::usage(format!("cannot create {path}: {e}")))?;
+    }
+    Ok(())
+}
+
 pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
+    check_paths(global, &args)?;
     let spec = load(&args)?;
     // Offline runs move Arrow batches and resolve no registry codec, so the cache is
     // only loaded and checked here: a bad file fails before any input is read, and
@@ -345,6 +401,13 @@ fn run_offline(
             names.join(", ")
         )));
     }
+    let node_schemas: HashMap<String, Option<SchemaRef>> = built
+        .topology
+        .describe()
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, _, _))| (name.clone(), built.schemas[i].clone()))
+        .collect();
     let mut to_stdout = false;
     let mut outputs: BTreeMap<String, (String, IpcOutput)> = BTreeMap::new();
     for assignment in &args.sinks {
@@ -354,6 +417,13 @@ fn run_offline(
             return Err(CliError::usage(format!(
                 "--sink: sink `{sink}` is given twice"
             )));
+        }
+        // A column Parquet cannot hold fails before the first write, not in the writer.
+        if path.ends_with(".parquet")
+            && let Some(Some(schema)) = node_schemas.get(&sink)
+        {
+            crate::io::batch_sink::check_parquet_schema(schema)
+                .map_err(|m| CliError::usage(format!("--sink {assignment}: {m}")))?;
         }
         if path == "-" {
             if to_stdout {
@@ -401,13 +471,7 @@ fn run_offline(
         .map(|interval| (interval, metrics_reporter(ui, quiet)));
 
     // Writers are lent to the run and finished (or discarded) afterwards.
-    let sink_schemas: HashMap<String, Option<SchemaRef>> = built
-        .topology
-        .describe()
-        .iter()
-        .enumerate()
-        .map(|(i, (name, _, _, _))| (name.clone(), built.schemas[i].clone()))
-        .collect();
+    let sink_schemas = node_schemas;
     let mut outputs: Vec<(String, String, IpcOutput)> = outputs
         .into_iter()
         .map(|(sink, (path, out))| (sink, path, out))

@@ -54,7 +54,7 @@ pub fn connect(global: &GlobalArgs, conn: &ConnectOptions<'_>) -> CliResult<Conn
     opts.send_message_type = conn.send_message_type;
     opts.bearer_token = match conn.token_file {
         Some(path) => Some(
-            std::fs::read_to_string(path)
+            crate::io::bounded_read::read_to_string(path, crate::io::bounded_read::CONFIG)
                 .map_err(|e| {
                     CliError::usage(format!(
                         "cannot read registry token file {}: {e}",
@@ -75,7 +75,11 @@ pub fn connect(global: &GlobalArgs, conn: &ConnectOptions<'_>) -> CliResult<Conn
                 .get(key)
                 .filter(|p| !p.is_empty())
                 .map(|p| {
-                    std::fs::read(p).map_err(|e| {
+                    crate::io::bounded_read::read(
+                        std::path::Path::new(p),
+                        crate::io::bounded_read::CONFIG,
+                    )
+                    .map_err(|e| {
                         CliError::usage(format!("{}: cannot read {key} {p}: {e}", config.display()))
                     })
                 })

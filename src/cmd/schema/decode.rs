@@ -2,7 +2,6 @@
 //! id, message-index path and the body as JSON, read with the writer schema fetched by
 //! id from the registry (references resolved).
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -46,8 +45,13 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: DecodeArgs) -> 
     let data = match (&args.hex, &args.file) {
         (Some(h), _) => unhex(h, "the HEX argument")?,
         (None, Some(path)) => {
-            let raw = std::fs::read(path)
-                .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
+            let raw = crate::io::bounded_read::read(path, crate::io::bounded_read::RECORD)
+                .map_err(|e| {
+                    CliError::usage(format!(
+                        "schema decode: cannot read {}: {e}",
+                        path.display()
+                    ))
+                })?;
             if args.hex_input {
                 unhex(&String::from_utf8_lossy(&raw), &path.display().to_string())?
             } else {
@@ -55,10 +59,11 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: DecodeArgs) -> 
             }
         }
         (None, None) => {
-            let mut raw = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut raw)
-                .map_err(|e| CliError::usage(format!("cannot read stdin: {e}")))?;
+            let raw = crate::io::bounded_read::read_stream(
+                std::io::stdin(),
+                crate::io::bounded_read::RECORD,
+            )
+            .map_err(|e| CliError::usage(format!("schema decode: cannot read stdin: {e}")))?;
             if args.hex_input {
                 unhex(&String::from_utf8_lossy(&raw), "stdin")?
             } else {

@@ -98,7 +98,7 @@ enum Manifest {
 
 /// Reads a manifest; errors name the file and the entry.
 pub fn read_manifest(path: &Path) -> CliResult<Vec<SubjectSource>> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::io::bounded_read::read_to_string(path, crate::io::bounded_read::SCHEMA)
         .map_err(|e| CliError::usage(format!("cannot read manifest {}: {e}", path.display())))?;
     let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
         CliError::usage(format!(
@@ -178,7 +178,7 @@ pub fn parse_reference(text: &str) -> Result<SchemaReference, String> {
 
 /// Reads a schema file as UTF-8 text.
 pub fn read_schema_file(path: &Path) -> CliResult<String> {
-    let bytes = std::fs::read(path)
+    let bytes = crate::io::bounded_read::read(path, crate::io::bounded_read::SCHEMA)
         .map_err(|e| CliError::usage(format!("cannot read schema file {}: {e}", path.display())))?;
     String::from_utf8(bytes)
         .map_err(|_| CliError::usage(format!("schema file {} is not UTF-8 text", path.display())))

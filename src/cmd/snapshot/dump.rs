@@ -4,7 +4,6 @@
 //! restore --from-json` turns back into the same bytes.
 
 use std::collections::BTreeSet;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -197,6 +196,14 @@ impl Dumped {
 
 pub fn run(global: &GlobalArgs, args: DumpArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
+    if let Some(out) = &args.out {
+        use crate::io::path_conflict::{Named, check};
+        check(&[
+            Named::input(format!("the snapshot {}", args.path.display()), &args.path),
+            Named::output(format!("--out {}", out.display()), out),
+        ])
+        .map_err(CliError::usage)?;
+    }
     let dumped = read_selected(&args)?;
     if !args.lossless {
         // The JSON of a large container holds every opaque byte as hex: build it only when asked.
@@ -234,23 +241,11 @@ pub fn run(global: &GlobalArgs, args: DumpArgs) -> CliResult<()> {
     }
 }
 
-/// Streams the document into a temp file next to `path`, then renames it into place.
+/// Streams the document into `path` (`io::output_file`: a regular file through a
+/// temp file renamed into place, a device or descriptor directly).
 fn write_lossless_file(path: &Path, dumped: &Dumped) -> CliResult<()> {
-    let fail =
-        |e: std::io::Error| CliError::failure(format!("cannot write {}: {e}", path.display()));
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let temp = crate::io::file_mode::temp_file_for(path).map_err(fail)?;
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, temp.as_file());
-        write_lossless(&mut out, dumped.file_name.as_deref(), &dumped.snapshot)
-            .and_then(|_| out.flush())
-            .map_err(fail)?;
-    }
-    temp.as_file().sync_all().map_err(fail)?;
-    temp.persist(path).map_err(|e| fail(e.error))?;
-    let _ = File::open(dir).and_then(|d| d.sync_all());
-    Ok(())
+    crate::io::output_file::write_atomically_with(path, |out| {
+        write_lossless(out, dumped.file_name.as_deref(), &dumped.snapshot)
+    })
+    .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))
 }

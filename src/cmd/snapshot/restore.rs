@@ -24,7 +24,7 @@ use crate::engine::columnar::snapshot::container::{self, Generation};
 use crate::engine::columnar::snapshot::lossless::read_lossless;
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
 use crate::engine::columnar::snapshot::plan::{PartitionSet, SnapshotUnit, plan_epoch_copy};
-use crate::io::atomic_file::write_atomically;
+use crate::io::output_file::write_atomically;
 use crate::io::snapshot_dir::{EntryKind, SnapshotDir};
 
 #[derive(Debug, Args)]
@@ -337,7 +337,7 @@ fn prepare_from_json(
     dump: &Path,
     to: &Path,
 ) -> CliResult<(String, PreparedWrite)> {
-    let text = std::fs::read(dump)
+    let text = crate::io::bounded_read::read(dump, crate::io::bounded_read::DUMP)
         .map_err(|e| CliError::failure(format!("cannot read {}: {e}", dump.display())))?;
     let parsed =
         read_lossless(&text).map_err(|e| CliError::failure(format!("{}: {e}", dump.display())))?;
@@ -421,6 +421,12 @@ pub fn run(global: &GlobalArgs, args: RestoreArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
     let report = match (&args.from_json, &args.to, &args.dir) {
         (Some(dump), Some(to), None) => {
+            use crate::io::path_conflict::{Named, check};
+            check(&[
+                Named::input(format!("--from-json {}", dump.display()), dump),
+                Named::output(format!("--to {}", to.display()), to),
+            ])
+            .map_err(CliError::usage)?;
             let (location, write) = prepare_from_json(&args, dump, to)?;
             finish(&ui, location, vec![write])?
         }

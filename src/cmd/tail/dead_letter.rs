@@ -4,7 +4,6 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use base64::Engine as _;
@@ -28,12 +27,8 @@ fn b64(b: &[u8]) -> Value {
 
 impl DeadLetterFile {
     pub fn create(path: &Path) -> std::io::Result<Self> {
-        // Like every written file, never world-writable (`io::file_mode`).
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(crate::io::file_mode::NEW_FILE_MODE)
-            .open(path)?;
+        // Appended to; a device or descriptor written in place (`io::output_file`).
+        let file = crate::io::output_file::open_append(path)?;
         Ok(DeadLetterFile {
             out: BufWriter::new(file),
         })

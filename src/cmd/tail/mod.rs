@@ -282,6 +282,18 @@ impl OutputPlan {
                 "--rotate-rows/--rotate-bytes need a file format",
             ));
         }
+        if let Some(p) = &path
+            && (args.rotate_rows.is_some() || args.rotate_bytes.is_some())
+            && !matches!(
+                crate::io::output_file::resolve(p),
+                Ok(crate::io::output_file::Resolved::Replace(_))
+            )
+        {
+            return Err(CliError::usage(format!(
+                "--rotate-rows/--rotate-bytes need --out to name a regular file in a directory, not {}",
+                p.display()
+            )));
+        }
         let binary = match args.binary {
             BinaryArg::Auto => BinaryText::Auto,
             BinaryArg::Base64 => BinaryText::Base64,
@@ -319,6 +331,52 @@ impl OutputPlan {
             OutputFormat::Table => None,
         }
     }
+}
+
+/// A schema file named by a format (`json:FILE`, `avro:FILE`, under `gzip+`).
+fn schema_file(format: &formats::Format) -> Option<&std::path::Path> {
+    match format {
+        formats::Format::Json(Some(p)) | formats::Format::Avro(Some(p)) => Some(p),
+        formats::Format::Gzip(inner) => schema_file(inner),
+        _ => None,
+    }
+}
+
+/// No output destroys a file the tail reads or another output (`io::path_conflict`).
+fn check_paths(
+    global: &GlobalArgs,
+    args: &TailArgs,
+    key_specs: &[formats::FormatSpec],
+    value_specs: &[formats::FormatSpec],
+    on_error: &OnError,
+    output: &OutputPlan,
+) -> CliResult<()> {
+    use crate::io::path_conflict::{Named, check};
+    let mut named = Vec::new();
+    if let Some(p) = &global.connection.command_config {
+        named.push(Named::input(format!("--command-config {}", p.display()), p));
+    }
+    if let Some(p) = &args.schema_cache.schema_cache {
+        named.push(Named::input(format!("--schema-cache {}", p.display()), p));
+    }
+    for (flag, specs) in [("--key-format", key_specs), ("--value-format", value_specs)] {
+        for spec in specs {
+            if let Some(p) = schema_file(&spec.format) {
+                named.push(Named::input(format!("{flag} {}", p.display()), p));
+            }
+        }
+    }
+    let out = output.path.clone().unwrap_or_else(|| PathBuf::from("-"));
+    if !(args.rotate_rows.is_some() || args.rotate_bytes.is_some()) {
+        named.push(Named::output(format!("--out {}", out.display()), out));
+    }
+    if let OnError::DeadLetter(p) = on_error {
+        named.push(Named::output(
+            format!("--on-error dead-letter {}", p.display()),
+            p,
+        ));
+    }
+    check(&named).map_err(CliError::usage)
 }
 
 fn build_filter(args: &TailArgs, partitions: &[i32]) -> CliResult<RecordFilter> {
@@ -415,6 +473,7 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
         return Err(CliError::usage("--batch-records must be at least 1"));
     }
     let output = OutputPlan::resolve(&args)?;
+    check_paths(global, &args, &key_specs, &value_specs, &on_error, &output)?;
     let filter = build_filter(&args, &partitions)?;
     let predicate = args
         .predicate

@@ -69,6 +69,9 @@ pub struct TailPlan {
 
 /// Sets the flag on Ctrl-C or SIGTERM.
 fn watch_signals(flag: Arc<AtomicBool>) {
+    // From here on the tail stops by itself (closing its output): signals only
+    // raise the flag (`cmd::interrupt`).
+    std::mem::forget(crate::cmd::interrupt::cooperate(flag.clone()));
     let _ = std::thread::Builder::new()
         .name("tail-signals".into())
         .spawn(move || {

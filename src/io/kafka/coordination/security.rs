@@ -180,8 +180,11 @@ fn tls_connector<'a>(
     if let Some(key) = get("ssl.key.location") {
         match get("ssl.key.password") {
             Some(password) => {
-                let pem = std::fs::read(key)
-                    .map_err(|e| config_error(format!("ssl.key.location {key}: {e}")))?;
+                let pem = crate::io::bounded_read::read(
+                    std::path::Path::new(key),
+                    crate::io::bounded_read::CONFIG,
+                )
+                .map_err(|e| config_error(format!("ssl.key.location {key}: {e}")))?;
                 let pkey = PKey::private_key_from_pem_passphrase(&pem, password.as_bytes())
                     .map_err(|_| {
                         config_error(format!(
