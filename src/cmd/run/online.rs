@@ -20,6 +20,7 @@ use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
 use crate::cmd::schema_cache::decoding_cache;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
+use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::schema::cache::SchemaCache;
@@ -32,7 +33,7 @@ use crate::io::kafka::runner_cuts::BrokerCuts;
 use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::transactions;
-use crate::io::runner_state::FileStateStore;
+use crate::io::runner_state::{Claim, FileStateStore};
 
 use super::RunArgs;
 use crate::cmd::snapshot::restore_cut::CutSelector;
@@ -157,6 +158,7 @@ pub fn start(
     schemas: Option<SchemaCache>,
     timeout: Duration,
     restore_cut: Option<CutSelector>,
+    adopt_state: bool,
 ) -> Result<Started, StartError> {
     let settings = &spec.settings;
     let Some(group) = settings.consumer_group.clone() else {
@@ -179,6 +181,19 @@ pub fn start(
         }
     }
     let mut store = state_store(spec, &group).map_err(StartError::Failed)?;
+    // Before anything is loaded: state of another group or topology is refused.
+    match store
+        .claim(&StateIdentity::of(spec, &group), adopt_state)
+        .map_err(StartError::Failed)?
+    {
+        Claim::Adopted(Some(previous)) => {
+            tracing::warn!("--adopt-state: took over the state of {previous}")
+        }
+        Claim::Adopted(None) => {
+            tracing::warn!("--adopt-state: took over snapshots of unrecorded identity")
+        }
+        Claim::NotNeeded | Claim::Fresh | Claim::Matched => {}
+    }
     let restored = match restore_cut {
         Some(selector) => Some(
             restore_cut::prepare(
@@ -342,6 +357,7 @@ pub fn run_online(
         decoding_cache(global, args.schema_cache.schema_cache.as_deref())?,
         global.connection.timeout,
         args.restore_cut,
+        args.adopt_state,
     )
     .map_err(|e| match e {
         StartError::Usage(m) => CliError::usage(format!("{file}: {m}")),

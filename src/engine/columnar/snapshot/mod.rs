@@ -12,6 +12,7 @@
 pub mod byte_store;
 pub mod container;
 pub mod groupby;
+pub mod identity;
 pub mod join;
 pub mod lossless;
 pub mod naming;
