@@ -273,3 +273,41 @@ fn snapshots_of_unrecorded_identity_are_refused_before_the_broker_is_asked() {
         container
     );
 }
+
+#[test]
+fn a_dir_store_alone_warns_at_start_that_state_stays_on_this_machine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = topology(
+        tmp.path(),
+        "t.yaml",
+        "g",
+        "orders",
+        "totals",
+        "sum(amount) AS total",
+    );
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("  state_dir:", "  state_store: dir\n  state_dir:");
+    std::fs::write(&file, text).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = runner_command(&format!("127.0.0.1:{port}"), &file, &["--timeout", "3s"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "state_store dir: partition state is kept in {} on this machine only",
+            tmp.path().join("state").display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("unless every member shares this directory"),
+        "{stderr}"
+    );
+}

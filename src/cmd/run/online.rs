@@ -21,7 +21,9 @@ use crate::cmd::output::Ui;
 use crate::cmd::schema_cache::decoding_cache;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
 use crate::engine::columnar::snapshot::identity::StateIdentity;
-use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
+use crate::engine::columnar::topology::spec::{
+    self, Guarantee, NodeOp, StateLayout, StateStoreKind, TopologySpec,
+};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::prewarm::{PrewarmMode, prewarm};
@@ -122,15 +124,33 @@ fn prefetch_source_schemas(spec: &TopologySpec, cache: Option<&SchemaCache>) {
 
 fn state_store(spec: &TopologySpec, group: &str) -> Result<FileStateStore, String> {
     let settings = &spec.settings;
-    let Some(dir) = settings.state_dir.as_deref() else {
-        return Ok(FileStateStore::memory());
+    let dir = match (settings.state_store(), settings.state_dir.as_deref()) {
+        (StateStoreKind::Dir, Some(dir)) => Path::new(dir),
+        _ => return Ok(FileStateStore::memory()),
     };
-    let dir = Path::new(dir);
     match settings.state_layout {
         StateLayout::JavaGo => FileStateStore::java_go(dir),
         StateLayout::Rust => {
             FileStateStore::rust(dir, settings.barrier_group.as_deref().unwrap_or(group))
         }
+    }
+}
+
+/// Why the state of a stateful group run may not survive a partition moving,
+/// said once at start: the store in use keeps it on this machine (or nowhere).
+fn locality_warning(spec: &TopologySpec, stateful: bool) -> Option<String> {
+    if !stateful {
+        return None;
+    }
+    let settings = &spec.settings;
+    match (settings.state_store(), settings.state_dir.as_deref()) {
+        (StateStoreKind::Dir, Some(dir)) => Some(format!(
+            "state_store dir: partition state is kept in {dir} on this machine only; a partition that moves to a member on another machine starts there from that machine's state_dir (or from nothing), so its totals will be wrong unless every member shares this directory"
+        )),
+        (StateStoreKind::Memory, _) => Some(
+            "state_store memory: partition state lives in this process only; a partition that moves to another member, or a restart, starts it from nothing".to_owned(),
+        ),
+        _ => None,
     }
 }
 
@@ -179,6 +199,13 @@ pub fn start(
                 topics.push(t);
             }
         }
+    }
+    let stateful = spec
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, NodeOp::GroupBy { .. } | NodeOp::Join { .. }));
+    if let Some(warning) = locality_warning(spec, stateful) {
+        tracing::warn!("{warning}");
     }
     let mut store = state_store(spec, &group).map_err(StartError::Failed)?;
     // Before anything is loaded: state of another group or topology is refused.
@@ -246,12 +273,9 @@ pub fn start(
     runner.guarantee = settings.guarantee;
     // With a state directory, stateful topologies keep their files in step with
     // the committed offsets, so a kill -9 never restarts from older state.
-    let stateful = spec
-        .nodes
-        .iter()
-        .any(|n| matches!(n.op, NodeOp::GroupBy { .. } | NodeOp::Join { .. }));
-    runner.save_each_round =
-        stateful && settings.state_dir.is_some() && settings.state_layout == StateLayout::JavaGo;
+    runner.save_each_round = stateful
+        && settings.state_store() == StateStoreKind::Dir
+        && settings.state_layout == StateLayout::JavaGo;
     if let Some(barrier_group) = settings.barrier_group.as_deref() {
         let cuts = BrokerCuts::new(kafka.clone(), timeout);
         runner = runner
