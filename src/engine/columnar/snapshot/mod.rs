@@ -18,5 +18,6 @@ pub mod lossless;
 pub mod naming;
 pub mod payload;
 pub mod plan;
+pub mod state_record;
 pub mod store;
 pub mod tagged;
