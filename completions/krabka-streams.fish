@@ -74,6 +74,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l lo
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l check -d 'Validate the file (names, parents, codecs, expressions against the declared or input schemas) and exit; 3 when invalid'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l explain -d 'Print the node graph with each node\'s columns and exit'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l adopt-state -d 'Online: load the state store\'s snapshots even though they belong to another consumer group or topology (or record no owner), and record this run as their owner. Without it such state is refused, nothing processed, exit 1'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'

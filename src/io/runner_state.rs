@@ -14,9 +14,28 @@ use std::path::Path;
 
 use crate::engine::columnar::runner::group::{RunnerError, StateStore};
 use crate::engine::columnar::snapshot::container;
-use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotKey};
+use crate::engine::columnar::snapshot::identity::StateIdentity;
+use crate::engine::columnar::snapshot::naming::{
+    NO_EPOCH, SnapshotFileName, SnapshotKey, sanitise,
+};
 use crate::engine::columnar::snapshot::store::{MemorySnapshotStore, SnapshotStore};
-use crate::io::snapshot_dir::SnapshotDir;
+use crate::io::snapshot_dir::{DirError, IDENTITY_FILE, SnapshotDir, rust_identity_file};
+
+/// Whether a listed snapshot file is one of this store's.
+type OwnFiles = Box<dyn Fn(&SnapshotFileName) -> bool>;
+
+/// What checking a store's identity found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// No state kept across processes (memory), or a stateless topology.
+    NotNeeded,
+    /// The store held no snapshots: its identity manifest was written.
+    Fresh,
+    /// The store's identity is this run's.
+    Matched,
+    /// `--adopt-state`: the store held other (or unknown, `None`) state, now this run's.
+    Adopted(Option<StateIdentity>),
+}
 
 enum Backing {
     JavaGo(SnapshotDir),
@@ -50,6 +69,83 @@ impl FileStateStore {
     pub fn memory() -> Self {
         FileStateStore {
             backing: Backing::Memory(MemorySnapshotStore::new()),
+        }
+    }
+
+    /// The directory, its identity manifest's name, and whether a listed file is
+    /// one of this store's snapshots (the Rust layout names files by group).
+    fn identity_scope(&self) -> Option<(&SnapshotDir, String, OwnFiles)> {
+        match &self.backing {
+            Backing::Memory(_) => None,
+            Backing::JavaGo(dir) => Some((
+                dir,
+                IDENTITY_FILE.to_owned(),
+                Box::new(|name| matches!(name, SnapshotFileName::JavaGo { .. })),
+            )),
+            Backing::Rust { dir, group } => {
+                let prefix = format!("{}-", sanitise(group));
+                Some((
+                    dir,
+                    rust_identity_file(group),
+                    Box::new(move |name| match name {
+                        SnapshotFileName::Rust(rust) => rust.stem.starts_with(&prefix),
+                        _ => false,
+                    }),
+                ))
+            }
+        }
+    }
+
+    /// Ties the directory to `identity` before anything is loaded (docs/topology.md
+    /// "State identity"): a directory with no snapshots gets the manifest; one whose
+    /// manifest names this identity is used; anything else (another group, another
+    /// topology, snapshots of unknown origin, a damaged manifest) is refused with
+    /// both identities named, unless `adopt`, which rewrites the manifest.
+    pub fn claim(&self, identity: &StateIdentity, adopt: bool) -> Result<Claim, String> {
+        if !identity.is_stateful() {
+            return Ok(Claim::NotNeeded);
+        }
+        let Some((dir, manifest, ours)) = self.identity_scope() else {
+            return Ok(Claim::NotNeeded);
+        };
+        let where_ = dir.path().display();
+        let refuse = |what: String| {
+            format!(
+                "state_dir {where_}: {what}; nothing was processed (use another state_dir, or pass --adopt-state to take this state over as {identity})"
+            )
+        };
+        let found = match dir.read_identity(&manifest) {
+            Ok(found) => found,
+            Err(e @ DirError::BadIdentity { .. }) if !adopt => return Err(refuse(e.to_string())),
+            Err(DirError::BadIdentity { .. }) => None,
+            Err(e) => return Err(e.to_string()),
+        };
+        let write = || {
+            dir.write_identity(&manifest, identity)
+                .map_err(|e| e.to_string())
+        };
+        match found {
+            Some(found) => match identity.check(&found) {
+                Ok(()) => Ok(Claim::Matched),
+                Err(_) if adopt => write().map(|()| Claim::Adopted(Some(found))),
+                Err(mismatch) => Err(refuse(format!(
+                    "{mismatch} ({})",
+                    dir.path().join(&manifest).display()
+                ))),
+            },
+            None => {
+                let listing = dir.list().map_err(|e| e.to_string())?;
+                let unknown = listing.files.iter().filter(|f| ours(&f.name)).count();
+                if unknown == 0 {
+                    return write().map(|()| Claim::Fresh);
+                }
+                if adopt {
+                    return write().map(|()| Claim::Adopted(None));
+                }
+                Err(refuse(format!(
+                    "it holds {unknown} snapshot file(s) but no identity manifest {manifest} (written by a Java or Go runner, or by a krabka-streams that recorded no identity), so whose state they are is unknown"
+                )))
+            }
         }
     }
 
@@ -221,6 +317,94 @@ mod tests {
             assert_eq!(store.epochs(1).unwrap(), Some(vec![3, 8]));
             assert_eq!(store.epochs(4).unwrap(), Some(vec![]));
         }
+    }
+
+    fn identity(group: &str, node: &str) -> StateIdentity {
+        StateIdentity {
+            consumer_group: group.to_owned(),
+            nodes: vec![format!(
+                "group_by {node} keys=[user] aggregates=[sum(amount) AS total]"
+            )],
+        }
+    }
+
+    #[test]
+    fn a_state_dir_is_claimed_once_and_refuses_another_group_or_topology() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = FileStateStore::java_go(tmp.path()).unwrap();
+        let ours = identity("orders-app", "per-user");
+        assert_eq!(store.claim(&ours, false), Ok(Claim::Fresh));
+        let manifest = std::fs::read(tmp.path().join(IDENTITY_FILE)).unwrap();
+        assert_eq!(StateIdentity::decode(&manifest), Ok(ours.clone()));
+        assert_eq!(store.claim(&ours, false), Ok(Claim::Matched));
+        for other in [
+            identity("refunds-app", "per-user"),
+            identity("orders-app", "per-country"),
+        ] {
+            let e = store.claim(&other, false).unwrap_err();
+            assert!(e.contains(&format!("found {ours}")), "{e}");
+            assert!(e.contains(&format!("expected {other}")), "{e}");
+            assert!(e.contains("nothing was processed"), "{e}");
+            // Refusing changes nothing.
+            assert_eq!(
+                std::fs::read(tmp.path().join(IDENTITY_FILE)).unwrap(),
+                manifest
+            );
+        }
+        let theirs = identity("refunds-app", "per-user");
+        assert_eq!(
+            store.claim(&theirs, true),
+            Ok(Claim::Adopted(Some(ours.clone())))
+        );
+        assert_eq!(store.claim(&theirs, false), Ok(Claim::Matched));
+        assert!(store.claim(&ours, false).is_err());
+    }
+
+    #[test]
+    fn snapshots_without_a_manifest_or_with_a_damaged_one_are_refused_unless_adopted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = FileStateStore::java_go(tmp.path()).unwrap();
+        store.save(0, NO_EPOCH, &state()).unwrap();
+        let ours = identity("g", "per-user");
+        let e = store.claim(&ours, false).unwrap_err();
+        assert!(
+            e.contains("holds 1 snapshot file(s) but no identity manifest"),
+            "{e}"
+        );
+        assert!(!tmp.path().join(IDENTITY_FILE).exists());
+        assert_eq!(store.claim(&ours, true), Ok(Claim::Adopted(None)));
+        std::fs::write(tmp.path().join(IDENTITY_FILE), b"{not json").unwrap();
+        let e = store.claim(&ours, false).unwrap_err();
+        assert!(
+            e.contains("is not a state identity manifest: not a JSON document"),
+            "{e}"
+        );
+        assert_eq!(store.claim(&ours, true), Ok(Claim::Adopted(None)));
+        assert_eq!(store.claim(&ours, false), Ok(Claim::Matched));
+    }
+
+    #[test]
+    fn rust_layout_groups_share_a_directory_each_with_its_manifest_and_memory_needs_none() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut a = FileStateStore::rust(tmp.path(), "ledger").unwrap();
+        a.save(1, 3, &state()).unwrap();
+        let b = FileStateStore::rust(tmp.path(), "audit").unwrap();
+        assert_eq!(b.claim(&identity("audit", "n"), false), Ok(Claim::Fresh));
+        assert!(tmp.path().join("audit.krabka-state-identity.json").exists());
+        assert!(
+            a.claim(&identity("ledger", "n"), false)
+                .unwrap_err()
+                .contains("holds 1 snapshot file(s)")
+        );
+        assert_eq!(
+            FileStateStore::memory().claim(&identity("g", "n"), false),
+            Ok(Claim::NotNeeded)
+        );
+        let stateless = StateIdentity {
+            consumer_group: "g".into(),
+            nodes: vec![],
+        };
+        assert_eq!(a.claim(&stateless, false), Ok(Claim::NotNeeded));
     }
 
     #[test]

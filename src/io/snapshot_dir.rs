@@ -20,6 +20,13 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::engine::columnar::snapshot::identity::{MANIFEST_MAX_BYTES, StateIdentity};
+
+/// The identity manifest is small; a larger file is not one of ours.
+const STATE_IDENTITY_CAP: crate::io::bounded_read::Cap = crate::io::bounded_read::Cap {
+    bytes: MANIFEST_MAX_BYTES,
+    what: "a state identity manifest",
+};
 use crate::engine::columnar::snapshot::naming::{
     EpochNotRetained, NO_EPOCH, SnapshotFileName, SnapshotKey, parse_file_name,
 };
@@ -66,6 +73,33 @@ pub enum DirError {
     Write { path: String, message: String },
     #[error("cannot remove {path}: {message}")]
     Remove { path: String, message: String },
+    #[error("{path} is not a state identity manifest: {message}")]
+    BadIdentity { path: String, message: String },
+}
+
+/// The identity manifest of a Java/Go-layout directory (docs/topology.md "State
+/// identity"): not a snapshot name, so the Java and Go runners never read it.
+pub const IDENTITY_FILE: &str = "krabka-state-identity.json";
+
+/// The identity manifest of the Rust layout's `group` (its files are named by
+/// group, so groups can share a directory): `<sanitised group>.krabka-state-identity.json`.
+pub fn rust_identity_file(group: &str) -> String {
+    format!(
+        "{}.{IDENTITY_FILE}",
+        crate::engine::columnar::snapshot::naming::sanitise(group)
+    )
+}
+
+/// Whether a directory entry's name is an identity manifest (of either layout).
+pub fn is_identity_file(name: &str) -> bool {
+    name == IDENTITY_FILE
+        || name.strip_suffix(IDENTITY_FILE).is_some_and(|stem| {
+            stem.ends_with('.')
+                && stem.len() > 1
+                && stem[..stem.len() - 1]
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        })
 }
 
 /// What a directory entry with a snapshot name is.
@@ -105,8 +139,10 @@ pub struct ListedFile {
 pub struct Listing {
     pub files: Vec<ListedFile>,
     /// Names that are not snapshot files (temp files, other files, non-UTF-8 names),
-    /// except the stale temp files below.
+    /// except the stale temp files and identity manifests below.
     pub ignored: usize,
+    /// The identity manifests present (file names), sorted.
+    pub identity_files: Vec<String>,
     /// Temp files of writers that were killed (`io::temp_file`): their pid is gone.
     pub stale_temps: Vec<StaleTemp>,
 }
@@ -169,6 +205,10 @@ impl SnapshotDir {
                 .to_str()
                 .and_then(|n| parse_file_name(n).map(|p| (n.to_owned(), p)))
             else {
+                if let Some(name) = entry.file_name().to_str().filter(|n| is_identity_file(n)) {
+                    listing.identity_files.push(name.to_owned());
+                    continue;
+                }
                 match stale_temp(&entry) {
                     Some(stale) => listing.stale_temps.push(stale),
                     None => listing.ignored += 1,
@@ -198,6 +238,7 @@ impl SnapshotDir {
         }
         listing.files.sort_by_key(|f| sort_key(&f.name));
         listing.stale_temps.sort_by(|a, b| a.path.cmp(&b.path));
+        listing.identity_files.sort();
         Ok(listing)
     }
 
@@ -217,11 +258,53 @@ impl SnapshotDir {
     /// Reads one snapshot file; `None` when it does not exist. Links are refused.
     pub fn read(&self, file_name: &str) -> Result<Option<Vec<u8>>, DirError> {
         let path = self.path_of(file_name)?;
-        match read_regular_file(&path, false) {
+        match read_regular_file(&path, false, crate::io::bounded_read::SNAPSHOT) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(ReadFailure::NotFound) => Ok(None),
             Err(failure) => Err(failure.into_error(&path)),
         }
+    }
+
+    /// Reads and decodes an identity manifest; `None` when there is none. Links
+    /// are refused like snapshot files', and the read is bounded.
+    pub fn read_identity(&self, file_name: &str) -> Result<Option<StateIdentity>, DirError> {
+        let path = self.identity_path(file_name)?;
+        let bytes = match read_regular_file(&path, false, STATE_IDENTITY_CAP) {
+            Ok(bytes) => bytes,
+            Err(ReadFailure::NotFound) => return Ok(None),
+            Err(failure) => return Err(failure.into_error(&path)),
+        };
+        StateIdentity::decode(&bytes)
+            .map(Some)
+            .map_err(|message| DirError::BadIdentity {
+                path: display(&path),
+                message,
+            })
+    }
+
+    /// Writes an identity manifest atomically (a link under its name is refused).
+    pub fn write_identity(
+        &self,
+        file_name: &str,
+        identity: &StateIdentity,
+    ) -> Result<(), DirError> {
+        let path = self.identity_path(file_name)?;
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => return Err(DirError::Symlink(display(&path))),
+            Ok(m) if !m.is_file() => return Err(DirError::NotRegular(display(&path))),
+            _ => {}
+        }
+        write_atomically(&path, &identity.encode()).map_err(|e| DirError::Write {
+            path: display(&path),
+            message: e.to_string(),
+        })
+    }
+
+    fn identity_path(&self, file_name: &str) -> Result<PathBuf, DirError> {
+        if !is_identity_file(file_name) {
+            return Err(DirError::NotASnapshotName(file_name.to_owned()));
+        }
+        Ok(self.path.join(file_name))
     }
 
     /// Writes one snapshot file atomically. A link or non-file under that name is
@@ -309,7 +392,7 @@ impl SnapshotStore for SnapshotDir {
 /// user chose the path, so a link is followed here; FIFOs and devices are still
 /// refused without blocking.
 pub fn read_named_file(path: &Path) -> Result<Vec<u8>, DirError> {
-    read_regular_file(path, true).map_err(|failure| match failure {
+    read_regular_file(path, true, crate::io::bounded_read::SNAPSHOT).map_err(|failure| match failure {
         ReadFailure::NotFound => DirError::Read {
             path: display(path),
             message: "no such file".into(),
@@ -344,7 +427,11 @@ impl ReadFailure {
 
 /// Opens without blocking on a FIFO and, unless `follow`, without following a
 /// final link (`ELOOP`), then requires a regular file before reading it.
-fn read_regular_file(path: &Path, follow: bool) -> Result<Vec<u8>, ReadFailure> {
+fn read_regular_file(
+    path: &Path,
+    follow: bool,
+    cap: crate::io::bounded_read::Cap,
+) -> Result<Vec<u8>, ReadFailure> {
     let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
     if !follow {
         flags |= libc::O_NOFOLLOW;
@@ -362,8 +449,7 @@ fn read_regular_file(path: &Path, follow: bool) -> Result<Vec<u8>, ReadFailure> 
         return Err(ReadFailure::NotRegular);
     }
     // The size is compared with the cap, never trusted for an allocation.
-    crate::io::bounded_read::read_file(file, crate::io::bounded_read::SNAPSHOT)
-        .map_err(ReadFailure::Io)
+    crate::io::bounded_read::read_file(file, cap).map_err(ReadFailure::Io)
 }
 
 fn check_name(file_name: &str) -> Result<(), DirError> {

@@ -14,7 +14,7 @@ use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 use crate::engine::columnar::expr::types::parse_type;
 use crate::engine::columnar::topology::spec::{
     CodecSpec, ErrorPolicy, Guarantee, Located, NodeOp, NodeSpec, Pos, SchemaFile, Settings,
-    SpecError, StateLayout, TOPOLOGY_FILE_VERSION, TopologySpec,
+    SpecError, StateLayout, StateStoreKind, TOPOLOGY_FILE_VERSION, TopologySpec,
 };
 use crate::engine::units::parse_duration;
 use crate::io::proto_imports::read_imports;
@@ -404,6 +404,7 @@ impl Reader {
         let mut settings = Settings::default();
         let mut policy: Option<Located<String>> = None;
         let mut dead_letter_topic: Option<Located<String>> = None;
+        let mut store: Option<Located<String>> = None;
         for (key, key_pos, value) in self.mapping(node, "settings")? {
             let text = self.text(value, &key)?;
             let choice = |options: &[&str]| -> Result<(), SpecError> {
@@ -437,6 +438,15 @@ impl Reader {
                         Guarantee::AtLeastOnce
                     };
                 }
+                "state_store" => {
+                    choice(&["dir", "memory"])?;
+                    settings.state_store = Some(if text.value == "dir" {
+                        StateStoreKind::Dir
+                    } else {
+                        StateStoreKind::Memory
+                    });
+                    store = Some(text);
+                }
                 "state_layout" => {
                     choice(&["java-go", "rust"])?;
                     settings.state_layout = if text.value == "rust" {
@@ -449,10 +459,27 @@ impl Reader {
                     return Err(SpecError::at(
                         key_pos,
                         format!(
-                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_dir, state_layout or barrier_group"
+                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_store, state_dir, state_layout or barrier_group"
                         ),
                     ));
                 }
+            }
+        }
+        if let Some(store) = &store {
+            match (settings.state_store, settings.state_dir.is_some()) {
+                (Some(StateStoreKind::Dir), false) => {
+                    return Err(SpecError::at(
+                        store.pos,
+                        "state_store dir needs a state_dir (the directory its snapshot files go to)",
+                    ));
+                }
+                (Some(StateStoreKind::Memory), true) => {
+                    return Err(SpecError::at(
+                        store.pos,
+                        "state_store memory keeps no files: drop state_dir, or choose state_store dir",
+                    ));
+                }
+                _ => {}
             }
         }
         settings.error_policy = match (policy, dead_letter_topic) {
@@ -713,6 +740,40 @@ nodes:
     topic: large-orders-by-user
     value: json
 ";
+
+    #[test]
+    fn state_store_is_chosen_in_settings_and_contradictions_are_errors_at_its_line() {
+        let with = |lines: &str| {
+            parse(&EXAMPLE.replace(
+                "  consumer_group: large-orders\n",
+                &format!("  consumer_group: large-orders\n{lines}"),
+            ))
+        };
+        let store = |lines: &str| with(lines).unwrap().settings.state_store();
+        assert_eq!(store(""), StateStoreKind::Memory);
+        assert_eq!(store("  state_dir: /s\n"), StateStoreKind::Dir);
+        assert_eq!(
+            store("  state_store: dir\n  state_dir: /s\n"),
+            StateStoreKind::Dir
+        );
+        assert_eq!(store("  state_store: memory\n"), StateStoreKind::Memory);
+        let e = with("  state_store: dir\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "4:16: state_store dir needs a state_dir (the directory its snapshot files go to)"
+        );
+        let e = with("  state_dir: /s\n  state_store: memory\n").unwrap_err();
+        assert_eq!(e.pos.line, 5, "{e}");
+        assert!(
+            e.message.starts_with("state_store memory keeps no files"),
+            "{e}"
+        );
+        let e = with("  state_store: disk\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "state_store must be one of dir, memory, got `disk`"
+        );
+    }
 
     #[test]
     fn a_file_maps_to_nodes_in_order() {

@@ -22,6 +22,7 @@ mod run_online;
 mod run_schema_cache;
 mod run_sink_files;
 mod run_sinks;
+mod run_state;
 mod schema;
 mod schema_cache;
 mod schema_check;

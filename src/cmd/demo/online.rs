@@ -79,6 +79,7 @@ pub fn run_until_committed(
         Some(SchemaCache::new(registry)),
         Duration::from_secs(10),
         None,
+        false,
     )
     .map_err(|e| match e {
         StartError::Usage(m) | StartError::Failed(m) => CliError::failure(m),

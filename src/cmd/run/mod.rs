@@ -66,6 +66,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "E|latest", value_parser = cut_selector, conflicts_with_all = ["check", "explain", "inputs"])]
     pub restore_cut: Option<CutSelector>,
 
+    /// Online: load the state store's snapshots even though they belong to another consumer group or topology (or record no owner), and record this run as their owner. Without it such state is refused, nothing processed, exit 1.
+    #[arg(long, conflicts_with_all = ["check", "explain", "inputs"])]
+    pub adopt_state: bool,
+
     #[command(flatten)]
     pub schema_cache: SchemaCacheArgs,
 }

@@ -20,7 +20,10 @@ use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
 use crate::cmd::schema_cache::decoding_cache;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
-use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, StateLayout, TopologySpec};
+use crate::engine::columnar::snapshot::identity::StateIdentity;
+use crate::engine::columnar::topology::spec::{
+    self, Guarantee, NodeOp, StateLayout, StateStoreKind, TopologySpec,
+};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::prewarm::{PrewarmMode, prewarm};
@@ -32,7 +35,7 @@ use crate::io::kafka::runner_cuts::BrokerCuts;
 use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::transactions;
-use crate::io::runner_state::FileStateStore;
+use crate::io::runner_state::{Claim, FileStateStore};
 
 use super::RunArgs;
 use crate::cmd::snapshot::restore_cut::CutSelector;
@@ -121,15 +124,33 @@ fn prefetch_source_schemas(spec: &TopologySpec, cache: Option<&SchemaCache>) {
 
 fn state_store(spec: &TopologySpec, group: &str) -> Result<FileStateStore, String> {
     let settings = &spec.settings;
-    let Some(dir) = settings.state_dir.as_deref() else {
-        return Ok(FileStateStore::memory());
+    let dir = match (settings.state_store(), settings.state_dir.as_deref()) {
+        (StateStoreKind::Dir, Some(dir)) => Path::new(dir),
+        _ => return Ok(FileStateStore::memory()),
     };
-    let dir = Path::new(dir);
     match settings.state_layout {
         StateLayout::JavaGo => FileStateStore::java_go(dir),
         StateLayout::Rust => {
             FileStateStore::rust(dir, settings.barrier_group.as_deref().unwrap_or(group))
         }
+    }
+}
+
+/// Why the state of a stateful group run may not survive a partition moving,
+/// said once at start: the store in use keeps it on this machine (or nowhere).
+fn locality_warning(spec: &TopologySpec, stateful: bool) -> Option<String> {
+    if !stateful {
+        return None;
+    }
+    let settings = &spec.settings;
+    match (settings.state_store(), settings.state_dir.as_deref()) {
+        (StateStoreKind::Dir, Some(dir)) => Some(format!(
+            "state_store dir: partition state is kept in {dir} on this machine only; a partition that moves to a member on another machine starts there from that machine's state_dir (or from nothing), so its totals will be wrong unless every member shares this directory"
+        )),
+        (StateStoreKind::Memory, _) => Some(
+            "state_store memory: partition state lives in this process only; a partition that moves to another member, or a restart, starts it from nothing".to_owned(),
+        ),
+        _ => None,
     }
 }
 
@@ -157,6 +178,7 @@ pub fn start(
     schemas: Option<SchemaCache>,
     timeout: Duration,
     restore_cut: Option<CutSelector>,
+    adopt_state: bool,
 ) -> Result<Started, StartError> {
     let settings = &spec.settings;
     let Some(group) = settings.consumer_group.clone() else {
@@ -178,7 +200,27 @@ pub fn start(
             }
         }
     }
+    let stateful = spec
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, NodeOp::GroupBy { .. } | NodeOp::Join { .. }));
+    if let Some(warning) = locality_warning(spec, stateful) {
+        tracing::warn!("{warning}");
+    }
     let mut store = state_store(spec, &group).map_err(StartError::Failed)?;
+    // Before anything is loaded: state of another group or topology is refused.
+    match store
+        .claim(&StateIdentity::of(spec, &group), adopt_state)
+        .map_err(StartError::Failed)?
+    {
+        Claim::Adopted(Some(previous)) => {
+            tracing::warn!("--adopt-state: took over the state of {previous}")
+        }
+        Claim::Adopted(None) => {
+            tracing::warn!("--adopt-state: took over snapshots of unrecorded identity")
+        }
+        Claim::NotNeeded | Claim::Fresh | Claim::Matched => {}
+    }
     let restored = match restore_cut {
         Some(selector) => Some(
             restore_cut::prepare(
@@ -231,12 +273,9 @@ pub fn start(
     runner.guarantee = settings.guarantee;
     // With a state directory, stateful topologies keep their files in step with
     // the committed offsets, so a kill -9 never restarts from older state.
-    let stateful = spec
-        .nodes
-        .iter()
-        .any(|n| matches!(n.op, NodeOp::GroupBy { .. } | NodeOp::Join { .. }));
-    runner.save_each_round =
-        stateful && settings.state_dir.is_some() && settings.state_layout == StateLayout::JavaGo;
+    runner.save_each_round = stateful
+        && settings.state_store() == StateStoreKind::Dir
+        && settings.state_layout == StateLayout::JavaGo;
     if let Some(barrier_group) = settings.barrier_group.as_deref() {
         let cuts = BrokerCuts::new(kafka.clone(), timeout);
         runner = runner
@@ -342,6 +381,7 @@ pub fn run_online(
         decoding_cache(global, args.schema_cache.schema_cache.as_deref())?,
         global.connection.timeout,
         args.restore_cut,
+        args.adopt_state,
     )
     .map_err(|e| match e {
         StartError::Usage(m) => CliError::usage(format!("{file}: {m}")),

@@ -13,6 +13,7 @@ use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
 use crate::engine::columnar::snapshot::container::Generation;
+use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::io::snapshot_dir::{ListedFile, SnapshotDir};
 use crate::io::temp_file::StaleTemp;
 
@@ -35,6 +36,8 @@ pub struct ListReport {
     pub rows: Vec<ListRow>,
     pub ignored: usize,
     pub stale_temps: Vec<StaleTemp>,
+    /// Identity manifests: whose state the files are.
+    pub identities: Vec<(String, Result<StateIdentity, String>)>,
 }
 
 impl ListReport {
@@ -50,6 +53,7 @@ impl ListReport {
             })
             .collect();
         Ok(ListReport {
+            identities: super::identities(dir, &listing.identity_files),
             dir: dir.path().display().to_string(),
             rows,
             ignored: listing.ignored,
@@ -85,6 +89,7 @@ impl ListReport {
             "files": files,
             "ignored": self.ignored,
             "stale_temp_files": super::stale_temps_json(&self.stale_temps),
+            "identities": super::identities_json(&self.identities),
         })
     }
 
@@ -127,6 +132,7 @@ impl ListReport {
             )?;
         }
         super::stale_temps_human(out, &self.stale_temps)?;
+        super::identities_human(out, &self.identities)?;
         Ok(())
     }
 }

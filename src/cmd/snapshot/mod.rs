@@ -27,6 +27,7 @@ use clap::{Args, Subcommand};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::engine::columnar::snapshot::container::{self, ReadSnapshot};
+use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::snapshot::naming::{SnapshotFileName, SnapshotLayout};
 use crate::engine::columnar::snapshot::plan::{epoch_label, parse_epoch};
 use crate::engine::time::rfc3339_millis;
@@ -131,6 +132,61 @@ pub(crate) fn decode_listed(dir: &SnapshotDir, file: &ListedFile) -> Result<Read
         .map_err(|e| e.to_string())?
         .ok_or_else(|| "the file disappeared while being read".to_owned())?;
     container::read(&bytes).map_err(|e| e.to_string())
+}
+
+/// The directory's identity manifests (docs/topology.md "State identity"), each
+/// decoded or with why it does not decode: (file name, identity or error).
+pub(crate) fn identities(
+    dir: &SnapshotDir,
+    files: &[String],
+) -> Vec<(String, Result<StateIdentity, String>)> {
+    files
+        .iter()
+        .map(|file| {
+            let read = match dir.read_identity(file) {
+                Ok(Some(identity)) => Ok(identity),
+                Ok(None) => Err("the file disappeared while being read".to_owned()),
+                Err(e) => Err(e.to_string()),
+            };
+            (file.clone(), read)
+        })
+        .collect()
+}
+
+/// Identity manifests as JSON: the file and its group, fingerprint and stateful
+/// nodes, or the error.
+pub(crate) fn identities_json(
+    found: &[(String, Result<StateIdentity, String>)],
+) -> serde_json::Value {
+    found
+        .iter()
+        .map(|(file, read)| match read {
+            Ok(identity) => {
+                let mut v = identity.to_json();
+                if let Some(object) = v.as_object_mut() {
+                    object.remove("format");
+                    object.remove("version");
+                    object.insert("file".into(), serde_json::json!(file));
+                }
+                v
+            }
+            Err(e) => serde_json::json!({"file": file, "error": e}),
+        })
+        .collect()
+}
+
+/// One human line per identity manifest.
+pub(crate) fn identities_human(
+    out: &mut dyn std::io::Write,
+    found: &[(String, Result<StateIdentity, String>)],
+) -> std::io::Result<()> {
+    for (file, read) in found {
+        match read {
+            Ok(identity) => writeln!(out, "state identity ({file}): {identity}")?,
+            Err(e) => writeln!(out, "state identity ({file}): does not decode: {e}")?,
+        }
+    }
+    Ok(())
 }
 
 /// Who a file belongs to: `partition 3`, or the Rust group and task when the name tells them.

@@ -74,7 +74,14 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
             }
         }
     }
-    let checked = listing.files.len();
+    // A damaged identity manifest is a bad file too: `run` refuses the directory.
+    let identities = super::identities(&dir, &listing.identity_files);
+    for (file, read) in &identities {
+        if let Err(e) = read {
+            bad.push((file.clone(), e.clone()));
+        }
+    }
+    let checked = listing.files.len() + identities.len();
     let mut bad_files: Vec<&str> = bad.iter().map(|(f, _)| f.as_str()).collect();
     bad_files.dedup();
     let bad_count = bad_files.len();
@@ -84,6 +91,7 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
         "bad": bad.iter().map(|(file, problem)| json!({"file": file, "problem": problem})).collect::<Vec<_>>(),
         "ignored": listing.ignored,
         "stale_temp_files": super::stale_temps_json(&listing.stale_temps),
+        "identities": super::identities_json(&identities),
         "ok": bad.is_empty() && (checked > 0 || args.allow_empty),
     });
     ui.report(data, |out| {
@@ -104,6 +112,7 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
             writeln!(out, "{} other files ignored", listing.ignored)?;
         }
         super::stale_temps_human(out, &listing.stale_temps)?;
+        super::identities_human(out, &identities)?;
         Ok(())
     })?;
     if checked == 0 && !args.allow_empty {

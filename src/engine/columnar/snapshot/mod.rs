@@ -12,10 +12,12 @@
 pub mod byte_store;
 pub mod container;
 pub mod groupby;
+pub mod identity;
 pub mod join;
 pub mod lossless;
 pub mod naming;
 pub mod payload;
 pub mod plan;
+pub mod state_record;
 pub mod store;
 pub mod tagged;

@@ -104,6 +104,24 @@ pub enum StateLayout {
     Rust,
 }
 
+/// Where an online run keeps its partitions' state (docs/topology.md "State stores").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateStoreKind {
+    /// Files in `state_dir` (Java/Go or Rust layout): on this machine only.
+    Dir,
+    /// In the process: lost when it stops.
+    Memory,
+}
+
+impl StateStoreKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            StateStoreKind::Dir => "dir",
+            StateStoreKind::Memory => "memory",
+        }
+    }
+}
+
 /// Per-topology settings.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
@@ -113,6 +131,20 @@ pub struct Settings {
     pub state_dir: Option<String>,
     pub state_layout: StateLayout,
     pub barrier_group: Option<String>,
+    /// `state_store` as written; [`Settings::state_store`] resolves the default.
+    pub state_store: Option<StateStoreKind>,
+}
+
+impl Settings {
+    /// The store in effect: the one named, else `dir` when a `state_dir` is
+    /// given, else `memory`.
+    pub fn state_store(&self) -> StateStoreKind {
+        self.state_store.unwrap_or(if self.state_dir.is_some() {
+            StateStoreKind::Dir
+        } else {
+            StateStoreKind::Memory
+        })
+    }
 }
 
 /// A codec as named in the file: `json`, `avro`, `gzip+json`, …

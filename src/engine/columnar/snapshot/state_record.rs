@@ -1,0 +1,440 @@
+//! Partition snapshots as records of a compacted Kafka state topic
+//! (docs/topology.md "State in Kafka"): what a writer produces for one
+//! (logical partition, epoch) and how a reader picks the latest complete
+//! snapshot out of what it read.
+//!
+//! Key `partition-<p>` (live state, epoch −1) or `partition-<p>-epoch-<e>`: the
+//! Java/Go file names without `.snapshot`. A snapshot that fits in one record
+//! is one record whose value is exactly the gen B container (formats §8.1). A
+//! larger one is written as chunk records keyed `<key>.chunk-<version>-<i>`
+//! (values: consecutive slices of the container) and then one manifest record
+//! under `<key>` with an empty value and a `krabka.state.chunks` header naming
+//! the version, chunk count and total length. The manifest is written last, so
+//! a writer killed mid-way leaves the previous manifest (and its chunks, which
+//! are tombstoned only after the new manifest) in place: a reader never takes a
+//! half-written snapshot. Every snapshot record carries the owner's identity
+//! and the input offsets the state reflects, as headers.
+
+use std::collections::BTreeMap;
+
+use crate::engine::columnar::headers::Header;
+use crate::engine::columnar::snapshot::identity::StateIdentity;
+
+pub const GROUP_HEADER: &str = "krabka.state.group";
+pub const FINGERPRINT_HEADER: &str = "krabka.state.fingerprint";
+/// `topic:partition:next-offset` per source topic-partition, comma-separated.
+pub const OFFSETS_HEADER: &str = "krabka.state.offsets";
+/// `<version>/<chunk count>/<total bytes>` on a manifest record.
+pub const CHUNKS_HEADER: &str = "krabka.state.chunks";
+
+/// Source topic-partition → next offset the state reflects.
+pub type InputOffsets = BTreeMap<(String, i32), i64>;
+
+/// The record key of a (logical partition, epoch).
+pub fn snapshot_key(partition: i32, epoch: i64) -> String {
+    if epoch < 0 {
+        format!("partition-{partition}")
+    } else {
+        format!("partition-{partition}-epoch-{epoch}")
+    }
+}
+
+fn chunk_key(key: &str, version: u64, index: usize) -> String {
+    format!("{key}.chunk-{version}-{index}")
+}
+
+/// One record to produce (a `None` value is a tombstone).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateRecord {
+    pub key: String,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<Header>,
+}
+
+/// A record read back from the state topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadRecord {
+    pub offset: i64,
+    pub key: String,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<Header>,
+}
+
+fn header(key: &str, value: String) -> Header {
+    Header {
+        key: key.to_owned(),
+        value: Some(value.into_bytes()),
+    }
+}
+
+fn header_text<'a>(headers: &'a [Header], key: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .rev()
+        .find(|h| h.key == key)
+        .and_then(|h| h.value.as_deref())
+        .and_then(|v| std::str::from_utf8(v).ok())
+}
+
+pub fn encode_offsets(offsets: &InputOffsets) -> String {
+    offsets
+        .iter()
+        .map(|((topic, partition), offset)| format!("{topic}:{partition}:{offset}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub fn decode_offsets(text: &str) -> Result<InputOffsets, String> {
+    let mut offsets = InputOffsets::new();
+    for item in text.split(',').filter(|i| !i.is_empty()) {
+        let bad = || format!("malformed input offset {item:?}");
+        // Topic names may not hold ':' (Kafka allows [A-Za-z0-9._-]), so split from the right.
+        let (rest, offset) = item.rsplit_once(':').ok_or_else(bad)?;
+        let (topic, partition) = rest.rsplit_once(':').ok_or_else(bad)?;
+        let partition: i32 = partition.parse().map_err(|_| bad())?;
+        let offset: i64 = offset.parse().map_err(|_| bad())?;
+        if topic.is_empty() || partition < 0 || offset < 0 {
+            return Err(bad());
+        }
+        offsets.insert((topic.to_owned(), partition), offset);
+    }
+    Ok(offsets)
+}
+
+/// The records that save `container` under (partition, epoch): one record when
+/// it fits in `max_record` value bytes, else chunks then the manifest.
+/// `version` must differ from the previous save's (it names the chunks).
+pub fn snapshot_records(
+    partition: i32,
+    epoch: i64,
+    container: &[u8],
+    identity: &StateIdentity,
+    offsets: &InputOffsets,
+    max_record: usize,
+    version: u64,
+) -> Vec<StateRecord> {
+    let key = snapshot_key(partition, epoch);
+    let mut headers = vec![
+        header(GROUP_HEADER, identity.consumer_group.clone()),
+        header(FINGERPRINT_HEADER, identity.fingerprint()),
+        header(OFFSETS_HEADER, encode_offsets(offsets)),
+    ];
+    let max_record = max_record.max(1);
+    if container.len() <= max_record {
+        return vec![StateRecord {
+            key,
+            value: Some(container.to_vec()),
+            headers,
+        }];
+    }
+    let mut records: Vec<StateRecord> = container
+        .chunks(max_record)
+        .enumerate()
+        .map(|(i, chunk)| StateRecord {
+            key: chunk_key(&key, version, i),
+            value: Some(chunk.to_vec()),
+            headers: Vec::new(),
+        })
+        .collect();
+    headers.push(header(
+        CHUNKS_HEADER,
+        format!("{version}/{}/{}", records.len(), container.len()),
+    ));
+    records.push(StateRecord {
+        key,
+        value: Some(Vec::new()),
+        headers,
+    });
+    records
+}
+
+/// Tombstones for the chunks a manifest named, once a newer snapshot replaced it.
+pub fn chunk_tombstones(key: &str, chunks: &Chunks) -> Vec<StateRecord> {
+    (0..chunks.count)
+        .map(|i| StateRecord {
+            key: chunk_key(key, chunks.version, i),
+            value: None,
+            headers: Vec::new(),
+        })
+        .collect()
+}
+
+/// What a manifest record names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunks {
+    pub version: u64,
+    pub count: usize,
+    pub total: usize,
+}
+
+fn parse_chunks(text: &str) -> Result<Chunks, String> {
+    let bad = || format!("malformed {CHUNKS_HEADER} header {text:?}");
+    let mut parts = text.split('/');
+    let mut next = || parts.next().ok_or_else(bad);
+    let version = next()?.parse().map_err(|_| bad())?;
+    let count = next()?.parse().map_err(|_| bad())?;
+    let total = next()?.parse().map_err(|_| bad())?;
+    if parts.next().is_some() {
+        return Err(bad());
+    }
+    Ok(Chunks {
+        version,
+        count,
+        total,
+    })
+}
+
+/// The latest complete snapshot of one key, as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub container: Vec<u8>,
+    pub group: Option<String>,
+    pub fingerprint: Option<String>,
+    pub offsets: InputOffsets,
+    /// The chunks it was assembled from, if it was chunked.
+    pub chunks: Option<Chunks>,
+    /// The state-topic offset of its (manifest) record.
+    pub offset: i64,
+}
+
+/// Picks the snapshot of (partition, epoch) out of `records` (one state-topic
+/// partition read from its start, in offset order): the highest-offset record
+/// under the key wins, as compaction keeps it; a tombstone means none. A
+/// manifest is assembled from the latest chunk record of each of its chunk
+/// keys; a chunk missing or of the wrong length is an error, never a partial
+/// container (the manifest is written after its chunks, so this means the
+/// topic was damaged).
+pub fn latest(records: &[ReadRecord], partition: i32, epoch: i64) -> Result<Option<Found>, String> {
+    let key = snapshot_key(partition, epoch);
+    let chunk_prefix = format!("{key}.chunk-");
+    let mut manifest: Option<&ReadRecord> = None;
+    let mut chunks: BTreeMap<&str, &ReadRecord> = BTreeMap::new();
+    for record in records {
+        if record.key == key {
+            manifest = Some(record);
+        } else if record.key.starts_with(&chunk_prefix) {
+            chunks.insert(&record.key, record);
+        }
+    }
+    let Some(record) = manifest else {
+        return Ok(None);
+    };
+    let Some(value) = &record.value else {
+        return Ok(None);
+    };
+    let offsets = match header_text(&record.headers, OFFSETS_HEADER) {
+        Some(text) => {
+            decode_offsets(text).map_err(|e| format!("{key} at offset {}: {e}", record.offset))?
+        }
+        None => InputOffsets::new(),
+    };
+    let mut found = Found {
+        container: value.clone(),
+        group: header_text(&record.headers, GROUP_HEADER).map(str::to_owned),
+        fingerprint: header_text(&record.headers, FINGERPRINT_HEADER).map(str::to_owned),
+        offsets,
+        chunks: None,
+        offset: record.offset,
+    };
+    let Some(text) = header_text(&record.headers, CHUNKS_HEADER) else {
+        return Ok(Some(found));
+    };
+    let named =
+        parse_chunks(text).map_err(|e| format!("{key} at offset {}: {e}", record.offset))?;
+    let mut container = Vec::with_capacity(named.total.min(1 << 30));
+    for i in 0..named.count {
+        let name = chunk_key(&key, named.version, i);
+        let chunk = chunks
+            .get(name.as_str())
+            .and_then(|r| r.value.as_ref())
+            .ok_or_else(|| {
+                format!(
+                    "{key} at offset {} names chunk {name}, which the state topic does not hold",
+                    record.offset
+                )
+            })?;
+        container.extend_from_slice(chunk);
+    }
+    if container.len() != named.total {
+        return Err(format!(
+            "{key} at offset {}: its {} chunks hold {} bytes, the manifest says {}",
+            record.offset,
+            named.count,
+            container.len(),
+            named.total
+        ));
+    }
+    found.container = container;
+    found.chunks = Some(named);
+    Ok(Some(found))
+}
+
+/// Checks what a snapshot found says against this run: its owner, and that it
+/// is not older than the group's committed offsets (at-least-once: state may
+/// be ahead of them, counting a record twice after a crash, never behind,
+/// which would miss records). `None` when it may be restored.
+pub fn refusal(
+    found: &Found,
+    key: &str,
+    identity: &StateIdentity,
+    committed: &InputOffsets,
+) -> Option<String> {
+    let fingerprint = identity.fingerprint();
+    if found.group.as_deref() != Some(identity.consumer_group.as_str())
+        || found.fingerprint.as_deref() != Some(fingerprint.as_str())
+    {
+        return Some(format!(
+            "{key} (state topic offset {}) holds the state of group {}, fingerprint {}; expected group {}, fingerprint {}",
+            found.offset,
+            found.group.as_deref().unwrap_or("(none recorded)"),
+            found.fingerprint.as_deref().unwrap_or("(none recorded)"),
+            identity.consumer_group,
+            fingerprint
+        ));
+    }
+    for (tp, committed) in committed {
+        let reflected = found.offsets.get(tp).copied().unwrap_or(0);
+        if reflected < *committed {
+            return Some(format!(
+                "{key} (state topic offset {}) reflects {}-{} up to offset {reflected}, but the group committed {committed}: restoring it would miss the records between",
+                found.offset, tp.0, tp.1
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity() -> StateIdentity {
+        StateIdentity {
+            consumer_group: "g".into(),
+            nodes: vec!["group_by per-user keys=[user] aggregates=[sum(amount) AS total]".into()],
+        }
+    }
+
+    fn read(records: &[StateRecord], from: i64) -> Vec<ReadRecord> {
+        records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ReadRecord {
+                offset: from + i as i64,
+                key: r.key.clone(),
+                value: r.value.clone(),
+                headers: r.headers.clone(),
+            })
+            .collect()
+    }
+
+    fn offsets(o: i64) -> InputOffsets {
+        InputOffsets::from([(("orders".into(), 3), o)])
+    }
+
+    #[test]
+    fn a_small_snapshot_is_one_record_whose_value_is_the_container() {
+        let container = vec![0, 0, 0, 1, 0, 0, 0, 0];
+        let records = snapshot_records(3, -1, &container, &identity(), &offsets(42), 1000, 7);
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].key, "partition-3");
+        assert_eq!(records[0].value.as_deref(), Some(&container[..]));
+        assert_eq!(
+            header_text(&records[0].headers, OFFSETS_HEADER),
+            Some("orders:3:42")
+        );
+        let found = latest(&read(&records, 0), 3, -1).unwrap().unwrap();
+        assert_eq!(found.container, container);
+        assert_eq!(found.offsets, offsets(42));
+        assert_eq!(
+            refusal(&found, "partition-3", &identity(), &offsets(42)),
+            None
+        );
+        assert_eq!(snapshot_key(3, 9), "partition-3-epoch-9");
+        assert!(latest(&read(&records, 0), 3, 9).unwrap().is_none());
+        assert!(latest(&read(&records, 0), 4, -1).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_large_snapshot_round_trips_in_chunks_and_a_killed_writer_leaves_the_previous_one() {
+        let old: Vec<u8> = (0..25u8).collect();
+        let new: Vec<u8> = (100..130u8).collect();
+        let first = snapshot_records(0, -1, &old, &identity(), &offsets(10), 10, 1);
+        assert_eq!(first.len(), 4, "3 chunks and the manifest");
+        let mut log = read(&first, 0);
+        assert_eq!(latest(&log, 0, -1).unwrap().unwrap().container, old);
+        // The next writer dies after two of its four chunks: the old snapshot stands.
+        let second = snapshot_records(0, -1, &new, &identity(), &offsets(20), 10, 2);
+        log.extend(read(&second[..2], 10));
+        let found = latest(&log, 0, -1).unwrap().unwrap();
+        assert_eq!((found.container, found.offsets), (old.clone(), offsets(10)));
+        // Written whole, then the old chunks tombstoned: the new one is read.
+        log.extend(read(&second[2..], 20));
+        log.extend(read(
+            &chunk_tombstones("partition-0", &found.chunks.unwrap()),
+            30,
+        ));
+        let found = latest(&log, 0, -1).unwrap().unwrap();
+        assert_eq!((found.container, found.offsets), (new, offsets(20)));
+        // A manifest whose chunk is gone is an error, never a partial container.
+        let damaged: Vec<ReadRecord> = log
+            .iter()
+            .filter(|r| r.key != "partition-0.chunk-2-1")
+            .cloned()
+            .collect();
+        let e = latest(&damaged, 0, -1).unwrap_err();
+        assert!(e.contains("names chunk partition-0.chunk-2-1"), "{e}");
+    }
+
+    #[test]
+    fn a_tombstone_deletes_and_the_highest_offset_wins() {
+        let a = snapshot_records(1, -1, b"aaaa", &identity(), &offsets(1), 100, 1);
+        let b = snapshot_records(1, -1, b"bbbb", &identity(), &offsets(2), 100, 2);
+        let mut log = read(&a, 0);
+        log.extend(read(&b, 1));
+        assert_eq!(latest(&log, 1, -1).unwrap().unwrap().container, b"bbbb");
+        log.push(ReadRecord {
+            offset: 2,
+            key: "partition-1".into(),
+            value: None,
+            headers: vec![],
+        });
+        assert!(latest(&log, 1, -1).unwrap().is_none());
+    }
+
+    #[test]
+    fn another_owner_or_state_behind_the_committed_offsets_is_refused() {
+        let records = snapshot_records(3, -1, b"x", &identity(), &offsets(42), 100, 1);
+        let found = latest(&read(&records, 5), 3, -1).unwrap().unwrap();
+        let other = StateIdentity {
+            consumer_group: "h".into(),
+            ..identity()
+        };
+        let e = refusal(&found, "partition-3", &other, &offsets(0)).unwrap();
+        assert!(
+            e.contains("holds the state of group g, fingerprint ")
+                && e.contains("expected group h"),
+            "{e}"
+        );
+        let e = refusal(&found, "partition-3", &identity(), &offsets(50)).unwrap();
+        assert!(
+            e.contains("reflects orders-3 up to offset 42, but the group committed 50"),
+            "{e}"
+        );
+        // Ahead of the commit (a crash between save and commit): restored, at least once.
+        assert_eq!(
+            refusal(&found, "partition-3", &identity(), &offsets(40)),
+            None
+        );
+    }
+
+    #[test]
+    fn offsets_round_trip_and_malformed_ones_are_refused() {
+        let o = InputOffsets::from([(("a.b".into(), 0), 5), (("c".into(), 12), 0)]);
+        assert_eq!(decode_offsets(&encode_offsets(&o)), Ok(o));
+        assert_eq!(decode_offsets(""), Ok(InputOffsets::new()));
+        for bad in ["a:1", "a:x:1", ":1:2", "a:-1:2", "a:1:-2"] {
+            assert!(decode_offsets(bad).is_err(), "{bad}");
+        }
+    }
+}
