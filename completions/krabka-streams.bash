@@ -2086,7 +2086,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__run)
-            opts="-b -X -v -q -y -h -V --check --explain --input --sink --dead-letter --metrics-interval --restore-cut --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --check --explain --input --sink --dead-letter --metrics-interval --restore-cut --adopt-state --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2233,7 +2233,7 @@ _krabka__streams() {
                     return 0
                     ;;
                 --level)
-                    COMPREPLY=($(compgen -W "backward forward full" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "backward backward-transitive forward forward-transitive full full-transitive none" -- "${cur}"))
                     return 0
                     ;;
                 --type)
@@ -2972,7 +2972,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__schema__subcmd__prewarm)
-            opts="-v -q -y -h -V --subject --schema-file --type --message-type --reference --manifest --mode --write-cache --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --schema-registry-token-file --omit-message-type --help --version"
+            opts="-v -q -y -h -V --subject --schema-file --type --message-type --reference --manifest --mode --register-form --write-cache --command-config --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --schema-registry-token-file --omit-message-type --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3004,6 +3004,10 @@ _krabka__streams() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "auto-register lookup-only use-latest" -- "${cur}"))
+                    return 0
+                    ;;
+                --register-form)
+                    COMPREPLY=($(compgen -W "canonical written" -- "${cur}"))
                     return 0
                     ;;
                 --write-cache)
@@ -3442,7 +3446,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__snapshot__subcmd__verify)
-            opts="-v -q -h -V --output --verbose --quiet --log-format --help --version"
+            opts="-v -q -h -V --allow-empty --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3464,7 +3468,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__tail)
-            opts="-p -e -n -g -b -X -v -q -y -h -V --partitions --from --until-end --num --max-records --group --isolation --key-glob --header --where --columns --key-format --value-format --format --out --row-group-size --rotate-rows --rotate-bytes --on-error --batch-records --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-p -e -n -g -b -X -v -q -y -h -V --partitions --from --until-end --num --max-records --group --isolation --key-glob --header --where --topic-column --columns --key-format --value-format --format --out --binary --headers-encoding --row-group-size --rotate-rows --rotate-bytes --on-error --batch-records --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3536,6 +3540,14 @@ _krabka__streams() {
                     ;;
                 --out)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --binary)
+                    COMPREPLY=($(compgen -W "auto base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --headers-encoding)
+                    COMPREPLY=($(compgen -W "list library" -- "${cur}"))
                     return 0
                     ;;
                 --row-group-size)
