@@ -191,6 +191,19 @@ fn a_key_format_replaces_the_key_rendering_instead_of_adding_a_column() {
         rec(0, "{\"id\":7,\"region\":\"eu\"}", "v", &[]),
         rec(1, "{\"id\":8,\"region\":\"us\"}", "w", &[]),
     ]);
+    let (single, single_topic) = cluster_with(&[rec(0, "{\"id\":7}", "v", &[])]);
+    let rows = ndjson(&tail(
+        single.bootstrap(),
+        &[
+            &single_topic,
+            "-e",
+            "--format",
+            "ndjson",
+            "--key-format",
+            "json",
+        ],
+    ));
+    assert_eq!(rows[0]["__key"], json!({"id": 7}), "{rows:?}");
     let rows = ndjson(&tail(
         cluster.bootstrap(),
         &[&topic, "-e", "--format", "ndjson", "--key-format", "json"],
