@@ -199,9 +199,9 @@ pub struct TailArgs {
     #[arg(long = "out", value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// NDJSON and table: raw keys, raw values and header values as text when valid UTF-8 (auto) or always as base64.
-    #[arg(long = "binary", value_enum, default_value_t = BinaryArg::Auto)]
-    pub binary: BinaryArg,
+    /// NDJSON and table: raw keys, raw values and header values as text when valid UTF-8 (auto) or always as base64 [default: auto].
+    #[arg(long = "binary", value_enum)]
+    pub binary: Option<BinaryArg>,
 
     /// Arrow IPC and Parquet: typed reserved columns (list) or the library's byte layout (library) [default: list].
     #[arg(long = "headers-encoding", value_enum, value_name = "ENCODING")]
@@ -313,7 +313,12 @@ impl OutputPlan {
                 "--rotate-rows/--rotate-bytes need a file format",
             ));
         }
-        let binary = match args.binary {
+        if args.binary.is_some() && !matches!(format, OutputFormat::Ndjson | OutputFormat::Table) {
+            return Err(CliError::usage(
+                "--binary applies to NDJSON and the table; Arrow IPC and Parquet keep bytes as binary columns",
+            ));
+        }
+        let binary = match args.binary.unwrap_or(BinaryArg::Auto) {
             BinaryArg::Auto => BinaryText::Auto,
             BinaryArg::Base64 => BinaryText::Base64,
         };
