@@ -642,7 +642,7 @@ parquet\t'Parquet, zstd-compressed, every timestamp in µs, headers typed (see -
 ndjson\t'One JSON object per line: raw bytes as text when UTF-8 (see --binary), headers as an object, nested values as JSON'
 table\t'A table preview for people'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l out -d 'Write to this file (published atomically when the tail ends; `-` = stdout)' -r -F
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l binary -d 'NDJSON and table: raw keys, raw values and header values as text when valid UTF-8 (auto) or always as base64' -r -f -a "auto\t'Valid UTF-8 as text (as kcat prints it), other bytes as {"base64": "…"}'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l binary -d 'NDJSON and table: raw keys, raw values and header values as text when valid UTF-8 (auto) or always as base64 [default: auto]' -r -f -a "auto\t'Valid UTF-8 as text (as kcat prints it), other bytes as {"base64": "…"}'
 base64\t'Every byte string as a base64 JSON string'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l headers-encoding -d 'Arrow IPC and Parquet: typed reserved columns (list) or the library\'s byte layout (library) [default: list]' -r -f -a "list\t'Typed: __headers as list<struct<key: utf8, value: binary>>, __timestamp as timestamp[ms, UTC] (µs in Parquet)'
 library\t'The library layout (docs/formats.md §3/§4): __headers as the header-list byte cell, __timestamp as Int64 epoch ms'"

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::binary;
 
-/// Far above the ~2 s a refused bootstrap takes, far below the 30 s `--timeout`.
+/// Far above the ~3 s a refused bootstrap takes, far below the 30 s `--timeout`.
 const HANG_GUARD: Duration = Duration::from_secs(15);
 
 const TOPOLOGY: &str = "version: 1

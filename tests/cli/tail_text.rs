@@ -191,6 +191,19 @@ fn a_key_format_replaces_the_key_rendering_instead_of_adding_a_column() {
         rec(0, "{\"id\":7,\"region\":\"eu\"}", "v", &[]),
         rec(1, "{\"id\":8,\"region\":\"us\"}", "w", &[]),
     ]);
+    let (single, single_topic) = cluster_with(&[rec(0, "{\"id\":7}", "v", &[])]);
+    let rows = ndjson(&tail(
+        single.bootstrap(),
+        &[
+            &single_topic,
+            "-e",
+            "--format",
+            "ndjson",
+            "--key-format",
+            "json",
+        ],
+    ));
+    assert_eq!(rows[0]["__key"], json!({"id": 7}), "{rows:?}");
     let rows = ndjson(&tail(
         cluster.bootstrap(),
         &[&topic, "-e", "--format", "ndjson", "--key-format", "json"],
@@ -298,4 +311,49 @@ fn the_table_on_a_terminal_that_reports_no_size_is_80_columns_wide() {
     assert!(widest > 40 && widest <= 80, "widest line {widest}:\n{text}");
     assert!(text.contains("hello"), "{text}");
     assert!(text.contains("{\"trace-id\":"), "{text}");
+}
+
+/// Runs `sh -c SCRIPT` under `script`, so its stderr is a terminal; the terminal's text.
+fn on_a_terminal(shell: &str) -> String {
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", shell, "/dev/null"])
+        .env_remove("KRABKA_OUTPUT")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{shell}: {text}");
+    text
+}
+
+#[test]
+fn arrow_written_into_a_pipe_by_default_says_once_on_the_terminal_how_to_get_ndjson() {
+    let (cluster, topic) = cluster_with(&people_records());
+    let tail = format!(
+        "{} tail {topic} -e -b {} --timeout 20s",
+        binary().display(),
+        cluster.bootstrap()
+    );
+    let hint = "for text lines pass --format ndjson";
+    let seen = on_a_terminal(&format!("{tail} | wc -c >/dev/null"));
+    assert_eq!(seen.matches(hint).count(), 1, "{seen}");
+    assert!(seen.contains("Arrow IPC"), "{seen}");
+    // Asked for, or quiet, or into a file: nothing to say.
+    for quiet in [
+        format!("{tail} --format arrow | wc -c >/dev/null"),
+        format!("{tail} --format ndjson | wc -c >/dev/null"),
+        format!("{tail} -q | wc -c >/dev/null"),
+        format!("{tail} > /dev/null"),
+    ] {
+        let seen = on_a_terminal(&quiet);
+        assert!(!seen.contains(hint), "{quiet}: {seen}");
+    }
+    // Not a person watching: stderr is a pipe too.
+    let out = Command::new("sh")
+        .args(["-c", &format!("{tail} | wc -c >/dev/null")])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(hint));
 }

@@ -112,6 +112,8 @@ fn arrow_ipc_is_typed_by_default_and_keeps_the_library_layout_on_request() {
 
     let refused = o.tail_to_end(&["--format", "ndjson", "--headers-encoding", "library"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let refused = o.tail_to_end(&["--format", "arrow", "--binary", "base64"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
 }
 
 const PASS_THROUGH: &str = "version: 1

@@ -206,9 +206,9 @@ pub struct TailArgs {
     #[arg(long = "out", value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// NDJSON and table: raw keys, raw values and header values as text when valid UTF-8 (auto) or always as base64.
-    #[arg(long = "binary", value_enum, default_value_t = BinaryArg::Auto)]
-    pub binary: BinaryArg,
+    /// NDJSON and table: raw keys, raw values and header values as text when valid UTF-8 (auto) or always as base64 [default: auto].
+    #[arg(long = "binary", value_enum)]
+    pub binary: Option<BinaryArg>,
 
     /// Arrow IPC and Parquet: typed reserved columns (list) or the library's byte layout (library) [default: list].
     #[arg(long = "headers-encoding", value_enum, value_name = "ENCODING")]
@@ -260,8 +260,36 @@ fn format_from_extension(path: &std::path::Path) -> Option<OutputFormat> {
     }
 }
 
+/// Whether fd 1 is a pipe or a socket (`tail … | grep`), not a file or a terminal.
+fn stdout_is_pipe() -> bool {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::fs::FileTypeExt;
+    // SAFETY: fd 1 stays open for the process's life; ManuallyDrop never closes it.
+    let stdout = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
+    stdout
+        .metadata()
+        .map(|m| m.file_type().is_fifo() || m.file_type().is_socket())
+        .unwrap_or(false)
+}
+
+/// The one-line hint for Arrow IPC written into a pipe by default — the commonest
+/// newcomer mistake is `tail … | grep` — shown only to a person: stderr a terminal,
+/// not `-q`, not `--output json`.
+pub const ARROW_PIPE_HINT: &str = "writing an Arrow IPC stream (binary) into the pipe, for pyarrow, DuckDB or `krabka-streams run --input NAME=-`; for text lines pass --format ndjson";
+
+fn arrow_pipe_hint(
+    defaulted_to_arrow: bool,
+    stdout_is_pipe: bool,
+    stderr_is_terminal: bool,
+    quiet: bool,
+    json: bool,
+) -> Option<&'static str> {
+    (defaulted_to_arrow && stdout_is_pipe && stderr_is_terminal && !quiet && !json)
+        .then_some(ARROW_PIPE_HINT)
+}
+
 impl OutputPlan {
-    fn resolve(args: &TailArgs) -> CliResult<Self> {
+    fn resolve(args: &TailArgs, global: &GlobalArgs) -> CliResult<Self> {
         let path = args.out.clone().filter(|p| p.as_os_str() != "-");
         let format = match (args.format, &path) {
             (Some(f), _) => f,
@@ -269,6 +297,16 @@ impl OutputPlan {
             (None, None) if std::io::stdout().is_terminal() => OutputFormat::Table,
             (None, None) => OutputFormat::Arrow,
         };
+        let defaulted = args.format.is_none() && args.out.is_none();
+        if let Some(hint) = arrow_pipe_hint(
+            defaulted && format == OutputFormat::Arrow,
+            stdout_is_pipe(),
+            std::io::stderr().is_terminal(),
+            global.output.quiet > 0,
+            global.output.output == crate::cmd::global::OutputMode::Json,
+        ) {
+            eprintln!("krabka-streams tail: {hint}");
+        }
         if path.is_none() && format != OutputFormat::Table && format != OutputFormat::Ndjson {
             refuse_binary_on_tty(match format {
                 OutputFormat::Parquet => "Parquet",
@@ -294,7 +332,12 @@ impl OutputPlan {
                 p.display()
             )));
         }
-        let binary = match args.binary {
+        if args.binary.is_some() && !matches!(format, OutputFormat::Ndjson | OutputFormat::Table) {
+            return Err(CliError::usage(
+                "--binary applies to NDJSON and the table; Arrow IPC and Parquet keep bytes as binary columns",
+            ));
+        }
+        let binary = match args.binary.unwrap_or(BinaryArg::Auto) {
             BinaryArg::Auto => BinaryText::Auto,
             BinaryArg::Base64 => BinaryText::Base64,
         };
@@ -472,7 +515,7 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
     if args.batch_records == 0 {
         return Err(CliError::usage("--batch-records must be at least 1"));
     }
-    let output = OutputPlan::resolve(&args)?;
+    let output = OutputPlan::resolve(&args, global)?;
     check_paths(global, &args, &key_specs, &value_specs, &on_error, &output)?;
     let filter = build_filter(&args, &partitions)?;
     let predicate = args
@@ -618,6 +661,19 @@ mod tests {
         );
         assert!(parse_on_error(&["dead-letter".into()]).is_err());
         assert!(parse_on_error(&["skip".into(), "x".into()]).is_err());
+    }
+
+    #[test]
+    fn the_arrow_pipe_hint_is_for_a_person_watching_a_default_arrow_pipe_only() {
+        assert_eq!(
+            arrow_pipe_hint(true, true, true, false, false),
+            Some(ARROW_PIPE_HINT)
+        );
+        assert!(arrow_pipe_hint(false, true, true, false, false).is_none());
+        assert!(arrow_pipe_hint(true, false, true, false, false).is_none());
+        assert!(arrow_pipe_hint(true, true, false, false, false).is_none());
+        assert!(arrow_pipe_hint(true, true, true, true, false).is_none());
+        assert!(arrow_pipe_hint(true, true, true, false, true).is_none());
     }
 
     #[test]

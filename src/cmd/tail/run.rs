@@ -383,6 +383,10 @@ fn text_views(plan: &TailPlan) -> HashMap<String, TextView> {
                 raw_value: formats::format_for(&plan.value_specs, t).is_raw(),
                 decoded_key: formats::format_for(&plan.key_specs, t) != formats::Format::Raw,
                 keep_decoded_key: plan.columns.iter().any(|c| c == DECODED_KEY_COLUMN),
+                key_is_json: matches!(
+                    formats::format_for(&plan.key_specs, t),
+                    formats::Format::Json(_)
+                ),
             };
             (t.clone(), view)
         })

@@ -40,6 +40,10 @@ pub struct TextView {
     /// dropped unless `keep_decoded_key` (asked for by name).
     pub decoded_key: bool,
     pub keep_decoded_key: bool,
+    /// The key format is JSON: `__key` shows the key's own JSON document. The decoded
+    /// column cannot stand in for it — a key of one field (`{"id":7}`) decodes to that
+    /// field's value alone.
+    pub key_is_json: bool,
 }
 
 /// The marker object of bytes that are not text.
@@ -123,7 +127,27 @@ fn binary_cells(array: &dyn Array, mode: BinaryText) -> Option<ArrayRef> {
 /// is not a header list (§3) is an error naming the row.
 pub fn text_view(batch: &RecordBatch, view: &TextView) -> Result<RecordBatch, String> {
     let schema = batch.schema();
+    let raw_key = schema
+        .index_of(KEY_COLUMN)
+        .ok()
+        .map(|i| batch.column(i))
+        .filter(|c| c.data_type() == &DataType::Binary);
     let decoded_key: Option<ArrayRef> = match schema.index_of(DECODED_KEY_COLUMN) {
+        Ok(_) if view.decoded_key && view.key_is_json && raw_key.is_some() => {
+            let keys = raw_key.expect("checked").as_binary::<i32>();
+            let mut cells = Vec::with_capacity(keys.len());
+            for (row, key) in keys.iter().enumerate() {
+                cells.push(
+                    key.map(|k| {
+                        serde_json::from_slice::<Value>(k)
+                            .map(|v| v.to_string())
+                            .map_err(|e| format!("row {row}: the key is not JSON: {e}"))
+                    })
+                    .transpose()?,
+                );
+            }
+            Some(json_column(cells.into_iter()))
+        }
         Ok(i) if view.decoded_key => {
             let key = batch.column(i);
             // A `gzip+raw` key decodes to bytes: shown like raw bytes.
@@ -297,6 +321,35 @@ mod tests {
             lines[0],
             r#"{"key":"alice","__key":"alice","__headers":{}}"#
         );
+    }
+
+    #[test]
+    fn a_json_key_of_one_field_shows_as_the_object_it_is() {
+        let empty = encode_headers(&[]);
+        let b = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new(DECODED_KEY_COLUMN, DataType::Int64, true),
+                Field::new(KEY_COLUMN, DataType::Binary, true),
+                Field::new(HEADERS_COLUMN, DataType::Binary, true),
+            ])),
+            vec![
+                Arc::new(arrow_array::Int64Array::from(vec![Some(7), None])),
+                Arc::new(BinaryArray::from(vec![
+                    Some(br#"{"id": 7}"#.as_ref()),
+                    None,
+                ])),
+                Arc::new(BinaryArray::from(vec![empty.as_slice(), empty.as_slice()])),
+            ],
+        )
+        .unwrap();
+        let view = TextView {
+            decoded_key: true,
+            key_is_json: true,
+            ..Default::default()
+        };
+        let lines = batch_to_json_lines(&text_view(&b, &view).unwrap()).unwrap();
+        assert_eq!(lines[0], r#"{"__key":{"id":7},"__headers":{}}"#);
+        assert_eq!(lines[1], r#"{"__key":null,"__headers":{}}"#);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::io::kafka::error::KafkaIoError;
 
 /// How long every address must keep refusing: a broker being restarted may refuse
 /// for a moment; one that is simply not there refuses every time.
-const GRACE: Duration = Duration::from_secs(2);
+const GRACE: Duration = Duration::from_secs(3);
 /// Pause between rounds of connects.
 const RETRY_EVERY: Duration = Duration::from_millis(250);
 /// One connect attempt's bound (a refusal is immediate; a filtered port is not ours to judge).

@@ -154,12 +154,27 @@ fn a_bounded_tail_returns_exactly_the_requested_records_across_a_broker_kill_9_a
         "no gap, no duplicate"
     );
 
-    // `-e` started while the broker is down: it waits within --timeout, then reads to the
-    // end the restarted broker reports.
+    // `-e` started while the broker is down: every connection to the bootstrap address is
+    // refused, so it exits 4 in seconds saying so (issue #18), not after --timeout; once the
+    // broker is back, the same tail reads to the end the restarted broker reports.
     broker.kill_9();
-    let run = tail(dir.path(), &bootstrap, &topic, &["-e", "--timeout", "60s"]);
+    let started = std::time::Instant::now();
+    let down = tail(dir.path(), &bootstrap, &topic, &["-e", "--timeout", "60s"])
+        .wait(Duration::from_secs(90));
+    assert_eq!(down.code(), 4, "stderr:\n{}", down.stderr);
+    assert!(
+        down.stderr.contains("refused the connection"),
+        "{}",
+        down.stderr
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "not the 60 s --timeout: {:?}",
+        started.elapsed()
+    );
     std::thread::sleep(DOWN_FOR);
     broker.restart();
+    let run = tail(dir.path(), &bootstrap, &topic, &["-e", "--timeout", "60s"]);
     let out = run.wait(Duration::from_secs(90));
     assert_eq!(out.code(), 0, "stderr:\n{}", out.stderr);
     assert_eq!(
