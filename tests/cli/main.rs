@@ -23,6 +23,7 @@ mod schema_cache;
 mod snapshot;
 mod snapshot_cut;
 mod tail;
+mod tail_kcat;
 mod tail_pipeline;
 mod tail_properties;
 mod tail_registry_formats;
