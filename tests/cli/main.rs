@@ -30,6 +30,7 @@ mod schema_prewarm_forms;
 mod snapshot;
 mod snapshot_cut;
 mod tail;
+mod tail_kcat;
 mod tail_pipeline;
 mod tail_properties;
 mod tail_registry_formats;

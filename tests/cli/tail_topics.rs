@@ -574,3 +574,37 @@ fn the_topic_column_reaches_parquet_duckdb_and_run_inputs() {
     assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|r| r.0 == y));
 }
+
+#[test]
+fn a_start_offset_past_a_partitions_end_is_refused_when_following_and_reads_nothing_with_e() {
+    let broker = Tansu::start();
+    let t = unique_name("short");
+    create_topics(&broker.bootstrap(), &[(&t, 1)]);
+    let records: Vec<Produced> = (0..3)
+        .map(|i| (t.clone(), 0, None, format!("v{i}").into_bytes()))
+        .collect();
+    produce_rows(&broker.bootstrap(), &records);
+    let dir = tempfile::tempdir().unwrap();
+    // Fetching offset 10 of a 3-record log would be answered out of range and the
+    // client would restart at the log start: offsets 0-2 would be written.
+    let run = run_tail(
+        dir.path(),
+        &broker.bootstrap(),
+        &[&t, "--from", "10", "-n", "1"],
+    );
+    assert_eq!(run.code(), 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("offset 10 is past the end of {t}/0")),
+        "{}",
+        run.stderr
+    );
+    assert!(arrow_rows(dir.path(), &run.stdout).0.is_empty());
+    let bounded = run_tail(dir.path(), &broker.bootstrap(), &[&t, "--from", "10", "-e"]);
+    assert_eq!(bounded.code(), 0, "{}", bounded.stderr);
+    assert!(arrow_rows(dir.path(), &bounded.stdout).0.is_empty());
+    let inside = run_tail(dir.path(), &broker.bootstrap(), &[&t, "--from", "2:3"]);
+    assert_eq!(inside.code(), 0, "{}", inside.stderr);
+    let (rows, _) = arrow_rows(dir.path(), &inside.stdout);
+    assert_eq!(rows.iter().map(|r| r.2).collect::<Vec<_>>(), vec![2]);
+}

@@ -624,3 +624,7 @@ fn project(batch: &RecordBatch, columns: &[String]) -> CliResult<RecordBatch> {
         .project(&indices)
         .map_err(|e| CliError::failure(format!("cannot project columns: {e}")))
 }
+
+#[cfg(test)]
+#[path = "decode_side_tests.rs"]
+mod tests;

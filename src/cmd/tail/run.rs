@@ -211,10 +211,18 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
             Start::End => high,
             Start::AfterStart(n) => (low + n).min(high),
             Start::BeforeEnd(n) => (high - n).max(low),
-            Start::Offset(o) => o,
+            // Below the log start the first record left is the one asked for.
+            Start::Offset(o) => o.max(low),
             Start::Time(ts) => consumer.offset_for_time(t, *p, ts)?.unwrap_or(high),
         };
         if stops.add((t.clone(), *p), Some(start), stop) {
+            if start > high {
+                // The broker answers a fetch past the end "out of range", and the client
+                // then restarts at auto.offset.reset (the log start): a wrong answer.
+                return Err(CliError::usage(format!(
+                    "--from: offset {start} is past the end of {t}/{p} (its next offset is {high}); use --from end to follow new records, or stop before the start (e.g. -e)"
+                )));
+            }
             assignment.push((t.clone(), *p, start));
         }
     }
