@@ -410,7 +410,7 @@ fn every_columnar_vector_is_read_from_the_file_and_checked() {
     let elsewhere = crate::columnar_ops::CHECKS
         .iter()
         .chain(crate::columnar_runner::CHECKS);
-    let checks: std::collections::BTreeMap<&str, fn(&serde_json::Value)> =
+    let checks: std::collections::BTreeMap<&str, crate::support::Check> =
         elsewhere.map(|(id, check)| (*id, *check)).collect();
     for v in load("columnar") {
         let vid = id(&v).to_string();

@@ -24,7 +24,7 @@ use serde_json::Value;
 
 /// The checks of this file by vector id; `columnar.rs` runs each on its vector as read
 /// from `columnar.json`.
-pub(crate) const CHECKS: &[(&str, fn(&Value))] = &[
+pub(crate) const CHECKS: crate::support::Checks = &[
     (
         "COL-OPS-FILTER",
         col_ops_filter_keeps_matching_rows_and_the_reserved_columns,

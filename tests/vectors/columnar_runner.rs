@@ -343,7 +343,7 @@ fn col_driver_empty(v: &Value) {
 
 /// The checks of this file by vector id; `columnar.rs` runs each on its vector as read
 /// from `columnar.json`.
-pub(crate) const CHECKS: &[(&str, fn(&Value))] = &[
+pub(crate) const CHECKS: crate::support::Checks = &[
     ("COL-RUNNER-PARTITION-ONCE", col_runner_partition_once),
     ("COL-RUNNER-DEAD-LETTER", col_runner_dead_letter),
     ("COL-RUNNER-RETRIABLE", col_runner_retriable),
