@@ -370,6 +370,84 @@ def from_json_schema(corpus):
         corpus.add("json_schema_value", b"\x02" + schema.encode() + b"\0" + body.encode())
 
 
+def crc32c(data):
+    """CRC-32C (Castagnoli), as Kafka record batches carry it."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def record_batch(base_offset, records, attributes=0, producer_id=-1):
+    """A Kafka v2 record batch of (key, value) records, uncompressed."""
+    import struct
+    body = b""
+    for delta, (key, value) in enumerate(records):
+        rec = b"\0" + varint(0) + varint(zigzag(delta))
+        rec += varint(zigzag(len(key))) + key
+        rec += varint(zigzag(-1)) if value is None else varint(zigzag(len(value))) + value
+        rec += varint(0)
+        body += varint(zigzag(len(rec))) + rec
+    after_crc = struct.pack(">hiqqqhii", attributes, len(records) - 1, 0, 0, producer_id, 0, 0,
+                            len(records)) + body
+    head = struct.pack(">i", -1) + b"\x02" + struct.pack(">I", crc32c(after_crc))
+    batch = head + after_crc
+    return struct.pack(">qi", base_offset, len(batch)) + batch
+
+
+def from_new_targets(corpus):
+    """Seeds of the targets of issue 20: run --input files, the projected stream reader,
+    the coordination batch decoder, the gzip and JSON codecs and the schema cache file."""
+    import gzip
+    import struct
+    arrow = corpus.out / "arrow_ipc"
+    for seed in sorted(arrow.glob("seed-*")) if arrow.is_dir() else []:
+        data = seed.read_bytes()
+        corpus.add("ipc_file_input", data)
+        if data.startswith(b"\xff\xff\xff\xff"):
+            for mask in (0x00, 0x01, 0x05, 0xFF):
+                corpus.add("ipc_stream_projected", bytes([mask]) + data)
+    range_ = record_batch(0, [(b"role/a", b"v1"), (b"role/b", None)])
+    range_ += record_batch(2, [(b"role/a", b"v2")], attributes=1 << 4, producer_id=7)
+    for from_, aborted in ((0, 2), (1, 99), (2, 0)):
+        corpus.add("coordination_batches", struct.pack(">qq", from_, aborted) + range_)
+    corpus.add("coordination_batches", struct.pack(">qq", 0, 0) + range_[:-3])
+    rows = [b'{"id":"o-1","amount":120,"tags":["x"],"nested":{"a":1.5}}',
+            b'{"id":"o-2","amount":null,"tags":[],"nested":null}', b"7", b'"text"', b"[1,2]"]
+    corpus.add("json_value", b"\0".join(rows))
+    corpus.add("json_value", b"\0".join(rows[:2]))
+    for row in rows[:2]:
+        corpus.add("gzip_value", gzip.compress(row, mtime=0))
+    corpus.add("gzip_value", gzip.compress(b"\0" * 4096, mtime=0))
+    cache = {
+        "format": "krabka-streams-schema-cache", "version": 1, "registry": "http://localhost:8081",
+        "subjects": {"orders-value": {"id": 1, "version": 1, "schemaType": "AVRO",
+                                      "schema": '"string"'}},
+        "schemas": {
+            "1": {"schemaType": "AVRO", "schema": '"string"'},
+            "2": {"schemaType": "PROTOBUF", "schema": 'syntax = "proto3"; message A { string id = 1; }',
+                  "messageType": "A"},
+            "3": {"schemaType": "AVRO", "schema": '{"type":"record","name":"R","fields":[{"name":"d","type":"demo.Dep"}]}',
+                  "references": [{"name": "demo.Dep", "subject": "dep", "version": 1,
+                                  "schema": '{"type":"fixed","name":"Dep","namespace":"demo","size":2}'}]},
+        },
+    }
+    corpus.add("schema_cache_file", json.dumps(cache))
+    corpus.add("schema_cache_file", json.dumps({"format": "krabka-streams-schema-cache", "version": 1}))
+    # Join buffers (snapshot::join, version 1): stream time, then each side's batches
+    # as (max timestamp, IPC length, IPC stream bytes).
+    streams = [seed.read_bytes() for seed in sorted(arrow.glob("seed-*")) if arrow.is_dir()]
+    streams = [s for s in streams if s.startswith(b"\xff\xff\xff\xff")][:2]
+    def side(batches):
+        return struct.pack(">I", len(batches)) + b"".join(
+            struct.pack(">qI", ts, len(ipc)) + ipc for ts, ipc in batches)
+    corpus.add("snapshot_join", struct.pack(">Iq", 1, 100) + side([]) + side([]))
+    for ipc in streams:
+        corpus.add("snapshot_join", struct.pack(">Iq", 1, 105) + side([(100, ipc)]) + side([(105, ipc)]))
+
+
 def main():
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else FUZZ / "corpus"
     corpus = Corpus(out)
@@ -380,6 +458,7 @@ def main():
     from_encoders(corpus, vectors)
     from_protobuf(corpus, vectors)
     from_json_schema(corpus)
+    from_new_targets(corpus)
     for target in sorted(corpus.counts):
         print(f"{target}: {corpus.counts[target]} seeds", file=sys.stderr)
 

@@ -17,7 +17,7 @@ use arrow_ipc::reader::FileReader;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 
-use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER};
+use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER, check_ipc_file};
 use crate::engine::columnar::ipc_stream::{Seekable, StreamBatches};
 use crate::engine::columnar::reserved_types::{
     has_typed_columns, library_schema, to_library, to_typed, typed_schema,
@@ -194,7 +194,11 @@ impl IpcInput {
         })
     }
 
-    fn file(name: &str, reader: Box<dyn ReadSeek>) -> Result<IpcInput, String> {
+    fn file(name: &str, mut reader: Box<dyn ReadSeek>) -> Result<IpcInput, String> {
+        // The checks the in-memory reader makes (footer, blocks, buffers inside their
+        // bodies), so a hostile file is refused by name before arrow's FileReader,
+        // which slices what the file claims, reads it; `guarded` stays a last resort.
+        check_ipc_file(&mut reader).map_err(|e| format!("cannot read {name}: {e}"))?;
         let reader = guarded(name, || FileReader::try_new(reader, None))?;
         Ok(IpcInput {
             name: name.to_owned(),

@@ -16,6 +16,7 @@ mod frame;
 mod hostile;
 mod leader;
 mod leader_transport;
+mod leader_verified;
 mod registry_tls;
 mod run;
 mod run_online;

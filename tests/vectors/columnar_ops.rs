@@ -1,7 +1,7 @@
 //! Columnar operator, join and topology vectors (`columnar.json`: COL-OPS-*,
 //! COL-JOIN, COL-TOPOLOGY), run against the engine's public API with the
-//! expected values read from the vector file. The runner vectors
-//! (COL-RUNNER-*) need the consumer-group runner, which is not built yet.
+//! expected values read from the vector file. The runner and driver vectors are
+//! checked in `columnar_runner.rs`; `columnar.rs` runs every check on its vector.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,14 +22,40 @@ use krabka_streams::engine::columnar::topology::{
 };
 use serde_json::Value;
 
-use crate::support::load;
-
-fn vector(id: &str) -> Value {
-    load("columnar")
-        .into_iter()
-        .find(|v| v["id"] == id)
-        .unwrap_or_else(|| panic!("no vector {id}"))
-}
+/// The checks of this file by vector id; `columnar.rs` runs each on its vector as read
+/// from `columnar.json`.
+pub(crate) const CHECKS: crate::support::Checks = &[
+    (
+        "COL-OPS-FILTER",
+        col_ops_filter_keeps_matching_rows_and_the_reserved_columns,
+    ),
+    (
+        "COL-OPS-SELECT",
+        col_ops_select_keeps_named_then_reserved_columns,
+    ),
+    (
+        "COL-OPS-WITHCOLUMNS",
+        col_ops_with_columns_derives_values_and_refuses_reserved_names,
+    ),
+    ("COL-OPS-GROUPBY", col_ops_groupby_sums_and_counts_per_user),
+    (
+        "COL-OPS-GROUPBY-CUMULATIVE",
+        col_ops_groupby_cumulative_and_fresh_instances,
+    ),
+    ("COL-OPS-OVERFLOW", col_ops_overflow_is_an_error),
+    (
+        "COL-OPS-WINDOWED",
+        col_ops_windowed_counts_restores_and_prunes,
+    ),
+    (
+        "COL-JOIN",
+        col_join_matches_across_batches_only_within_the_partition,
+    ),
+    (
+        "COL-TOPOLOGY",
+        col_topology_fan_out_merge_pass_through_and_validation,
+    ),
+];
 
 /// The Go tests' `transactions` + `annotate`: user, amount, then the reserved columns.
 fn transactions(users: &[&str], amounts: &[i64], timestamps: &[i64]) -> RecordBatch {
@@ -76,9 +102,7 @@ fn filtered() -> RecordBatch {
     )
 }
 
-#[test]
-fn col_ops_filter_keeps_matching_rows_and_the_reserved_columns() {
-    let v = vector("COL-OPS-FILTER");
+fn col_ops_filter_keeps_matching_rows_and_the_reserved_columns(v: &Value) {
     let out = filtered();
     assert_eq!(
         out.num_rows() as i64,
@@ -90,9 +114,7 @@ fn col_ops_filter_keeps_matching_rows_and_the_reserved_columns() {
     );
 }
 
-#[test]
-fn col_ops_select_keeps_named_then_reserved_columns() {
-    let v = vector("COL-OPS-SELECT");
+fn col_ops_select_keeps_named_then_reserved_columns(v: &Value) {
     let out = one(
         &mut Select::new(vec!["user".into()]).instantiate(),
         &filtered(),
@@ -109,9 +131,7 @@ fn col_ops_select_keeps_named_then_reserved_columns() {
     assert_eq!(err.message, "Arrow column does not exist: nope");
 }
 
-#[test]
-fn col_ops_with_columns_derives_values_and_refuses_reserved_names() {
-    let v = vector("COL-OPS-WITHCOLUMNS");
+fn col_ops_with_columns_derives_values_and_refuses_reserved_names(v: &Value) {
     let op = WithColumns::new(vec![(
         "double_amount".into(),
         ParsedExpr::parse("amount * 2", true).unwrap(),
@@ -137,7 +157,7 @@ fn col_ops_with_columns_derives_values_and_refuses_reserved_names() {
     );
 }
 
-fn sum_count() -> GroupBy {
+pub(crate) fn sum_count() -> GroupBy {
     GroupBy::new(
         vec!["user".into()],
         vec![
@@ -158,9 +178,7 @@ fn sum_count() -> GroupBy {
     )
 }
 
-#[test]
-fn col_ops_groupby_sums_and_counts_per_user() {
-    let v = vector("COL-OPS-GROUPBY");
+fn col_ops_groupby_sums_and_counts_per_user(v: &Value) {
     let out = one(
         &mut sum_count().instantiate(),
         &transactions(&["a", "a", "b"], &[5, 3, 9], &[1, 2, 3]),
@@ -176,9 +194,7 @@ fn col_ops_groupby_sums_and_counts_per_user() {
     }
 }
 
-#[test]
-fn col_ops_groupby_cumulative_and_fresh_instances() {
-    let v = vector("COL-OPS-GROUPBY-CUMULATIVE");
+fn col_ops_groupby_cumulative_and_fresh_instances(v: &Value) {
     let batches: Vec<i64> = v["inputs"]["batches"]
         .as_array()
         .unwrap()
@@ -207,9 +223,7 @@ fn col_ops_groupby_cumulative_and_fresh_instances() {
     );
 }
 
-#[test]
-fn col_ops_overflow_is_an_error() {
-    let v = vector("COL-OPS-OVERFLOW");
+fn col_ops_overflow_is_an_error(v: &Value) {
     let mut p = sum_count().instantiate();
     one(&mut p, &transactions(&["a"], &[i64::MAX], &[1]));
     let err = p.process(&transactions(&["a"], &[1], &[2])).unwrap_err();
@@ -221,9 +235,7 @@ fn col_ops_overflow_is_an_error() {
     );
 }
 
-#[test]
-fn col_ops_windowed_counts_restores_and_prunes() {
-    let v = vector("COL-OPS-WINDOWED");
+fn col_ops_windowed_counts_restores_and_prunes(v: &Value) {
     let e = &v["expected"];
     for (i, size) in v["inputs"]["window_ms"]
         .as_array()
@@ -270,7 +282,7 @@ fn col_ops_windowed_counts_restores_and_prunes() {
 
 /// One IPC stream per record value; reserved columns from the record (the Go tests' blob codec).
 #[derive(Debug)]
-struct ArrowValues;
+pub(crate) struct ArrowValues;
 
 impl BatchCodec for ArrowValues {
     fn decode(&self, _topic: &str, records: &[Record]) -> Result<RecordBatch, CodecError> {
@@ -323,7 +335,7 @@ impl BatchCodec for ArrowValues {
     }
 }
 
-fn value(users: &[&str], amounts: &[i64]) -> Vec<u8> {
+pub(crate) fn value(users: &[&str], amounts: &[i64]) -> Vec<u8> {
     ipc_stream(
         &transactions(users, amounts, &vec![0; users.len()])
             .project(&[0, 1])
@@ -332,7 +344,7 @@ fn value(users: &[&str], amounts: &[i64]) -> Vec<u8> {
     .unwrap()
 }
 
-fn record(value: Vec<u8>, timestamp: i64, partition: i32) -> Record {
+pub(crate) fn record(value: Vec<u8>, timestamp: i64, partition: i32) -> Record {
     Record {
         partition,
         timestamp,
@@ -341,16 +353,14 @@ fn record(value: Vec<u8>, timestamp: i64, partition: i32) -> Record {
     }
 }
 
-fn decoded(p: &Produced) -> RecordBatch {
+pub(crate) fn decoded(p: &Produced) -> RecordBatch {
     ipc::read_batches(p.record.value.as_deref().unwrap())
         .unwrap()
         .1
         .remove(0)
 }
 
-#[test]
-fn col_join_matches_across_batches_only_within_the_partition() {
-    let v = vector("COL-JOIN");
+fn col_join_matches_across_batches_only_within_the_partition(v: &Value) {
     let (l, r, e) = (&v["inputs"]["left"], &v["inputs"]["right"], &v["expected"]);
     let codec: Arc<dyn BatchCodec> = Arc::new(ArrowValues);
     let mut t = Topology::new();
@@ -452,9 +462,7 @@ fn col_join_matches_across_batches_only_within_the_partition() {
     assert_eq!(names, expected);
 }
 
-#[test]
-fn col_topology_fan_out_merge_pass_through_and_validation() {
-    let v = vector("COL-TOPOLOGY");
+fn col_topology_fan_out_merge_pass_through_and_validation(v: &Value) {
     let e = &v["expected"];
     let codec: Arc<dyn BatchCodec> = Arc::new(ArrowValues);
 

@@ -5,6 +5,7 @@ mod support;
 mod barrier;
 mod columnar;
 mod columnar_ops;
+mod columnar_runner;
 mod contract;
 mod coordination;
 mod framing;

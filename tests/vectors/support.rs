@@ -64,3 +64,9 @@ pub fn assert_all_covered(area: &str, covered: &std::collections::BTreeSet<Strin
         "{area}.json vectors not checked: {missing:?}"
     );
 }
+
+/// A vector check: runs one vector (as read from its file) through the code it covers.
+pub type Check = fn(&Value);
+
+/// Checks by vector id, for a coverage test to run on the vectors it loads.
+pub type Checks = &'static [(&'static str, Check)];

@@ -42,9 +42,10 @@ use crate::io::barrier_verify::{
 
 A partial cut, or an epoch that does not exist, is reported and never verified.
 
-Exit codes: 0 verified, 3 not verified (a difference, a partial cut, or no such cut),
-1 failure (a snapshot directory or input that cannot be read, a record of __barrier_state
-that does not decode), 2 usage, 4 broker unreachable."
+Exit codes: 0 verified, 3 not verified (a difference, a partial cut, or no such cut of the
+group), 1 failure (no such group: __barrier_state holds no record of it; a snapshot
+directory or input that cannot be read; a record of __barrier_state that does not
+decode), 2 usage, 4 broker unreachable."
 )]
 pub struct VerifyArgs {
     /// Barrier group.

@@ -170,21 +170,67 @@ pub(super) fn check_buffers(
     Ok(())
 }
 
+/// Random access to the bytes of an IPC file, so the same layout checks run over a
+/// buffer ([`read_batches`]) and over a file read through `Read + Seek` (`run --input
+/// X.arrow`), never holding more than the footer and one block's metadata.
+trait FileBytes {
+    fn len(&mut self) -> Result<u64, ArrowError>;
+    /// `len` bytes at `offset`; the caller has checked they lie inside the input.
+    fn at(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, ArrowError>;
+}
+
+impl FileBytes for &[u8] {
+    fn len(&mut self) -> Result<u64, ArrowError> {
+        Ok(<[u8]>::len(self) as u64)
+    }
+
+    fn at(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, ArrowError> {
+        usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(len).ok())
+            .and_then(|(start, len)| self.get(start..start.checked_add(len)?))
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| malformed("truncated Arrow IPC file"))
+    }
+}
+
+/// A `Read + Seek` input as [`FileBytes`].
+struct Seeked<'a, R>(&'a mut R);
+
+impl<R: std::io::Read + std::io::Seek> FileBytes for Seeked<'_, R> {
+    fn len(&mut self) -> Result<u64, ArrowError> {
+        self.0
+            .seek(std::io::SeekFrom::End(0))
+            .map_err(|e| ArrowError::IoError(format!("cannot read the Arrow IPC file: {e}"), e))
+    }
+
+    fn at(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, ArrowError> {
+        let io = |e: std::io::Error| {
+            ArrowError::IoError(format!("cannot read the Arrow IPC file: {e}"), e)
+        };
+        self.0.seek(std::io::SeekFrom::Start(offset)).map_err(io)?;
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(&mut *self.0, len), &mut out)
+            .map_err(io)?;
+        if (out.len() as u64) < len {
+            return Err(malformed("truncated Arrow IPC file"));
+        }
+        Ok(out)
+    }
+}
+
 /// Checks the message a file block points at: its metadata and buffers.
 fn check_file_block(
-    bytes: &[u8],
+    input: &mut impl FileBytes,
     offset: u64,
     meta_len: u64,
     body_len: u64,
 ) -> Result<(), ArrowError> {
-    let block = usize::try_from(offset)
-        .ok()
-        .and_then(|start| bytes.get(start..start + usize::try_from(meta_len).ok()?))
-        .ok_or_else(|| malformed("invalid Arrow IPC block"))?;
+    let block = input.at(offset, meta_len)?;
     // The block's metadata is a length-prefixed message, after an optional continuation marker.
     let framed = block
         .strip_prefix(&IPC_CONTINUATION_MARKER[..])
-        .unwrap_or(block);
+        .unwrap_or(&block);
     let message = framed
         .get(4..)
         .and_then(|rest| {
@@ -198,21 +244,54 @@ fn check_file_block(
 }
 
 /// Checks the file footer and every block it lists against the input.
-fn check_file_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
-    let trailer_start = bytes.len() - IPC_FILE_TRAILER.len() - 4;
-    let footer_len = i32::from_le_bytes(
-        bytes[trailer_start..trailer_start + 4]
-            .try_into()
-            .map_err(|_| malformed("truncated Arrow IPC file"))?,
-    );
+fn check_file_lengths(mut bytes: &[u8]) -> Result<(), ArrowError> {
+    check_file_layout(&mut bytes)
+}
+
+/// The checks [`read_batches`] makes of an IPC file, over a file read through
+/// `Read + Seek` before arrow's `FileReader` is given it: the header and trailer
+/// magic, the footer length, every block inside the file, every buffer inside its
+/// block's body. The input is left at its start.
+pub fn check_ipc_file<R: std::io::Read + std::io::Seek>(input: &mut R) -> Result<(), ArrowError> {
+    let mut seeked = Seeked(input);
+    let len = seeked.len()?;
+    let min = (IPC_FILE_HEADER.len() + IPC_FILE_TRAILER.len()) as u64;
+    if len < min {
+        return Err(malformed("truncated Arrow IPC file"));
+    }
+    let head = seeked.at(0, IPC_FILE_HEADER.len() as u64)?;
+    let tail = seeked.at(
+        len - IPC_FILE_TRAILER.len() as u64,
+        IPC_FILE_TRAILER.len() as u64,
+    )?;
+    if head[..6] != IPC_FILE_HEADER[..6] || tail != IPC_FILE_TRAILER {
+        return Err(malformed(
+            "not an Arrow IPC file (header or trailer magic missing)",
+        ));
+    }
+    check_file_layout(&mut seeked)?;
+    input
+        .seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| ArrowError::IoError(format!("cannot read the Arrow IPC file: {e}"), e))?;
+    Ok(())
+}
+
+fn check_file_layout(input: &mut impl FileBytes) -> Result<(), ArrowError> {
+    let len = input.len()?;
+    let trailer_start = len
+        .checked_sub(IPC_FILE_TRAILER.len() as u64 + 4)
+        .ok_or_else(|| malformed("truncated Arrow IPC file"))?;
+    let word = input.at(trailer_start, 4)?;
+    let footer_len = i32::from_le_bytes([word[0], word[1], word[2], word[3]]);
     // A file shorter than header + footer length + trailer (the magic numbers may
     // overlap) has no room for any footer.
-    let room = trailer_start.checked_sub(IPC_FILE_HEADER.len());
-    let footer_len = usize::try_from(footer_len)
+    let room = trailer_start.checked_sub(IPC_FILE_HEADER.len() as u64);
+    let footer_len = u64::try_from(footer_len)
         .ok()
-        .filter(|&len| room.is_some_and(|room| len <= room))
+        .filter(|&l| room.is_some_and(|room| l <= room))
         .ok_or_else(|| malformed("invalid Arrow IPC footer length"))?;
-    let footer = arrow_ipc::root_as_footer(&bytes[trailer_start - footer_len..trailer_start])
+    let footer_bytes = input.at(trailer_start - footer_len, footer_len)?;
+    let footer = arrow_ipc::root_as_footer(&footer_bytes)
         .map_err(|e| ArrowError::IpcError(format!("invalid Arrow IPC footer: {e}")))?;
     let blocks = footer
         .dictionaries()
@@ -225,11 +304,11 @@ fn check_file_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
             .zip(u64::try_from(block.metaDataLength()).ok())
             .zip(u64::try_from(block.bodyLength()).ok())
             .and_then(|((offset, meta), body)| offset.checked_add(meta)?.checked_add(body));
-        if end.is_none_or(|end| end > bytes.len() as u64) {
+        if end.is_none_or(|end| end > len) {
             return Err(malformed("invalid Arrow IPC block"));
         }
         check_file_block(
-            bytes,
+            input,
             block.offset() as u64,
             block.metaDataLength() as u64,
             block.bodyLength() as u64,
@@ -365,5 +444,37 @@ mod tests {
         assert!(out.status.success(), "{stderr}");
         assert!(!stderr.contains("inside the quiet call"), "{stderr}");
         assert!(stderr.contains("outside the quiet call"), "{stderr}");
+    }
+
+    #[test]
+    fn a_file_read_through_seek_gets_the_same_checks_as_a_buffer() {
+        let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, false)]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from(vec![1, 2, 3]))],
+        )
+        .unwrap();
+        let mut bytes = Vec::new();
+        let mut w = FileWriter::try_new(&mut bytes, &schema).unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap();
+        drop(w);
+        let mut cursor = Cursor::new(bytes.clone());
+        check_ipc_file(&mut cursor).unwrap();
+        assert_eq!(cursor.position(), 0, "left at its start");
+        // Every cut, and every single-byte change, agrees with the buffer path.
+        for n in 0..bytes.len() {
+            let cut = &bytes[..n];
+            assert!(check_ipc_file(&mut Cursor::new(cut)).is_err(), "cut at {n}");
+        }
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0xff;
+            // `run --input` recognises a file by its first six bytes, `ARROW1`.
+            let magic = bad.starts_with(&IPC_FILE_HEADER[..6]) && bad.ends_with(&IPC_FILE_TRAILER);
+            let buffered = magic && check_file_lengths(&bad).is_ok();
+            let seeked = check_ipc_file(&mut Cursor::new(&bad)).is_ok();
+            assert_eq!(buffered, seeked, "byte {i} flipped");
+        }
     }
 }

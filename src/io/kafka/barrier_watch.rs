@@ -39,8 +39,8 @@ pub enum WatchEvent<'a> {
     /// `__barrier_state` does not exist yet (reported once).
     WaitingForTopic,
     /// The baseline is read; later cuts have an epoch above `last_epoch` (−1 = none yet).
-    /// `unknown` is set when the topic already existed and holds no record of the group
-    /// (a typo, most likely).
+    /// `unknown` is set when the topic already existed and holds other groups but no
+    /// record of this one (a typo, most likely).
     Following {
         partitions: i32,
         last_epoch: i64,
@@ -113,9 +113,10 @@ pub fn follow_cuts(
     let mut reader = CutReader::new(consumer, partitions, reader_options)
         .map_err(|e| KafkaIoError::failed(format!("cannot follow {BARRIER_STATE_TOPIC}: {e}")))?;
     let baseline = reader.read()?;
-    // A watch that had to wait for the topic is following a cluster being set up, so a
-    // group without records is expected there; on an existing topic it is a typo.
-    let unknown = if waiting_reported {
+    // A watch that had to wait for the topic, or that finds it holding no group at all,
+    // follows a cluster being set up: its group is expected to appear. A topic holding
+    // other groups but not this one means a typo.
+    let unknown = if waiting_reported || baseline.groups().is_empty() {
         None
     } else {
         require_group(baseline, true, &options.group).err()

@@ -136,8 +136,6 @@ fn watch_all_includes_partial_cuts_and_waits_for_the_topic_to_exist() {
 fn ctrl_c_ends_a_watch_with_exit_130() {
     let mut c = Cluster::start();
     c.create_barrier_state(2);
-    // A defined group without cuts: known, so the watch follows it.
-    c.write_group("audit", &["orders"], 0);
     let mut watch = Watch::start(&c, &[]);
     watch.wait_for("following __barrier_state");
     let pid = watch.child.id().to_string();

@@ -10,6 +10,7 @@ pub mod tansu;
 pub mod tcp_proxy;
 pub mod tls_proxy;
 pub mod topic_read;
+pub mod txn_front;
 pub mod txn_log;
 
 use std::path::PathBuf;

@@ -6,6 +6,7 @@
 
 pub mod built;
 pub mod codec;
+pub mod driver;
 pub mod spec;
 
 use std::sync::Arc;

@@ -21,6 +21,8 @@ const LAST_OFFSET_DELTA_AT: usize = 23;
 const PRODUCER_ID_AT: usize = 43;
 const TRANSACTIONAL: i16 = 1 << 4;
 const CONTROL: i16 = 1 << 5;
+/// The largest base offset read: any i32 offset delta (and one more) still fits an i64.
+const MAX_BASE_OFFSET: i64 = i64::MAX - i32::MAX as i64 - 1;
 
 /// Who writes a batch: nobody in particular, or a transactional producer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +120,18 @@ pub fn decode_range(bytes: &Bytes, from: i64, aborted: &[(i64, i64)]) -> Result<
                 "record batch at offset {base_offset} has length {length}"
             ));
         }
-        let end = pos + 12 + length as usize;
+        // Hostile bytes must not overflow an offset here or in the record decoder, which
+        // adds each record's i32 delta to the base: a base offset leaves room for any delta.
+        if !(0..=MAX_BASE_OFFSET).contains(&base_offset) {
+            return Err(format!(
+                "record batch has base offset {base_offset}, outside 0..={MAX_BASE_OFFSET}"
+            ));
+        }
+        let Some(end) = (pos + 12).checked_add(length as usize) else {
+            return Err(format!(
+                "record batch at offset {base_offset} has length {length}"
+            ));
+        };
         if end > bytes.len() {
             break; // partial batch: fetched again next time
         }
@@ -133,7 +146,14 @@ pub fn decode_range(bytes: &Bytes, from: i64, aborted: &[(i64, i64)]) -> Result<
             ));
         }
         let attributes = be_i16(batch, ATTRIBUTES_AT);
-        let last_offset = base_offset + i64::from(be_i32(batch, LAST_OFFSET_DELTA_AT));
+        let last_delta = be_i32(batch, LAST_OFFSET_DELTA_AT);
+        if last_delta < 0 {
+            return Err(format!(
+                "record batch at offset {base_offset} has a negative last offset delta {last_delta}"
+            ));
+        }
+        // Cannot overflow: base ≤ MAX_BASE_OFFSET and 0 ≤ delta ≤ i32::MAX, so last + 1 fits too.
+        let last_offset = base_offset + i64::from(last_delta);
         let producer_id = be_i64(batch, PRODUCER_ID_AT);
         while let Some(&(pid, first)) = pending.peek() {
             if first > last_offset {
@@ -234,5 +254,22 @@ mod tests {
         assert!(decode_range(&Bytes::from(b), 0, &[]).is_err());
         let short = Bytes::from(vec![0u8; 12]);
         assert!(decode_range(&short, 0, &[]).is_err());
+    }
+
+    #[test]
+    fn hostile_base_offsets_and_deltas_are_errors_not_overflows() {
+        let batch = encode_one(Writer::Plain, b"k", Some(b"v"), 5).unwrap();
+        for base in [i64::MAX, MAX_BASE_OFFSET + 1, -1, i64::MIN] {
+            let e = decode_range(&Bytes::from(at(base, batch.clone())), 0, &[]).unwrap_err();
+            assert!(e.contains("outside 0..="), "{e}");
+        }
+        // The largest base offset with the largest delta still decodes its header.
+        let mut b = at(MAX_BASE_OFFSET, batch.clone());
+        b[LAST_OFFSET_DELTA_AT..LAST_OFFSET_DELTA_AT + 4].copy_from_slice(&i32::MAX.to_be_bytes());
+        let r = decode_range(&Bytes::from(b.clone()), 0, &[]);
+        assert!(r.is_err() || r.unwrap().next_offset == i64::MAX);
+        b[LAST_OFFSET_DELTA_AT..LAST_OFFSET_DELTA_AT + 4].copy_from_slice(&(-5i32).to_be_bytes());
+        let e = decode_range(&Bytes::from(b), 0, &[]).unwrap_err();
+        assert!(e.contains("negative last offset delta -5"), "{e}");
     }
 }
