@@ -377,8 +377,33 @@ impl BatchSink {
         Ok(())
     }
 
+    /// The file being written (the latest rotated one), if any.
+    fn current_path(&self) -> Option<PathBuf> {
+        let p = self.opts.path.as_ref()?;
+        Some(if self.rotating() {
+            rotated_path(p, self.file_index.saturating_sub(1))
+        } else {
+            p.clone()
+        })
+    }
+
+    /// A failure names the file it happened to (a full disk, a device that refused a
+    /// write), unless the message already does.
+    fn naming_file(&self, e: SinkError) -> SinkError {
+        match (e, self.current_path()) {
+            (SinkError::Failed(m), Some(p)) if !m.contains(&p.display().to_string()) => {
+                SinkError::Failed(format!("write {}: {m}", p.display()))
+            }
+            (e, _) => e,
+        }
+    }
+
     /// Writes one batch; the first fixes the schema.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), SinkError> {
+        self.write_batch(batch).map_err(|e| self.naming_file(e))
+    }
+
+    fn write_batch(&mut self, batch: &RecordBatch) -> Result<(), SinkError> {
         match &self.schema {
             None => self.schema = Some(batch.schema()),
             Some(s)
@@ -443,6 +468,13 @@ impl BatchSink {
     /// Closes the output properly (footer, end-of-stream) and publishes the file(s).
     /// With no batch at all, `fallback` gives the schema of an empty output.
     pub fn finish(mut self, fallback: &SchemaRef) -> Result<Vec<PathBuf>, SinkError> {
+        match self.finish_files(fallback) {
+            Ok(()) => Ok(self.files),
+            Err(e) => Err(self.naming_file(e)),
+        }
+    }
+
+    fn finish_files(&mut self, fallback: &SchemaRef) -> Result<(), SinkError> {
         if self.writer.is_none() && self.files.is_empty() && self.opts.format != DataFormat::Ndjson
         {
             let schema = self.schema.clone().unwrap_or_else(|| fallback.clone());
@@ -451,8 +483,7 @@ impl BatchSink {
         if self.writer.is_none() && self.files.is_empty() && self.opts.path.is_some() {
             self.open(fallback)?;
         }
-        self.close_current()?;
-        Ok(self.files)
+        self.close_current()
     }
 }
 
