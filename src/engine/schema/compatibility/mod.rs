@@ -11,6 +11,7 @@ mod avro;
 mod json;
 #[cfg(test)]
 mod json_cases;
+mod json_content;
 mod json_model;
 mod protobuf;
 #[cfg(test)]
