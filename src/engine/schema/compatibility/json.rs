@@ -125,6 +125,8 @@ pub fn check(
 
 /// Bounds the work on hostile schemas (combined schemas compare every pair).
 const MAX_STEPS: usize = 200_000;
+/// Bounds the recursion (a `$ref` chain can nest deeper than any one document).
+const MAX_DEPTH: usize = 1000;
 
 pub(super) struct Diff<'a> {
     pub(super) w: &'a Docs,
@@ -169,6 +171,11 @@ impl<'a> Diff<'a> {
         if self.steps > MAX_STEPS {
             return Err(SchemaError::invalid(format!(
                 "the JSON Schema compatibility check gave up after {MAX_STEPS} comparisons at {path}"
+            )));
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(SchemaError::invalid(format!(
+                "the JSON Schema compatibility check refuses schemas nested deeper than {MAX_DEPTH} levels (through $ref) at {path}"
             )));
         }
         let key = (w.id(), r.id());
