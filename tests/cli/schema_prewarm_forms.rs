@@ -165,6 +165,11 @@ fn lookup_only_falls_back_to_the_canonical_form_and_says_so() {
     assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
     assert_eq!(r.row()["form"], "canonical");
     assert_eq!(r.row()["id"], id);
+    // --register-form only changes what registration sends: a lookup still falls back.
+    let with_flag = [&args[..], &["--register-form", "written"]].concat();
+    let r = prewarm(dir.path(), &server.url(), true, &with_flag);
+    assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
+    assert_eq!(r.row()["form"], "canonical");
 
     // Neither form registered under the subject: 40403, naming both attempts.
     let args = [

@@ -148,6 +148,11 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
             None
         });
     }
+    let mut mode: PrewarmMode = args.mode.into();
+    if global.output.dry_run && mode == PrewarmMode::AutoRegister {
+        // Registering is a change: a dry run only looks the schemas up.
+        mode = PrewarmMode::LookupOnly;
+    }
     let mut locals: Vec<(String, SchemaSpec)> = Vec::new();
     // Avro subjects whose file text is not the registered (canonical) text.
     let mut written: BTreeMap<String, SchemaSpec> = BTreeMap::new();
@@ -173,7 +178,9 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
                 schema: text.clone(),
                 ..spec.clone()
             };
-            if args.register_form == RegisterForm::Written {
+            // Only registration sends the written form as ours; a lookup tries it first
+            // and falls back to the canonical form either way.
+            if args.register_form == RegisterForm::Written && mode == PrewarmMode::AutoRegister {
                 spec = as_written.clone();
             } else {
                 let lost = dropped_attributes(text).map_err(|e| {
@@ -190,11 +197,6 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
             )));
         }
         locals.push((s.subject.clone(), spec));
-    }
-    let mut mode: PrewarmMode = args.mode.into();
-    if global.output.dry_run && mode == PrewarmMode::AutoRegister {
-        // Registering is a change: a dry run only looks the schemas up.
-        mode = PrewarmMode::LookupOnly;
     }
     let report = prewarm_with_written(&cache, mode, &written)
         .map_err(|e| CliError::failure(e.to_string()))?;

@@ -636,3 +636,34 @@ fn an_unresolvable_ref_or_invalid_schema_is_an_error_not_a_verdict() {
     .unwrap_err();
     assert!(e.to_string().contains("missing"), "{e}");
 }
+
+#[test]
+fn a_ref_chain_is_followed_deep_and_refused_past_the_bound_not_overflowed() {
+    // n definitions, each holding the next: deeper than any one document can nest.
+    let chain = |n: usize, leaf: &str| {
+        let mut defs = serde_json::Map::new();
+        for i in 0..n {
+            let next = if i + 1 == n {
+                serde_json::json!({ "type": leaf })
+            } else {
+                serde_json::json!({ "type": "object", "properties": { "x": { "$ref": format!("#/definitions/d{}", i + 1) } } })
+            };
+            defs.insert(format!("d{i}"), next);
+        }
+        serde_json::json!({ "$ref": "#/definitions/d0", "definitions": defs }).to_string()
+    };
+    let t = |text| SchemaText {
+        schema_type: SchemaType::Json,
+        text,
+        references: &[],
+    };
+    let (a, b) = (chain(400, "integer"), chain(400, "string"));
+    let found = check(t(&a), t(&b), Level::Backward)
+        .unwrap()
+        .incompatibilities;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].ends_with("(TYPE_CHANGED)"), "{found:?}");
+    let (a, b) = (chain(1500, "integer"), chain(1500, "string"));
+    let e = check(t(&a), t(&b), Level::Backward).unwrap_err();
+    assert!(e.to_string().contains("nested deeper than 1000"), "{e}");
+}

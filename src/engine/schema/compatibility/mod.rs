@@ -11,6 +11,7 @@ mod avro;
 mod json;
 #[cfg(test)]
 mod json_cases;
+mod json_content;
 mod json_model;
 mod protobuf;
 #[cfg(test)]
@@ -136,13 +137,38 @@ pub fn check(
         // Backward: reader = candidate, writer = previous; forward: the reverse.
         let found = match candidate.schema_type {
             SchemaType::Avro => avro::check(previous, candidate, *backward)?,
-            SchemaType::Json => json::check(previous, candidate, *backward)?,
-            SchemaType::Protobuf => protobuf::check(previous, candidate, *backward)?,
+            SchemaType::Json => on_deep_stack(|| json::check(previous, candidate, *backward))?,
+            SchemaType::Protobuf => {
+                on_deep_stack(|| protobuf::check(previous, candidate, *backward))?
+            }
         };
         out.extend(found.into_iter().map(|m| format!("{dir}: {m}")));
     }
     Ok(CompatibilityResult {
         incompatibilities: out,
+    })
+}
+
+/// The diffs recurse once per nesting level (through `$ref` and imported message types
+/// too, up to their depth bounds): they run on a thread whose stack holds that depth
+/// whatever thread calls them.
+fn on_deep_stack<T: Send>(f: impl FnOnce() -> SchemaResult<T> + Send) -> SchemaResult<T> {
+    const STACK: usize = 64 << 20;
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("compatibility".into())
+            .stack_size(STACK)
+            .spawn_scoped(scope, f)
+            .map_err(|e| {
+                crate::engine::schema::error::SchemaError::invalid(format!(
+                    "cannot start the compatibility check: {e}"
+                ))
+            })?;
+        worker.join().unwrap_or_else(|_| {
+            Err(crate::engine::schema::error::SchemaError::invalid(
+                "the compatibility check failed unexpectedly",
+            ))
+        })
     })
 }
 

@@ -43,6 +43,9 @@ pub fn check(
         writer.file.messages().collect(),
         reader.file.messages().collect(),
     );
+    if let Some(e) = diff.too_deep {
+        return Err(SchemaError::invalid(e));
+    }
     let mut seen = HashSet::new();
     diff.out.retain(|m| seen.insert(m.clone()));
     Ok(diff.out)
@@ -53,7 +56,12 @@ struct Diff {
     out: Vec<String>,
     /// Writer messages being compared (a recursive type is compared once per path).
     stack: BTreeSet<String>,
+    /// Set when message types nest deeper than [`MAX_DEPTH`]: no verdict then.
+    too_deep: Option<String>,
 }
+
+/// Bounds the recursion through message types declared in other files.
+const MAX_DEPTH: usize = 100;
 
 /// The label as the `.proto` text spells it (Confluent compares labels of the source,
 /// where a proto3 field without a label and a oneof member have none).
@@ -205,6 +213,15 @@ impl Diff {
     }
 
     fn message(&mut self, w: &MessageDescriptor, r: &MessageDescriptor) {
+        if self.stack.len() >= MAX_DEPTH {
+            self.too_deep.get_or_insert_with(|| {
+                format!(
+                    "the Protobuf compatibility check refuses message types nested deeper than {MAX_DEPTH} levels (at {})",
+                    w.full_name()
+                )
+            });
+            return;
+        }
         if self.stack.insert(w.full_name().to_string()) {
             self.fields(w, r);
             self.stack.remove(w.full_name());
@@ -349,8 +366,12 @@ impl Diff {
         let mut sub = Diff {
             out: Vec::new(),
             stack: self.stack.clone(),
+            too_deep: None,
         };
         sub.message(w, r);
+        if let Some(e) = sub.too_deep.take() {
+            self.too_deep.get_or_insert(e);
+        }
         if is_incompatible(&sub.out) {
             self.out.append(&mut sub.out);
             self.push(format!(
