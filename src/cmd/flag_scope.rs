@@ -113,7 +113,7 @@ pub fn apply(root: Command) -> Command {
 pub fn for_completion(root: Command) -> Command {
     let shared = shared_flags(&root);
     let root = shared.iter().fold(root, |root, (arg, _)| {
-        root.mut_arg(arg.get_id().as_str().to_owned(), |a| a.global(false))
+        root.mut_arg(arg.get_id().as_str(), |a| a.global(false))
     });
     each_subcommand(root, &|sub, path| {
         let uses = groups_of(path);

@@ -165,10 +165,10 @@ fn every_command_line_in_the_docs_is_accepted_by_the_tool() {
             }
         }
         let Some(args) = tool_args(&words) else {
-            if let Some(first) = words.first().filter(|w| w.starts_with("scripts/")) {
-                if !is_executable(&root().join(first)) {
-                    problems.push(format!("{file}: {first} is not executable: {line}"));
-                }
+            if let Some(first) = words.first().filter(|w| w.starts_with("scripts/"))
+                && !is_executable(&root().join(first))
+            {
+                problems.push(format!("{file}: {first} is not executable: {line}"));
             }
             continue;
         };

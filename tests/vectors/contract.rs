@@ -79,15 +79,16 @@ fn tracked_files() -> Vec<PathBuf> {
         .args(["ls-files", "-z"])
         .current_dir(&root)
         .output();
-    if let Ok(out) = listed {
-        if out.status.success() && !out.stdout.is_empty() {
-            return out
-                .stdout
-                .split(|b| *b == 0)
-                .filter(|p| !p.is_empty())
-                .map(|p| PathBuf::from(String::from_utf8_lossy(p).into_owned()))
-                .collect();
-        }
+    if let Ok(out) = listed
+        && out.status.success()
+        && !out.stdout.is_empty()
+    {
+        return out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| PathBuf::from(String::from_utf8_lossy(p).into_owned()))
+            .collect();
     }
     let mut out = Vec::new();
     let mut stack = vec![PathBuf::new()];
