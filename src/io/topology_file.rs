@@ -384,6 +384,7 @@ impl Reader {
         let mut policy: Option<Located<String>> = None;
         let mut dead_letter_topic: Option<Located<String>> = None;
         let mut store: Option<Located<String>> = None;
+        let mut state_topic: Option<Located<String>> = None;
         for (key, key_pos, value) in self.mapping(node, "settings")? {
             let text = self.text(value, &key)?;
             let choice = |options: &[&str]| -> Result<(), SpecError> {
@@ -418,13 +419,17 @@ impl Reader {
                     };
                 }
                 "state_store" => {
-                    choice(&["dir", "memory"])?;
-                    settings.state_store = Some(if text.value == "dir" {
-                        StateStoreKind::Dir
-                    } else {
-                        StateStoreKind::Memory
+                    choice(&["kafka", "dir", "memory"])?;
+                    settings.state_store = Some(match text.value.as_str() {
+                        "kafka" => StateStoreKind::Kafka,
+                        "dir" => StateStoreKind::Dir,
+                        _ => StateStoreKind::Memory,
                     });
                     store = Some(text);
+                }
+                "state_topic" => {
+                    settings.state_topic = Some(text.value.clone());
+                    state_topic = Some(text);
                 }
                 "state_layout" => {
                     choice(&["java-go", "rust"])?;
@@ -438,7 +443,7 @@ impl Reader {
                     return Err(SpecError::at(
                         key_pos,
                         format!(
-                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_store, state_dir, state_layout or barrier_group"
+                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_store, state_topic, state_dir, state_layout or barrier_group"
                         ),
                     ));
                 }
@@ -458,8 +463,30 @@ impl Reader {
                         "state_store memory keeps no files: drop state_dir, or choose state_store dir",
                     ));
                 }
+                (Some(StateStoreKind::Kafka), true) => {
+                    return Err(SpecError::at(
+                        store.pos,
+                        "state_store kafka with a state_dir (a local cache of the topic) is not supported yet: drop state_dir, or choose state_store dir",
+                    ));
+                }
+                (Some(StateStoreKind::Kafka), _)
+                    if settings.guarantee == Guarantee::ExactlyOnce =>
+                {
+                    return Err(SpecError::at(
+                        store.pos,
+                        "state_store kafka with guarantee exactly-once is not supported yet (its snapshots are not written in the outputs' transaction): use at-least-once, or state_store dir",
+                    ));
+                }
                 _ => {}
             }
+        }
+        if let Some(topic) = &state_topic
+            && settings.state_store() != StateStoreKind::Kafka
+        {
+            return Err(SpecError::at(
+                topic.pos,
+                "state_topic belongs to state_store kafka",
+            ));
         }
         settings.error_policy = match (policy, dead_letter_topic) {
             (Some(p), Some(topic)) if p.value == "dead-letter" => {
@@ -750,8 +777,19 @@ nodes:
         let e = with("  state_store: disk\n").unwrap_err();
         assert_eq!(
             e.message,
-            "state_store must be one of dir, memory, got `disk`"
+            "state_store must be one of kafka, dir, memory, got `disk`"
         );
+        let settings = with("  state_store: kafka\n  state_topic: orders-state\n")
+            .unwrap()
+            .settings;
+        assert_eq!(settings.state_store(), StateStoreKind::Kafka);
+        assert_eq!(settings.state_topic.as_deref(), Some("orders-state"));
+        let e = with("  state_topic: t\n").unwrap_err();
+        assert_eq!(e.message, "state_topic belongs to state_store kafka");
+        let e = with("  guarantee: exactly-once\n  state_store: kafka\n").unwrap_err();
+        assert!(e.message.contains("not supported yet"), "{e}");
+        let e = with("  state_store: kafka\n  state_dir: /s\n").unwrap_err();
+        assert!(e.message.contains("not supported yet"), "{e}");
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod runner_consumer;
 pub mod runner_cuts;
 pub mod runner_producer;
 pub mod settings;
+pub mod state_topic;
 pub mod tail_consumer;
 pub mod test_hooks;
 pub mod topic_reader;

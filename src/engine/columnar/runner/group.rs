@@ -155,6 +155,34 @@ pub trait StateStore {
     fn epochs(&mut self, _partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
         Ok(None)
     }
+    /// The next offsets a completed round consumed, told before its live saves,
+    /// so a store that records what its snapshots reflect (the Kafka store) can.
+    fn reflect(&mut self, _offsets: &BTreeMap<Tp, i64>) {}
+}
+
+/// A store chosen at run time (the online command's `state_store`).
+impl<T: StateStore + ?Sized> StateStore for Box<T> {
+    fn load(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+    ) -> Result<BTreeMap<String, Vec<u8>>, RunnerError> {
+        (**self).load(partition, epoch)
+    }
+    fn save(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<(), RunnerError> {
+        (**self).save(partition, epoch, state)
+    }
+    fn epochs(&mut self, partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
+        (**self).epochs(partition)
+    }
+    fn reflect(&mut self, offsets: &BTreeMap<Tp, i64>) {
+        (**self).reflect(offsets)
+    }
 }
 
 /// Called on the runner's thread after a barrier commit.
@@ -190,6 +218,9 @@ pub struct GroupRunner<C, P, S> {
     adopted: BTreeSet<i32>,
     barrier: Option<Aligner>,
     warnings: Vec<String>,
+    /// A partition's state that could not be loaded on assignment: the next
+    /// round fails with it instead of running that partition from nothing.
+    fatal: Option<RunnerError>,
 }
 
 /// A pipelined round whose outputs were sent but not all acknowledged.
@@ -260,6 +291,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             adopted: BTreeSet::new(),
             barrier: None,
             warnings: Vec::new(),
+            fatal: None,
         }
     }
 
@@ -300,8 +332,17 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             if self.adopted.remove(partition) {
                 continue;
             }
-            if let Ok(state) = self.store.load(*partition, LIVE_EPOCH) {
-                let _ = self.topology.restore_partition(*partition, &state);
+            // Unlike Java and Go, a state that cannot be loaded stops the run: starting
+            // the partition from nothing would silently compute wrong totals.
+            let loaded = self.store.load(*partition, LIVE_EPOCH).and_then(|state| {
+                self.topology
+                    .restore_partition(*partition, &state)
+                    .map_err(|e| {
+                        RunnerError::new(format!("restore partition {partition} state: {e}"))
+                    })
+            });
+            if let Err(e) = loaded {
+                self.fatal.get_or_insert(e);
             }
         }
     }
@@ -365,6 +406,9 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
     /// round rolls state back and seeks every topic-partition it read back to
     /// where the round began, so nothing it read is lost.
     pub fn run_once(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+        if let Some(e) = self.fatal.take() {
+            return Err(e);
+        }
         if self.pipelined() {
             return self.run_pipelined();
         }
@@ -780,6 +824,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         if !self.save_each_round {
             return Ok(());
         }
+        self.store.reflect(&round.offsets);
         for (partition, _) in &round.prior {
             let state = self
                 .topology
