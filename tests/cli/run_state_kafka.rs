@@ -243,3 +243,181 @@ fn state_follows_its_partition_across_members_with_no_shared_directory() {
         "{stderr}"
     );
 }
+
+/// Creates `topic` (1 partition) with the given topic configs.
+fn create_topic_with(bootstrap: &str, topic: &str, configs: &[(&str, &str)]) {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut new =
+        rdkafka::admin::NewTopic::new(topic, 1, rdkafka::admin::TopicReplication::Fixed(1));
+    for (k, v) in configs {
+        new = new.set(k, v);
+    }
+    let results = rt
+        .block_on(admin.create_topics(&[new], &AdminOptions::new().request_timeout(Some(TIMEOUT))))
+        .unwrap();
+    for r in results {
+        r.unwrap();
+    }
+}
+
+#[test]
+fn a_snapshot_bigger_than_max_message_bytes_round_trips_in_chunks_and_a_deleting_state_topic_is_refused()
+ {
+    use rdkafka::message::{Headers, Message};
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let (input, output) = (unique_name("orders"), unique_name("totals"));
+    create_topic(&bootstrap, &input, 1);
+    create_topic(&bootstrap, &output, 1);
+    let group = unique_name("big");
+    let state_topic = format!("{group}-state");
+    // 20 000 bytes a record: chunks of 20 000 - 16 KiB = 3 616 bytes.
+    create_topic_with(
+        &bootstrap,
+        &state_topic,
+        &[
+            ("cleanup.policy", "compact"),
+            ("max.message.bytes", "20000"),
+        ],
+    );
+    let machines: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let files: Vec<_> = machines
+        .iter()
+        .map(|m| topology(m.path(), &group, &input, &output, None))
+        .collect();
+    let users = 400;
+    let mut truth: BTreeMap<String, i64> = BTreeMap::new();
+    let produce_round = |round: i64, truth: &mut BTreeMap<String, i64>| {
+        let records: Vec<(i32, String, String)> = (0..users)
+            .map(|u| {
+                let user = format!("user-number-{u}");
+                let amount = round * 1000 + u;
+                *truth.entry(user.clone()).or_default() += amount;
+                (
+                    0,
+                    user.clone(),
+                    json!({"user": user, "amount": amount}).to_string(),
+                )
+            })
+            .collect();
+        produce(&bootstrap, &input, &records);
+    };
+    produce_round(1, &mut truth);
+    let mut a = start_runner(&bootstrap, &files[0], &[]);
+    assert_eq!(await_truth(&bootstrap, &output, &truth), truth);
+    signal(&a, "-TERM");
+    assert_eq!(wait_exit(&mut a).code(), Some(130));
+
+    // The snapshot is in chunks, then a manifest naming them.
+    let records = crate::support::topic_read::TopicRead::new(&bootstrap, &state_topic, 1)
+        .deadline(Duration::from_secs(5))
+        .until(
+            |m| {
+                let chunks = m.headers().and_then(|hs| {
+                    hs.iter()
+                        .find(|h| h.key == "krabka.state.chunks")
+                        .and_then(|h| h.value.map(|v| String::from_utf8_lossy(v).into_owned()))
+                });
+                (
+                    String::from_utf8_lossy(m.key().unwrap_or_default()).into_owned(),
+                    m.payload().map(<[u8]>::to_vec),
+                    chunks,
+                )
+            },
+            |_| false,
+        );
+    let manifest = records
+        .iter()
+        .rev()
+        .find(|(k, _, _)| k == "partition-0")
+        .expect("a manifest");
+    let chunks = manifest.2.clone().expect("the snapshot was chunked");
+    let count: usize = chunks.split('/').nth(1).unwrap().parse().unwrap();
+    assert!(count >= 3, "{chunks}");
+    // The chunks, in order, are exactly the gen B container `snapshot dump` decodes.
+    let version = chunks.split('/').next().unwrap();
+    let mut container = Vec::new();
+    for i in 0..count {
+        let key = format!("partition-0.chunk-{version}-{i}");
+        let (_, value, _) = records
+            .iter()
+            .rev()
+            .find(|(k, _, _)| *k == key)
+            .expect("every chunk");
+        assert!(value.as_ref().unwrap().len() <= 3616);
+        container.extend_from_slice(value.as_ref().unwrap());
+    }
+    let file = machines[0].path().join("assembled.snapshot");
+    std::fs::write(&file, &container).unwrap();
+    let dump = Command::new(crate::support::binary())
+        .args([
+            "--output",
+            "json",
+            "snapshot",
+            "dump",
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        dump.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let text = String::from_utf8_lossy(&dump.stdout);
+    assert!(
+        text.contains("per-user") && text.contains("user-number-399"),
+        "{text}"
+    );
+
+    // A writer killed mid-way left two chunks of a newer snapshot and no manifest:
+    // the next owner must take the previous complete snapshot, not these.
+    crate::support::admin::produce_bytes(
+        &bootstrap,
+        &state_topic,
+        &[
+            (
+                0,
+                "partition-0.chunk-1-0".to_owned(),
+                vec![0, 0, 0, 1, 0, 0, 0, 9],
+            ),
+            (0, "partition-0.chunk-1-1".to_owned(), vec![0xff; 3000]),
+        ],
+    );
+    // Another member restores it from the chunks and carries on.
+    produce_round(2, &mut truth);
+    let mut b = start_runner(&bootstrap, &files[1], &[]);
+    assert_eq!(await_truth(&bootstrap, &output, &truth), truth);
+    signal(&b, "-TERM");
+    assert_eq!(wait_exit(&mut b).code(), Some(130));
+
+    // A state topic that deletes by retention is refused before anything runs.
+    let other = unique_name("deleting");
+    create_topic_with(
+        &bootstrap,
+        &format!("{other}-state"),
+        &[("cleanup.policy", "delete")],
+    );
+    let file = topology(
+        machines[1].path(),
+        &other,
+        &input,
+        &unique_name("out"),
+        None,
+    );
+    let refused = runner_command(&bootstrap, &file, &[]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the state topic {other}-state exists with cleanup.policy=delete: a state topic must be compacted")),
+        "{stderr}"
+    );
+}
