@@ -469,14 +469,6 @@ impl Reader {
                         "state_store kafka with a state_dir (a local cache of the topic) is not supported yet: drop state_dir, or choose state_store dir",
                     ));
                 }
-                (Some(StateStoreKind::Kafka), _)
-                    if settings.guarantee == Guarantee::ExactlyOnce =>
-                {
-                    return Err(SpecError::at(
-                        store.pos,
-                        "state_store kafka with guarantee exactly-once is not supported yet (its snapshots are not written in the outputs' transaction): use at-least-once, or state_store dir",
-                    ));
-                }
                 _ => {}
             }
         }
@@ -786,8 +778,7 @@ nodes:
         assert_eq!(settings.state_topic.as_deref(), Some("orders-state"));
         let e = with("  state_topic: t\n").unwrap_err();
         assert_eq!(e.message, "state_topic belongs to state_store kafka");
-        let e = with("  guarantee: exactly-once\n  state_store: kafka\n").unwrap_err();
-        assert!(e.message.contains("not supported yet"), "{e}");
+        assert!(with("  guarantee: exactly-once\n  state_store: kafka\n").is_ok());
         let e = with("  state_store: kafka\n  state_dir: /s\n").unwrap_err();
         assert!(e.message.contains("not supported yet"), "{e}");
     }

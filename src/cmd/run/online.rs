@@ -224,10 +224,14 @@ pub fn start(
             );
         }
         // Identity is checked per snapshot record, when a partition is loaded.
-        Box::new(
+        let store =
             KafkaStateStore::new(kafka, topic, identity, topics.clone(), adopt_state, timeout)
-                .map_err(StartError::Failed)?,
-        )
+                .map_err(StartError::Failed)?;
+        if settings.guarantee == Guarantee::ExactlyOnce {
+            Box::new(store.exactly_once())
+        } else {
+            Box::new(store)
+        }
     } else {
         let store = state_store(spec, &group).map_err(StartError::Failed)?;
         // Before anything is loaded: state of another group or topology is refused.

@@ -23,7 +23,8 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::engine::columnar::headers::Header;
-use crate::engine::columnar::runner::group::{RunnerError, StateStore, Tp};
+use crate::engine::columnar::record::OutRecord;
+use crate::engine::columnar::runner::group::{RunnerError, StateOut, StateStore, Tp};
 use crate::engine::columnar::snapshot::container;
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::snapshot::state_record::{
@@ -94,6 +95,8 @@ fn reader(settings: &KafkaSettings) -> Result<ReaderConsumer, String> {
     config
         .set("enable.auto.commit", "false")
         .set("enable.partition.eof", "true")
+        // Snapshots of aborted transactions are hidden where the broker can.
+        .set("isolation.level", "read_committed")
         .set("group.id", "krabka-streams-state-reader-unused");
     config
         .create_with_context(ReaderContext)
@@ -211,6 +214,9 @@ pub struct KafkaStateStore {
     /// The chunks of the snapshot last read or written per key (tombstoned when replaced).
     chunks: BTreeMap<String, Chunks>,
     version: u64,
+    /// Snapshots go in the runner's transaction, and a restore takes the newest
+    /// snapshot not ahead of the committed offsets.
+    exactly_once: bool,
 }
 
 impl KafkaStateStore {
@@ -223,6 +229,9 @@ impl KafkaStateStore {
         timeout: Duration,
     ) -> Result<Self, String> {
         let mut config = settings.client_config();
+        // This producer writes outside transactions (at-least-once saves, and
+        // rebalance saves of state that matches the committed offsets).
+        config.remove("transactional.id");
         // Large snapshots go in chunks sized to the topic; the producer must take them.
         config.set(
             "message.max.bytes",
@@ -247,7 +256,64 @@ impl KafkaStateStore {
             offsets: InputOffsets::new(),
             chunks: BTreeMap::new(),
             version,
+            exactly_once: false,
         })
+    }
+
+    /// Exactly-once: snapshots are sent in the runner's transaction.
+    pub fn exactly_once(mut self) -> Self {
+        self.exactly_once = true;
+        self
+    }
+
+    /// The records that save `state` under (partition, epoch), the tombstones
+    /// of the chunks they replace last; the chunk bookkeeping moves on.
+    fn records(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        state: &BTreeMap<String, Vec<u8>>,
+    ) -> Vec<StateRecord> {
+        let key = state_record::snapshot_key(partition, epoch);
+        let offsets: InputOffsets = self
+            .offsets
+            .iter()
+            .filter(|(tp, _)| tp.1 == partition)
+            .map(|(tp, o)| (tp.clone(), *o))
+            .collect();
+        self.version += 1;
+        let mut records = state_record::snapshot_records(
+            partition,
+            epoch,
+            &container::encode(state),
+            &self.identity,
+            &offsets,
+            self.topic
+                .max_message_bytes
+                .saturating_sub(RECORD_OVERHEAD)
+                .max(1024),
+            self.version,
+        );
+        let chunked = records.last().is_some_and(|r| {
+            r.headers
+                .iter()
+                .any(|h| h.key == state_record::CHUNKS_HEADER)
+        });
+        let count = records.len() - 1;
+        if let Some(old) = self.chunks.remove(&key) {
+            records.extend(state_record::chunk_tombstones(&key, &old));
+        }
+        if chunked {
+            self.chunks.insert(
+                key,
+                Chunks {
+                    version: self.version,
+                    count,
+                    total: 0,
+                },
+            );
+        }
+        records
     }
 
     fn state_partition(&self, partition: i32) -> i32 {
@@ -382,12 +448,20 @@ impl KafkaStateStore {
     fn load_container(&mut self, partition: i32, epoch: i64) -> Result<Option<Vec<u8>>, String> {
         let key = state_record::snapshot_key(partition, epoch);
         let records = self.read_partition(self.state_partition(partition))?;
-        let found = state_record::latest(&records, partition, epoch)?;
         let committed = if epoch < 0 {
             self.committed(partition)?
         } else {
             InputOffsets::new()
         };
+        let exactly_once = self.exactly_once && epoch < 0;
+        let found = state_record::latest_where(&records, partition, epoch, |found| {
+            // Ahead of the commit = written in a transaction that never committed.
+            !exactly_once
+                || found
+                    .offsets
+                    .iter()
+                    .all(|(tp, o)| *o <= committed.get(tp).copied().unwrap_or(0))
+        })?;
         let Some(found) = found else {
             if epoch >= 0 {
                 return Err(format!(
@@ -453,47 +527,40 @@ impl StateStore for KafkaStateStore {
         state: &BTreeMap<String, Vec<u8>>,
     ) -> Result<(), RunnerError> {
         let fail = |m: String| RunnerError::new(format!("save partition {partition} state: {m}"));
-        let key = state_record::snapshot_key(partition, epoch);
-        let offsets: InputOffsets = self
-            .offsets
-            .iter()
-            .filter(|(tp, _)| tp.1 == partition)
-            .map(|(tp, o)| (tp.clone(), *o))
-            .collect();
-        self.version += 1;
-        let records = state_record::snapshot_records(
-            partition,
-            epoch,
-            &container::encode(state),
-            &self.identity,
-            &offsets,
-            self.topic
-                .max_message_bytes
-                .saturating_sub(RECORD_OVERHEAD)
-                .max(1024),
-            self.version,
-        );
+        let records = self.records(partition, epoch, state);
+        // Tombstones come last, so the new snapshot is acknowledged before the
+        // chunks it replaced go (one partition: the broker keeps the order).
+        self.produce(self.state_partition(partition), &records)
+            .map_err(fail)
+    }
+
+    fn transactional_records(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<Option<Vec<StateOut>>, RunnerError> {
+        if !self.exactly_once {
+            return Ok(None);
+        }
         let target = self.state_partition(partition);
-        self.produce(target, &records).map_err(fail)?;
-        // The new snapshot is acknowledged: the chunks it replaced can go.
-        let written = records.last().and_then(|r| {
-            r.headers
-                .iter()
-                .any(|h| h.key == state_record::CHUNKS_HEADER)
-                .then_some(Chunks {
-                    version: self.version,
-                    count: records.len() - 1,
-                    total: 0,
+        Ok(Some(
+            self.records(partition, epoch, state)
+                .into_iter()
+                .map(|r| {
+                    (
+                        self.topic.name.clone(),
+                        target,
+                        OutRecord {
+                            key: Some(r.key.into_bytes()),
+                            value: r.value,
+                            timestamp: 0,
+                            headers: r.headers,
+                        },
+                    )
                 })
-        });
-        if let Some(old) = self.chunks.remove(&key) {
-            self.produce(target, &state_record::chunk_tombstones(&key, &old))
-                .map_err(fail)?;
-        }
-        if let Some(chunks) = written {
-            self.chunks.insert(key, chunks);
-        }
-        Ok(())
+                .collect(),
+        ))
     }
 
     fn reflect(&mut self, offsets: &BTreeMap<Tp, i64>) {

@@ -103,6 +103,17 @@ pub trait Consumer {
 /// only with [`Guarantee::ExactlyOnce`]; a fenced producer is an error, never retriable.
 pub trait Producer {
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError>;
+    /// Sends to one partition (state records, whose reader reads one partition).
+    fn send_to(
+        &mut self,
+        topic: &str,
+        _partition: i32,
+        _record: &OutRecord,
+    ) -> Result<(), RunnerError> {
+        Err(RunnerError::new(format!(
+            "this producer cannot send to a chosen partition of {topic}"
+        )))
+    }
     /// Waits for every send to be acknowledged.
     fn flush(&mut self) -> Result<(), RunnerError>;
     /// Ends the batch of sends made since the last call and returns its ticket
@@ -136,6 +147,9 @@ pub trait Producer {
     }
 }
 
+/// A state record for the runner to send: (topic, partition, record).
+pub type StateOut = (String, i32, OutRecord);
+
 /// Partition snapshots keyed by (logical partition, epoch).
 pub trait StateStore {
     /// A missing snapshot loads as an empty map.
@@ -158,6 +172,17 @@ pub trait StateStore {
     /// The next offsets a completed round consumed, told before its live saves,
     /// so a store that records what its snapshots reflect (the Kafka store) can.
     fn reflect(&mut self, _offsets: &BTreeMap<Tp, i64>) {}
+    /// Exactly-once: the records that save `state`, for the runner to send in
+    /// its open transaction (topic, partition, record); `None` when this store
+    /// saves by itself ([`StateStore::save`]).
+    fn transactional_records(
+        &mut self,
+        _partition: i32,
+        _epoch: i64,
+        _state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<Option<Vec<StateOut>>, RunnerError> {
+        Ok(None)
+    }
 }
 
 /// A store chosen at run time (the online command's `state_store`).
@@ -182,6 +207,14 @@ impl<T: StateStore + ?Sized> StateStore for Box<T> {
     }
     fn reflect(&mut self, offsets: &BTreeMap<Tp, i64>) {
         (**self).reflect(offsets)
+    }
+    fn transactional_records(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<Option<Vec<StateOut>>, RunnerError> {
+        (**self).transactional_records(partition, epoch, state)
     }
 }
 
@@ -830,9 +863,28 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
                 .topology
                 .snapshot_partition(*partition)
                 .map_err(|e| RunnerError::new(e.to_string()))?;
-            self.store.save(*partition, LIVE_EPOCH, &state)?;
+            self.save_state(*partition, LIVE_EPOCH, &state)?;
         }
         Ok(())
+    }
+
+    /// Saves one partition's state: under exactly-once, a store that writes
+    /// records has the runner send them in the open transaction, so they commit
+    /// or abort with the outputs and the offsets.
+    fn save_state(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<(), RunnerError> {
+        if self.guarantee == Guarantee::ExactlyOnce
+            && let Some(records) = self.store.transactional_records(partition, epoch, state)?
+        {
+            return records
+                .iter()
+                .try_for_each(|(topic, p, record)| self.producer.send_to(topic, *p, record));
+        }
+        self.store.save(partition, epoch, state)
     }
 
     /// Saves every barrier partition under the cut epoch, unless the cut came too late (D9).
@@ -845,7 +897,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
                 .topology
                 .snapshot_partition(*partition)
                 .map_err(|e| RunnerError::new(e.to_string()))?;
-            self.store.save(*partition, barrier.cut.epoch, &state)?;
+            self.save_state(*partition, barrier.cut.epoch, &state)?;
         }
         Ok(())
     }
