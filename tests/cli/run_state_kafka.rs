@@ -219,8 +219,23 @@ fn state_follows_its_partition_across_members_with_no_shared_directory() {
     produce_batch(&bootstrap, &input, 7, &mut truth);
     check("c killed (kill -9)", &truth, &mut log);
 
+    // b and c come back on their machines, then a leaves: ten membership changes.
+    let mut b = start_runner(&bootstrap, &files[1], &["-v"]);
+    std::thread::sleep(Duration::from_secs(6));
+    produce_batch(&bootstrap, &input, 8, &mut truth);
+    check("b restarted", &truth, &mut log);
+    let mut c = start_runner(&bootstrap, &files[2], &["-v"]);
+    std::thread::sleep(Duration::from_secs(6));
+    produce_batch(&bootstrap, &input, 9, &mut truth);
+    check("c restarted", &truth, &mut log);
     signal(&a, "-TERM");
     assert_eq!(wait_exit(&mut a).code(), Some(130));
+    produce_batch(&bootstrap, &input, 10, &mut truth);
+    check("a stopped again (SIGTERM)", &truth, &mut log);
+    for member in [&mut b, &mut c] {
+        signal(member, "-TERM");
+        assert_eq!(wait_exit(member).code(), Some(130));
+    }
 
     // Another group pointed at this state topic is refused, naming both owners.
     let other = unique_name("other");

@@ -320,8 +320,11 @@ impl KafkaStateStore {
         partition % self.topic.partitions.max(1)
     }
 
-    /// Every record of one state-topic partition, log start to high watermark.
-    fn read_partition(&self, partition: i32) -> Result<Vec<ReadRecord>, String> {
+    /// The records of one state-topic partition under `key` or its chunk keys,
+    /// log start to high watermark (other logical partitions' records are
+    /// skipped as they are read, so only this key's history is held).
+    fn read_partition(&self, partition: i32, key: &str) -> Result<Vec<ReadRecord>, String> {
+        let chunk_prefix = format!("{key}.chunk-");
         let name = &self.topic.name;
         let consumer = reader(&self.settings)?;
         let (low, high) = consumer
@@ -349,7 +352,14 @@ impl KafkaStateStore {
                 Some(Err(e)) => return Err(format!("read {name}-{partition}: {e}")),
                 Some(Ok(m)) => {
                     let offset = m.offset();
-                    let Some(key) = m.key().and_then(|k| std::str::from_utf8(k).ok()) else {
+                    let Some(found) = m
+                        .key()
+                        .and_then(|k| std::str::from_utf8(k).ok())
+                        .filter(|k| *k == key || k.starts_with(&chunk_prefix))
+                    else {
+                        if offset + 1 >= high {
+                            break;
+                        }
                         continue;
                     };
                     let headers = m
@@ -365,7 +375,7 @@ impl KafkaStateStore {
                         .unwrap_or_default();
                     records.push(ReadRecord {
                         offset,
-                        key: key.to_owned(),
+                        key: found.to_owned(),
                         value: m.payload().map(<[u8]>::to_vec),
                         headers,
                     });
@@ -447,7 +457,7 @@ impl KafkaStateStore {
 
     fn load_container(&mut self, partition: i32, epoch: i64) -> Result<Option<Vec<u8>>, String> {
         let key = state_record::snapshot_key(partition, epoch);
-        let records = self.read_partition(self.state_partition(partition))?;
+        let records = self.read_partition(self.state_partition(partition), &key)?;
         let committed = if epoch < 0 {
             self.committed(partition)?
         } else {
