@@ -405,6 +405,7 @@ impl Reader {
         let mut policy: Option<Located<String>> = None;
         let mut dead_letter_topic: Option<Located<String>> = None;
         let mut store: Option<Located<String>> = None;
+        let mut state_topic: Option<Located<String>> = None;
         for (key, key_pos, value) in self.mapping(node, "settings")? {
             let text = self.text(value, &key)?;
             let choice = |options: &[&str]| -> Result<(), SpecError> {
@@ -439,13 +440,17 @@ impl Reader {
                     };
                 }
                 "state_store" => {
-                    choice(&["dir", "memory"])?;
-                    settings.state_store = Some(if text.value == "dir" {
-                        StateStoreKind::Dir
-                    } else {
-                        StateStoreKind::Memory
+                    choice(&["kafka", "dir", "memory"])?;
+                    settings.state_store = Some(match text.value.as_str() {
+                        "kafka" => StateStoreKind::Kafka,
+                        "dir" => StateStoreKind::Dir,
+                        _ => StateStoreKind::Memory,
                     });
                     store = Some(text);
+                }
+                "state_topic" => {
+                    settings.state_topic = Some(text.value.clone());
+                    state_topic = Some(text);
                 }
                 "state_layout" => {
                     choice(&["java-go", "rust"])?;
@@ -459,7 +464,7 @@ impl Reader {
                     return Err(SpecError::at(
                         key_pos,
                         format!(
-                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_store, state_dir, state_layout or barrier_group"
+                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_store, state_topic, state_dir, state_layout or barrier_group"
                         ),
                     ));
                 }
@@ -479,8 +484,22 @@ impl Reader {
                         "state_store memory keeps no files: drop state_dir, or choose state_store dir",
                     ));
                 }
+                (Some(StateStoreKind::Kafka), true) => {
+                    return Err(SpecError::at(
+                        store.pos,
+                        "state_store kafka with a state_dir (a local cache of the topic) is not supported yet: drop state_dir, or choose state_store dir",
+                    ));
+                }
                 _ => {}
             }
+        }
+        if let Some(topic) = &state_topic
+            && settings.state_store() != StateStoreKind::Kafka
+        {
+            return Err(SpecError::at(
+                topic.pos,
+                "state_topic belongs to state_store kafka",
+            ));
         }
         settings.error_policy = match (policy, dead_letter_topic) {
             (Some(p), Some(topic)) if p.value == "dead-letter" => {
@@ -771,8 +790,18 @@ nodes:
         let e = with("  state_store: disk\n").unwrap_err();
         assert_eq!(
             e.message,
-            "state_store must be one of dir, memory, got `disk`"
+            "state_store must be one of kafka, dir, memory, got `disk`"
         );
+        let settings = with("  state_store: kafka\n  state_topic: orders-state\n")
+            .unwrap()
+            .settings;
+        assert_eq!(settings.state_store(), StateStoreKind::Kafka);
+        assert_eq!(settings.state_topic.as_deref(), Some("orders-state"));
+        let e = with("  state_topic: t\n").unwrap_err();
+        assert_eq!(e.message, "state_topic belongs to state_store kafka");
+        assert!(with("  guarantee: exactly-once\n  state_store: kafka\n").is_ok());
+        let e = with("  state_store: kafka\n  state_dir: /s\n").unwrap_err();
+        assert!(e.message.contains("not supported yet"), "{e}");
     }
 
     #[test]

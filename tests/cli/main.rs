@@ -24,6 +24,7 @@ mod run_schema_cache;
 mod run_sink_files;
 mod run_sinks;
 mod run_state;
+mod run_state_kafka;
 mod schema;
 mod schema_cache;
 mod schema_check;

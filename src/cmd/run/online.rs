@@ -19,7 +19,7 @@ use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
 use crate::cmd::schema_cache::decoding_cache;
-use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, Tp};
+use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, StateStore, Tp};
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::topology::spec::{
     self, Guarantee, NodeOp, StateLayout, StateStoreKind, TopologySpec,
@@ -34,6 +34,7 @@ use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerCo
 use crate::io::kafka::runner_cuts::BrokerCuts;
 use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::state_topic::{KafkaStateStore, ensure_state_topic, source_partitions};
 use crate::io::kafka::transactions;
 use crate::io::runner_state::{Claim, FileStateStore};
 
@@ -159,7 +160,7 @@ fn runner_failure(e: RunnerError) -> CliError {
 }
 
 /// The runner over the real adapters.
-pub type OnlineRunner = GroupRunner<RunnerConsumer, RunnerProducer, FileStateStore>;
+pub type OnlineRunner = GroupRunner<RunnerConsumer, RunnerProducer, Box<dyn StateStore>>;
 
 /// A runner subscribed to the topology's source topics, with its group name and topics.
 pub struct Started {
@@ -207,20 +208,47 @@ pub fn start(
     if let Some(warning) = locality_warning(spec, stateful) {
         tracing::warn!("{warning}");
     }
-    let mut store = state_store(spec, &group).map_err(StartError::Failed)?;
-    // Before anything is loaded: state of another group or topology is refused.
-    match store
-        .claim(&StateIdentity::of(spec, &group), adopt_state)
-        .map_err(StartError::Failed)?
-    {
-        Claim::Adopted(Some(previous)) => {
-            tracing::warn!("--adopt-state: took over the state of {previous}")
+    let identity = StateIdentity::of(spec, &group);
+    let mut store: Box<dyn StateStore> = if settings.state_store() == StateStoreKind::Kafka {
+        let name = settings
+            .state_topic
+            .clone()
+            .unwrap_or_else(|| format!("{group}-state"));
+        let partitions = source_partitions(kafka, &topics, timeout).map_err(StartError::Failed)?;
+        let topic =
+            ensure_state_topic(kafka, &name, partitions, timeout).map_err(StartError::Failed)?;
+        if topic.created {
+            tracing::info!(
+                "created the state topic {name} ({} partitions, cleanup.policy=compact)",
+                topic.partitions
+            );
         }
-        Claim::Adopted(None) => {
-            tracing::warn!("--adopt-state: took over snapshots of unrecorded identity")
+        // Identity is checked per snapshot record, when a partition is loaded.
+        let store =
+            KafkaStateStore::new(kafka, topic, identity, topics.clone(), adopt_state, timeout)
+                .map_err(StartError::Failed)?;
+        if settings.guarantee == Guarantee::ExactlyOnce {
+            Box::new(store.exactly_once())
+        } else {
+            Box::new(store)
         }
-        Claim::NotNeeded | Claim::Fresh | Claim::Matched => {}
-    }
+    } else {
+        let store = state_store(spec, &group).map_err(StartError::Failed)?;
+        // Before anything is loaded: state of another group or topology is refused.
+        match store
+            .claim(&identity, adopt_state)
+            .map_err(StartError::Failed)?
+        {
+            Claim::Adopted(Some(previous)) => {
+                tracing::warn!("--adopt-state: took over the state of {previous}")
+            }
+            Claim::Adopted(None) => {
+                tracing::warn!("--adopt-state: took over snapshots of unrecorded identity")
+            }
+            Claim::NotNeeded | Claim::Fresh | Claim::Matched => {}
+        }
+        Box::new(store)
+    };
     let restored = match restore_cut {
         Some(selector) => Some(
             restore_cut::prepare(
@@ -229,7 +257,7 @@ pub fn start(
                 settings.barrier_group.as_deref(),
                 &group,
                 selector,
-                &mut store,
+                store.as_mut(),
             )
             .map_err(StartError::Cli)?,
         ),
@@ -274,8 +302,11 @@ pub fn start(
     // With a state directory, stateful topologies keep their files in step with
     // the committed offsets, so a kill -9 never restarts from older state.
     runner.save_each_round = stateful
-        && settings.state_store() == StateStoreKind::Dir
-        && settings.state_layout == StateLayout::JavaGo;
+        && match settings.state_store() {
+            StateStoreKind::Kafka => true,
+            StateStoreKind::Dir => settings.state_layout == StateLayout::JavaGo,
+            StateStoreKind::Memory => false,
+        };
     if let Some(barrier_group) = settings.barrier_group.as_deref() {
         let cuts = BrokerCuts::new(kafka.clone(), timeout);
         runner = runner

@@ -189,10 +189,19 @@ fn headers(record: &OutRecord) -> Option<OwnedHeaders> {
     Some(out)
 }
 
-impl group::Producer for RunnerProducer {
-    fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
+impl RunnerProducer {
+    /// Sends to the partition the partitioner picks, or to `partition`.
+    fn send_at(
+        &mut self,
+        topic: &str,
+        partition: Option<i32>,
+        record: &OutRecord,
+    ) -> Result<(), RunnerError> {
         let mut base: BaseRecord<'_, [u8], [u8], usize> =
             BaseRecord::with_opaque_to(topic, self.batch as usize);
+        if let Some(partition) = partition {
+            base = base.partition(partition);
+        }
         if let Some(k) = record.key.as_deref() {
             base = base.key(k);
         }
@@ -229,6 +238,21 @@ impl group::Producer for RunnerProducer {
                 }
             }
         }
+    }
+}
+
+impl group::Producer for RunnerProducer {
+    fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
+        self.send_at(topic, None, record)
+    }
+
+    fn send_to(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        record: &OutRecord,
+    ) -> Result<(), RunnerError> {
+        self.send_at(topic, Some(partition), record)
     }
 
     fn flush(&mut self) -> Result<(), RunnerError> {

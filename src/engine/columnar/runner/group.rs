@@ -103,6 +103,17 @@ pub trait Consumer {
 /// only with [`Guarantee::ExactlyOnce`]; a fenced producer is an error, never retriable.
 pub trait Producer {
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError>;
+    /// Sends to one partition (state records, whose reader reads one partition).
+    fn send_to(
+        &mut self,
+        topic: &str,
+        _partition: i32,
+        _record: &OutRecord,
+    ) -> Result<(), RunnerError> {
+        Err(RunnerError::new(format!(
+            "this producer cannot send to a chosen partition of {topic}"
+        )))
+    }
     /// Waits for every send to be acknowledged.
     fn flush(&mut self) -> Result<(), RunnerError>;
     /// Ends the batch of sends made since the last call and returns its ticket
@@ -136,6 +147,9 @@ pub trait Producer {
     }
 }
 
+/// A state record for the runner to send: (topic, partition, record).
+pub type StateOut = (String, i32, OutRecord);
+
 /// Partition snapshots keyed by (logical partition, epoch).
 pub trait StateStore {
     /// A missing snapshot loads as an empty map.
@@ -154,6 +168,53 @@ pub trait StateStore {
     /// store cannot tell (restores then load whatever `load` gives).
     fn epochs(&mut self, _partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
         Ok(None)
+    }
+    /// The next offsets a completed round consumed, told before its live saves,
+    /// so a store that records what its snapshots reflect (the Kafka store) can.
+    fn reflect(&mut self, _offsets: &BTreeMap<Tp, i64>) {}
+    /// Exactly-once: the records that save `state`, for the runner to send in
+    /// its open transaction (topic, partition, record); `None` when this store
+    /// saves by itself ([`StateStore::save`]).
+    fn transactional_records(
+        &mut self,
+        _partition: i32,
+        _epoch: i64,
+        _state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<Option<Vec<StateOut>>, RunnerError> {
+        Ok(None)
+    }
+}
+
+/// A store chosen at run time (the online command's `state_store`).
+impl<T: StateStore + ?Sized> StateStore for Box<T> {
+    fn load(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+    ) -> Result<BTreeMap<String, Vec<u8>>, RunnerError> {
+        (**self).load(partition, epoch)
+    }
+    fn save(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<(), RunnerError> {
+        (**self).save(partition, epoch, state)
+    }
+    fn epochs(&mut self, partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
+        (**self).epochs(partition)
+    }
+    fn reflect(&mut self, offsets: &BTreeMap<Tp, i64>) {
+        (**self).reflect(offsets)
+    }
+    fn transactional_records(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<Option<Vec<StateOut>>, RunnerError> {
+        (**self).transactional_records(partition, epoch, state)
     }
 }
 
@@ -190,6 +251,9 @@ pub struct GroupRunner<C, P, S> {
     adopted: BTreeSet<i32>,
     barrier: Option<Aligner>,
     warnings: Vec<String>,
+    /// A partition's state that could not be loaded on assignment: the next
+    /// round fails with it instead of running that partition from nothing.
+    fatal: Option<RunnerError>,
 }
 
 /// A pipelined round whose outputs were sent but not all acknowledged.
@@ -260,6 +324,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             adopted: BTreeSet::new(),
             barrier: None,
             warnings: Vec::new(),
+            fatal: None,
         }
     }
 
@@ -300,8 +365,17 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
             if self.adopted.remove(partition) {
                 continue;
             }
-            if let Ok(state) = self.store.load(*partition, LIVE_EPOCH) {
-                let _ = self.topology.restore_partition(*partition, &state);
+            // Unlike Java and Go, a state that cannot be loaded stops the run: starting
+            // the partition from nothing would silently compute wrong totals.
+            let loaded = self.store.load(*partition, LIVE_EPOCH).and_then(|state| {
+                self.topology
+                    .restore_partition(*partition, &state)
+                    .map_err(|e| {
+                        RunnerError::new(format!("restore partition {partition} state: {e}"))
+                    })
+            });
+            if let Err(e) = loaded {
+                self.fatal.get_or_insert(e);
             }
         }
     }
@@ -365,6 +439,9 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
     /// round rolls state back and seeks every topic-partition it read back to
     /// where the round began, so nothing it read is lost.
     pub fn run_once(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+        if let Some(e) = self.fatal.take() {
+            return Err(e);
+        }
         if self.pipelined() {
             return self.run_pipelined();
         }
@@ -780,14 +857,34 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         if !self.save_each_round {
             return Ok(());
         }
+        self.store.reflect(&round.offsets);
         for (partition, _) in &round.prior {
             let state = self
                 .topology
                 .snapshot_partition(*partition)
                 .map_err(|e| RunnerError::new(e.to_string()))?;
-            self.store.save(*partition, LIVE_EPOCH, &state)?;
+            self.save_state(*partition, LIVE_EPOCH, &state)?;
         }
         Ok(())
+    }
+
+    /// Saves one partition's state: under exactly-once, a store that writes
+    /// records has the runner send them in the open transaction, so they commit
+    /// or abort with the outputs and the offsets.
+    fn save_state(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        state: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<(), RunnerError> {
+        if self.guarantee == Guarantee::ExactlyOnce
+            && let Some(records) = self.store.transactional_records(partition, epoch, state)?
+        {
+            return records
+                .iter()
+                .try_for_each(|(topic, p, record)| self.producer.send_to(topic, *p, record));
+        }
+        self.store.save(partition, epoch, state)
     }
 
     /// Saves every barrier partition under the cut epoch, unless the cut came too late (D9).
@@ -800,7 +897,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
                 .topology
                 .snapshot_partition(*partition)
                 .map_err(|e| RunnerError::new(e.to_string()))?;
-            self.store.save(*partition, barrier.cut.epoch, &state)?;
+            self.save_state(*partition, barrier.cut.epoch, &state)?;
         }
         Ok(())
     }

@@ -200,28 +200,57 @@ pub struct Found {
 /// Picks the snapshot of (partition, epoch) out of `records` (one state-topic
 /// partition read from its start, in offset order): the highest-offset record
 /// under the key wins, as compaction keeps it; a tombstone means none. A
-/// manifest is assembled from the latest chunk record of each of its chunk
-/// keys; a chunk missing or of the wrong length is an error, never a partial
-/// container (the manifest is written after its chunks, so this means the
-/// topic was damaged).
+/// manifest is assembled from its chunk records (each written once, under a
+/// key of its own version); a chunk missing or of the wrong length is an error,
+/// never a partial container (the manifest is written after its chunks, so this
+/// means the topic was damaged).
 pub fn latest(records: &[ReadRecord], partition: i32, epoch: i64) -> Result<Option<Found>, String> {
+    latest_where(records, partition, epoch, |_| true)
+}
+
+/// [`latest`], skipping newer snapshots `accept` refuses: under exactly-once
+/// on a broker whose `read_committed` still shows aborted records (Tansu), a
+/// snapshot ahead of the committed offsets belongs to an aborted transaction,
+/// and the one before it is the committed state.
+pub fn latest_where(
+    records: &[ReadRecord],
+    partition: i32,
+    epoch: i64,
+    accept: impl Fn(&Found) -> bool,
+) -> Result<Option<Found>, String> {
     let key = snapshot_key(partition, epoch);
     let chunk_prefix = format!("{key}.chunk-");
-    let mut manifest: Option<&ReadRecord> = None;
-    let mut chunks: BTreeMap<&str, &ReadRecord> = BTreeMap::new();
+    let mut manifests: Vec<&ReadRecord> = Vec::new();
+    let mut chunks: BTreeMap<&str, &[u8]> = BTreeMap::new();
     for record in records {
         if record.key == key {
-            manifest = Some(record);
-        } else if record.key.starts_with(&chunk_prefix) {
-            chunks.insert(&record.key, record);
+            manifests.push(record);
+        } else if record.key.starts_with(&chunk_prefix)
+            && let Some(value) = &record.value
+        {
+            // A chunk tombstone only ever follows a newer manifest: the chunk's
+            // bytes stay valid for its own (older) manifest.
+            chunks.insert(&record.key, value);
         }
     }
-    let Some(record) = manifest else {
-        return Ok(None);
-    };
-    let Some(value) = &record.value else {
-        return Ok(None);
-    };
+    for record in manifests.iter().rev() {
+        let Some(value) = &record.value else {
+            return Ok(None);
+        };
+        let found = assemble(record, value, &key, &chunks)?;
+        if accept(&found) {
+            return Ok(Some(found));
+        }
+    }
+    Ok(None)
+}
+
+fn assemble(
+    record: &ReadRecord,
+    value: &[u8],
+    key: &str,
+    chunks: &BTreeMap<&str, &[u8]>,
+) -> Result<Found, String> {
     let offsets = match header_text(&record.headers, OFFSETS_HEADER) {
         Some(text) => {
             decode_offsets(text).map_err(|e| format!("{key} at offset {}: {e}", record.offset))?
@@ -229,7 +258,7 @@ pub fn latest(records: &[ReadRecord], partition: i32, epoch: i64) -> Result<Opti
         None => InputOffsets::new(),
     };
     let mut found = Found {
-        container: value.clone(),
+        container: value.to_vec(),
         group: header_text(&record.headers, GROUP_HEADER).map(str::to_owned),
         fingerprint: header_text(&record.headers, FINGERPRINT_HEADER).map(str::to_owned),
         offsets,
@@ -237,22 +266,19 @@ pub fn latest(records: &[ReadRecord], partition: i32, epoch: i64) -> Result<Opti
         offset: record.offset,
     };
     let Some(text) = header_text(&record.headers, CHUNKS_HEADER) else {
-        return Ok(Some(found));
+        return Ok(found);
     };
     let named =
         parse_chunks(text).map_err(|e| format!("{key} at offset {}: {e}", record.offset))?;
     let mut container = Vec::with_capacity(named.total.min(1 << 30));
     for i in 0..named.count {
-        let name = chunk_key(&key, named.version, i);
-        let chunk = chunks
-            .get(name.as_str())
-            .and_then(|r| r.value.as_ref())
-            .ok_or_else(|| {
-                format!(
-                    "{key} at offset {} names chunk {name}, which the state topic does not hold",
-                    record.offset
-                )
-            })?;
+        let name = chunk_key(key, named.version, i);
+        let chunk = chunks.get(name.as_str()).ok_or_else(|| {
+            format!(
+                "{key} at offset {} names chunk {name}, which the state topic does not hold",
+                record.offset
+            )
+        })?;
         container.extend_from_slice(chunk);
     }
     if container.len() != named.total {
@@ -266,7 +292,7 @@ pub fn latest(records: &[ReadRecord], partition: i32, epoch: i64) -> Result<Opti
     }
     found.container = container;
     found.chunks = Some(named);
-    Ok(Some(found))
+    Ok(found)
 }
 
 /// Checks what a snapshot found says against this run: its owner, and that it
@@ -400,6 +426,34 @@ mod tests {
             headers: vec![],
         });
         assert!(latest(&log, 1, -1).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_aborted_snapshot_ahead_of_the_commit_is_skipped_for_the_committed_one() {
+        let committed = snapshot_records(2, -1, &[1; 30], &identity(), &offsets(10), 10, 1);
+        let aborted = snapshot_records(2, -1, &[2; 30], &identity(), &offsets(20), 10, 2);
+        let mut log = read(&committed, 0);
+        log.extend(read(&aborted, 10));
+        // The aborted transaction also tombstoned the committed snapshot's chunks.
+        log.extend(read(
+            &chunk_tombstones(
+                "partition-2",
+                &Chunks {
+                    version: 1,
+                    count: 3,
+                    total: 30,
+                },
+            ),
+            20,
+        ));
+        let not_ahead = |f: &Found| f.offsets.values().all(|o| *o <= 10);
+        let found = latest_where(&log, 2, -1, not_ahead).unwrap().unwrap();
+        assert_eq!((found.container, found.offsets), (vec![1; 30], offsets(10)));
+        assert!(
+            latest_where(&log, 2, -1, |f| f.offsets.values().all(|o| *o <= 5))
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

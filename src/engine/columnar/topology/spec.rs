@@ -107,6 +107,9 @@ pub enum StateLayout {
 /// Where an online run keeps its partitions' state (docs/topology.md "State stores").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StateStoreKind {
+    /// A compacted Kafka topic (`state_topic`, default `<group>-state`): state
+    /// follows its partition to any member.
+    Kafka,
     /// Files in `state_dir` (Java/Go or Rust layout): on this machine only.
     Dir,
     /// In the process: lost when it stops.
@@ -116,6 +119,7 @@ pub enum StateStoreKind {
 impl StateStoreKind {
     pub fn name(self) -> &'static str {
         match self {
+            StateStoreKind::Kafka => "kafka",
             StateStoreKind::Dir => "dir",
             StateStoreKind::Memory => "memory",
         }
@@ -133,6 +137,8 @@ pub struct Settings {
     pub barrier_group: Option<String>,
     /// `state_store` as written; [`Settings::state_store`] resolves the default.
     pub state_store: Option<StateStoreKind>,
+    /// The Kafka store's topic (default `<consumer_group>-state`).
+    pub state_topic: Option<String>,
 }
 
 impl Settings {

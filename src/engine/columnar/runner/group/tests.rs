@@ -57,6 +57,8 @@ impl Producer for FakeProducer {
 struct FakeStore {
     loads: Vec<(i32, i64)>,
     saves: Vec<(i32, i64)>,
+    refuse: Option<String>,
+    reflected: Vec<BTreeMap<Tp, i64>>,
 }
 
 impl StateStore for FakeStore {
@@ -66,7 +68,13 @@ impl StateStore for FakeStore {
         epoch: i64,
     ) -> Result<BTreeMap<String, Vec<u8>>, RunnerError> {
         self.loads.push((partition, epoch));
-        Ok(BTreeMap::new())
+        match &self.refuse {
+            Some(why) => Err(RunnerError::new(why.clone())),
+            None => Ok(BTreeMap::new()),
+        }
+    }
+    fn reflect(&mut self, offsets: &BTreeMap<Tp, i64>) {
+        self.reflected.push(offsets.clone());
     }
     fn save(
         &mut self,
@@ -307,6 +315,22 @@ fn a_rebalance_loads_and_saves_live_state() {
 }
 
 #[test]
+fn a_state_that_cannot_be_loaded_on_assignment_fails_the_next_round_before_it_polls() {
+    let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+    r.store.refuse = Some("load partition 3 state: it holds the state of another group".into());
+    r.consumer.polls = vec![vec![record(orders(&["a"], &[5]), 3, 0)]];
+    r.on_assigned(&[("in".to_owned(), 3)]);
+    let e = r.run_once().unwrap_err();
+    assert_eq!(
+        e.message,
+        "load partition 3 state: it holds the state of another group"
+    );
+    assert!(!e.retriable);
+    assert_eq!(r.consumer.polls.len(), 1, "nothing was polled");
+    assert!(r.consumer.commits.is_empty() && r.producer.sent.is_empty());
+}
+
+#[test]
 fn saving_each_round_stores_every_partition_the_round_processed() {
     let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
     r.save_each_round = true;
@@ -317,6 +341,8 @@ fn saving_each_round_stores_every_partition_the_round_processed() {
     r.run_once().unwrap();
     assert_eq!(r.store.saves, [(1, LIVE_EPOCH), (2, LIVE_EPOCH)]);
     assert_eq!(r.consumer.commits.len(), 1);
+    // The store learnt what the saved state reflects.
+    assert_eq!(r.store.reflected, [r.consumer.commits[0].clone()]);
 }
 
 mod barrier;
