@@ -392,13 +392,15 @@ impl SnapshotStore for SnapshotDir {
 /// user chose the path, so a link is followed here; FIFOs and devices are still
 /// refused without blocking.
 pub fn read_named_file(path: &Path) -> Result<Vec<u8>, DirError> {
-    read_regular_file(path, true, crate::io::bounded_read::SNAPSHOT).map_err(|failure| match failure {
-        ReadFailure::NotFound => DirError::Read {
-            path: display(path),
-            message: "no such file".into(),
+    read_regular_file(path, true, crate::io::bounded_read::SNAPSHOT).map_err(
+        |failure| match failure {
+            ReadFailure::NotFound => DirError::Read {
+                path: display(path),
+                message: "no such file".into(),
+            },
+            other => other.into_error(path),
         },
-        other => other.into_error(path),
-    })
+    )
 }
 
 enum ReadFailure {
