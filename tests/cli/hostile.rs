@@ -1353,3 +1353,184 @@ fn signals_end_every_command_the_same_way() {
         assert!(temp_files(p).is_empty(), "{:?}", temp_files(p));
     }
 }
+
+/// A one-row orders stream whose `__timestamp` is `ts`.
+fn orders_at(ts: i64) -> Vec<u8> {
+    let batches: Vec<arrow_array::RecordBatch> =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(orders_stream()), None)
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+    let batch = batches[0].slice(0, 1);
+    let at = batch.schema().index_of("__timestamp").unwrap();
+    let mut columns = batch.columns().to_vec();
+    columns[at] = std::sync::Arc::new(arrow_array::Int64Array::from(vec![ts]));
+    let batch = arrow_array::RecordBatch::try_new(batch.schema(), columns).unwrap();
+    let mut out = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    out
+}
+
+fn windowed(size: &str, retention: Option<&str>) -> String {
+    let retention = retention
+        .map(|r| format!("    retention: {r}\n"))
+        .unwrap_or_default();
+    format!(
+        "version: 1
+nodes:
+  - source: orders
+    topics: [orders]
+    value: json
+    columns:
+      user: utf8
+      amount: int64
+  - windowed_group_by: per-window
+    parent: orders
+    keys: [user]
+    window: {size}
+{retention}    aggregates:
+      - count(*) AS n
+  - sink: out
+    parent: per-window
+    topic: out
+    value: json
+"
+    )
+}
+
+#[test]
+fn time_arithmetic_never_wraps() {
+    let dir = workdir();
+    let p = dir.path();
+    // Window sizes and retentions beyond i64 milliseconds are refused by --check,
+    // at the value's line.
+    for (size, retention) in [
+        ("213503982334d", None),
+        ("9223372036854776s", None),
+        ("1m", Some("213503982334d")),
+    ] {
+        fs::write(p.join("w.yaml"), windowed(size, retention)).unwrap();
+        let out = run_as(&[], p, &["run", "--check", "w.yaml"]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{size} {retention:?}: {}",
+            stderr(&out)
+        );
+        let line = if retention.is_some() {
+            "w.yaml:13:"
+        } else {
+            "w.yaml:12:"
+        };
+        assert!(
+            stderr(&out).contains(line) && stderr(&out).contains("64-bit millisecond range"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // The largest representable size passes.
+    fs::write(p.join("w.yaml"), windowed("106751991167d", None)).unwrap();
+    let out = run_as(&[], p, &["run", "--check", "w.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Timestamps at the ends of i64 whose window does not fit: an error naming the
+    // timestamp and row, no output; one that fits gives a window with end > start.
+    for (size, ts, fits) in [
+        ("7ms", i64::MIN, false),
+        ("7ms", i64::MAX, false),
+        ("1m", i64::MAX - 5, false),
+        ("106751991167d", -1, true),
+        ("1ms", i64::MIN, true),
+        ("7ms", 0, true),
+    ] {
+        fs::write(p.join("w.yaml"), windowed(size, None)).unwrap();
+        fs::write(p.join("at.arrows"), orders_at(ts)).unwrap();
+        let _ = fs::remove_file(p.join("w.arrows"));
+        let out = run_as(
+            &[],
+            p,
+            &[
+                "run",
+                "w.yaml",
+                "--input",
+                "orders=at.arrows",
+                "--sink",
+                "out=w.arrows",
+            ],
+        );
+        assert_not_a_crash(&out, &format!("{size} {ts}"));
+        if fits {
+            assert_eq!(out.status.code(), Some(0), "{size} {ts}: {}", stderr(&out));
+            let bytes = fs::read(p.join("w.arrows")).unwrap();
+            let batches: Vec<_> =
+                arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+                    .unwrap()
+                    .map(|b| b.unwrap())
+                    .collect();
+            let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+            assert_eq!(rows, 1, "{size} {ts}: the record was dropped");
+            for b in &batches {
+                let ints = |name: &str| {
+                    let c = b
+                        .column_by_name(name)
+                        .unwrap_or_else(|| panic!("{name} in {:?}", b.schema()));
+                    arrow_cast::cast(c, &arrow_schema::DataType::Int64).unwrap()
+                };
+                let (start, end) = (ints("__window_start"), ints("__window_end"));
+                use arrow_array::cast::AsArray;
+                let (s, e) = (
+                    start.as_primitive::<arrow_array::types::Int64Type>(),
+                    end.as_primitive::<arrow_array::types::Int64Type>(),
+                );
+                for i in 0..b.num_rows() {
+                    assert!(
+                        e.value(i) > s.value(i),
+                        "{size} {ts}: window [{}, {})",
+                        s.value(i),
+                        e.value(i)
+                    );
+                    assert!(s.value(i) <= ts && ts < e.value(i), "{size} {ts}");
+                }
+            }
+        } else {
+            assert_eq!(out.status.code(), Some(1), "{size} {ts}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains(&format!("__timestamp {ts} at row 0")),
+                "{}",
+                stderr(&out)
+            );
+            assert!(!p.join("w.arrows").exists());
+        }
+    }
+}
+
+#[test]
+fn validation_is_linear() {
+    let dir = workdir();
+    let p = dir.path();
+    let wide = |n: usize| {
+        let mut s = String::from(
+            "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n    value: json\n    columns:\n",
+        );
+        for i in 0..n {
+            s.push_str(&format!("      c{i}: int64\n"));
+        }
+        s.push_str("  - select: some\n    parent: orders\n    columns: [c0, c1]\n");
+        s.push_str("  - sink: out\n    parent: some\n    topic: out\n    value: json\n");
+        s
+    };
+    // 40,000 declared columns check in well under the seconds a quadratic pass took;
+    // the bound is generous (a debug build on a loaded machine) and not a timing claim.
+    fs::write(p.join("wide.yaml"), wide(40_000)).unwrap();
+    let out = run_fed(
+        p,
+        &["run", "--check", "wide.yaml"],
+        None,
+        Duration::from_secs(60),
+    )
+    .expect("--check of 40,000 columns did not end within a minute");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("valid (3 nodes)"));
+}

@@ -595,18 +595,27 @@ pub fn build(
                 let window = match window {
                     None => None,
                     Some((size, retention)) => {
+                        // Beyond i64 milliseconds no window bound is representable.
                         let ms = |d: &Located<Duration>| {
-                            i64::try_from(d.value.as_millis()).unwrap_or(i64::MAX)
+                            i64::try_from(d.value.as_millis()).map_err(|_| {
+                                SpecError::at(
+                                    d.pos,
+                                    format!(
+                                        "{} ms is beyond the 64-bit millisecond range of window bounds (at most {} ms, about 292 million years)",
+                                        d.value.as_millis(),
+                                        i64::MAX
+                                    ),
+                                )
+                            })
                         };
-                        Some(
-                            Window::new(ms(size), retention.as_ref().map(ms)).map_err(|e| {
-                                let pos = match (&e.message, retention) {
-                                    (m, Some(r)) if m.starts_with("retention") => r.pos,
-                                    _ => size.pos,
-                                };
-                                op_error(pos, e)
-                            })?,
-                        )
+                        let retention_ms = retention.as_ref().map(ms).transpose()?;
+                        Some(Window::new(ms(size)?, retention_ms).map_err(|e| {
+                            let pos = match (&e.message, retention) {
+                                (m, Some(r)) if m.starts_with("retention") => r.pos,
+                                _ => size.pos,
+                            };
+                            op_error(pos, e)
+                        })?)
                     }
                 };
                 let op: Arc<dyn Operator> = Arc::new(GroupBy::new(
