@@ -135,6 +135,11 @@ struct Reader {
     chars: Vec<char>,
 }
 
+/// A topic name the broker would refuse fails here, at its position.
+fn check_topic(topic: &Located<String>) -> Result<(), SpecError> {
+    crate::engine::topic_name::validate(&topic.value).map_err(|m| SpecError::at(topic.pos, m))
+}
+
 /// Codecs whose sink `value` (or key `codec`) may name a writer schema file:
 /// `avro:FILE.avsc`, `json-schema:FILE.json`, `protobuf:FILE.proto[:pkg.Msg]`.
 const SCHEMA_FILE_CODECS: [&str; 4] = ["avro", "protobuf", "json-schema", "json-sr"];
@@ -568,6 +573,9 @@ impl Reader {
         let op = match kind {
             "source" => {
                 let topics = list("topics")?;
+                for t in &topics {
+                    check_topic(t)?;
+                }
                 let codec = CodecSpec {
                     value: text("value")?,
                     key: optional_text("key")?,
@@ -658,6 +666,7 @@ impl Reader {
             }
             "sink" => {
                 let topic = text("topic")?;
+                check_topic(&topic)?;
                 let (key, key_column) = match fields.get("key") {
                     None => (None, None),
                     Some(key) => self.sink_key(key)?,

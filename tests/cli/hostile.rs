@@ -1534,3 +1534,262 @@ fn validation_is_linear() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("valid (3 nodes)"));
 }
+
+fn parquet_bytes() -> Vec<u8> {
+    let batches: Vec<_> =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(orders_stream()), None)
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+    let mut out = Vec::new();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, batches[0].schema(), None).unwrap();
+    for b in &batches {
+        w.write(b).unwrap();
+    }
+    w.close().unwrap();
+    out
+}
+
+#[test]
+fn exit_codes_and_messages_point_the_right_way() {
+    let dir = workdir();
+    let p = dir.path();
+    let err_of = |args: &[&str]| {
+        let out = run_as(&[], p, args);
+        assert_not_a_crash(&out, &format!("{args:?}"));
+        (out.status.code(), stderr(&out))
+    };
+    // --check of an unreadable or non-UTF-8 file is an invalid file (3).
+    fs::write(p.join("bad-utf8.yaml"), b"version: 1\n# \xff\n").unwrap();
+    for file in ["missing.yaml", "bad-utf8.yaml", "/dev/null/x.yaml"] {
+        let (code, err) = err_of(&["run", "--check", file]);
+        assert_eq!(code, Some(3), "{file}: {err}");
+    }
+    // A sink directory that does not exist: 2 before any input is read, Parquet as IPC.
+    for sink in ["a=nodir/a.parquet", "a=nodir/a.arrows", "a=nodir/a.arrow"] {
+        let (code, err) = err_of(&[
+            "run",
+            "two.yaml",
+            "--input",
+            "orders=orders.arrows",
+            "--sink",
+            sink,
+            "--sink",
+            "b=/dev/null",
+        ]);
+        assert_eq!(code, Some(2), "{sink}: {err}");
+        assert!(err.contains("nodir"), "{err}");
+    }
+    // Two inputs on stdin.
+    fs::write(p.join("join2.yaml"), TWO_SINKS.replace("  - filter: big\n    parent: orders", "  - source: more\n    topics: [more]\n    value: json\n  - filter: big\n    parent: orders")).unwrap();
+    let (code, err) = err_of(&[
+        "run",
+        "join2.yaml",
+        "--input",
+        "orders=-",
+        "--input",
+        "more=-",
+        "--sink",
+        "a=-",
+        "--sink",
+        "b=/dev/null",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("stdin"), "{err}");
+    // `run --out` is pointed at --sink, not at --output.
+    let (code, err) = err_of(&[
+        "run",
+        "two.yaml",
+        "--input",
+        "orders=orders.arrows",
+        "--out",
+        "x.arrows",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--sink NAME=FILE"), "{err}");
+    // Parquet given as an IPC input, from a file and from a pipe.
+    fs::write(p.join("orders.parquet"), parquet_bytes()).unwrap();
+    let (code, err) = err_of(&[
+        "run",
+        "two.yaml",
+        "--input",
+        "orders=orders.parquet",
+        "--sink",
+        "a=/dev/null",
+        "--sink",
+        "b=/dev/null",
+    ]);
+    assert_ne!(code, Some(0));
+    assert!(
+        err.contains("orders.parquet is a Parquet file") && err.contains("Arrow IPC"),
+        "{err}"
+    );
+    let bytes = parquet_bytes();
+    let feed: Box<dyn FnOnce(std::process::ChildStdin) + Send> = Box::new(move |mut s| {
+        use std::io::Write as _;
+        let _ = s.write_all(&bytes);
+    });
+    let out = run_fed(
+        p,
+        &[
+            "run",
+            "two.yaml",
+            "--input",
+            "orders=-",
+            "--sink",
+            "a=/dev/null",
+            "--sink",
+            "b=/dev/null",
+        ],
+        Some(feed),
+        TIMEOUT,
+    )
+    .unwrap();
+    assert!(
+        stderr(&out).contains("stdin is a Parquet file"),
+        "{}",
+        stderr(&out)
+    );
+    // An IPC file cut short (bad footer) names the file and what is wrong.
+    let file = arrow_file_bytes();
+    for cut in [file.len() - 3, file.len() / 2, 10] {
+        fs::write(p.join("cut.arrow"), &file[..cut]).unwrap();
+        let (code, err) = err_of(&[
+            "run",
+            "two.yaml",
+            "--input",
+            "orders=cut.arrow",
+            "--sink",
+            "a=/dev/null",
+            "--sink",
+            "b=/dev/null",
+        ]);
+        assert_eq!(code, Some(1), "{cut}: {err}");
+        assert!(
+            err.contains("cut.arrow") && err.contains("footer"),
+            "{cut}: {err}"
+        );
+    }
+    // Did you mean: columns in expressions, selects, keys, aggregates; parents.
+    let variants = [
+        (
+            "where: amount > 100",
+            "where: amont > 100",
+            "did you mean `amount`?",
+        ),
+        (
+            "where: amount > 100",
+            "where: Amount > 100",
+            "did you mean `amount`?",
+        ),
+        ("parent: big", "parent: bg", "did you mean `big`?"),
+        (
+            "parent: orders\n    topic: b",
+            "parent: order\n    topic: b",
+            "did you mean `orders`?",
+        ),
+        (
+            "where: amount > 100",
+            "where: amount > \"x\"",
+            "write 'x' for a string",
+        ),
+    ];
+    for (from, to, hint) in variants {
+        fs::write(p.join("typo.yaml"), TWO_SINKS.replacen(from, to, 1)).unwrap();
+        let (code, err) = err_of(&["run", "--check", "typo.yaml"]);
+        assert_eq!(code, Some(3), "{to}: {err}");
+        assert!(err.contains(hint), "{to}: {err}");
+    }
+    // The smallest i64 literal parses.
+    for predicate in [
+        "amount > -9223372036854775808",
+        "amount >= -9223372036854775808 AND amount < 9223372036854775807",
+    ] {
+        fs::write(
+            p.join("min.yaml"),
+            TWO_SINKS.replace("amount > 100", predicate),
+        )
+        .unwrap();
+        let (code, err) = err_of(&["run", "--check", "min.yaml"]);
+        assert_eq!(code, Some(0), "{predicate}: {err}");
+    }
+    fs::write(
+        p.join("min.yaml"),
+        TWO_SINKS.replace("amount > 100", "amount > -9223372036854775809"),
+    )
+    .unwrap();
+    let (code, err) = err_of(&["run", "--check", "min.yaml"]);
+    assert_eq!(code, Some(3), "{err}");
+    // Topic names are validated as Kafka does, in topologies and on tail.
+    for topic in ["''", "a/../../b", "'x y'", "'..'", &"t".repeat(250)] {
+        fs::write(
+            p.join("topic.yaml"),
+            TWO_SINKS.replace("topics: [orders]", &format!("topics: [{topic}]")),
+        )
+        .unwrap();
+        let (code, err) = err_of(&["run", "--check", "topic.yaml"]);
+        assert_eq!(code, Some(3), "{topic}: {err}");
+        assert!(err.contains("topic.yaml:8:"), "{topic}: {err}");
+        fs::write(
+            p.join("topic.yaml"),
+            TWO_SINKS.replace("topic: b", &format!("topic: {topic}")),
+        )
+        .unwrap();
+        let (code, err) = err_of(&["run", "--check", "topic.yaml"]);
+        assert_eq!(code, Some(3), "{topic}: {err}");
+    }
+    for topic in ["", "a/b", "x y", ".."] {
+        let (code, err) = err_of(&["tail", topic, "-b", "127.0.0.1:1"]);
+        assert_eq!(code, Some(2), "{topic:?}: {err}");
+        assert!(err.contains("topic name"), "{err}");
+    }
+    // A garbage snapshot is "not a snapshot container", not a version.
+    let snaps = p.join("garbage");
+    fs::create_dir(&snaps).unwrap();
+    fs::write(snaps.join("partition-0.snapshot"), b"garbage garbage!").unwrap();
+    fs::write(
+        snaps.join("partition-1.snapshot"),
+        [0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0],
+    )
+    .unwrap();
+    for file in [
+        "garbage/partition-0.snapshot",
+        "garbage/partition-1.snapshot",
+    ] {
+        let (code, err) = err_of(&["snapshot", "dump", file]);
+        assert_ne!(code, Some(0));
+        assert!(err.contains("not a snapshot container"), "{file}: {err}");
+    }
+    let (_, err) = err_of(&["snapshot", "dump", "garbage/partition-0.snapshot"]);
+    assert!(err.contains("\"garb\""), "{err}");
+}
+
+#[test]
+fn confluent_framed_bytes_read_as_json_name_the_magic_byte_and_schema_id() {
+    let broker = Tansu::start();
+    let topic = unique_name("hostile-framed");
+    create_topic(&broker.bootstrap(), &topic, 1);
+    let mut framed = vec![0u8, 0, 0, 0, 42];
+    framed.extend_from_slice(b"\x02\x06abc");
+    crate::support::admin::produce_bytes(&broker.bootstrap(), &topic, &[(0, "k".into(), framed)]);
+    let bootstrap = broker.bootstrap();
+    let out = run(&[
+        os("tail"),
+        os(&topic),
+        os("-e"),
+        os("--value-format"),
+        os("json"),
+        os("--format"),
+        os("ndjson"),
+        os("-b"),
+        os(&bootstrap),
+        os("--timeout"),
+        os("20s"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("magic byte 0 and schema id 42"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -360,6 +360,11 @@ fn op_error(pos: Pos, e: OpError) -> SpecError {
     SpecError::at(pos, e.message)
 }
 
+/// "; did you mean …" for a column `schema` lacks (`engine::suggest`).
+fn column_hint(name: &str, schema: &Schema) -> String {
+    crate::engine::suggest::hint(name, schema.fields().iter().map(|f| f.name().as_str()))
+}
+
 /// The processing schema of a source with declared payload columns.
 pub fn declared_schema(columns: &[(Located<String>, Located<DataType>)]) -> SchemaRef {
     let mut fields: Vec<FieldRef> = columns
@@ -411,8 +416,13 @@ pub fn build(
                     return Err(SpecError::at(
                         parent.pos,
                         format!(
-                            "parent is not a node in this topology: `{}` (parent of `{}`)",
-                            parent.value, node.name.value
+                            "parent is not a node in this topology: `{}` (parent of `{}`){}",
+                            parent.value,
+                            node.name.value,
+                            crate::engine::suggest::hint(
+                                &parent.value,
+                                spec.nodes.iter().map(|n| n.name.value.as_str())
+                            )
                         ),
                     ));
                 }
@@ -499,7 +509,11 @@ pub fn build(
                         if input.index_of(&column.value).is_err() {
                             return Err(SpecError::at(
                                 column.pos,
-                                format!("Arrow column does not exist: {}", column.value),
+                                format!(
+                                    "Arrow column does not exist: {}{}",
+                                    column.value,
+                                    column_hint(&column.value, input)
+                                ),
                             ));
                         }
                     }
@@ -554,7 +568,11 @@ pub fn build(
                         if input.index_of(&key.value).is_err() {
                             return Err(SpecError::at(
                                 key.pos,
-                                format!("Arrow column does not exist: {}", key.value),
+                                format!(
+                                    "Arrow column does not exist: {}{}",
+                                    key.value,
+                                    column_hint(&key.value, input)
+                                ),
                             ));
                         }
                     }
@@ -578,7 +596,10 @@ pub fn build(
                     {
                         return Err(SpecError::at(
                             text.pos,
-                            format!("Arrow column does not exist: {input_column}"),
+                            format!(
+                                "Arrow column does not exist: {input_column}{}",
+                                column_hint(&input_column, input)
+                            ),
                         ));
                     }
                     let output = call.alias.clone().unwrap_or_else(|| match &call.column {
@@ -674,7 +695,11 @@ pub fn build(
                             if schema.index_of(&key.value).is_err() {
                                 return Err(SpecError::at(
                                     key.pos,
-                                    format!("join key column does not exist: {}", key.value),
+                                    format!(
+                                        "join key column does not exist: {}{}",
+                                        key.value,
+                                        column_hint(&key.value, schema)
+                                    ),
                                 ));
                             }
                         }
