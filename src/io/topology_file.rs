@@ -70,13 +70,26 @@ pub fn parse(source: &str) -> Result<TopologySpec, SpecError> {
     check_depth(source)?;
     let docs = MarkedYaml::load_from_str(source).map_err(|e| {
         let mark = e.marker();
-        SpecError::at(
-            Pos {
-                line: mark.line().max(1),
-                column: mark.col() + 1,
-            },
-            format!("invalid YAML: {}", e.info()),
-        )
+        let reported = Pos {
+            line: mark.line().max(1),
+            column: mark.col() + 1,
+        };
+        // The scanner marks a tab error where the previous token ended (often the
+        // line before) or after the tab: point at the tab itself, the first one from
+        // the start of the marked line.
+        let pos = if e.info().contains("tab") {
+            let line_start = source
+                .chars()
+                .take(mark.index())
+                .enumerate()
+                .filter(|(_, c)| *c == '\n')
+                .last()
+                .map_or(0, |(i, _)| i + 1);
+            first_tab_from(source, line_start).unwrap_or(reported)
+        } else {
+            reported
+        };
+        SpecError::at(pos, format!("invalid YAML: {}", e.info()))
     })?;
     let reader = Reader {
         chars: source.chars().collect(),
@@ -97,6 +110,23 @@ pub fn parse(source: &str) -> Result<TopologySpec, SpecError> {
         }
     };
     reader.topology(root)
+}
+
+/// The line and column of the first tab at or after character index `from`.
+fn first_tab_from(source: &str, from: usize) -> Option<Pos> {
+    let (mut line, mut column) = (1, 1);
+    for (i, c) in source.chars().enumerate() {
+        if c == '\t' && i >= from {
+            return Some(Pos { line, column });
+        }
+        if c == '\n' {
+            line += 1;
+            column = 1;
+        } else {
+            column += 1;
+        }
+    }
+    None
 }
 
 /// Refuses nesting deeper than [`MAX_YAML_DEPTH`] at the line it goes too deep,

@@ -1793,3 +1793,82 @@ fn confluent_framed_bytes_read_as_json_name_the_magic_byte_and_schema_id() {
         stderr(&out)
     );
 }
+
+#[test]
+fn snapshot_verify_reports_gen_b_names_out_of_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen_b = |names: &[&str]| {
+        let mut out = Vec::new();
+        out.extend_from_slice(&1u32.to_be_bytes());
+        out.extend_from_slice(&(names.len() as u32).to_be_bytes());
+        for n in names {
+            out.extend_from_slice(&(n.len() as u32).to_be_bytes());
+            out.extend_from_slice(n.as_bytes());
+            out.extend_from_slice(&1u32.to_be_bytes());
+            out.push(b'v');
+        }
+        out
+    };
+    fs::write(
+        dir.path().join("partition-0.snapshot"),
+        gen_b(&["a", "b", "c"]),
+    )
+    .unwrap();
+    let out = run(&[os("snapshot"), os("verify"), dir.path().as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Unsorted at the start, in the middle, by byte value (uppercase sorts first).
+    for (i, names) in [&["b", "a"][..], &["a", "c", "b"], &["a", "B"]]
+        .iter()
+        .enumerate()
+    {
+        fs::write(
+            dir.path().join(format!("partition-{}.snapshot", i + 1)),
+            gen_b(names),
+        )
+        .unwrap();
+    }
+    let out = run(&[
+        os("snapshot"),
+        os("verify"),
+        dir.path().as_os_str(),
+        os("--output"),
+        os("json"),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("are not sorted").count(), 3, "{text}");
+    assert!(!text.contains("partition-0.snapshot"), "{text}");
+}
+
+#[test]
+fn a_tab_is_reported_at_its_own_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n    value: json\n\tcolumns: {a: int64}\n",
+            "6:1",
+        ),
+        (
+            "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n    value: json\n    columns:\n\t  a: int64\n",
+            "7:1",
+        ),
+        (
+            "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n  \t value: json\n",
+            "5:3",
+        ),
+    ];
+    for (text, at) in cases {
+        fs::write(dir.path().join("tab.yaml"), text).unwrap();
+        let out = run(&[
+            os("run"),
+            os("--check"),
+            dir.path().join("tab.yaml").as_os_str(),
+        ]);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("tab.yaml:{at}:")),
+            "{at}: {}",
+            stderr(&out)
+        );
+    }
+}
