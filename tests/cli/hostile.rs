@@ -1872,3 +1872,71 @@ fn a_tab_is_reported_at_its_own_line_and_column() {
         );
     }
 }
+
+#[test]
+fn tail_refuses_a_union_column_for_parquet_naming_it() {
+    let broker = Tansu::start();
+    let topic = unique_name("hostile-union");
+    create_topic(&broker.bootstrap(), &topic, 1);
+    // Arrow blob values (docs/formats.md §5): each value one IPC stream, here with a union.
+    crate::support::admin::produce_bytes(
+        &broker.bootstrap(),
+        &topic,
+        &[(0, "k".into(), union_stream(false))],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bootstrap = broker.bootstrap();
+    let out = run_as(
+        &[],
+        dir.path(),
+        &[
+            "tail",
+            &topic,
+            "-p",
+            "0",
+            "-e",
+            "--value-format",
+            "arrow",
+            "--out",
+            "u.parquet",
+            "-b",
+            &bootstrap,
+            "--timeout",
+            "20s",
+        ],
+    );
+    assert_not_a_crash(&out, "tail union");
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`choice`") && stderr(&out).contains("union"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("u.parquet").exists());
+    assert!(
+        temp_files(dir.path()).is_empty(),
+        "{:?}",
+        temp_files(dir.path())
+    );
+    // The same records as an Arrow IPC stream are fine.
+    let out = run_as(
+        &[],
+        dir.path(),
+        &[
+            "tail",
+            &topic,
+            "-e",
+            "--max-records",
+            "1",
+            "--value-format",
+            "arrow",
+            "--out",
+            "u.arrows",
+            "-b",
+            &bootstrap,
+            "--timeout",
+            "20s",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
