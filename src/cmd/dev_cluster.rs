@@ -44,6 +44,7 @@ pub fn run(global: &GlobalArgs, args: DevClusterArgs) -> CliResult<()> {
         .map(|t| parse_topic(t))
         .collect::<CliResult<Vec<_>>>()?;
     let ui = Ui::new(&global.output);
+    let stop = StopSignal::listen();
     let cluster = EmbeddedCluster::start(Some(args.port))
         .map_err(|e| CliError::failure(format!("cannot start the embedded cluster: {e}")))?;
     for (name, parts) in &topics {
@@ -60,28 +61,37 @@ pub fn run(global: &GlobalArgs, args: DevClusterArgs) -> CliResult<()> {
             writeln!(out, "try: krabka-streams -b {bootstrap} …")
         },
     )?;
-    wait_for_stop_signal()?;
+    stop.wait()?;
     tracing::info!("stopping the embedded cluster");
     drop(cluster);
     Ok(())
 }
 
-/// Blocks until SIGINT or SIGTERM: stopping a dev cluster is its normal end, so exit 0.
-pub fn wait_for_stop_signal() -> CliResult<()> {
-    // The signal is this command's normal end, not a cancellation (`cmd::interrupt`).
-    let _cooperation = crate::cmd::interrupt::cooperate(Default::default());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::failure(format!("cannot start the signal runtime: {e}")))?;
-    rt.block_on(async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        tokio::select! {
-            r = tokio::signal::ctrl_c() => r,
-            _ = term.recv() => Ok(()),
+/// SIGINT or SIGTERM as the normal end of a command that serves until stopped
+/// (exit 0): listening starts at [`StopSignal::listen`], so a signal that arrives
+/// while the command is still starting is not lost, nor taken for a cancellation
+/// (`cmd::interrupt`).
+pub struct StopSignal {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    _cooperation: crate::cmd::interrupt::Cooperation,
+}
+
+impl StopSignal {
+    pub fn listen() -> StopSignal {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        StopSignal {
+            _cooperation: crate::cmd::interrupt::cooperate(stop.clone()),
+            stop,
         }
-    })
-    .map_err(|e| CliError::failure(format!("cannot wait for a signal: {e}")))
+    }
+
+    /// Blocks until the signal (checked every 50 ms).
+    pub fn wait(self) -> CliResult<()> {
+        while !self.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -226,9 +226,42 @@ pub fn clap_error_code(e: &clap::Error) -> i32 {
     }
 }
 
+/// `run --out FILE` is a natural guess from `tail --out`, and clap suggests
+/// `--output` (the report format), which points the wrong way: `run` writes data
+/// with `--sink NAME=FILE`. Replaces the suggestion with that.
+fn redirect_output_flags(e: &mut clap::Error) {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return;
+    }
+    let arg = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(a)) => a.clone(),
+        _ => return,
+    };
+    let usage = e
+        .get(ContextKind::Usage)
+        .map(|u| u.to_string())
+        .unwrap_or_default();
+    let flag = arg.split('=').next().unwrap_or("");
+    if usage.contains(" run") && matches!(flag, "--out" | "-o" | "--output-file") {
+        e.insert(
+            ContextKind::SuggestedArg,
+            ContextValue::String("--sink".into()),
+        );
+        e.insert(
+            ContextKind::Suggested,
+            ContextValue::StyledStrs(vec![
+                "`run` writes data with --sink NAME=FILE (one per sink; - for stdout); --output is the report format (human|json)"
+                    .into(),
+            ]),
+        );
+    }
+}
+
 /// Prints a clap error in the requested mode and returns its exit code.
-pub fn report_clap_error(e: clap::Error, mode: OutputMode) -> i32 {
+pub fn report_clap_error(mut e: clap::Error, mode: OutputMode) -> i32 {
     let code = clap_error_code(&e);
+    redirect_output_flags(&mut e);
     if code != 0 && mode == OutputMode::Json {
         let text = e.render().to_string();
         let message = text

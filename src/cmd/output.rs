@@ -133,10 +133,16 @@ pub fn print_error(mode: OutputMode, command: &str, err: &CliError) {
 
 /// Refuses binary output to a terminal (exit 2 with a hint).
 pub fn refuse_binary_on_tty(what: &str) -> CliResult<()> {
+    refuse_binary_on_tty_or(what, "pass --out FILE")
+}
+
+/// [`refuse_binary_on_tty`] for a command whose file flag is another (`how`, e.g.
+/// `name a file: --sink NAME=FILE`).
+pub fn refuse_binary_on_tty_or(what: &str, how: &str) -> CliResult<()> {
     if std::io::stdout().is_terminal() {
         return Err(CliError::new(
             ExitCode::Usage,
-            format!("refusing to write {what} to a terminal; redirect stdout or pass --out FILE"),
+            format!("refusing to write {what} to a terminal; redirect stdout or {how}"),
         ));
     }
     Ok(())

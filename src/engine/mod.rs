@@ -9,5 +9,7 @@ pub mod columnarschema;
 pub mod coordination;
 pub mod murmur2;
 pub mod schema;
+pub mod suggest;
 pub mod time;
+pub mod topic_name;
 pub mod units;

@@ -140,7 +140,17 @@ impl IpcInput {
         let n = read_up_to(&mut file, &mut head).map_err(|e| format!("cannot read {path}: {e}"))?;
         file.seek(SeekFrom::Start(0))
             .map_err(|e| format!("cannot read {path}: {e}"))?;
+        refuse_parquet(path, &head[..n])?;
         if n >= 6 && head[..6] == IPC_FILE_HEADER[..6] {
+            let mut tail = [0u8; 6];
+            let ends_right = file.seek(SeekFrom::End(-6)).is_ok()
+                && file.read_exact(&mut tail).is_ok()
+                && tail == IPC_FILE_HEADER[..6];
+            if !ends_right {
+                return Err(truncated_file(path));
+            }
+            file.seek(SeekFrom::Start(0))
+                .map_err(|e| format!("cannot read {path}: {e}"))?;
             Self::file(path, Box::new(file))
         } else {
             Self::stream(path, StreamInput::File(file), n)
@@ -153,12 +163,16 @@ impl IpcInput {
         let mut head = [0u8; 8];
         let n =
             read_up_to(&mut input, &mut head).map_err(|e| format!("cannot read {name}: {e}"))?;
+        refuse_parquet(name, &head[..n])?;
         if head[..n].starts_with(&IPC_FILE_HEADER[..6.min(n)]) && n >= 6 {
             let mut all = head[..n].to_vec();
             let rest =
                 crate::io::bounded_read::read_stream(input, crate::io::bounded_read::IPC_FILE_PIPE)
                     .map_err(|e| format!("cannot read {name}: {e}"))?;
             all.extend_from_slice(&rest);
+            if all.len() < 12 || !all.ends_with(&IPC_FILE_HEADER[..6]) {
+                return Err(truncated_file(name));
+            }
             return Self::file(name, Box::new(Cursor::new(all)));
         }
         let chained: Box<dyn Read + Send> = Box::new(Cursor::new(head[..n].to_vec()).chain(input));
@@ -211,6 +225,24 @@ impl IpcInput {
     pub fn looks_like_ipc(head: &[u8]) -> bool {
         head.starts_with(&IPC_CONTINUATION_MARKER) || head.starts_with(&IPC_FILE_HEADER)
     }
+}
+
+/// Parquet where Arrow IPC is read: say what it is rather than fail to decode it.
+fn refuse_parquet(name: &str, head: &[u8]) -> Result<(), String> {
+    if head.starts_with(b"PAR1") {
+        return Err(format!(
+            "{name} is a Parquet file; `run --input` reads Arrow IPC (a stream, .arrows, or a file, .arrow), as `tail --format arrow` writes"
+        ));
+    }
+    Ok(())
+}
+
+/// An IPC file's footer (and its closing `ARROW1`) is at its end: without it, the file
+/// was cut short.
+fn truncated_file(name: &str) -> String {
+    format!(
+        "{name} starts like an Arrow IPC file (ARROW1) but does not end with the ARROW1 footer magic: the file is truncated or not an IPC file"
+    )
 }
 
 fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {

@@ -4,7 +4,7 @@
 //! size is only compared with the cap, never trusted for an allocation: the buffer
 //! grows as bytes arrive, and reading stops one byte past the cap.
 //!
-//! The caps (docs/formats.md lists them with the flags that use them):
+//! The caps, and the flags that use them (RELIABILITY.md lists them too):
 //!
 //! | cap | bytes | read by |
 //! |---|---|---|

@@ -1353,3 +1353,590 @@ fn signals_end_every_command_the_same_way() {
         assert!(temp_files(p).is_empty(), "{:?}", temp_files(p));
     }
 }
+
+/// A one-row orders stream whose `__timestamp` is `ts`.
+fn orders_at(ts: i64) -> Vec<u8> {
+    let batches: Vec<arrow_array::RecordBatch> =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(orders_stream()), None)
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+    let batch = batches[0].slice(0, 1);
+    let at = batch.schema().index_of("__timestamp").unwrap();
+    let mut columns = batch.columns().to_vec();
+    columns[at] = std::sync::Arc::new(arrow_array::Int64Array::from(vec![ts]));
+    let batch = arrow_array::RecordBatch::try_new(batch.schema(), columns).unwrap();
+    let mut out = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    out
+}
+
+fn windowed(size: &str, retention: Option<&str>) -> String {
+    let retention = retention
+        .map(|r| format!("    retention: {r}\n"))
+        .unwrap_or_default();
+    format!(
+        "version: 1
+nodes:
+  - source: orders
+    topics: [orders]
+    value: json
+    columns:
+      user: utf8
+      amount: int64
+  - windowed_group_by: per-window
+    parent: orders
+    keys: [user]
+    window: {size}
+{retention}    aggregates:
+      - count(*) AS n
+  - sink: out
+    parent: per-window
+    topic: out
+    value: json
+"
+    )
+}
+
+#[test]
+fn time_arithmetic_never_wraps() {
+    let dir = workdir();
+    let p = dir.path();
+    // Window sizes and retentions beyond i64 milliseconds are refused by --check,
+    // at the value's line.
+    for (size, retention) in [
+        ("213503982334d", None),
+        ("9223372036854776s", None),
+        ("1m", Some("213503982334d")),
+    ] {
+        fs::write(p.join("w.yaml"), windowed(size, retention)).unwrap();
+        let out = run_as(&[], p, &["run", "--check", "w.yaml"]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{size} {retention:?}: {}",
+            stderr(&out)
+        );
+        let line = if retention.is_some() {
+            "w.yaml:13:"
+        } else {
+            "w.yaml:12:"
+        };
+        assert!(
+            stderr(&out).contains(line) && stderr(&out).contains("64-bit millisecond range"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // The largest representable size passes.
+    fs::write(p.join("w.yaml"), windowed("106751991167d", None)).unwrap();
+    let out = run_as(&[], p, &["run", "--check", "w.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Timestamps at the ends of i64 whose window does not fit: an error naming the
+    // timestamp and row, no output; one that fits gives a window with end > start.
+    for (size, ts, fits) in [
+        ("7ms", i64::MIN, false),
+        ("7ms", i64::MAX, false),
+        ("1m", i64::MAX - 5, false),
+        ("106751991167d", -1, true),
+        ("1ms", i64::MIN, true),
+        ("7ms", 0, true),
+    ] {
+        fs::write(p.join("w.yaml"), windowed(size, None)).unwrap();
+        fs::write(p.join("at.arrows"), orders_at(ts)).unwrap();
+        let _ = fs::remove_file(p.join("w.arrows"));
+        let out = run_as(
+            &[],
+            p,
+            &[
+                "run",
+                "w.yaml",
+                "--input",
+                "orders=at.arrows",
+                "--sink",
+                "out=w.arrows",
+            ],
+        );
+        assert_not_a_crash(&out, &format!("{size} {ts}"));
+        if fits {
+            assert_eq!(out.status.code(), Some(0), "{size} {ts}: {}", stderr(&out));
+            let bytes = fs::read(p.join("w.arrows")).unwrap();
+            let batches: Vec<_> =
+                arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+                    .unwrap()
+                    .map(|b| b.unwrap())
+                    .collect();
+            let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+            assert_eq!(rows, 1, "{size} {ts}: the record was dropped");
+            for b in &batches {
+                let ints = |name: &str| {
+                    let c = b
+                        .column_by_name(name)
+                        .unwrap_or_else(|| panic!("{name} in {:?}", b.schema()));
+                    arrow_cast::cast(c, &arrow_schema::DataType::Int64).unwrap()
+                };
+                let (start, end) = (ints("__window_start"), ints("__window_end"));
+                use arrow_array::cast::AsArray;
+                let (s, e) = (
+                    start.as_primitive::<arrow_array::types::Int64Type>(),
+                    end.as_primitive::<arrow_array::types::Int64Type>(),
+                );
+                for i in 0..b.num_rows() {
+                    assert!(
+                        e.value(i) > s.value(i),
+                        "{size} {ts}: window [{}, {})",
+                        s.value(i),
+                        e.value(i)
+                    );
+                    assert!(s.value(i) <= ts && ts < e.value(i), "{size} {ts}");
+                }
+            }
+        } else {
+            assert_eq!(out.status.code(), Some(1), "{size} {ts}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains(&format!("__timestamp {ts} at row 0")),
+                "{}",
+                stderr(&out)
+            );
+            assert!(!p.join("w.arrows").exists());
+        }
+    }
+}
+
+#[test]
+fn validation_is_linear() {
+    let dir = workdir();
+    let p = dir.path();
+    let wide = |n: usize| {
+        let mut s = String::from(
+            "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n    value: json\n    columns:\n",
+        );
+        for i in 0..n {
+            s.push_str(&format!("      c{i}: int64\n"));
+        }
+        s.push_str("  - select: some\n    parent: orders\n    columns: [c0, c1]\n");
+        s.push_str("  - sink: out\n    parent: some\n    topic: out\n    value: json\n");
+        s
+    };
+    // 40,000 declared columns check in well under the seconds a quadratic pass took;
+    // the bound is generous (a debug build on a loaded machine) and not a timing claim.
+    fs::write(p.join("wide.yaml"), wide(40_000)).unwrap();
+    let out = run_fed(
+        p,
+        &["run", "--check", "wide.yaml"],
+        None,
+        Duration::from_secs(60),
+    )
+    .expect("--check of 40,000 columns did not end within a minute");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("valid (3 nodes)"));
+}
+
+fn parquet_bytes() -> Vec<u8> {
+    let batches: Vec<_> =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(orders_stream()), None)
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+    let mut out = Vec::new();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, batches[0].schema(), None).unwrap();
+    for b in &batches {
+        w.write(b).unwrap();
+    }
+    w.close().unwrap();
+    out
+}
+
+#[test]
+fn exit_codes_and_messages_point_the_right_way() {
+    let dir = workdir();
+    let p = dir.path();
+    let err_of = |args: &[&str]| {
+        let out = run_as(&[], p, args);
+        assert_not_a_crash(&out, &format!("{args:?}"));
+        (out.status.code(), stderr(&out))
+    };
+    // --check of an unreadable or non-UTF-8 file is an invalid file (3).
+    fs::write(p.join("bad-utf8.yaml"), b"version: 1\n# \xff\n").unwrap();
+    for file in ["missing.yaml", "bad-utf8.yaml", "/dev/null/x.yaml"] {
+        let (code, err) = err_of(&["run", "--check", file]);
+        assert_eq!(code, Some(3), "{file}: {err}");
+    }
+    // A sink directory that does not exist: 2 before any input is read, Parquet as IPC.
+    for sink in ["a=nodir/a.parquet", "a=nodir/a.arrows", "a=nodir/a.arrow"] {
+        let (code, err) = err_of(&[
+            "run",
+            "two.yaml",
+            "--input",
+            "orders=orders.arrows",
+            "--sink",
+            sink,
+            "--sink",
+            "b=/dev/null",
+        ]);
+        assert_eq!(code, Some(2), "{sink}: {err}");
+        assert!(err.contains("nodir"), "{err}");
+    }
+    // Two inputs on stdin.
+    fs::write(p.join("join2.yaml"), TWO_SINKS.replace("  - filter: big\n    parent: orders", "  - source: more\n    topics: [more]\n    value: json\n  - filter: big\n    parent: orders")).unwrap();
+    let (code, err) = err_of(&[
+        "run",
+        "join2.yaml",
+        "--input",
+        "orders=-",
+        "--input",
+        "more=-",
+        "--sink",
+        "a=-",
+        "--sink",
+        "b=/dev/null",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("stdin"), "{err}");
+    // `run --out` is pointed at --sink, not at --output.
+    let (code, err) = err_of(&[
+        "run",
+        "two.yaml",
+        "--input",
+        "orders=orders.arrows",
+        "--out",
+        "x.arrows",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--sink NAME=FILE"), "{err}");
+    // Parquet given as an IPC input, from a file and from a pipe.
+    fs::write(p.join("orders.parquet"), parquet_bytes()).unwrap();
+    let (code, err) = err_of(&[
+        "run",
+        "two.yaml",
+        "--input",
+        "orders=orders.parquet",
+        "--sink",
+        "a=/dev/null",
+        "--sink",
+        "b=/dev/null",
+    ]);
+    assert_ne!(code, Some(0));
+    assert!(
+        err.contains("orders.parquet is a Parquet file") && err.contains("Arrow IPC"),
+        "{err}"
+    );
+    let bytes = parquet_bytes();
+    let feed: Box<dyn FnOnce(std::process::ChildStdin) + Send> = Box::new(move |mut s| {
+        use std::io::Write as _;
+        let _ = s.write_all(&bytes);
+    });
+    let out = run_fed(
+        p,
+        &[
+            "run",
+            "two.yaml",
+            "--input",
+            "orders=-",
+            "--sink",
+            "a=/dev/null",
+            "--sink",
+            "b=/dev/null",
+        ],
+        Some(feed),
+        TIMEOUT,
+    )
+    .unwrap();
+    assert!(
+        stderr(&out).contains("stdin is a Parquet file"),
+        "{}",
+        stderr(&out)
+    );
+    // An IPC file cut short (bad footer) names the file and what is wrong.
+    let file = arrow_file_bytes();
+    for cut in [file.len() - 3, file.len() / 2, 10] {
+        fs::write(p.join("cut.arrow"), &file[..cut]).unwrap();
+        let (code, err) = err_of(&[
+            "run",
+            "two.yaml",
+            "--input",
+            "orders=cut.arrow",
+            "--sink",
+            "a=/dev/null",
+            "--sink",
+            "b=/dev/null",
+        ]);
+        assert_eq!(code, Some(1), "{cut}: {err}");
+        assert!(
+            err.contains("cut.arrow") && err.contains("footer"),
+            "{cut}: {err}"
+        );
+    }
+    // Did you mean: columns in expressions, selects, keys, aggregates; parents.
+    let variants = [
+        (
+            "where: amount > 100",
+            "where: amont > 100",
+            "did you mean `amount`?",
+        ),
+        (
+            "where: amount > 100",
+            "where: Amount > 100",
+            "did you mean `amount`?",
+        ),
+        ("parent: big", "parent: bg", "did you mean `big`?"),
+        (
+            "parent: orders\n    topic: b",
+            "parent: order\n    topic: b",
+            "did you mean `orders`?",
+        ),
+        (
+            "where: amount > 100",
+            "where: amount > \"x\"",
+            "write 'x' for a string",
+        ),
+    ];
+    for (from, to, hint) in variants {
+        fs::write(p.join("typo.yaml"), TWO_SINKS.replacen(from, to, 1)).unwrap();
+        let (code, err) = err_of(&["run", "--check", "typo.yaml"]);
+        assert_eq!(code, Some(3), "{to}: {err}");
+        assert!(err.contains(hint), "{to}: {err}");
+    }
+    // The smallest i64 literal parses.
+    for predicate in [
+        "amount > -9223372036854775808",
+        "amount >= -9223372036854775808 AND amount < 9223372036854775807",
+    ] {
+        fs::write(
+            p.join("min.yaml"),
+            TWO_SINKS.replace("amount > 100", predicate),
+        )
+        .unwrap();
+        let (code, err) = err_of(&["run", "--check", "min.yaml"]);
+        assert_eq!(code, Some(0), "{predicate}: {err}");
+    }
+    fs::write(
+        p.join("min.yaml"),
+        TWO_SINKS.replace("amount > 100", "amount > -9223372036854775809"),
+    )
+    .unwrap();
+    let (code, err) = err_of(&["run", "--check", "min.yaml"]);
+    assert_eq!(code, Some(3), "{err}");
+    // Topic names are validated as Kafka does, in topologies and on tail.
+    for topic in ["''", "a/../../b", "'x y'", "'..'", &"t".repeat(250)] {
+        fs::write(
+            p.join("topic.yaml"),
+            TWO_SINKS.replace("topics: [orders]", &format!("topics: [{topic}]")),
+        )
+        .unwrap();
+        let (code, err) = err_of(&["run", "--check", "topic.yaml"]);
+        assert_eq!(code, Some(3), "{topic}: {err}");
+        assert!(err.contains("topic.yaml:8:"), "{topic}: {err}");
+        fs::write(
+            p.join("topic.yaml"),
+            TWO_SINKS.replace("topic: b", &format!("topic: {topic}")),
+        )
+        .unwrap();
+        let (code, err) = err_of(&["run", "--check", "topic.yaml"]);
+        assert_eq!(code, Some(3), "{topic}: {err}");
+    }
+    for topic in ["", "a/b", "x y", ".."] {
+        let (code, err) = err_of(&["tail", topic, "-b", "127.0.0.1:1"]);
+        assert_eq!(code, Some(2), "{topic:?}: {err}");
+        assert!(err.contains("topic name"), "{err}");
+    }
+    // A garbage snapshot is "not a snapshot container", not a version.
+    let snaps = p.join("garbage");
+    fs::create_dir(&snaps).unwrap();
+    fs::write(snaps.join("partition-0.snapshot"), b"garbage garbage!").unwrap();
+    fs::write(
+        snaps.join("partition-1.snapshot"),
+        [0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0],
+    )
+    .unwrap();
+    for file in [
+        "garbage/partition-0.snapshot",
+        "garbage/partition-1.snapshot",
+    ] {
+        let (code, err) = err_of(&["snapshot", "dump", file]);
+        assert_ne!(code, Some(0));
+        assert!(err.contains("not a snapshot container"), "{file}: {err}");
+    }
+    let (_, err) = err_of(&["snapshot", "dump", "garbage/partition-0.snapshot"]);
+    assert!(err.contains("\"garb\""), "{err}");
+}
+
+#[test]
+fn confluent_framed_bytes_read_as_json_name_the_magic_byte_and_schema_id() {
+    let broker = Tansu::start();
+    let topic = unique_name("hostile-framed");
+    create_topic(&broker.bootstrap(), &topic, 1);
+    let mut framed = vec![0u8, 0, 0, 0, 42];
+    framed.extend_from_slice(b"\x02\x06abc");
+    crate::support::admin::produce_bytes(&broker.bootstrap(), &topic, &[(0, "k".into(), framed)]);
+    let bootstrap = broker.bootstrap();
+    let out = run(&[
+        os("tail"),
+        os(&topic),
+        os("-e"),
+        os("--value-format"),
+        os("json"),
+        os("--format"),
+        os("ndjson"),
+        os("-b"),
+        os(&bootstrap),
+        os("--timeout"),
+        os("20s"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("magic byte 0 and schema id 42"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn snapshot_verify_reports_gen_b_names_out_of_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen_b = |names: &[&str]| {
+        let mut out = Vec::new();
+        out.extend_from_slice(&1u32.to_be_bytes());
+        out.extend_from_slice(&(names.len() as u32).to_be_bytes());
+        for n in names {
+            out.extend_from_slice(&(n.len() as u32).to_be_bytes());
+            out.extend_from_slice(n.as_bytes());
+            out.extend_from_slice(&1u32.to_be_bytes());
+            out.push(b'v');
+        }
+        out
+    };
+    fs::write(
+        dir.path().join("partition-0.snapshot"),
+        gen_b(&["a", "b", "c"]),
+    )
+    .unwrap();
+    let out = run(&[os("snapshot"), os("verify"), dir.path().as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Unsorted at the start, in the middle, by byte value (uppercase sorts first).
+    for (i, names) in [&["b", "a"][..], &["a", "c", "b"], &["a", "B"]]
+        .iter()
+        .enumerate()
+    {
+        fs::write(
+            dir.path().join(format!("partition-{}.snapshot", i + 1)),
+            gen_b(names),
+        )
+        .unwrap();
+    }
+    let out = run(&[
+        os("snapshot"),
+        os("verify"),
+        dir.path().as_os_str(),
+        os("--output"),
+        os("json"),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("are not sorted").count(), 3, "{text}");
+    assert!(!text.contains("partition-0.snapshot"), "{text}");
+}
+
+#[test]
+fn a_tab_is_reported_at_its_own_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n    value: json\n\tcolumns: {a: int64}\n",
+            "6:1",
+        ),
+        (
+            "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n    value: json\n    columns:\n\t  a: int64\n",
+            "7:1",
+        ),
+        (
+            "version: 1\nnodes:\n  - source: orders\n    topics: [orders]\n  \t value: json\n",
+            "5:3",
+        ),
+    ];
+    for (text, at) in cases {
+        fs::write(dir.path().join("tab.yaml"), text).unwrap();
+        let out = run(&[
+            os("run"),
+            os("--check"),
+            dir.path().join("tab.yaml").as_os_str(),
+        ]);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("tab.yaml:{at}:")),
+            "{at}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn tail_refuses_a_union_column_for_parquet_naming_it() {
+    let broker = Tansu::start();
+    let topic = unique_name("hostile-union");
+    create_topic(&broker.bootstrap(), &topic, 1);
+    // Arrow blob values (docs/formats.md §5): each value one IPC stream, here with a union.
+    crate::support::admin::produce_bytes(
+        &broker.bootstrap(),
+        &topic,
+        &[(0, "k".into(), union_stream(false))],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bootstrap = broker.bootstrap();
+    let out = run_as(
+        &[],
+        dir.path(),
+        &[
+            "tail",
+            &topic,
+            "-p",
+            "0",
+            "-e",
+            "--value-format",
+            "arrow",
+            "--out",
+            "u.parquet",
+            "-b",
+            &bootstrap,
+            "--timeout",
+            "20s",
+        ],
+    );
+    assert_not_a_crash(&out, "tail union");
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`choice`") && stderr(&out).contains("union"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("u.parquet").exists());
+    assert!(
+        temp_files(dir.path()).is_empty(),
+        "{:?}",
+        temp_files(dir.path())
+    );
+    // The same records as an Arrow IPC stream are fine.
+    let out = run_as(
+        &[],
+        dir.path(),
+        &[
+            "tail",
+            &topic,
+            "-e",
+            "--max-records",
+            "1",
+            "--value-format",
+            "arrow",
+            "--out",
+            "u.arrows",
+            "-b",
+            &bootstrap,
+            "--timeout",
+            "20s",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

@@ -240,8 +240,9 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     })?;
 
     if args.keep_running {
+        let stop = crate::cmd::dev_cluster::StopSignal::listen();
         eprintln!("embedded cluster at {bootstrap}, registry at {registry_url}; Ctrl-C stops them");
-        crate::cmd::dev_cluster::wait_for_stop_signal()?;
+        stop.wait()?;
     }
     drop(registry_server);
     drop(cluster);

@@ -52,46 +52,25 @@ pub struct RunArgs {
     pub command: Vec<String>,
 }
 
-/// Raised on SIGINT or SIGTERM.
+/// Raised on SIGINT or SIGTERM: the leader stops its command itself, so it
+/// cooperates with the process-wide listener (`cmd::interrupt`), which raises a
+/// flag this thread turns into the stop signal. Registered before returning, so no
+/// signal is lost or taken for a cancellation.
 pub(super) fn stop_on_signals() -> CliResult<StopSignal> {
     let stop = StopSignal::new();
     let raise = stop.clone();
-    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-    // The leader stops its command itself on a signal (`cmd::interrupt`).
-    std::mem::forget(crate::cmd::interrupt::cooperate(Default::default()));
-    std::thread::spawn(move || {
-        let rt = match tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        {
-            Ok(rt) => rt,
-            Err(e) => {
-                let _ = ready_tx.send(Err(e.to_string()));
-                return;
-            }
-        };
-        rt.block_on(async move {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut int), Ok(mut term)) = (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-            ) else {
-                let _ = ready_tx.send(Err("cannot install signal handlers".into()));
-                return;
-            };
-            let _ = ready_tx.send(Ok(()));
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    std::mem::forget(crate::cmd::interrupt::cooperate(flag.clone()));
+    std::thread::Builder::new()
+        .name("leader-signals".into())
+        .spawn(move || {
+            while !flag.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(20));
             }
             raise.raise();
-        });
-    });
-    match ready_rx.recv() {
-        Ok(Ok(())) => Ok(stop),
-        Ok(Err(e)) => Err(CliError::failure(e)),
-        Err(_) => Err(CliError::failure("cannot install signal handlers")),
-    }
+        })
+        .map_err(|e| CliError::failure(format!("cannot start the signal thread: {e}")))?;
+    Ok(stop)
 }
 
 /// Logs acquire progress, each waiting position once.

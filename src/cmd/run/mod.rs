@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::cmd::exit::{CliError, CliResult, ExitCode};
 use crate::cmd::global::{GlobalArgs, OutputMode};
-use crate::cmd::output::{Ui, refuse_binary_on_tty};
+use crate::cmd::output::{Ui, refuse_binary_on_tty_or};
 use crate::cmd::schema_cache::{SchemaCacheArgs, open_cache};
 use crate::cmd::snapshot::restore_cut::{CutSelector, cut_selector};
 use crate::engine::columnar::expr::types::type_name;
@@ -187,6 +187,16 @@ fn check_paths(global: &GlobalArgs, args: &RunArgs) -> CliResult<()> {
     }
     if let Some(p) = &args.dead_letter {
         named.push(Named::output(format!("--dead-letter {p}"), p));
+    }
+    let stdin_inputs = args
+        .inputs
+        .iter()
+        .filter(|a| a.split_once('=').is_some_and(|(_, p)| p == "-"))
+        .count();
+    if stdin_inputs > 1 {
+        return Err(CliError::usage(format!(
+            "--input: {stdin_inputs} inputs read stdin (`-`); only one can"
+        )));
     }
     check(&named).map_err(CliError::usage)?;
     // Outputs opened with their first batch (Parquet) fail now on a missing
@@ -433,7 +443,7 @@ fn run_offline(
             if to_stdout {
                 return Err(CliError::usage("--sink: only one sink can write to stdout"));
             }
-            refuse_binary_on_tty("an Arrow IPC stream")?;
+            refuse_binary_on_tty_or("an Arrow IPC stream", "name a file: --sink NAME=FILE")?;
             to_stdout = true;
         }
         outputs.insert(
@@ -453,7 +463,7 @@ fn run_offline(
                         "--dead-letter: only one output can write to stdout",
                     ));
                 }
-                refuse_binary_on_tty("an Arrow IPC stream")?;
+                refuse_binary_on_tty_or("an Arrow IPC stream", "name a file: --sink NAME=FILE")?;
                 to_stdout = true;
             }
             Some((

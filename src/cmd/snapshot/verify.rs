@@ -42,6 +42,19 @@ fn problems(snapshot: &ReadSnapshot) -> Vec<String> {
                 .to_owned(),
         );
     }
+    // Readers accept any order, but the libraries write gen B names in unsigned-byte
+    // order (docs/formats.md §8.1): another order means another writer made the file.
+    if snapshot.generation == Generation::B
+        && let Some(pair) = snapshot
+            .entries
+            .windows(2)
+            .find(|p| p[0].name.as_bytes() > p[1].name.as_bytes())
+    {
+        found.push(format!(
+            "gen B store names are not sorted: {:?} comes before {:?} (the libraries write them in unsigned-byte order)",
+            pair[0].name, pair[1].name
+        ));
+    }
     for entry in &snapshot.entries {
         if let Payload::Join(state) = classify(&entry.value) {
             for (side, batches) in [("left", &state.left), ("right", &state.right)] {

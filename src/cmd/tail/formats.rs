@@ -223,7 +223,7 @@ pub fn decoder(
     }))
 }
 
-fn read(path: &PathBuf) -> CliResult<String> {
+fn read(path: &std::path::Path) -> CliResult<String> {
     crate::io::bounded_read::read_to_string(path, crate::io::bounded_read::SCHEMA)
         .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))
 }

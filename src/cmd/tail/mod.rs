@@ -502,6 +502,9 @@ pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
         .map(|s| formats::parse_spec(s))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::usage)?;
+    for t in &args.topics {
+        crate::engine::topic_name::validate(t).map_err(CliError::usage)?;
+    }
     let registry = global.registry.settings()?;
     for t in &args.topics {
         formats::check(

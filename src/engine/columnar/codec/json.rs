@@ -423,8 +423,9 @@ impl ValueDecoder for JsonDecoder {
     fn append(&mut self, value: Option<&[u8]>) -> Result<usize, CodecError> {
         let v = match value {
             None => Json::Null,
-            Some(bytes) => Json::parse(bytes)
-                .map_err(|e| CodecError::invalid(format!("invalid JSON value: {e}")))?,
+            Some(bytes) => Json::parse(bytes).map_err(|e| {
+                CodecError::invalid(format!("invalid JSON value: {e}{}", framed_hint(bytes)))
+            })?,
         };
         // Check the row now so a failure names this record, not the batch.
         if let Some(schema) = &self.schema {
@@ -453,6 +454,18 @@ impl ValueDecoder for JsonDecoder {
 
     fn reset(&mut self) {
         self.rows.clear();
+    }
+}
+
+/// Bytes that start like a Confluent registry frame (magic byte 0, a 4-byte schema
+/// id) are not plain JSON: say so, with the id, and name the formats that read them.
+fn framed_hint(bytes: &[u8]) -> String {
+    match bytes {
+        [0, a, b, c, d, ..] => format!(
+            " (the bytes start with the Confluent magic byte 0 and schema id {}: a registry-framed value; read it with json-sr, avro or protobuf)",
+            u32::from_be_bytes([*a, *b, *c, *d])
+        ),
+        _ => String::new(),
     }
 }
 

@@ -144,7 +144,20 @@ struct Compiler<'a> {
 impl Compiler<'_> {
     fn node(&self, expr: &SqlExpr) -> Result<Node, ExprError> {
         match expr {
-            SqlExpr::Identifier(ident) => self.column(expr, &ident.value),
+            SqlExpr::Identifier(ident) => self.column(expr, &ident.value).map_err(|e| {
+                if ident.quote_style == Some('"') {
+                    // SQL reads "x" as a column name; a string is 'x'.
+                    ExprError {
+                        message: format!(
+                            "{}; \"{}\" is a column name in SQL, write '{}' for a string",
+                            e.message, ident.value, ident.value
+                        ),
+                        ..e
+                    }
+                } else {
+                    e
+                }
+            }),
             SqlExpr::CompoundIdentifier(parts) => Err(err_at(
                 expr,
                 format!(
@@ -161,6 +174,13 @@ impl Compiler<'_> {
             SqlExpr::UnaryOp { op, expr: inner } => match op {
                 UnaryOperator::Not => Ok(Node::Not(Box::new(self.boolean(inner)?))),
                 UnaryOperator::Minus => {
+                    // -9223372036854775808 is i64::MIN: its digits alone do not fit.
+                    if let SqlExpr::Value(v) = inner.as_ref()
+                        && let Value::Number(text, _) = &v.value
+                        && let Ok(n) = format!("-{text}").parse::<i64>()
+                    {
+                        return Ok(Node::Literal(Arc::new(Int64Array::from(vec![n]))));
+                    }
                     let node = self.node(inner)?;
                     let ty = node.data_type();
                     if !is_numeric(&ty) {
@@ -372,7 +392,8 @@ impl Compiler<'_> {
                 Err(err_at(
                     expr,
                     format!(
-                        "Arrow column does not exist: {name} (columns: {})",
+                        "Arrow column does not exist: {name}{} (columns: {})",
+                        crate::engine::suggest::hint(name, known.iter().copied()),
                         known.join(", ")
                     ),
                 ))

@@ -370,8 +370,20 @@ impl GroupByProcessor {
                             "event timestamp is null at row {row}"
                         )));
                     }
-                    let start = ts.value(row).div_euclid(window.size_ms) * window.size_ms;
-                    let end = start.wrapping_add(window.size_ms);
+                    // Checked: a window that starts before i64::MIN or ends after
+                    // i64::MAX has no representable bounds; it is an error, never
+                    // a window whose end is before its start (behaviour §4).
+                    let t = ts.value(row);
+                    let bounds = t
+                        .div_euclid(window.size_ms)
+                        .checked_mul(window.size_ms)
+                        .and_then(|start| Some((start, start.checked_add(window.size_ms)?)));
+                    let Some((start, end)) = bounds else {
+                        return Err(OpError::new(format!(
+                            "__timestamp {t} at row {row}: its {} ms window does not fit the 64-bit millisecond range",
+                            window.size_ms
+                        )));
+                    };
                     if end < cutoff {
                         window_parts = None;
                     } else {

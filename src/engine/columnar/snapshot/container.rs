@@ -20,7 +20,7 @@ pub const SNAPSHOT_VERSION: u32 = 1;
 /// krabka-streams-rs, the gen A ones Java 1.2; `DuplicateName` is our decision.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SnapshotError {
-    #[error("unsupported state snapshot version {0}")]
+    #[error("unsupported state snapshot version {0}{hint}", hint = not_a_container(*.0))]
     UnsupportedVersion(u32),
     /// Gen A (Java 1.2) says it without the number.
     #[error("unsupported state snapshot version")]
@@ -37,6 +37,24 @@ pub enum SnapshotError {
     NonUtf8Name,
     #[error("duplicate store name {0}")]
     DuplicateName(String),
+}
+
+/// A version no container ever had (any above 255) means the bytes are not a
+/// container at all: say so, and show the first bytes when they are text.
+fn not_a_container(version: u32) -> String {
+    if version <= 0xff {
+        return String::new();
+    }
+    let bytes = version.to_be_bytes();
+    let shown = if bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        format!(
+            " (the file starts with the text {:?})",
+            String::from_utf8_lossy(&bytes)
+        )
+    } else {
+        format!(" (the file starts with {version:#010x})")
+    };
+    format!(": not a snapshot container, whose first 4 bytes are the version 1{shown}")
 }
 
 /// The container generation of a snapshot file.

@@ -398,6 +398,11 @@ fn op_error(pos: Pos, e: OpError) -> SpecError {
     SpecError::at(pos, e.message)
 }
 
+/// "; did you mean …" for a column `schema` lacks (`engine::suggest`).
+fn column_hint(name: &str, schema: &Schema) -> String {
+    crate::engine::suggest::hint(name, schema.fields().iter().map(|f| f.name().as_str()))
+}
+
 /// The processing schema of a source with declared payload columns.
 pub fn declared_schema(columns: &[(Located<String>, Located<DataType>)]) -> SchemaRef {
     let mut fields: Vec<FieldRef> = columns
@@ -449,8 +454,13 @@ pub fn build(
                     return Err(SpecError::at(
                         parent.pos,
                         format!(
-                            "parent is not a node in this topology: `{}` (parent of `{}`)",
-                            parent.value, node.name.value
+                            "parent is not a node in this topology: `{}` (parent of `{}`){}",
+                            parent.value,
+                            node.name.value,
+                            crate::engine::suggest::hint(
+                                &parent.value,
+                                spec.nodes.iter().map(|n| n.name.value.as_str())
+                            )
                         ),
                     ));
                 }
@@ -537,7 +547,11 @@ pub fn build(
                         if input.index_of(&column.value).is_err() {
                             return Err(SpecError::at(
                                 column.pos,
-                                format!("Arrow column does not exist: {}", column.value),
+                                format!(
+                                    "Arrow column does not exist: {}{}",
+                                    column.value,
+                                    column_hint(&column.value, input)
+                                ),
                             ));
                         }
                     }
@@ -592,7 +606,11 @@ pub fn build(
                         if input.index_of(&key.value).is_err() {
                             return Err(SpecError::at(
                                 key.pos,
-                                format!("Arrow column does not exist: {}", key.value),
+                                format!(
+                                    "Arrow column does not exist: {}{}",
+                                    key.value,
+                                    column_hint(&key.value, input)
+                                ),
                             ));
                         }
                     }
@@ -616,7 +634,10 @@ pub fn build(
                     {
                         return Err(SpecError::at(
                             text.pos,
-                            format!("Arrow column does not exist: {input_column}"),
+                            format!(
+                                "Arrow column does not exist: {input_column}{}",
+                                column_hint(&input_column, input)
+                            ),
                         ));
                     }
                     let output = call.alias.clone().unwrap_or_else(|| match &call.column {
@@ -633,18 +654,27 @@ pub fn build(
                 let window = match window {
                     None => None,
                     Some((size, retention)) => {
+                        // Beyond i64 milliseconds no window bound is representable.
                         let ms = |d: &Located<Duration>| {
-                            i64::try_from(d.value.as_millis()).unwrap_or(i64::MAX)
+                            i64::try_from(d.value.as_millis()).map_err(|_| {
+                                SpecError::at(
+                                    d.pos,
+                                    format!(
+                                        "{} ms is beyond the 64-bit millisecond range of window bounds (at most {} ms, about 292 million years)",
+                                        d.value.as_millis(),
+                                        i64::MAX
+                                    ),
+                                )
+                            })
                         };
-                        Some(
-                            Window::new(ms(size), retention.as_ref().map(ms)).map_err(|e| {
-                                let pos = match (&e.message, retention) {
-                                    (m, Some(r)) if m.starts_with("retention") => r.pos,
-                                    _ => size.pos,
-                                };
-                                op_error(pos, e)
-                            })?,
-                        )
+                        let retention_ms = retention.as_ref().map(ms).transpose()?;
+                        Some(Window::new(ms(size)?, retention_ms).map_err(|e| {
+                            let pos = match (&e.message, retention) {
+                                (m, Some(r)) if m.starts_with("retention") => r.pos,
+                                _ => size.pos,
+                            };
+                            op_error(pos, e)
+                        })?)
                     }
                 };
                 let op: Arc<dyn Operator> = Arc::new(GroupBy::new(
@@ -703,7 +733,11 @@ pub fn build(
                             if schema.index_of(&key.value).is_err() {
                                 return Err(SpecError::at(
                                     key.pos,
-                                    format!("join key column does not exist: {}", key.value),
+                                    format!(
+                                        "join key column does not exist: {}{}",
+                                        key.value,
+                                        column_hint(&key.value, schema)
+                                    ),
                                 ));
                             }
                         }
