@@ -84,7 +84,7 @@ impl Command {
             Command::Demo(_) => "demo",
             Command::DevCluster(_) => "dev-cluster",
             Command::Barrier(args) => args.name(),
-            Command::Schema(_) => "schema",
+            Command::Schema(args) => args.name(),
             Command::Leader(_) => "leader",
             Command::Snapshot(args) => args.command.name(),
             Command::Tail(_) => "tail",

@@ -1565,6 +1565,17 @@ fn exit_codes_and_messages_point_the_right_way() {
         let (code, err) = err_of(&["run", "--check", file]);
         assert_eq!(code, Some(3), "{file}: {err}");
     }
+    // A --from time before the epoch (or past i64) is a usage error naming --from,
+    // found before any broker is asked (the address refuses: 4 would mean it tried).
+    for from in ["@-99999999999d", "@-999999999999999d", "@1969-12-31T23:59:59Z"] {
+        let (code, err) = err_of(&["-b", "127.0.0.1:1", "tail", "t", "--from", from]);
+        assert_eq!(code, Some(2), "{from}: {err}");
+        assert!(err.contains("--from"), "{from}: {err}");
+    }
+    // schema errors name the schema subcommand that failed.
+    let (code, err) = err_of(&["schema", "decode", "0000"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("schema decode:"), "{err}");
     // A sink directory that does not exist: 2 before any input is read, Parquet as IPC.
     for sink in ["a=nodir/a.parquet", "a=nodir/a.arrows", "a=nodir/a.arrow"] {
         let (code, err) = err_of(&[

@@ -52,6 +52,18 @@ pub enum SchemaCommand {
     Check(check::CheckArgs),
 }
 
+impl SchemaArgs {
+    /// The name used in error lines (`krabka-streams schema decode: …`).
+    pub fn name(&self) -> &'static str {
+        match self.command {
+            SchemaCommand::Prewarm(_) => "schema prewarm",
+            SchemaCommand::Inspect(_) => "schema inspect",
+            SchemaCommand::Decode(_) => "schema decode",
+            SchemaCommand::Check(_) => "schema check",
+        }
+    }
+}
+
 pub fn run(global: &GlobalArgs, args: SchemaArgs) -> CliResult<()> {
     let conn = connect::ConnectOptions {
         token_file: args.token_file.as_deref(),

@@ -43,7 +43,15 @@ pub struct Positions {
 pub fn parse_time(text: &str, now_ms: i64) -> Result<i64, String> {
     if let Some(rel) = text.strip_prefix('-') {
         let d = parse_duration(rel)?;
-        return Ok(now_ms - d.as_millis() as i64);
+        // Kafka timestamps start at the epoch: a time before it would be sent as a
+        // negative timestamp, which brokers read as "latest" or "earliest".
+        return i64::try_from(d.as_millis())
+            .ok()
+            .and_then(|d| now_ms.checked_sub(d))
+            .filter(|t| *t >= 0)
+            .ok_or_else(|| {
+                format!("-{rel} before now is before 1970-01-01, where Kafka timestamps start")
+            });
     }
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         return text
@@ -53,13 +61,20 @@ pub fn parse_time(text: &str, now_ms: i64) -> Result<i64, String> {
     if let Ok(d) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
         return Ok(d
             .and_hms_opt(0, 0, 0)
-            .map_or(0, |t| t.and_utc().timestamp_millis()));
+            .map_or(0, |t| t.and_utc().timestamp_millis())
+            .max(0));
     }
-    DateTime::parse_from_rfc3339(text)
+    let t = DateTime::parse_from_rfc3339(text)
         .map(|t| t.timestamp_millis())
         .map_err(|_| {
             format!("invalid time {text:?}: expected epoch milliseconds, YYYY-MM-DD, RFC 3339 or a relative -<duration> such as -1h")
-        })
+        })?;
+    if t < 0 {
+        return Err(format!(
+            "time {text:?} is before 1970-01-01, where Kafka timestamps start"
+        ));
+    }
+    Ok(t)
 }
 
 fn count(text: &str, what: &str) -> Result<i64, String> {
@@ -110,10 +125,8 @@ pub fn parse_from(text: &str, now_ms: i64) -> Result<Positions, String> {
             }
         }
     }
-    Err(first_error.map_or_else(
-        || parse_start(text, now_ms).err().unwrap_or_default(),
-        |e| format!("invalid --from {text:?}: {e}"),
-    ))
+    let e = first_error.unwrap_or_else(|| parse_start(text, now_ms).err().unwrap_or_default());
+    Err(format!("invalid --from {text:?}: {e}"))
 }
 
 #[cfg(test)]
@@ -169,8 +182,19 @@ mod tests {
 
     #[test]
     fn nonsense_is_refused() {
-        for bad in ["abc", "+x", "-", "@yesterday", "1:2:3", "@-1"] {
-            assert!(parse_from(bad, NOW).is_err(), "{bad}");
+        for bad in [
+            "abc",
+            "+x",
+            "-",
+            "@yesterday",
+            "1:2:3",
+            "@-1",
+            "@-99999999999d",
+            "@-999999999999999d",
+            "@1969-12-31T23:59:59Z",
+        ] {
+            let e = parse_from(bad, NOW).unwrap_err();
+            assert!(e.starts_with("invalid --from"), "{bad}: {e}");
         }
     }
 }
