@@ -1567,7 +1567,11 @@ fn exit_codes_and_messages_point_the_right_way() {
     }
     // A --from time before the epoch (or past i64) is a usage error naming --from,
     // found before any broker is asked (the address refuses: 4 would mean it tried).
-    for from in ["@-99999999999d", "@-999999999999999d", "@1969-12-31T23:59:59Z"] {
+    for from in [
+        "@-99999999999d",
+        "@-999999999999999d",
+        "@1969-12-31T23:59:59Z",
+    ] {
         let (code, err) = err_of(&["-b", "127.0.0.1:1", "tail", "t", "--from", from]);
         assert_eq!(code, Some(2), "{from}: {err}");
         assert!(err.contains("--from"), "{from}: {err}");
