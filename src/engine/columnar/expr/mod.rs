@@ -324,8 +324,11 @@ impl Expression {
     }
 
     /// Evaluates over every row of `batch`; the result has `batch.num_rows()` values.
+    /// A failure that depends on a row's values (a cast, an overflow, a division by
+    /// zero) names that row, and the record's partition and offset when the batch has
+    /// them.
     pub fn evaluate(&self, batch: &RecordBatch) -> Result<ArrayRef, EvalError> {
-        eval::evaluate(&self.root, batch)
+        eval::evaluate(&self.root, batch).map_err(|e| locate_failing_row(&self.root, batch, e))
     }
 
     /// Evaluates a predicate; null counts as false when filtering.
@@ -348,3 +351,47 @@ impl Expression {
 
 #[cfg(test)]
 mod tests;
+
+/// Finds the first row whose evaluation fails (the error path only: about log2(rows)
+/// re-evaluations of halving slices) and adds it to the message. An error that an
+/// empty batch raises too is not about a row and is returned as it is.
+fn locate_failing_row(root: &compile::Node, batch: &RecordBatch, error: EvalError) -> EvalError {
+    if batch.num_rows() == 0 || eval::evaluate(root, &batch.slice(0, 0)).is_err() {
+        return error;
+    }
+    let fails =
+        |offset: usize, len: usize| eval::evaluate(root, &batch.slice(offset, len)).is_err();
+    let (mut start, mut len) = (0usize, batch.num_rows());
+    while len > 1 {
+        let half = len / 2;
+        if fails(start, half) {
+            len = half;
+        } else {
+            start += half;
+            len -= half;
+        }
+    }
+    if !fails(start, 1) {
+        // Only the rows together fail (nothing a single record explains).
+        return error;
+    }
+    EvalError(format!("{} ({})", error.0, row_position(batch, start)))
+}
+
+/// `row R of the batch`, with `partition P offset O` when the batch carries them.
+fn row_position(batch: &RecordBatch, row: usize) -> String {
+    use crate::engine::columnar::metadata::{OFFSET_COLUMN, PARTITION_COLUMN};
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    let value = |name: &str| batch.column_by_name(name).filter(|c| c.is_valid(row));
+    let partition = value(PARTITION_COLUMN)
+        .and_then(|c| c.as_primitive_opt::<Int32Type>().map(|a| a.value(row)));
+    let offset =
+        value(OFFSET_COLUMN).and_then(|c| c.as_primitive_opt::<Int64Type>().map(|a| a.value(row)));
+    match (partition, offset) {
+        (Some(p), Some(o)) => {
+            format!("at the record of partition {p} offset {o}, row {row} of its batch")
+        }
+        _ => format!("at row {row} of its batch"),
+    }
+}

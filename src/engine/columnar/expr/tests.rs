@@ -101,7 +101,36 @@ fn arithmetic_widens_and_reports_overflow() {
     assert_eq!(mixed.data_type(), &DataType::Int64);
     let err = eval("amount * 9223372036854775807").unwrap_err();
     assert!(err.starts_with("integer overflow"), "{err}");
-    assert_eq!(eval("qty / 0").unwrap_err(), "division by zero");
+    assert_eq!(
+        eval("qty / 0").unwrap_err(),
+        "division by zero (at row 0 of its batch)"
+    );
+}
+
+#[test]
+fn a_runtime_error_names_the_failing_record() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("status", DataType::Utf8, true),
+        Field::new("__partition", DataType::Int32, true),
+        Field::new("__offset", DataType::Int64, true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(StringArray::from(vec!["1", "2", "3", "x", "5"])),
+            Arc::new(Int32Array::from(vec![3; 5])),
+            Arc::new(Int64Array::from(vec![40, 41, 42, 43, 44])),
+        ],
+    )
+    .unwrap();
+    let parsed = ParsedExpr::parse("CAST(status AS INT) > 0", true).unwrap();
+    let compiled = parsed.compile(&batch.schema()).unwrap();
+    let err = compiled.evaluate(&batch).unwrap_err().0;
+    assert!(err.starts_with("cast failed"), "{err}");
+    assert!(
+        err.ends_with("(at the record of partition 3 offset 43, row 3 of its batch)"),
+        "{err}"
+    );
 }
 
 #[test]
