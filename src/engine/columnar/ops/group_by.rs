@@ -372,7 +372,7 @@ impl GroupByProcessor {
                     }
                     // Checked: a window that starts before i64::MIN or ends after
                     // i64::MAX has no representable bounds; it is an error, never
-                    // a window whose end is before its start (behaviour §4).
+                    // a window whose end is before its start (semantics §4).
                     let t = ts.value(row);
                     let bounds = t
                         .div_euclid(window.size_ms)
