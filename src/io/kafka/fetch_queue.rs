@@ -18,7 +18,6 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use rdkafka::bindings as rdsys;
-use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::raw_batch::RawBatch;
@@ -34,21 +33,6 @@ pub struct FetchQueue {
 }
 
 impl FetchQueue {
-    /// Forwards the fetch queue of each partition to a new queue. Call before assigning them.
-    pub fn new<C: ConsumerContext>(
-        consumer: &BaseConsumer<C>,
-        partitions: &[(String, i32)],
-    ) -> Result<FetchQueue, KafkaIoError> {
-        let rk = consumer.client().native_ptr();
-        // SAFETY: `rk` is the live client of `consumer`.
-        let fetch = unsafe { FetchQueue::empty(rk) }?;
-        for (topic, partition) in partitions {
-            // SAFETY: as above.
-            unsafe { fetch.forward(rk, topic, *partition) }?;
-        }
-        Ok(fetch)
-    }
-
     /// A queue no partition forwards to yet.
     ///
     /// # Safety
