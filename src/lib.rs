@@ -2,8 +2,9 @@
 //!
 //! `engine` holds everything that knows the frozen formats and semantics and
 //! never touches a Kafka client, HTTP or the command line; `io` holds the
-//! adapters (rdkafka, registry HTTP, files); `cmd` turns parsed arguments into
-//! engine calls and renders the answers.
+//! adapters (rdkafka, registry HTTP, files); `ops` holds the use cases, one module
+//! per subcommand group, over the engine's traits and the adapters; `cmd` parses
+//! arguments into an ops plan, calls it and renders the answer.
 
 // Diagnostics never end a command: std's `eprintln!`/`eprint!` panic ("failed
 // printing to stderr", exit 101) when stderr is closed or a pipe whose reader went
@@ -31,3 +32,4 @@ macro_rules! eprint {
 pub mod cmd;
 pub mod engine;
 pub mod io;
+pub mod ops;

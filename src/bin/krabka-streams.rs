@@ -11,6 +11,6 @@ fn main() {
     let name = cli.command.name();
     if let Err(e) = cmd::dispatch(cli) {
         cmd::output::print_error(mode, name, &e);
-        std::process::exit(e.code.code());
+        std::process::exit(cmd::exit::code(e.kind));
     }
 }

@@ -262,7 +262,7 @@ mod tests {
             ..Default::default()
         };
         let err = args.settings().unwrap_err();
-        assert_eq!(err.code, crate::cmd::exit::ExitCode::Usage);
+        assert_eq!(err.kind, crate::cmd::exit::ExitCode::Usage);
         assert!(!err.message.contains("hunter2"), "{}", err.message);
     }
 
@@ -309,7 +309,7 @@ mod tests {
     fn a_missing_broker_is_a_usage_error() {
         let c = ConnectionArgs::default();
         assert_eq!(
-            c.kafka_settings("tail").unwrap_err().code,
+            c.kafka_settings("tail").unwrap_err().kind,
             crate::cmd::exit::ExitCode::Usage
         );
     }

@@ -61,7 +61,9 @@ fn on_signal(mode: OutputMode, command: &str) {
     }
     crate::io::output_file::remove_unpublished();
     crate::cmd::output::print_error(mode, command, &CliError::cancelled());
-    std::process::exit(crate::cmd::exit::ExitCode::Cancelled.code());
+    std::process::exit(crate::cmd::exit::code(
+        crate::cmd::exit::ExitCode::Cancelled,
+    ));
 }
 
 /// Starts the process-wide listener once. If it cannot start (no thread, no

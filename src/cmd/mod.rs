@@ -222,7 +222,7 @@ pub fn clap_error_code(e: &clap::Error) -> i32 {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-        _ => exit::ExitCode::Usage.code(),
+        _ => exit::code(exit::ExitCode::Usage),
     }
 }
 

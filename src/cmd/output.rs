@@ -119,7 +119,7 @@ pub fn print_error(mode: OutputMode, command: &str, err: &CliError) {
         OutputMode::Json => writeln!(
             stderr,
             "{}",
-            json!({"error": {"code": err.code.code(), "message": err.message}})
+            json!({"error": {"code": crate::cmd::exit::code(err.kind), "message": err.message}})
         ),
         OutputMode::Human => {
             if command.is_empty() {

@@ -110,7 +110,7 @@ mod tests {
         )
         .unwrap();
         let e = open_cache(None, Some(&path)).unwrap_err();
-        assert_eq!(e.code, ExitCode::Usage);
+        assert_eq!(e.kind, ExitCode::Usage);
         assert!(
             e.message.starts_with(&format!(
                 "schema cache {}: not a schema cache file",
@@ -123,7 +123,7 @@ mod tests {
         let e = open_cache(None, Some(&path)).unwrap_err();
         assert!(e.message.contains("not UTF-8 at byte 0"), "{}", e.message);
         let e = open_cache(None, Some(&dir.path().join("missing.json"))).unwrap_err();
-        assert_eq!(e.code, ExitCode::Usage);
+        assert_eq!(e.kind, ExitCode::Usage);
         assert!(
             e.message.starts_with("cannot read schema cache"),
             "{}",

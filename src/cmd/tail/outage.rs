@@ -111,7 +111,7 @@ mod tests {
         o.observe(&KafkaIoError::unreachable("consume: AllBrokersDown"));
         assert!(o.check(Duration::from_secs(60), || false).is_ok());
         let e = o.check(Duration::ZERO, || false).unwrap_err();
-        assert_eq!(e.code, crate::cmd::exit::ExitCode::Unreachable);
+        assert_eq!(e.kind, crate::cmd::exit::ExitCode::Unreachable);
         assert!(e.message.contains("AllBrokersDown"), "{}", e.message);
         o.clear();
         assert!(o.check(Duration::ZERO, || false).is_ok());
@@ -139,7 +139,7 @@ mod tests {
         let error: CliError = round_failure(None, &watch)
             .expect("the refusal ends the round")
             .into();
-        assert_eq!(error.code, ExitCode::Failure);
+        assert_eq!(error.kind, ExitCode::Failure);
         assert!(
             error.message.starts_with(
                 "consume: authentication failed: the broker refused the SASL SCRAM-SHA-256 \

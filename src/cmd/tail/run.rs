@@ -353,7 +353,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
         Output::Data(sink) => {
             if outcome
                 .as_ref()
-                .is_err_and(|e| e.code != crate::cmd::exit::ExitCode::Cancelled)
+                .is_err_and(|e| e.kind != crate::cmd::exit::ExitCode::Cancelled)
             {
                 // A failed tail publishes nothing (the temp file is removed on drop).
                 drop(sink);
@@ -371,7 +371,7 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
     if outcome.is_ok()
         || outcome
             .as_ref()
-            .is_err_and(|e| e.code == crate::cmd::exit::ExitCode::Cancelled)
+            .is_err_and(|e| e.kind == crate::cmd::exit::ExitCode::Cancelled)
     {
         consumer.commit_stored()?;
     }

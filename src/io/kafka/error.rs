@@ -76,6 +76,16 @@ impl KafkaIoError {
     }
 }
 
+impl KafkaIoError {
+    /// The message without the hint a transport failure ends with: when a refused
+    /// login explains the failure, the hint points the wrong way.
+    pub fn without_transport_hint(&self) -> &str {
+        self.message
+            .strip_suffix(TRANSPORT_HINT)
+            .unwrap_or(&self.message)
+    }
+}
+
 impl fmt::Display for KafkaIoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
@@ -104,22 +114,4 @@ pub fn is_unreachable_error(e: &KafkaError) -> bool {
             | RDKafkaErrorCode::CoordinatorNotAvailable
             | RDKafkaErrorCode::NotCoordinator
     )
-}
-
-impl From<KafkaIoError> for crate::cmd::exit::CliError {
-    fn from(e: KafkaIoError) -> Self {
-        // "No answer" built without the rdkafka error at hand (a poll that timed out):
-        // a refused login explains it.
-        if e.unreachable
-            && let Some(refusal) = auth_failure::refusal()
-        {
-            let what = e.message.strip_suffix(TRANSPORT_HINT).unwrap_or(&e.message);
-            return crate::cmd::exit::CliError::failure(format!("{what}: {refusal}"));
-        }
-        if e.unreachable {
-            crate::cmd::exit::CliError::unreachable(e.message)
-        } else {
-            crate::cmd::exit::CliError::failure(e.message)
-        }
-    }
 }

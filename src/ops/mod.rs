@@ -1,0 +1,12 @@
+//! Use cases: what each subcommand does, as plain functions over a plan or options
+//! struct, the way `cargo::ops` serves cargo's command files.
+//!
+//! `cmd` parses arguments into a plan, calls one function here and renders its typed
+//! answer; the functions here reach Kafka, the registry and files only through the
+//! adapters of `io` and the traits of `engine`, and return [`Error`], whose
+//! [`ErrorKind`] maps one to one onto an exit code (only `cmd::exit` knows the
+//! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
+
+pub mod error;
+
+pub use error::{Error, ErrorKind, Result};
