@@ -2,7 +2,7 @@
 //! [`ops::Error`](crate::ops::Error); this module alone turns its kind into the
 //! process's exit code.
 
-pub use crate::ops::error::{CANCELLED_MESSAGE, Error as CliError, ErrorKind as ExitCode};
+pub use crate::ops::error::{Error as CliError, ErrorKind as ExitCode};
 
 pub type CliResult<T> = crate::ops::Result<T>;
 

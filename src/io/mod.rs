@@ -15,6 +15,7 @@ pub mod properties;
 pub mod proto_imports;
 pub mod registry_client;
 pub mod registry_server;
+pub mod remote_contact;
 pub mod runner_state;
 pub mod snapshot_dir;
 pub mod temp_file;

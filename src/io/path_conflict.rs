@@ -8,6 +8,11 @@
 //! Stdout (`-`, `/dev/stdout`, `/proc/self/fd/1`) is one output like any other: two
 //! outputs on it would interleave. Devices and FIFOs other than this process's
 //! descriptors are never in conflict (two outputs to `/dev/null` destroy nothing).
+//!
+//! A rotated output (`tail --out out.parquet --rotate-rows N` writes `out-000001.parquet`,
+//! `out-000002.parquet`, …) names a family of files: it conflicts with any other file
+//! whose resolved name is one of the family's (`out-<digits>.parquet` in the same
+//! directory), existing or not, and with another family of the same names.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -28,6 +33,8 @@ pub struct Named {
     pub flag: String,
     pub path: PathBuf,
     pub role: Role,
+    /// The path is the pattern of a rotated output's files, not one file.
+    pub rotated: bool,
 }
 
 impl Named {
@@ -36,6 +43,7 @@ impl Named {
             flag: flag.into(),
             path: path.into(),
             role: Role::Input,
+            rotated: false,
         }
     }
 
@@ -44,8 +52,73 @@ impl Named {
             flag: flag.into(),
             path: path.into(),
             role: Role::Output,
+            rotated: false,
         }
     }
+
+    /// An output rotated into numbered files named after `path` (see the module doc).
+    pub fn rotated_output(flag: impl Into<String>, path: impl Into<PathBuf>) -> Named {
+        Named {
+            rotated: true,
+            ..Named::output(flag, path)
+        }
+    }
+}
+
+/// The names a rotated output writes: `stem-<digits>[.ext]` in one resolved directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Family {
+    dir: PathBuf,
+    stem: String,
+    ext: Option<String>,
+}
+
+impl Family {
+    fn of(path: &Path) -> Option<Family> {
+        let stem = path.file_stem()?.to_string_lossy().into_owned();
+        let ext = path.extension().map(|e| e.to_string_lossy().into_owned());
+        Some(Family {
+            dir: resolved_dir(path),
+            stem,
+            ext,
+        })
+    }
+
+    /// True when `name` is one of this family's file names.
+    fn holds_name(&self, name: &str) -> bool {
+        let rest = match &self.ext {
+            Some(ext) => name
+                .strip_suffix(ext.as_str())
+                .and_then(|r| r.strip_suffix('.')),
+            None => Some(name),
+        };
+        let digits = rest
+            .and_then(|r| r.strip_prefix(self.stem.as_str()))
+            .and_then(|r| r.strip_prefix('-'));
+        digits.is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    }
+
+    /// True when the file another flag names (resolved through links) is in the family.
+    fn holds(&self, other: &Path) -> bool {
+        let target = match resolve(other) {
+            Ok(Resolved::Replace(target)) => target,
+            _ => return false,
+        };
+        let target = target.canonicalize().unwrap_or(target);
+        let Some(name) = target.file_name() else {
+            return false;
+        };
+        resolved_dir(&target) == self.dir && self.holds_name(&name.to_string_lossy())
+    }
+}
+
+/// The canonical directory of a path (its parent, `.` when it has none).
+fn resolved_dir(path: &Path) -> PathBuf {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,16 +166,26 @@ fn descriptor(fd: i32) -> Identity {
 /// same file as an input or another output. Two inputs may share a file, and
 /// stdin and stdout are different descriptors.
 pub fn check(named: &[Named]) -> Result<(), String> {
-    let ids: Vec<Option<Identity>> = named.iter().map(identity).collect();
+    let ids: Vec<Option<Identity>> = named
+        .iter()
+        .map(|n| if n.rotated { None } else { identity(n) })
+        .collect();
+    let families: Vec<Option<Family>> = named
+        .iter()
+        .map(|n| if n.rotated { Family::of(&n.path) } else { None })
+        .collect();
     for (i, a) in named.iter().enumerate() {
         for (j, b) in named.iter().enumerate().skip(i + 1) {
             if a.role == Role::Input && b.role == Role::Input {
                 continue;
             }
-            let (Some(x), Some(y)) = (&ids[i], &ids[j]) else {
-                continue;
+            let same = match (&families[i], &families[j]) {
+                (Some(x), Some(y)) => x == y,
+                (Some(x), None) => x.holds(&b.path),
+                (None, Some(y)) => y.holds(&a.path),
+                (None, None) => matches!((&ids[i], &ids[j]), (Some(x), Some(y)) if x == y),
             };
-            if x != y {
+            if !same {
                 continue;
             }
             let what = if a.role == Role::Input || b.role == Role::Input {
@@ -181,6 +264,67 @@ mod tests {
                 Named::output("--sink b", dir.path().join("other"))
             ])
             .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_rotated_output_conflicts_with_every_file_of_its_family() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.parquet");
+        let existing = dir.path().join("out-000002.parquet");
+        std::fs::write(&existing, b"x").unwrap();
+        let link = dir.path().join("dl.ndjson");
+        std::os::unix::fs::symlink("out-000002.parquet", &link).unwrap();
+        for other in [
+            dir.path().join("out-000001.parquet"),
+            dir.path().join("./out-1234567.parquet"),
+            existing.clone(),
+            link.clone(),
+        ] {
+            let err = check(&[
+                Named::rotated_output("--out", &out),
+                Named::output("--on-error dead-letter", &other),
+            ])
+            .unwrap_err();
+            assert!(err.contains("--out and --on-error dead-letter"), "{err}");
+            let err = check(&[
+                Named::input("--schema-cache", &other),
+                Named::rotated_output("--out", &out),
+            ])
+            .unwrap_err();
+            assert!(err.contains("--schema-cache and --out"), "{err}");
+        }
+        for other in [
+            dir.path().join("out.parquet"),
+            dir.path().join("out-.parquet"),
+            dir.path().join("out-12x.parquet"),
+            dir.path().join("out-000001.arrows"),
+            dir.path().join("other-000001.parquet"),
+        ] {
+            assert!(
+                check(&[
+                    Named::rotated_output("--out", &out),
+                    Named::output("--on-error dead-letter", &other),
+                ])
+                .is_ok(),
+                "{}",
+                other.display()
+            );
+        }
+        let plain = dir.path().join("plain");
+        assert!(
+            check(&[
+                Named::rotated_output("--out", &plain),
+                Named::output("--dead-letter", dir.path().join("plain-000003")),
+            ])
+            .is_err()
+        );
+        assert!(
+            check(&[
+                Named::rotated_output("--out a", &out),
+                Named::rotated_output("--out b", dir.path().join("./out.parquet")),
+            ])
+            .is_err()
         );
     }
 

@@ -158,6 +158,7 @@ pub struct HttpRegistry {
 
 impl HttpRegistry {
     pub fn new(opts: HttpRegistryOptions) -> RegistryResult<Self> {
+        crate::io::remote_contact::note();
         let base = opts.base_url.trim_end_matches('/').to_string();
         let parsed = reqwest::Url::parse(&base).map_err(|_| {
             RegistryError::protocol(format!("registry base URL {base:?} has no scheme or host"))

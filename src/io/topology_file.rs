@@ -473,7 +473,12 @@ impl Reader {
                     choice(&["fail", "skip", "dead-letter"])?;
                     policy = Some(text);
                 }
-                "dead_letter_topic" => dead_letter_topic = Some(text),
+                "dead_letter_topic" => {
+                    // The records of a failed row go there: a name the broker refuses
+                    // would fail the run at its first bad record, long after --check.
+                    check_topic(&text)?;
+                    dead_letter_topic = Some(text);
+                }
                 "guarantee" => {
                     choice(&["at-least-once", "exactly-once"])?;
                     settings.guarantee = if text.value == "exactly-once" {
@@ -492,6 +497,7 @@ impl Reader {
                     store = Some(text);
                 }
                 "state_topic" => {
+                    check_topic(&text)?;
                     settings.state_topic = Some(text.value.clone());
                     state_topic = Some(text);
                 }

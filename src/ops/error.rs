@@ -24,9 +24,13 @@ pub enum ErrorKind {
     Passthrough(i32),
 }
 
-/// Message for a cancelled command (Ctrl-C or a declined prompt).
+/// Message for a cancelled command (Ctrl-C or a declined prompt) that had opened a
+/// client to a broker or registry.
 pub const CANCELLED_MESSAGE: &str =
     "cancelled; a request in flight may already have reached the broker";
+
+/// Message for a cancelled command that never spoke to a broker or registry.
+pub const CANCELLED_OFFLINE_MESSAGE: &str = "cancelled";
 
 /// An error that carries the kind of exit it maps to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,8 +58,14 @@ impl Error {
     pub fn unreachable(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Unreachable, message)
     }
+    /// Warns about requests in flight only when the process built a remote client.
     pub fn cancelled() -> Self {
-        Self::new(ErrorKind::Cancelled, CANCELLED_MESSAGE)
+        let message = if crate::io::remote_contact::happened() {
+            CANCELLED_MESSAGE
+        } else {
+            CANCELLED_OFFLINE_MESSAGE
+        };
+        Self::new(ErrorKind::Cancelled, message)
     }
 
     /// Prefixes the message with what was being done, keeping the kind.

@@ -676,6 +676,111 @@ fn no_output_destroys_an_input_or_another_output() {
             stderr(&out)
         );
     }
+    // tail: a rotated output's files (`dl-000001.ndjson`, …) over the dead-letter file or
+    // the schema cache, whether that file exists yet or not.
+    fs::write(p.join("rot-000007.ndjson"), b"").unwrap();
+    for (dlq, flag) in [
+        ("rot-000001.ndjson", "--on-error"),
+        ("./sub/../rot-000007.ndjson", "--on-error"),
+        ("rot-000007.ndjson", "--schema-cache"),
+    ] {
+        let mut args = vec![
+            "tail",
+            "t",
+            "--format",
+            "ndjson",
+            "--out",
+            "rot.ndjson",
+            "--rotate-rows",
+            "10",
+            "-b",
+            "127.0.0.1:1",
+        ];
+        if flag == "--on-error" {
+            args.extend(["--on-error", "dead-letter", dlq]);
+        } else {
+            args.extend(["--schema-cache", dlq]);
+        }
+        let out = run_as(&[], p, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{dlq}: {err}");
+        assert!(
+            err.contains("--out rot.ndjson") && err.contains(flag),
+            "{err}"
+        );
+        assert!(err.contains("same file"), "{err}");
+    }
+    // barrier list: the data file over the client settings it reads.
+    fs::write(p.join("client.properties"), b"client.id=x\n").unwrap();
+    let out = run_as(
+        &[],
+        p,
+        &[
+            "barrier",
+            "list",
+            "--format",
+            "parquet",
+            "--out",
+            "./client.properties",
+            "--command-config",
+            "client.properties",
+            "-b",
+            "127.0.0.1:1",
+        ],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--command-config client.properties") && err.contains("--out"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read(p.join("client.properties")).unwrap(),
+        b"client.id=x\n"
+    );
+    // schema prewarm: the cache over the schema file or the manifest it reads.
+    fs::write(p.join("order.avsc"), br#"{"type":"string"}"#).unwrap();
+    fs::write(
+        p.join("manifest.json"),
+        br#"[{"subject":"s-value","schema_file":"order.avsc"}]"#,
+    )
+    .unwrap();
+    for (extra, named) in [
+        (
+            vec![
+                "--subject",
+                "o-value",
+                "--schema-file",
+                "order.avsc",
+                "--write-cache",
+                "./order.avsc",
+            ],
+            "the schema file of o-value",
+        ),
+        (
+            vec![
+                "--manifest",
+                "manifest.json",
+                "--write-cache",
+                "manifest.json",
+            ],
+            "--manifest manifest.json",
+        ),
+    ] {
+        let mut args = vec!["schema", "prewarm", "--registry", "http://127.0.0.1:1"];
+        args.extend(extra.iter().copied());
+        let out = run_as(&[], p, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(
+            err.contains(named) && err.contains("--write-cache"),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        fs::read(p.join("order.avsc")).unwrap(),
+        br#"{"type":"string"}"#
+    );
     // tail: an output over the schema file it reads.
     fs::write(
         p.join("schema.json"),
@@ -1269,6 +1374,8 @@ fn pipes_work_everywhere_a_file_works() {
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(130), "{sig}: {}", stderr(&out));
         assert!(stderr(&out).contains("cancelled"), "{}", stderr(&out));
+        // An offline run never spoke to a broker: no warning about requests in flight.
+        assert!(!stderr(&out).contains("broker"), "{}", stderr(&out));
         assert_eq!(fs::read(p.join("a.parquet")).unwrap(), b"previous");
         assert!(temp_files(p).is_empty(), "{:?}", temp_files(p));
     }
@@ -1752,6 +1859,22 @@ fn exit_codes_and_messages_point_the_right_way() {
         .unwrap();
         let (code, err) = err_of(&["run", "--check", "topic.yaml"]);
         assert_eq!(code, Some(3), "{topic}: {err}");
+    }
+    // … and in the settings that name topics the run writes to.
+    for topic in ["''", "a/../../b", "'x y'", "'..'", &"t".repeat(250)] {
+        for setting in ["dead_letter_topic", "state_topic"] {
+            let settings = match setting {
+                "dead_letter_topic" => format!("dead_letter_topic: {topic}"),
+                _ => {
+                    format!("dead_letter_topic: dlq\n  state_store: kafka\n  state_topic: {topic}")
+                }
+            };
+            let yaml = TWO_SINKS.replace("dead_letter_topic: dlq", &settings);
+            fs::write(p.join("settings.yaml"), yaml).unwrap();
+            let (code, err) = err_of(&["run", "--check", "settings.yaml"]);
+            assert_eq!(code, Some(3), "{setting} {topic}: {err}");
+            assert!(err.contains("topic name"), "{setting} {topic}: {err}");
+        }
     }
     for topic in ["", "a/b", "x y", ".."] {
         let (code, err) = err_of(&["tail", topic, "-b", "127.0.0.1:1"]);

@@ -849,6 +849,67 @@ fn names_never_lead_outside_the_directory() {
     );
 }
 
+/// Outside a snapshot directory, `restore --to` follows the rule of every output: a
+/// link to a regular file replaces the file it points to and stays a link; a device is
+/// written in place; a dangling link is a usage error naming --to.
+#[test]
+fn restore_to_a_file_outside_a_directory_follows_links_like_every_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let source = write(d, "source.snapshot", &container_of(&[("k", vec![7])]));
+    let dump = d.join("dump.json");
+    let out = run(&[
+        "snapshot",
+        "dump",
+        s(&source),
+        "--lossless",
+        "--out",
+        s(&dump),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let real = write(d, "real.snapshot", b"previous");
+    symlink("real.snapshot", d.join("link.snapshot")).unwrap();
+    let out = run(&[
+        "snapshot",
+        "restore",
+        "--from-json",
+        s(&dump),
+        "--to",
+        s(&d.join("link.snapshot")),
+        "--yes",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(fs::read(&real).unwrap(), container_of(&[("k", vec![7])]));
+    assert!(
+        fs::symlink_metadata(d.join("link.snapshot"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let out = run(&[
+        "snapshot",
+        "restore",
+        "--from-json",
+        s(&dump),
+        "--to",
+        "/dev/null",
+        "--yes",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    symlink("nowhere/x.snapshot", d.join("dangling.snapshot")).unwrap();
+    let out = run(&[
+        "snapshot",
+        "restore",
+        "--from-json",
+        s(&dump),
+        "--to",
+        s(&d.join("dangling.snapshot")),
+        "--yes",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--to"), "{}", stderr(&out));
+}
+
 #[test]
 fn a_missing_directory_is_a_clear_failure_for_every_subcommand() {
     let tmp = tempfile::tempdir().unwrap();

@@ -75,6 +75,16 @@ pub fn run(global: &GlobalArgs, command: &str, args: ListArgs) -> CliResult<()> 
     if args.format.is_some() && destination == Destination::Stdout {
         refuse_binary_on_tty("Arrow/Parquet data")?;
     }
+    if let (Some(config), Destination::File(out)) =
+        (&global.connection.command_config, &destination)
+    {
+        use crate::io::path_conflict::{Named, check};
+        check(&[
+            Named::input(format!("--command-config {}", config.display()), config),
+            Named::output(format!("--out {}", out.display()), out),
+        ])
+        .map_err(CliError::usage)?;
+    }
     let state = read_state(global, command)?;
     let groups: Vec<String> = match &args.group {
         Some(g) => {

@@ -124,6 +124,9 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
             "nothing to prewarm: pass --subject S --schema-file FILE and/or --manifest FILE",
         ));
     }
+    if let Some(cache) = &args.write_cache {
+        check_paths(global, &args, &sources, cache)?;
+    }
     let texts: Vec<String> = sources
         .iter()
         .map(|s| read_schema_file(&s.file))
@@ -363,6 +366,34 @@ fn texts_differ(local: &SchemaSpec, remote: &str) -> bool {
         SchemaType::Avro => canonical_text(remote).map_or(true, |c| c != local.schema),
         _ => true,
     }
+}
+
+/// `--write-cache` never replaces a file this command reads (`io::path_conflict`):
+/// the manifest, a schema file, `--command-config`. Checked before the registry is asked.
+fn check_paths(
+    global: &GlobalArgs,
+    args: &PrewarmArgs,
+    sources: &[SubjectSource],
+    cache: &std::path::Path,
+) -> CliResult<()> {
+    use crate::io::path_conflict::{Named, check};
+    let mut named = vec![Named::output(
+        format!("--write-cache {}", cache.display()),
+        cache,
+    )];
+    if let Some(p) = &global.connection.command_config {
+        named.push(Named::input(format!("--command-config {}", p.display()), p));
+    }
+    if let Some(p) = &args.manifest {
+        named.push(Named::input(format!("--manifest {}", p.display()), p));
+    }
+    for s in sources {
+        named.push(Named::input(
+            format!("the schema file of {} ({})", s.subject, s.file.display()),
+            &s.file,
+        ));
+    }
+    check(&named).map_err(CliError::usage)
 }
 
 fn write_cache(

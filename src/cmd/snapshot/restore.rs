@@ -384,21 +384,17 @@ fn prepare_from_json(
             to.display()
         )));
     }
-    let replaces = match std::fs::symlink_metadata(to) {
-        Ok(m) if m.file_type().is_symlink() => {
-            return Err(CliError::failure(format!(
-                "{} is a symbolic link; refusing to replace it (name the file it points to)",
-                to.display()
-            )));
+    // A file outside a snapshot directory follows the rule of every output
+    // (`io::output_file`): a link to a regular file replaces the file it points to, a
+    // device, FIFO or descriptor is written in place.
+    crate::io::output_file::check_writable(to)
+        .map_err(|e| CliError::usage(format!("--to {}: {e}", to.display())))?;
+    let replaces = match crate::io::output_file::resolve(to) {
+        Ok(crate::io::output_file::Resolved::Replace(target)) => target.is_file(),
+        Ok(_) => false,
+        Err(e) => {
+            return Err(CliError::usage(format!("--to {}: {e}", to.display())));
         }
-        Ok(m) if !m.is_file() => {
-            return Err(CliError::failure(format!(
-                "{} is not a regular file; refusing to replace it",
-                to.display()
-            )));
-        }
-        Ok(_) => true,
-        Err(_) => false,
     };
     let location = match to.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.display().to_string(),

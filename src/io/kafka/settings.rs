@@ -88,6 +88,7 @@ impl KafkaSettings {
 
     /// An rdkafka client configuration with these properties.
     pub fn client_config(&self) -> ClientConfig {
+        crate::io::remote_contact::note();
         // So that a refused login can later be reported naming its mechanism and user.
         crate::io::kafka::auth_failure::expect_login(
             self.get("security.protocol"),

@@ -71,6 +71,7 @@ impl BrokerConnection {
         timeout: Duration,
         security: &WireSecurity,
     ) -> Result<Self, WireError> {
+        crate::io::remote_contact::note();
         let addrs = address
             .to_socket_addrs()
             .map_err(|e| WireError::io(format!("resolve {address}: {e}")))?;
