@@ -6,7 +6,7 @@
 //!   (`cmd::parse`): a flag or value the parser refuses fails the test, naming the file
 //!   and the line. Those that need no broker, registry or data file (`run --check`,
 //!   `run --explain` of a file in the repository, `completions`, `--help`) are also run,
-//!   and must exit 0.
+//!   and must exit 0; the others are run against a test world by `docs_broker`.
 //! - any other line: every repository path it names (`scripts/…`, `man/…`, `examples/…`)
 //!   must exist, and a `scripts/` command must be executable.
 
@@ -21,7 +21,7 @@ fn root() -> PathBuf {
 }
 
 /// (file, line) for every shell line of a fenced bash block.
-fn doc_lines() -> Vec<(String, String)> {
+pub fn doc_lines() -> Vec<(String, String)> {
     let root = root();
     let mut files = vec![root.join("README.md"), root.join("RELIABILITY.md")];
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
@@ -64,7 +64,7 @@ fn doc_lines() -> Vec<(String, String)> {
 
 /// The words of one shell command: shell-split with comments dropped, cut at the first
 /// operator or redirection.
-fn words(line: &str) -> Option<Vec<String>> {
+pub fn words(line: &str) -> Option<Vec<String>> {
     let without_comment = strip_comment(line);
     let all = shlex::split(&without_comment)?;
     Some(
@@ -98,7 +98,7 @@ fn strip_comment(line: &str) -> String {
 }
 
 /// The krabka-streams arguments of a line, if it runs the tool.
-fn tool_args(words: &[String]) -> Option<Vec<String>> {
+pub fn tool_args(words: &[String]) -> Option<Vec<String>> {
     match words.first().map(String::as_str) {
         Some("krabka-streams") => Some(words[1..].to_vec()),
         Some("cargo") if words.get(1).map(String::as_str) == Some("run") => words
