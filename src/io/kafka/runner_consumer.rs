@@ -302,17 +302,11 @@ impl RunnerConsumer {
     }
 
     /// Takes up to `max` fetched messages into `gathered`, waiting up to `wait`
-    /// for the first (librdkafka's batch call waits for a full batch, so the wait
-    /// takes one message); returns how many were taken, errors included.
+    /// for the first (`FetchQueue::consume`); returns how many were taken, errors included.
     fn take_fetched(&mut self, wait: Duration, max: usize, gathered: &mut Vec<Record>) -> usize {
-        let fetch = &self.consumer.context().fetch;
         let mut errors = Vec::new();
-        let mut take = |wait: Duration, max: usize| {
-            let mut queue = locked(fetch);
-            let Some(queue) = queue.as_mut() else {
-                return 0;
-            };
-            queue.consume(wait, max, |m| match m.error() {
+        let got = match locked(&self.consumer.context().fetch).as_mut() {
+            Some(queue) => queue.consume(wait, max, |m| match m.error() {
                 rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR => {
                     gathered.push(m.to_record(m.topic()))
                 }
@@ -323,16 +317,9 @@ impl RunnerConsumer {
                     m.partition(),
                     KafkaError::MessageConsumption(code.into())
                 )),
-            })
+            }),
+            None => 0,
         };
-        let mut got = 0;
-        if !wait.is_zero() {
-            got = take(wait, 1);
-            if got == 0 {
-                return 0;
-            }
-        }
-        got += take(Duration::ZERO, max.saturating_sub(got));
         for e in errors {
             self.note(e);
         }
@@ -350,6 +337,7 @@ impl Drop for RunnerConsumer {
     fn drop(&mut self) {
         // Our queue handle goes before the client it belongs to.
         drop(locked(&self.consumer.context().fetch).take());
+        crate::io::kafka::prompt_close::close(&self.consumer);
     }
 }
 
