@@ -19,13 +19,20 @@ pub fn level_for(verbose: u8, quiet: u8) -> &'static str {
 /// The filter directives: the level, and with `-q` librdkafka's client lines off
 /// (they are warnings, but a quiet command's only output on a dead broker should be
 /// its one error line).
+///
+/// Below `-vv`, rdkafka's consumer module is off too: our consumers close themselves
+/// promptly (`io::kafka::prompt_close`), and rdkafka's drop then logs an error for
+/// its own, refused, second close of every consumer.
 pub fn directives(verbose: u8, quiet: u8) -> String {
     let level = level_for(verbose, quiet);
+    let mut out = level.to_string();
     if quiet > 0 {
-        format!("{level},{}=off", crate::io::kafka::client_log::TARGET)
-    } else {
-        level.to_string()
+        out.push_str(&format!(",{}=off", crate::io::kafka::client_log::TARGET));
     }
+    if verbose < 2 {
+        out.push_str(",rdkafka::consumer::base_consumer=off");
+    }
+    out
 }
 
 /// Installs the global subscriber once; later calls are no-ops. With `--output json`
@@ -61,7 +68,14 @@ mod tests {
         assert_eq!(level_for(0, 1), "warn");
         assert_eq!(level_for(0, 2), "error");
         assert_eq!(level_for(0, 3), "off");
-        assert_eq!(directives(0, 0), "info");
-        assert_eq!(directives(0, 1), "warn,librdkafka=off");
+        assert_eq!(
+            directives(0, 0),
+            "info,rdkafka::consumer::base_consumer=off"
+        );
+        assert_eq!(
+            directives(0, 1),
+            "warn,librdkafka=off,rdkafka::consumer::base_consumer=off"
+        );
+        assert_eq!(directives(2, 0), "trace");
     }
 }

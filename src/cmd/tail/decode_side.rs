@@ -66,6 +66,8 @@ pub struct Shared {
     pub abort: AtomicBool,
     /// The decode side stopped (failure, closed output, `--max-records` reached).
     pub over: AtomicBool,
+    /// Ends the poll side's wait for records once `over` is set.
+    pub wake_poll: std::sync::OnceLock<crate::io::kafka::fetch_queue::FetchWaker>,
 }
 
 impl Shared {
@@ -75,6 +77,7 @@ impl Shared {
             cancelled,
             abort: AtomicBool::new(false),
             over: AtomicBool::new(false),
+            wake_poll: std::sync::OnceLock::new(),
         }
     }
 }
@@ -188,6 +191,9 @@ impl DecodeSide {
     ) -> CliResult<()> {
         let result = self.serve_until_end(work, free, reports, shared);
         shared.over.store(true, Ordering::SeqCst);
+        if let Some(waker) = shared.wake_poll.get() {
+            waker.wake();
+        }
         match result {
             Ok(()) | Err(End::Quiet) => Ok(()),
             Err(End::Failed(e)) => Err(e),

@@ -276,6 +276,9 @@ pub fn run(global: &GlobalArgs, mut plan: TailPlan) -> CliResult<()> {
     }
     decode_side.typed_reserved = plan.output.typed_reserved && !plan.output.is_text();
     let shared = Arc::new(Shared::new(cancelled.clone()));
+    if let Some(waker) = consumer.waker() {
+        let _ = shared.wake_poll.set(waker);
+    }
     // The hand-off: arenas go to the decode side through a short queue and come back
     // for the next fetches; reports (holds, written offsets) come back unbounded, as
     // the decode side must never wait for the poll side.

@@ -15,6 +15,7 @@
 
 use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rdkafka::bindings as rdsys;
@@ -30,6 +31,29 @@ pub struct FetchQueue {
     queue: *mut rdsys::rd_kafka_queue_t,
     /// Reused buffer of message pointers.
     messages: Vec<*mut rdsys::rd_kafka_message_t>,
+    waker: FetchWaker,
+}
+
+/// Ends a wait in [`FetchQueue::consume`] from another thread (the consumer of a
+/// tail whose output is complete need not sit out its poll interval). Holds no
+/// reference of its own: once the queue is destroyed a wake does nothing.
+#[derive(Clone)]
+pub struct FetchWaker(Arc<Mutex<Option<QueuePtr>>>);
+
+struct QueuePtr(*mut rdsys::rd_kafka_queue_t);
+
+// SAFETY: librdkafka's queue handles may be used from any thread; the pointer is
+// only used under the mutex, which `Drop for FetchQueue` clears before destroying it.
+unsafe impl Send for QueuePtr {}
+
+impl FetchWaker {
+    pub fn wake(&self) {
+        let live = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(q) = live.as_ref() {
+            // SAFETY: the queue is alive while the mutex holds its pointer.
+            unsafe { rdsys::rd_kafka_queue_yield(q.0) };
+        }
+    }
 }
 
 impl FetchQueue {
@@ -46,7 +70,13 @@ impl FetchQueue {
         Ok(FetchQueue {
             queue,
             messages: Vec::new(),
+            waker: FetchWaker(Arc::new(Mutex::new(Some(QueuePtr(queue))))),
         })
+    }
+
+    /// A handle that ends a wait of this queue early (it returns what it has).
+    pub fn waker(&self) -> FetchWaker {
+        self.waker.clone()
     }
 
     /// Forwards one partition's fetch queue here. librdkafka keeps an application's
@@ -81,6 +111,12 @@ impl FetchQueue {
 
     /// Takes up to `max` messages, waiting up to `timeout` for the first, and hands
     /// each to `f` in fetch order; returns how many there were.
+    ///
+    /// `rd_kafka_consume_batch_queue` itself waits until it has `max` messages or the
+    /// timeout passed, so a single blocking call would hold a lone record (the first
+    /// of `tail -n 1`, a record arriving on a quiet topic) for the whole timeout.
+    /// Instead: take what is ready without waiting; when nothing is, wait for one
+    /// message only, then take whatever came with it, again without waiting.
     pub fn consume(
         &mut self,
         timeout: Duration,
@@ -90,19 +126,14 @@ impl FetchQueue {
         let max = max.max(1);
         self.messages.clear();
         self.messages.reserve(max);
-        let timeout_ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-        // SAFETY: the buffer has room for `max` pointers; librdkafka writes at most that many.
-        let got = unsafe {
-            rdsys::rd_kafka_consume_batch_queue(
-                self.queue,
-                timeout_ms,
-                self.messages.as_mut_ptr(),
-                max,
-            )
-        };
-        let got = usize::try_from(got).unwrap_or(0).min(max);
-        // SAFETY: librdkafka initialised the first `got` pointers.
-        unsafe { self.messages.set_len(got) };
+        let mut got = self.take(0, max);
+        if got == 0 && !timeout.is_zero() {
+            let timeout_ms = timeout.as_millis().clamp(1, i32::MAX as u128) as i32;
+            got = self.take(timeout_ms, 1);
+            if got == 1 && max > 1 {
+                got += self.take(0, max - 1);
+            }
+        }
         // Every message is destroyed even if `f` panics midway (the guard).
         let guard = DestroyOnDrop(&mut self.messages);
         for &m in guard.0.iter() {
@@ -112,6 +143,27 @@ impl FetchQueue {
             });
         }
         drop(guard);
+        got
+    }
+
+    /// One batch call appending up to `max` messages after those already taken
+    /// (room for them is reserved by `consume`); returns how many it appended.
+    fn take(&mut self, timeout_ms: i32, max: usize) -> usize {
+        let have = self.messages.len();
+        assert!(self.messages.capacity() >= have + max);
+        // SAFETY: the buffer has room for `max` more pointers after the `have` taken;
+        // librdkafka writes at most `max`.
+        let got = unsafe {
+            rdsys::rd_kafka_consume_batch_queue(
+                self.queue,
+                timeout_ms,
+                self.messages.as_mut_ptr().add(have),
+                max,
+            )
+        };
+        let got = usize::try_from(got).unwrap_or(0).min(max);
+        // SAFETY: librdkafka initialised the `got` pointers after the first `have`.
+        unsafe { self.messages.set_len(have + got) };
         got
     }
 }
@@ -134,6 +186,12 @@ unsafe impl Send for FetchQueue {}
 
 impl Drop for FetchQueue {
     fn drop(&mut self) {
+        // No waker may touch the queue from here on.
+        self.waker
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         // SAFETY: our handle, released once; the partitions' forwards hold their own references.
         unsafe { rdsys::rd_kafka_queue_destroy(self.queue) };
     }

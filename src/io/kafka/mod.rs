@@ -16,6 +16,7 @@ pub mod groups;
 pub mod headers;
 pub mod mock_cluster;
 pub mod partition_log;
+pub mod prompt_close;
 pub mod reachability;
 pub mod reader_context;
 pub mod runner_consumer;

@@ -161,6 +161,36 @@ impl RunnerContext {
 /// again (a rebalance waits at most this long while the assignment is idle).
 const FETCH_WAIT: Duration = Duration::from_millis(50);
 
+/// Group settings of an online run where neither `-X` nor `--command-config` sets
+/// them (docs/semantics.md §7, "Group defaults"). librdkafka's 45 s session timeout
+/// suits a consumer whose heartbeats wait on its processing; librdkafka heartbeats
+/// from a thread of its own, so a member that died is noticed, and its partitions
+/// move, after 10 s instead of 45 s, and a broker that holds a join for part of the
+/// session timeout (Tansu: half of it) admits a new member sooner. 10 s is above
+/// every Kafka broker's `group.min.session.timeout.ms` (6 s by default). Static
+/// membership (`group.instance.id`) stays the user's choice: the id must be unique
+/// per member, and two members that derive the same one fence each other.
+pub const GROUP_DEFAULTS: &[(&str, &str)] = &[
+    ("session.timeout.ms", "10000"),
+    ("heartbeat.interval.ms", "3000"),
+];
+
+/// The [`GROUP_DEFAULTS`] not set in `settings`; none under the KIP-848 consumer
+/// protocol (`group.protocol=consumer`), whose session and heartbeat the broker sets.
+pub fn group_defaults(settings: &KafkaSettings) -> Vec<(&'static str, &'static str)> {
+    if settings
+        .get("group.protocol")
+        .is_some_and(|p| p.eq_ignore_ascii_case("consumer"))
+    {
+        return Vec::new();
+    }
+    GROUP_DEFAULTS
+        .iter()
+        .copied()
+        .filter(|(k, _)| settings.get(k).is_none())
+        .collect()
+}
+
 /// How the consumer is set up.
 #[derive(Debug, Clone)]
 pub struct RunnerConsumerOptions {
@@ -218,6 +248,9 @@ impl RunnerConsumer {
             .set("enable.auto.offset.store", "false");
         if settings.get("auto.offset.reset").is_none() {
             config.set("auto.offset.reset", "earliest");
+        }
+        for (key, value) in group_defaults(settings) {
+            config.set(key, value);
         }
         let consumer: BaseConsumer<RunnerContext> = config
             .create_with_context(RunnerContext::default())
@@ -302,17 +335,11 @@ impl RunnerConsumer {
     }
 
     /// Takes up to `max` fetched messages into `gathered`, waiting up to `wait`
-    /// for the first (librdkafka's batch call waits for a full batch, so the wait
-    /// takes one message); returns how many were taken, errors included.
+    /// for the first (`FetchQueue::consume`); returns how many were taken, errors included.
     fn take_fetched(&mut self, wait: Duration, max: usize, gathered: &mut Vec<Record>) -> usize {
-        let fetch = &self.consumer.context().fetch;
         let mut errors = Vec::new();
-        let mut take = |wait: Duration, max: usize| {
-            let mut queue = locked(fetch);
-            let Some(queue) = queue.as_mut() else {
-                return 0;
-            };
-            queue.consume(wait, max, |m| match m.error() {
+        let got = match locked(&self.consumer.context().fetch).as_mut() {
+            Some(queue) => queue.consume(wait, max, |m| match m.error() {
                 rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR => {
                     gathered.push(m.to_record(m.topic()))
                 }
@@ -323,16 +350,9 @@ impl RunnerConsumer {
                     m.partition(),
                     KafkaError::MessageConsumption(code.into())
                 )),
-            })
+            }),
+            None => 0,
         };
-        let mut got = 0;
-        if !wait.is_zero() {
-            got = take(wait, 1);
-            if got == 0 {
-                return 0;
-            }
-        }
-        got += take(Duration::ZERO, max.saturating_sub(got));
         for e in errors {
             self.note(e);
         }
@@ -350,6 +370,7 @@ impl Drop for RunnerConsumer {
     fn drop(&mut self) {
         // Our queue handle goes before the client it belongs to.
         drop(locked(&self.consumer.context().fetch).take());
+        crate::io::kafka::prompt_close::close(&self.consumer);
     }
 }
 
@@ -492,5 +513,26 @@ impl group::Consumer for RunnerConsumer {
         self.consumer
             .group_metadata()
             .map(|m| Box::new(m) as Box<dyn std::any::Any + Send>)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_defaults_fill_only_what_the_user_left_unset() {
+        let none = KafkaSettings::new();
+        assert_eq!(group_defaults(&none), GROUP_DEFAULTS.to_vec());
+        let mut set = KafkaSettings::new();
+        set.set("session.timeout.ms", "6000");
+        assert_eq!(
+            group_defaults(&set),
+            vec![("heartbeat.interval.ms", "3000")]
+        );
+        // The consumer protocol refuses client-side session settings at creation.
+        let mut kip848 = KafkaSettings::new();
+        kip848.set("group.protocol", "CONSUMER");
+        assert!(group_defaults(&kip848).is_empty());
     }
 }

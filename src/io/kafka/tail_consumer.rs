@@ -17,7 +17,7 @@ use rdkafka::topic_partition_list::TopicPartitionListElem;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::io::kafka::error::KafkaIoError;
-use crate::io::kafka::fetch_queue::{FetchQueue, NativeMessage};
+use crate::io::kafka::fetch_queue::{FetchQueue, FetchWaker, NativeMessage};
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::tail_context::{TailContext, locked};
 use crate::io::kafka::topic_reader::partition_count;
@@ -59,6 +59,7 @@ impl Drop for TailConsumer {
     fn drop(&mut self) {
         // Our queue handle goes before the client it belongs to.
         drop(locked(&self.consumer.context().fetch).take());
+        crate::io::kafka::prompt_close::close(&self.consumer);
     }
 }
 
@@ -107,6 +108,14 @@ impl TailConsumer {
             }
         }
         config
+    }
+
+    /// Ends a wait of [`TailConsumer::poll_batch`] early, from any thread; does
+    /// nothing once the consumer is gone.
+    pub fn waker(&self) -> Option<FetchWaker> {
+        locked(&self.consumer.context().fetch)
+            .as_ref()
+            .map(FetchQueue::waker)
     }
 
     /// The partitions of a topic; an error naming the topic when it does not exist.
@@ -315,3 +324,7 @@ impl TailConsumer {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "tail_consumer_tests.rs"]
+mod tests;
