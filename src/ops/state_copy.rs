@@ -166,11 +166,11 @@ fn read_dir_sources(dir: &SnapshotDir) -> Result<(Vec<Source>, StateIdentity)> {
     Ok((sources, identity))
 }
 
+/// Per key already in the topic: its state-topic partition and latest snapshot.
+type Existing = BTreeMap<String, (i32, std::result::Result<Found, String>)>;
+
 /// The latest snapshot per key already in the topic (what a copy replaces).
-fn existing(
-    plan: &CopyPlan<'_>,
-    topic: &StateTopic,
-) -> Result<BTreeMap<String, (i32, std::result::Result<Found, String>)>> {
+fn existing(plan: &CopyPlan<'_>, topic: &StateTopic) -> Result<Existing> {
     Ok(read_state_topic(plan.kafka, topic, plan.timeout)
         .map_err(Error::failure)?
         .into_iter()
