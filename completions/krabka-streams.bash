@@ -175,6 +175,9 @@ _krabka__streams() {
             krabka__streams__subcmd__help__subcmd__schema__subcmd__inspect,versions)
                 cmd="krabka__streams__subcmd__help__subcmd__schema__subcmd__inspect__subcmd__versions"
                 ;;
+            krabka__streams__subcmd__help__subcmd__snapshot,copy)
+                cmd="krabka__streams__subcmd__help__subcmd__snapshot__subcmd__copy"
+                ;;
             krabka__streams__subcmd__help__subcmd__snapshot,dump)
                 cmd="krabka__streams__subcmd__help__subcmd__snapshot__subcmd__dump"
                 ;;
@@ -325,6 +328,9 @@ _krabka__streams() {
             krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help,versions)
                 cmd="krabka__streams__subcmd__schema__subcmd__inspect__subcmd__help__subcmd__versions"
                 ;;
+            krabka__streams__subcmd__snapshot,copy)
+                cmd="krabka__streams__subcmd__snapshot__subcmd__copy"
+                ;;
             krabka__streams__subcmd__snapshot,dump)
                 cmd="krabka__streams__subcmd__snapshot__subcmd__dump"
                 ;;
@@ -345,6 +351,9 @@ _krabka__streams() {
                 ;;
             krabka__streams__subcmd__snapshot,verify)
                 cmd="krabka__streams__subcmd__snapshot__subcmd__verify"
+                ;;
+            krabka__streams__subcmd__snapshot__subcmd__help,copy)
+                cmd="krabka__streams__subcmd__snapshot__subcmd__help__subcmd__copy"
                 ;;
             krabka__streams__subcmd__snapshot__subcmd__help,dump)
                 cmd="krabka__streams__subcmd__snapshot__subcmd__help__subcmd__dump"
@@ -1376,8 +1385,22 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__help__subcmd__snapshot)
-            opts="list dump restore verify prune restore-cut"
+            opts="list dump restore verify prune restore-cut copy"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        krabka__streams__subcmd__help__subcmd__snapshot__subcmd__copy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3058,7 +3081,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__snapshot)
-            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version list dump restore verify prune restore-cut help"
+            opts="-b -X -v -q -y -h -V --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version list dump restore verify prune restore-cut copy help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3107,13 +3130,87 @@ _krabka__streams() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        krabka__streams__subcmd__snapshot__subcmd__dump)
-            opts="-v -q -y -h -V --partition --epoch --group --task --lossless --out --output --verbose --quiet --log-format --dry-run --yes --help --version"
+        krabka__streams__subcmd__snapshot__subcmd__copy)
+            opts="-b -X -v -q -y -h -V --from-dir --from-topic --to-topic --to-dir --partitions --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --from-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bootstrap-server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        krabka__streams__subcmd__snapshot__subcmd__dump)
+            opts="-v -q -y -h -V --state-topic --partition --epoch --group --task --lossless --out --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --partition)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3150,8 +3247,22 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__snapshot__subcmd__help)
-            opts="list dump restore verify prune restore-cut help"
+            opts="list dump restore verify prune restore-cut copy help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        krabka__streams__subcmd__snapshot__subcmd__help__subcmd__copy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3262,12 +3373,16 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__snapshot__subcmd__list)
-            opts="-v -q -h -V --output --verbose --quiet --log-format --help --version"
+            opts="-v -q -h -V --state-topic --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --state-topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0
@@ -3446,12 +3561,16 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__snapshot__subcmd__verify)
-            opts="-v -q -h -V --allow-empty --output --verbose --quiet --log-format --help --version"
+            opts="-v -q -h -V --state-topic --allow-empty --output --verbose --quiet --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --state-topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0

@@ -72,12 +72,15 @@ pub const COMMAND_GROUPS: &[(&str, u8)] = &[
     ("leader watch", BROKER),
     ("leader resign", BROKER | CHANGES),
     ("leader deregister", BROKER | CHANGES),
+    // `--state-topic` reads a broker too; its flags are accepted (they are global) but
+    // not listed, so the directory commands' help stays short.
     ("snapshot list", LOCAL),
     ("snapshot verify", LOCAL),
     ("snapshot dump", LOCAL | CHANGES),
     ("snapshot restore", LOCAL | CHANGES),
     ("snapshot prune", LOCAL | CHANGES),
     ("snapshot restore-cut", BROKER | CHANGES),
+    ("snapshot copy", BROKER | CHANGES),
     ("completions", 0),
 ];
 

@@ -533,12 +533,6 @@ impl Reader {
                         "state_store memory keeps no files: drop state_dir, or choose state_store dir",
                     ));
                 }
-                (Some(StateStoreKind::Kafka), true) => {
-                    return Err(SpecError::at(
-                        store.pos,
-                        "state_store kafka with a state_dir (a local cache of the topic) is not supported yet: drop state_dir, or choose state_store dir",
-                    ));
-                }
                 _ => {}
             }
         }
@@ -822,8 +816,11 @@ nodes:
             ))
         };
         let store = |lines: &str| with(lines).unwrap().settings.state_store();
-        assert_eq!(store(""), StateStoreKind::Memory);
-        assert_eq!(store("  state_dir: /s\n"), StateStoreKind::Dir);
+        assert_eq!(store(""), StateStoreKind::Kafka);
+        // A state_dir alone is the Kafka store's local copy.
+        let settings = with("  state_dir: /s\n").unwrap().settings;
+        assert_eq!(settings.state_store(), StateStoreKind::Kafka);
+        assert_eq!(settings.state_copy_dir(), Some("/s"));
         assert_eq!(
             store("  state_store: dir\n  state_dir: /s\n"),
             StateStoreKind::Dir
@@ -850,11 +847,24 @@ nodes:
             .settings;
         assert_eq!(settings.state_store(), StateStoreKind::Kafka);
         assert_eq!(settings.state_topic.as_deref(), Some("orders-state"));
-        let e = with("  state_topic: t\n").unwrap_err();
+        let e = with("  state_store: dir\n  state_dir: /s\n  state_topic: t\n").unwrap_err();
         assert_eq!(e.message, "state_topic belongs to state_store kafka");
+        assert_eq!(
+            with("  state_topic: t\n")
+                .unwrap()
+                .settings
+                .state_topic
+                .as_deref(),
+            Some("t")
+        );
         assert!(with("  guarantee: exactly-once\n  state_store: kafka\n").is_ok());
-        let e = with("  state_store: kafka\n  state_dir: /s\n").unwrap_err();
-        assert!(e.message.contains("not supported yet"), "{e}");
+        let both = with("  state_store: kafka\n  state_dir: /s\n")
+            .unwrap()
+            .settings;
+        assert_eq!(both.state_store(), StateStoreKind::Kafka);
+        assert_eq!(both.state_copy_dir(), Some("/s"));
+        let memory = with("  state_store: memory\n").unwrap().settings;
+        assert_eq!(memory.state_copy_dir(), None);
     }
 
     #[test]

@@ -8,5 +8,8 @@
 //! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
 
 pub mod error;
+pub mod state_copy;
+pub mod state_inspect;
+pub mod state_store;
 
 pub use error::{Error, ErrorKind, Result};

@@ -7,6 +7,7 @@ pub mod fixture;
 mod caught_up;
 mod consumer;
 mod decode;
+mod kafka_store;
 mod list;
 mod mid_transaction;
 mod runner;

@@ -567,6 +567,7 @@ impl PageCounts {
                 r#"version: 1
 settings:
   consumer_group: {group}
+  state_store: dir
   state_dir: {state}
 nodes:
   - source: clicks

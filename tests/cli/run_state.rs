@@ -34,6 +34,7 @@ fn topology(
             r#"version: 1
 settings:
   consumer_group: {group}
+  state_store: dir
   state_dir: {state}
 nodes:
   - source: orders
@@ -139,7 +140,10 @@ fn a_state_dir_another_topology_used_is_refused_naming_both_and_adopted_only_whe
     assert_eq!(identity["consumer_group"], json!(orders_group));
     assert_eq!(
         identity["stateful_nodes"],
-        json!(["group_by per-user keys=[user] aggregates=[sum(amount) AS total]"])
+        json!([
+            format!("source orders topics=[{orders_topic}]"),
+            "group_by per-user keys=[user] aggregates=[sum(amount) AS total]"
+        ])
     );
     let fingerprint = identity["fingerprint"].as_str().unwrap().to_owned();
     assert_eq!(
@@ -160,20 +164,23 @@ fn a_state_dir_another_topology_used_is_refused_naming_both_and_adopted_only_whe
     let refused = runner_command(&bootstrap, &second, &[]).output().unwrap();
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    // The source topics are part of the fingerprint: same node names, other state.
     assert!(
-        stderr.contains("it holds the state of another consumer group: "),
+        stderr.contains("it holds the state of another consumer group and another topology: "),
         "{stderr}"
     );
     assert!(
         stderr.contains(&format!(
-            "found group {orders_group}, fingerprint {fingerprint}"
+            "found group {orders_group}, fingerprint {fingerprint} (source orders topics=[{orders_topic}]; "
         )),
         "{stderr}"
     );
     assert!(
-        stderr.contains(&format!(
-            "expected group {refunds_group}, fingerprint {fingerprint}"
-        )),
+        stderr.contains(&format!("expected group {refunds_group}, fingerprint "))
+            && !stderr.contains(&format!(
+                "expected group {refunds_group}, fingerprint {fingerprint}"
+            ))
+            && stderr.contains(&format!("(source orders topics=[{refunds_topic}]; ")),
         "{stderr}"
     );
     assert!(
@@ -285,10 +292,6 @@ fn a_dir_store_alone_warns_at_start_that_state_stays_on_this_machine() {
         "totals",
         "sum(amount) AS total",
     );
-    let text = std::fs::read_to_string(&file)
-        .unwrap()
-        .replace("  state_dir:", "  state_store: dir\n  state_dir:");
-    std::fs::write(&file, text).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

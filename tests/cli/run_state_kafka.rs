@@ -22,8 +22,8 @@ use crate::run_online::{
 use crate::support::tansu::Tansu;
 use crate::support::unique_name;
 
-const USERS: usize = 20;
-const PARTITIONS: i32 = 4;
+pub(crate) const USERS: usize = 20;
+pub(crate) const PARTITIONS: i32 = 4;
 
 fn topology(
     dir: &Path,
@@ -64,7 +64,12 @@ settings:
 
 /// Produces one batch: `count` orders per user, user u always on partition u % 4,
 /// amounts that differ per batch so a lost or doubled batch shows in the totals.
-fn produce_batch(bootstrap: &str, topic: &str, batch: i64, truth: &mut BTreeMap<String, i64>) {
+pub(crate) fn produce_batch(
+    bootstrap: &str,
+    topic: &str,
+    batch: i64,
+    truth: &mut BTreeMap<String, i64>,
+) {
     let mut records = Vec::new();
     for u in 0..USERS {
         let user = format!("u{u}");
@@ -80,7 +85,7 @@ fn produce_batch(bootstrap: &str, topic: &str, batch: i64, truth: &mut BTreeMap<
 }
 
 /// The last total per user the sink shows.
-fn totals(rs: &[Read]) -> BTreeMap<String, i64> {
+pub(crate) fn totals(rs: &[Read]) -> BTreeMap<String, i64> {
     rs.iter()
         .map(|r| {
             (
@@ -91,7 +96,7 @@ fn totals(rs: &[Read]) -> BTreeMap<String, i64> {
         .collect()
 }
 
-fn signal(child: &Child, name: &str) {
+pub(crate) fn signal(child: &Child, name: &str) {
     assert!(
         Command::new("kill")
             .args([name, &child.id().to_string()])
@@ -101,7 +106,7 @@ fn signal(child: &Child, name: &str) {
     );
 }
 
-fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+pub(crate) fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
     let until = Instant::now() + TIMEOUT;
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -116,7 +121,7 @@ fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
 }
 
 /// Reads the sink until every user's last total is the truth (or the deadline).
-fn await_truth(
+pub(crate) fn await_truth(
     bootstrap: &str,
     output: &str,
     truth: &BTreeMap<String, i64>,
@@ -260,7 +265,7 @@ fn state_follows_its_partition_across_members_with_no_shared_directory() {
 }
 
 /// Creates `topic` (1 partition) with the given topic configs.
-fn create_topic_with(bootstrap: &str, topic: &str, configs: &[(&str, &str)]) {
+pub(crate) fn create_topic_with(bootstrap: &str, topic: &str, configs: &[(&str, &str)]) {
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .create()

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::topology::EXAMPLE;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::run::online::{self, StartError};
-use crate::engine::columnar::topology::spec::{NodeOp, TopologySpec};
+use crate::engine::columnar::topology::spec::{NodeOp, StateStoreKind, TopologySpec};
 use crate::engine::schema::avro::{AvroSchema, decode_body};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::framing;
@@ -73,9 +73,15 @@ pub fn run_until_committed(
 ) -> CliResult<u64> {
     let mut kafka = KafkaSettings::new();
     kafka.set("bootstrap.servers", cluster.bootstrap());
+    // One member in this process, on a cluster that cannot create topics: the
+    // state stays in memory unless the topology names a store.
+    let mut spec = spec.clone();
+    spec.settings
+        .state_store
+        .get_or_insert(StateStoreKind::Memory);
     let started = online::start(
         &kafka,
-        spec,
+        &spec,
         Some(SchemaCache::new(registry)),
         Duration::from_secs(10),
         None,

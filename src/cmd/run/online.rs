@@ -8,7 +8,6 @@
 //! the exit code is 130.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -21,9 +20,7 @@ use crate::cmd::output::Ui;
 use crate::cmd::schema_cache::decoding_cache;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, StateStore, Tp};
 use crate::engine::columnar::snapshot::identity::StateIdentity;
-use crate::engine::columnar::topology::spec::{
-    self, Guarantee, NodeOp, StateLayout, StateStoreKind, TopologySpec,
-};
+use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, TopologySpec};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::prewarm::{PrewarmMode, prewarm};
@@ -34,9 +31,8 @@ use crate::io::kafka::runner_consumer::{RebalanceEvent, RunnerConsumer, RunnerCo
 use crate::io::kafka::runner_cuts::BrokerCuts;
 use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::settings::KafkaSettings;
-use crate::io::kafka::state_topic::{KafkaStateStore, ensure_state_topic, source_partitions};
 use crate::io::kafka::transactions;
-use crate::io::runner_state::{Claim, FileStateStore};
+use crate::ops::state_store::{self, StoreRequest};
 
 use super::RunArgs;
 use crate::cmd::snapshot::restore_cut::CutSelector;
@@ -123,38 +119,6 @@ fn prefetch_source_schemas(spec: &TopologySpec, cache: Option<&SchemaCache>) {
     }
 }
 
-fn state_store(spec: &TopologySpec, group: &str) -> Result<FileStateStore, String> {
-    let settings = &spec.settings;
-    let dir = match (settings.state_store(), settings.state_dir.as_deref()) {
-        (StateStoreKind::Dir, Some(dir)) => Path::new(dir),
-        _ => return Ok(FileStateStore::memory()),
-    };
-    match settings.state_layout {
-        StateLayout::JavaGo => FileStateStore::java_go(dir),
-        StateLayout::Rust => {
-            FileStateStore::rust(dir, settings.barrier_group.as_deref().unwrap_or(group))
-        }
-    }
-}
-
-/// Why the state of a stateful group run may not survive a partition moving,
-/// said once at start: the store in use keeps it on this machine (or nowhere).
-fn locality_warning(spec: &TopologySpec, stateful: bool) -> Option<String> {
-    if !stateful {
-        return None;
-    }
-    let settings = &spec.settings;
-    match (settings.state_store(), settings.state_dir.as_deref()) {
-        (StateStoreKind::Dir, Some(dir)) => Some(format!(
-            "state_store dir: partition state is kept in {dir} on this machine only; a partition that moves to a member on another machine starts there from that machine's state_dir (or from nothing), so its totals will be wrong unless every member shares this directory"
-        )),
-        (StateStoreKind::Memory, _) => Some(
-            "state_store memory: partition state lives in this process only; a partition that moves to another member, or a restart, starts it from nothing".to_owned(),
-        ),
-        _ => None,
-    }
-}
-
 fn runner_failure(e: RunnerError) -> CliError {
     CliError::failure(e.message)
 }
@@ -201,54 +165,23 @@ pub fn start(
             }
         }
     }
-    let stateful = spec
-        .nodes
-        .iter()
-        .any(|n| matches!(n.op, NodeOp::GroupBy { .. } | NodeOp::Join { .. }));
-    if let Some(warning) = locality_warning(spec, stateful) {
+    let identity = StateIdentity::of(spec, &group);
+    let opened = state_store::open(&StoreRequest {
+        kafka,
+        settings,
+        identity: &identity,
+        source_topics: &topics,
+        adopt: adopt_state,
+        timeout,
+    })
+    .map_err(StartError::Cli)?;
+    for warning in &opened.warnings {
         tracing::warn!("{warning}");
     }
-    let identity = StateIdentity::of(spec, &group);
-    let mut store: Box<dyn StateStore> = if settings.state_store() == StateStoreKind::Kafka {
-        let name = settings
-            .state_topic
-            .clone()
-            .unwrap_or_else(|| format!("{group}-state"));
-        let partitions = source_partitions(kafka, &topics, timeout).map_err(StartError::Failed)?;
-        let topic =
-            ensure_state_topic(kafka, &name, partitions, timeout).map_err(StartError::Failed)?;
-        if topic.created {
-            tracing::info!(
-                "created the state topic {name} ({} partitions, cleanup.policy=compact)",
-                topic.partitions
-            );
-        }
-        // Identity is checked per snapshot record, when a partition is loaded.
-        let store =
-            KafkaStateStore::new(kafka, topic, identity, topics.clone(), adopt_state, timeout)
-                .map_err(StartError::Failed)?;
-        if settings.guarantee == Guarantee::ExactlyOnce {
-            Box::new(store.exactly_once())
-        } else {
-            Box::new(store)
-        }
-    } else {
-        let store = state_store(spec, &group).map_err(StartError::Failed)?;
-        // Before anything is loaded: state of another group or topology is refused.
-        match store
-            .claim(&identity, adopt_state)
-            .map_err(StartError::Failed)?
-        {
-            Claim::Adopted(Some(previous)) => {
-                tracing::warn!("--adopt-state: took over the state of {previous}")
-            }
-            Claim::Adopted(None) => {
-                tracing::warn!("--adopt-state: took over snapshots of unrecorded identity")
-            }
-            Claim::NotNeeded | Claim::Fresh | Claim::Matched => {}
-        }
-        Box::new(store)
-    };
+    for notice in &opened.notices {
+        tracing::info!("{notice}");
+    }
+    let mut store = opened.store;
     let restored = match restore_cut {
         Some(selector) => Some(
             restore_cut::prepare(
@@ -299,14 +232,9 @@ pub fn start(
     );
     runner.poll_timeout = POLL_TIMEOUT;
     runner.guarantee = settings.guarantee;
-    // With a state directory, stateful topologies keep their files in step with
-    // the committed offsets, so a kill -9 never restarts from older state.
-    runner.save_each_round = stateful
-        && match settings.state_store() {
-            StateStoreKind::Kafka => true,
-            StateStoreKind::Dir => settings.state_layout == StateLayout::JavaGo,
-            StateStoreKind::Memory => false,
-        };
+    // With a store that outlives the process, state is saved in step with the
+    // committed offsets, so a kill -9 never restarts from older state.
+    runner.save_each_round = opened.save_each_round;
     if let Some(barrier_group) = settings.barrier_group.as_deref() {
         let cuts = BrokerCuts::new(kafka.clone(), timeout);
         runner = runner

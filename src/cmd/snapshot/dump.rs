@@ -26,8 +26,13 @@ use crate::io::snapshot_dir::{SnapshotDir, read_named_file};
 pub struct DumpArgs {
     /// A snapshot file, or a snapshot directory together with --epoch and either
     /// --partition (Java/Go) or --group and --task (Rust).
-    #[arg(value_name = "FILE|DIR")]
-    pub path: PathBuf,
+    #[arg(value_name = "FILE|DIR", required_unless_present = "state_topic")]
+    pub path: Option<PathBuf>,
+
+    /// Dump from a state topic instead (`state_store: kafka`, with --partition and
+    /// --epoch), read with the broker flags.
+    #[arg(long, value_name = "TOPIC", conflicts_with_all = ["path", "group", "task"])]
+    pub state_topic: Option<String>,
 
     /// Java/Go logical partition (with a directory).
     #[arg(long, value_name = "P", conflicts_with_all = ["group", "task"])]
@@ -65,26 +70,44 @@ pub struct Dumped {
 }
 
 /// Reads the container `args` select, failing with D15 for a missing epoch.
-fn read_selected(args: &DumpArgs) -> CliResult<Dumped> {
+fn read_selected(global: &GlobalArgs, args: &DumpArgs) -> CliResult<Dumped> {
+    if let Some(topic) = &args.state_topic {
+        let (Some(partition), Some(epoch)) = (args.partition, args.epoch) else {
+            return Err(CliError::usage(
+                "dumping from a state topic needs --partition P and --epoch E|live",
+            ));
+        };
+        let kafka = global.connection.kafka_settings("snapshot dump")?;
+        let (source, bytes) = crate::ops::state_inspect::topic_container(
+            &kafka,
+            topic,
+            partition,
+            epoch,
+            global.connection.timeout,
+        )?;
+        let name = crate::engine::columnar::snapshot::state_record::snapshot_key(partition, epoch);
+        return dump_bytes(source, Some(format!("{name}.snapshot")), bytes);
+    }
+    let Some(path) = &args.path else {
+        return Err(CliError::usage("give a FILE, a DIR or --state-topic TOPIC"));
+    };
     let selectors = args.partition.is_some() || args.epoch.is_some() || args.group.is_some();
-    let is_dir = std::fs::metadata(&args.path).is_ok_and(|m| m.is_dir());
+    let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
     if !is_dir {
         if selectors {
             return Err(CliError::usage(format!(
                 "--partition, --epoch, --group and --task select a file inside a directory, but {} is not a directory",
-                args.path.display()
+                path.display()
             )));
         }
-        let bytes = read_named_file(&args.path).map_err(super::dir_error)?;
+        let bytes = read_named_file(path).map_err(super::dir_error)?;
         return dump_bytes(
-            args.path.display().to_string(),
-            args.path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned()),
+            path.display().to_string(),
+            path.file_name().map(|n| n.to_string_lossy().into_owned()),
             bytes,
         );
     }
-    let dir = open_dir(&args.path)?;
+    let dir = open_dir(path)?;
     let epoch = args.epoch.ok_or_else(|| {
         CliError::usage("dumping from a directory needs --epoch E|live and --partition P (or --group G --task T)")
     })?;
@@ -196,15 +219,15 @@ impl Dumped {
 
 pub fn run(global: &GlobalArgs, args: DumpArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
-    if let Some(out) = &args.out {
+    if let (Some(out), Some(path)) = (&args.out, &args.path) {
         use crate::io::path_conflict::{Named, check};
         check(&[
-            Named::input(format!("the snapshot {}", args.path.display()), &args.path),
+            Named::input(format!("the snapshot {}", path.display()), path),
             Named::output(format!("--out {}", out.display()), out),
         ])
         .map_err(CliError::usage)?;
     }
-    let dumped = read_selected(&args)?;
+    let dumped = read_selected(global, &args)?;
     if !args.lossless {
         // The JSON of a large container holds every opaque byte as hex: build it only when asked.
         let data = if ui.is_json() {

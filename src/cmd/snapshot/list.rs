@@ -16,12 +16,17 @@ use crate::engine::columnar::snapshot::container::Generation;
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::io::snapshot_dir::{ListedFile, SnapshotDir};
 use crate::io::temp_file::StaleTemp;
+use crate::ops::state_inspect::list_topic;
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// The snapshot directory (Java/Go and Rust layouts are told apart by file name).
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    #[arg(value_name = "DIR", required_unless_present = "state_topic")]
+    pub dir: Option<PathBuf>,
+
+    /// List a state topic's snapshots instead (`state_store: kafka`), read with the broker flags.
+    #[arg(long, value_name = "TOPIC", conflicts_with = "dir")]
+    pub state_topic: Option<String>,
 }
 
 /// One listed file and what decoding it gave: (generation, entry count) or why not.
@@ -139,7 +144,19 @@ impl ListReport {
 
 pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
-    let dir = open_dir(&args.dir)?;
+    if let Some(topic) = &args.state_topic {
+        let kafka = global.connection.kafka_settings("snapshot list")?;
+        let listing = list_topic(&kafka, topic, global.connection.timeout)?;
+        return ui.report(super::topic_view::listing_json(&listing), |out| {
+            super::topic_view::listing_human(&listing, out)
+        });
+    }
+    let Some(dir) = &args.dir else {
+        return Err(crate::cmd::exit::CliError::usage(
+            "give a DIR or --state-topic TOPIC",
+        ));
+    };
+    let dir = open_dir(dir)?;
     let report = ListReport::collect(&dir)?;
     ui.report(report.json(), |out| report.human(out))
 }

@@ -5,14 +5,17 @@
 //! answer; the engine's `snapshot::plan` decides what a restore or prune would
 //! touch before anything is touched, and `io::snapshot_dir` does the file I/O.
 
+mod copy;
 mod dump;
 mod list;
 mod prune;
 pub mod render;
 mod restore;
 pub mod restore_cut;
+mod topic_view;
 mod verify;
 
+pub use copy::CopyArgs;
 pub use dump::{DumpArgs, Dumped, dump_bytes};
 pub use list::{ListArgs, ListReport};
 pub use prune::PruneArgs;
@@ -42,19 +45,21 @@ pub struct SnapshotArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum SnapshotCommand {
-    /// List a directory's snapshot files: owner, epoch, size, entries, mtime, whether each decodes.
+    /// List a directory's snapshot files (or a state topic's snapshots): owner, epoch, size, entries, whether each decodes.
     List(ListArgs),
     /// Print one snapshot's entries with their payloads decoded where the format is known.
     Dump(DumpArgs),
     /// Write a snapshot from a lossless dump, or copy one epoch's files to another epoch or to live state.
     Restore(RestoreArgs),
-    /// Decode every snapshot file of a directory; exit 3 when any is bad.
+    /// Decode every snapshot file of a directory (or snapshot of a state topic); exit 3 when any is bad.
     Verify(VerifyArgs),
     /// Delete old barrier-epoch files, keeping the newest per partition (live state is never pruned).
     Prune(PruneArgs),
     /// Put an application back to a barrier cut: state snapshots become live state and the
     /// consumer group's offsets are set to the cut (a dry run unless --yes).
     RestoreCut(RestoreCutArgs),
+    /// Copy state between a snapshot directory and a state topic, byte for byte, both ways.
+    Copy(CopyArgs),
 }
 
 impl SnapshotCommand {
@@ -67,6 +72,7 @@ impl SnapshotCommand {
             SnapshotCommand::Verify(_) => "snapshot verify",
             SnapshotCommand::Prune(_) => "snapshot prune",
             SnapshotCommand::RestoreCut(_) => "snapshot restore-cut",
+            SnapshotCommand::Copy(_) => "snapshot copy",
         }
     }
 
@@ -93,6 +99,7 @@ pub fn run(global: &GlobalArgs, args: SnapshotArgs) -> CliResult<()> {
         SnapshotCommand::Verify(a) => verify::run(global, a),
         SnapshotCommand::Prune(a) => prune::run(global, a),
         SnapshotCommand::RestoreCut(a) => restore_cut::run(global, a),
+        SnapshotCommand::Copy(a) => copy::run(global, a),
     }
 }
 

@@ -21,12 +21,17 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
 use crate::engine::columnar::snapshot::container::{Generation, ReadSnapshot};
 use crate::engine::columnar::snapshot::payload::{Payload, classify};
+use crate::ops::state_inspect::list_topic;
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The snapshot directory.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    #[arg(value_name = "DIR", required_unless_present = "state_topic")]
+    pub dir: Option<PathBuf>,
+
+    /// Verify a state topic's snapshots instead (`state_store: kafka`), read with the broker flags.
+    #[arg(long, value_name = "TOPIC", conflicts_with = "dir")]
+    pub state_topic: Option<String>,
 
     /// Pass when the directory holds no snapshot file (by default that is exit 3).
     #[arg(long)]
@@ -34,7 +39,7 @@ pub struct VerifyArgs {
 }
 
 /// Why a decoded container is still bad: gen A, or a recognised payload that does not decode.
-fn problems(snapshot: &ReadSnapshot) -> Vec<String> {
+pub(super) fn problems(snapshot: &ReadSnapshot) -> Vec<String> {
     let mut found = Vec::new();
     if snapshot.generation == Generation::A {
         found.push(
@@ -74,7 +79,15 @@ fn problems(snapshot: &ReadSnapshot) -> Vec<String> {
 
 pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
-    let dir = open_dir(&args.dir)?;
+    if let Some(topic) = &args.state_topic {
+        let kafka = global.connection.kafka_settings("snapshot verify")?;
+        let listing = list_topic(&kafka, topic, global.connection.timeout)?;
+        return super::topic_view::verify(&ui, &listing, args.allow_empty, problems);
+    }
+    let Some(dir) = &args.dir else {
+        return Err(CliError::usage("give a DIR or --state-topic TOPIC"));
+    };
+    let dir = open_dir(dir)?;
     let listing = dir.list().map_err(super::dir_error)?;
     let mut bad: Vec<(String, String)> = Vec::new();
     for file in &listing.files {

@@ -28,7 +28,7 @@ use crate::engine::columnar::runner::group::{RunnerError, StateOut, StateStore, 
 use crate::engine::columnar::snapshot::container;
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::snapshot::state_record::{
-    self, Chunks, InputOffsets, ReadRecord, StateRecord,
+    self, Chunks, Found, InputOffsets, ReadRecord, StateRecord,
 };
 use crate::io::kafka::groups::committed_offsets;
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
@@ -41,7 +41,7 @@ const DEFAULT_MAX_MESSAGE_BYTES: usize = 1_048_588;
 
 /// Delivery failures of the store's producer, kept for the next flush.
 #[derive(Default)]
-struct Deliveries {
+pub struct Deliveries {
     failure: Mutex<Option<String>>,
 }
 
@@ -55,6 +55,44 @@ impl ProducerContext for Deliveries {
             failure.get_or_insert_with(|| e.to_string());
         }
     }
+}
+
+/// The producer of state records, acknowledged one by one (see [`produce_records`]).
+pub type StateProducer = BaseProducer<Deliveries>;
+
+/// A producer for `topic`'s state records: outside any transaction (at-least-once
+/// saves, rebalance saves, `snapshot copy`), taking records up to the topic's limit.
+pub fn state_producer(
+    settings: &KafkaSettings,
+    topic: &StateTopic,
+) -> Result<StateProducer, String> {
+    let mut config = settings.client_config();
+    config.remove("transactional.id");
+    // Large snapshots go in chunks sized to the topic; the producer must take them.
+    config.set(
+        "message.max.bytes",
+        (topic.max_message_bytes + RECORD_OVERHEAD).to_string(),
+    );
+    config
+        .create_with_context(Deliveries::default())
+        .map_err(|e| format!("create the state topic producer: {e}"))
+}
+
+/// The chunk version a new writer starts from: versions only need to differ
+/// from earlier writers' of the same key.
+pub fn first_version() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The largest chunk value for `topic` (its `max.message.bytes` less room for
+/// key, headers and framing).
+pub fn max_chunk(topic: &StateTopic) -> usize {
+    topic
+        .max_message_bytes
+        .saturating_sub(RECORD_OVERHEAD)
+        .max(1024)
 }
 
 /// The state topic as it was found or created.
@@ -148,7 +186,37 @@ pub fn ensure_state_topic(
             }
         }
     };
-    let configs = block_on(admin.describe_configs(&[ResourceSpecifier::Topic(name)], &options))?
+    describe(&admin, &options, name, found, created)
+}
+
+/// `name` as it is, or `None` when it does not exist (nothing is created); one
+/// that is not compacted is refused as by [`ensure_state_topic`].
+pub fn find_state_topic(
+    settings: &KafkaSettings,
+    name: &str,
+    timeout: Duration,
+) -> Result<Option<StateTopic>, String> {
+    let consumer = reader(settings)?;
+    let Some(found) = partition_count(&consumer, name, timeout)? else {
+        return Ok(None);
+    };
+    let admin: AdminClient<DefaultClientContext> = settings
+        .client_config()
+        .create()
+        .map_err(|e| format!("create Kafka admin client: {e}"))?;
+    let options = AdminOptions::new().request_timeout(Some(timeout));
+    describe(&admin, &options, name, found, false).map(Some)
+}
+
+/// Reads the topic's configuration: compacted or refused, and its record limit.
+fn describe(
+    admin: &AdminClient<DefaultClientContext>,
+    options: &AdminOptions,
+    name: &str,
+    found: i32,
+    created: bool,
+) -> Result<StateTopic, String> {
+    let configs = block_on(admin.describe_configs(&[ResourceSpecifier::Topic(name)], options))?
         .map_err(|e| format!("read the configuration of the state topic {name}: {e}"))?;
     let mut policy = None;
     let mut max_message_bytes = DEFAULT_MAX_MESSAGE_BYTES;
@@ -183,7 +251,9 @@ pub fn ensure_state_topic(
     })
 }
 
-/// The partition count of the largest source topic (what a new state topic gets).
+/// The partition count of the largest source topic (what a new state topic
+/// gets). A missing source topic is an error here, before a state topic is
+/// created for a run that cannot start.
 pub fn source_partitions(
     settings: &KafkaSettings,
     topics: &[String],
@@ -192,8 +262,9 @@ pub fn source_partitions(
     let consumer = reader(settings)?;
     let mut most = 1;
     for topic in topics {
-        if let Some(n) = partition_count(&consumer, topic, timeout)? {
-            most = most.max(n);
+        match partition_count(&consumer, topic, timeout)? {
+            Some(n) => most = most.max(n),
+            None => return Err(format!("source topic {topic} does not exist")),
         }
     }
     Ok(most)
@@ -228,22 +299,8 @@ impl KafkaStateStore {
         adopt: bool,
         timeout: Duration,
     ) -> Result<Self, String> {
-        let mut config = settings.client_config();
-        // This producer writes outside transactions (at-least-once saves, and
-        // rebalance saves of state that matches the committed offsets).
-        config.remove("transactional.id");
-        // Large snapshots go in chunks sized to the topic; the producer must take them.
-        config.set(
-            "message.max.bytes",
-            (topic.max_message_bytes + RECORD_OVERHEAD).to_string(),
-        );
-        let producer = config
-            .create_with_context(Deliveries::default())
-            .map_err(|e| format!("create the state topic producer: {e}"))?;
-        // Versions only need to differ from earlier writers' of the same key.
-        let version = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
+        let producer = state_producer(settings, &topic)?;
+        let version = first_version();
         Ok(KafkaStateStore {
             settings: settings.clone(),
             group: identity.consumer_group.clone(),
@@ -288,10 +345,7 @@ impl KafkaStateStore {
             &container::encode(state),
             &self.identity,
             &offsets,
-            self.topic
-                .max_message_bytes
-                .saturating_sub(RECORD_OVERHEAD)
-                .max(1024),
+            max_chunk(&self.topic),
             self.version,
         );
         let chunked = records.last().is_some_and(|r| {
@@ -325,120 +379,34 @@ impl KafkaStateStore {
     /// skipped as they are read, so only this key's history is held).
     fn read_partition(&self, partition: i32, key: &str) -> Result<Vec<ReadRecord>, String> {
         let chunk_prefix = format!("{key}.chunk-");
-        let name = &self.topic.name;
-        let consumer = reader(&self.settings)?;
-        let (low, high) = consumer
-            .fetch_watermarks(name, partition, self.timeout)
-            .map_err(|e| format!("read the watermarks of {name}-{partition}: {e}"))?;
-        let mut records = Vec::new();
-        if high <= low {
-            return Ok(records);
-        }
-        let mut tpl = TopicPartitionList::new();
-        tpl.add_partition_offset(name, partition, Offset::Offset(low))
-            .map_err(|e| e.to_string())?;
-        consumer.assign(&tpl).map_err(|e| e.to_string())?;
-        let deadline = Instant::now() + self.timeout;
-        loop {
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "reading {name}-{partition} up to offset {high} took longer than {:?}",
-                    self.timeout
-                ));
-            }
-            match consumer.poll(Duration::from_millis(200)) {
-                None => continue,
-                Some(Err(KafkaError::PartitionEOF(_))) => break,
-                Some(Err(e)) => return Err(format!("read {name}-{partition}: {e}")),
-                Some(Ok(m)) => {
-                    let offset = m.offset();
-                    let Some(found) = m
-                        .key()
-                        .and_then(|k| std::str::from_utf8(k).ok())
-                        .filter(|k| *k == key || k.starts_with(&chunk_prefix))
-                    else {
-                        if offset + 1 >= high {
-                            break;
-                        }
-                        continue;
-                    };
-                    let headers = m
-                        .headers()
-                        .map(|hs| {
-                            hs.iter()
-                                .map(|h| Header {
-                                    key: h.key.to_owned(),
-                                    value: h.value.map(<[u8]>::to_vec),
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    records.push(ReadRecord {
-                        offset,
-                        key: found.to_owned(),
-                        value: m.payload().map(<[u8]>::to_vec),
-                        headers,
-                    });
-                    if offset + 1 >= high {
-                        break;
-                    }
-                }
-            }
-        }
-        Ok(records)
+        self.read_matching(partition, |k| k == key || k.starts_with(&chunk_prefix))
+    }
+
+    /// The records of one state-topic partition whose key `wanted` accepts, log
+    /// start to high watermark.
+    fn read_matching(
+        &self,
+        partition: i32,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<Vec<ReadRecord>, String> {
+        read_records(
+            &self.settings,
+            &self.topic.name,
+            partition,
+            self.timeout,
+            wanted,
+        )
     }
 
     /// Produces `records` to the partition and waits for every acknowledgement.
     fn produce(&self, partition: i32, records: &[StateRecord]) -> Result<(), String> {
-        let name = &self.topic.name;
-        for record in records {
-            let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
-            for h in &record.headers {
-                headers = headers.insert(KafkaHeader {
-                    key: &h.key,
-                    value: h.value.as_deref(),
-                });
-            }
-            let mut base: BaseRecord<'_, str, [u8]> = BaseRecord::to(name)
-                .partition(partition)
-                .key(record.key.as_str())
-                .headers(headers);
-            if let Some(value) = record.value.as_deref() {
-                base = base.payload(value);
-            }
-            let deadline = Instant::now() + self.timeout;
-            loop {
-                match self.producer.send(base) {
-                    Ok(()) => break,
-                    Err((
-                        KafkaError::MessageProduction(rdkafka::types::RDKafkaErrorCode::QueueFull),
-                        back,
-                    )) if Instant::now() < deadline => {
-                        self.producer.poll(Duration::from_millis(50));
-                        base = back;
-                    }
-                    Err((e, _)) => {
-                        return Err(format!("produce {} to {name}-{partition}: {e}", record.key));
-                    }
-                }
-            }
-        }
-        self.producer
-            .flush(self.timeout)
-            .map_err(|e| format!("flush the state records to {name}: {e}"))?;
-        let failure = self
-            .producer
-            .context()
-            .failure
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
-        match failure {
-            Some(e) => Err(format!(
-                "write the state records to {name}-{partition}: {e}"
-            )),
-            None => Ok(()),
-        }
+        produce_records(
+            &self.producer,
+            &self.topic.name,
+            partition,
+            records,
+            self.timeout,
+        )
     }
 
     fn committed(&self, partition: i32) -> Result<InputOffsets, String> {
@@ -489,17 +457,15 @@ impl KafkaStateStore {
             }
             return Ok(None);
         };
-        let owned = found.group.as_deref() == Some(self.group.as_str())
-            && found.fingerprint.as_deref() == Some(self.identity.fingerprint().as_str());
-        if (!self.adopt || owned)
+        // --adopt-state takes the snapshot as it is: another owner's, or one that
+        // records no offsets (a `snapshot copy` of a directory).
+        if !self.adopt
             && let Some(why) = state_record::refusal(&found, &key, &self.identity, &committed)
         {
-            let hint = if owned {
-                ""
-            } else {
-                " (pass --adopt-state to take it over)"
-            };
-            return Err(format!("{}: {why}{hint}", self.topic.name));
+            return Err(format!(
+                "{}: {why} (pass --adopt-state to take it as it is)",
+                self.topic.name
+            ));
         }
         if epoch < 0 {
             for (tp, offset) in &found.offsets {
@@ -544,6 +510,19 @@ impl StateStore for KafkaStateStore {
             .map_err(fail)
     }
 
+    /// The barrier epochs whose latest record under `partition-<p>-epoch-<e>`
+    /// is a snapshot (not a tombstone), ascending.
+    fn epochs(&mut self, partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
+        let prefix = format!("{}-epoch-", state_record::snapshot_key(partition, -1));
+        let records = self
+            .read_matching(self.state_partition(partition), |k| {
+                k.strip_prefix(&prefix)
+                    .is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .map_err(|m| RunnerError::new(format!("list partition {partition} epochs: {m}")))?;
+        Ok(Some(state_record::live_epochs(&records, partition)))
+    }
+
     fn transactional_records(
         &mut self,
         partition: i32,
@@ -579,4 +558,162 @@ impl StateStore for KafkaStateStore {
             *entry = (*entry).max(*offset);
         }
     }
+}
+
+/// The records of one state-topic partition whose key `wanted` accepts, log
+/// start to high watermark, within `timeout` (every read is bounded).
+pub fn read_records(
+    settings: &KafkaSettings,
+    name: &str,
+    partition: i32,
+    timeout: Duration,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<ReadRecord>, String> {
+    let consumer = reader(settings)?;
+    let (low, high) = consumer
+        .fetch_watermarks(name, partition, timeout)
+        .map_err(|e| format!("read the watermarks of {name}-{partition}: {e}"))?;
+    let mut records = Vec::new();
+    if high <= low {
+        return Ok(records);
+    }
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(name, partition, Offset::Offset(low))
+        .map_err(|e| e.to_string())?;
+    consumer.assign(&tpl).map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        if Instant::now() > deadline {
+            return Err(format!(
+                "reading {name}-{partition} up to offset {high} took longer than {:?}",
+                timeout
+            ));
+        }
+        match consumer.poll(Duration::from_millis(200)) {
+            None => continue,
+            Some(Err(KafkaError::PartitionEOF(_))) => break,
+            Some(Err(e)) => return Err(format!("read {name}-{partition}: {e}")),
+            Some(Ok(m)) => {
+                let offset = m.offset();
+                let Some(found) = m
+                    .key()
+                    .and_then(|k| std::str::from_utf8(k).ok())
+                    .filter(|k| wanted(k))
+                else {
+                    if offset + 1 >= high {
+                        break;
+                    }
+                    continue;
+                };
+                let headers = m
+                    .headers()
+                    .map(|hs| {
+                        hs.iter()
+                            .map(|h| Header {
+                                key: h.key.to_owned(),
+                                value: h.value.map(<[u8]>::to_vec),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                records.push(ReadRecord {
+                    offset,
+                    key: found.to_owned(),
+                    value: m.payload().map(<[u8]>::to_vec),
+                    headers,
+                });
+                if offset + 1 >= high {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(records)
+}
+
+/// Produces `records` to the partition and waits for every acknowledgement.
+pub fn produce_records(
+    producer: &StateProducer,
+    name: &str,
+    partition: i32,
+    records: &[StateRecord],
+    timeout: Duration,
+) -> Result<(), String> {
+    for record in records {
+        let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
+        for h in &record.headers {
+            headers = headers.insert(KafkaHeader {
+                key: &h.key,
+                value: h.value.as_deref(),
+            });
+        }
+        let mut base: BaseRecord<'_, str, [u8]> = BaseRecord::to(name)
+            .partition(partition)
+            .key(record.key.as_str())
+            .headers(headers);
+        if let Some(value) = record.value.as_deref() {
+            base = base.payload(value);
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            match producer.send(base) {
+                Ok(()) => break,
+                Err((
+                    KafkaError::MessageProduction(rdkafka::types::RDKafkaErrorCode::QueueFull),
+                    back,
+                )) if Instant::now() < deadline => {
+                    producer.poll(Duration::from_millis(50));
+                    base = back;
+                }
+                Err((e, _)) => {
+                    return Err(format!("produce {} to {name}-{partition}: {e}", record.key));
+                }
+            }
+        }
+    }
+    producer
+        .flush(timeout)
+        .map_err(|e| format!("flush the state records to {name}: {e}"))?;
+    let failure = producer
+        .context()
+        .failure
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take();
+    match failure {
+        Some(e) => Err(format!(
+            "write the state records to {name}-{partition}: {e}"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// One key's latest snapshot in a state topic read whole, or why it cannot be
+/// assembled (a manifest whose chunk is missing: the topic is damaged).
+#[derive(Debug, Clone)]
+pub struct TopicSnapshot {
+    pub state_partition: i32,
+    pub key: String,
+    pub found: Result<Found, String>,
+}
+
+/// Every live key of every partition of `topic` (a key whose last record is a
+/// tombstone is gone), in partition and key order.
+pub fn read_state_topic(
+    settings: &KafkaSettings,
+    topic: &StateTopic,
+    timeout: Duration,
+) -> Result<Vec<TopicSnapshot>, String> {
+    let mut out = Vec::new();
+    for partition in 0..topic.partitions {
+        let records = read_records(settings, &topic.name, partition, timeout, |_| true)?;
+        for (key, found) in state_record::latest_by_key(&records) {
+            out.push(TopicSnapshot {
+                state_partition: partition,
+                key,
+                found,
+            });
+        }
+    }
+    Ok(out)
 }

@@ -35,6 +35,7 @@ pub(super) fn counting_topology(
 settings:
   consumer_group: {consumer_group}
   barrier_group: {GROUP}
+  state_store: dir
   state_dir: {state}
 nodes:
   - source: orders

@@ -49,9 +49,12 @@ fn list<'a>(items: impl IntoIterator<Item = &'a String>) -> String {
 }
 
 impl StateIdentity {
-    /// The identity of `spec`'s stateful nodes run as `consumer_group`.
+    /// The identity of `spec`'s stateful nodes run as `consumer_group`: one
+    /// line per stateful node, preceded (when there is any) by one line per
+    /// source naming its topics, sorted. State built from other topics is other
+    /// state, even under the same node names (the 2.5x-too-high totals).
     pub fn of(spec: &TopologySpec, consumer_group: &str) -> StateIdentity {
-        let nodes = spec
+        let stateful: Vec<String> = spec
             .nodes
             .iter()
             .filter_map(|node| {
@@ -98,6 +101,22 @@ impl StateIdentity {
                 }
             })
             .collect();
+        let mut nodes = Vec::new();
+        if !stateful.is_empty() {
+            for node in &spec.nodes {
+                if let NodeOp::Source { topics, .. } = &node.op {
+                    let mut topics: Vec<&String> = topics.iter().map(|t| &t.value).collect();
+                    topics.sort();
+                    topics.dedup();
+                    nodes.push(format!(
+                        "source {} topics={}",
+                        node.name.value,
+                        list(topics)
+                    ));
+                }
+            }
+        }
+        nodes.extend(stateful);
         StateIdentity {
             consumer_group: consumer_group.to_owned(),
             nodes,
@@ -342,6 +361,52 @@ mod tests {
             ]
         );
         assert_ne!(windowed(1000).fingerprint(), windowed(2000).fingerprint());
+    }
+
+    fn source(name: &str, topics: &[&str]) -> NodeSpec {
+        NodeSpec {
+            name: text(name),
+            op: NodeOp::Source {
+                topics: topics.iter().map(|t| text(t)).collect(),
+                codec: crate::engine::columnar::topology::spec::CodecSpec {
+                    value: text("json"),
+                    key: None,
+                    key_column: None,
+                    topic: None,
+                    schema_file: None,
+                    key_schema_file: None,
+                },
+                columns: None,
+            },
+        }
+    }
+
+    #[test]
+    fn the_source_topics_are_part_of_the_identity_of_a_stateful_topology_only() {
+        let per_user = || group_by("per-user", &["user"], &["sum(amount) AS total"], None);
+        let on = |topics: &[&str]| {
+            StateIdentity::of(&spec(vec![source("orders", topics), per_user()]), "g")
+        };
+        assert_eq!(
+            on(&["orders-eu", "orders-us"]).nodes,
+            [
+                "source orders topics=[orders-eu, orders-us]",
+                "group_by per-user keys=[user] aggregates=[sum(amount) AS total]"
+            ]
+        );
+        // The order the topics are listed in does not change what the state means.
+        assert_eq!(
+            on(&["orders-us", "orders-eu"]),
+            on(&["orders-eu", "orders-us"])
+        );
+        // Another topic under the same node names is another state.
+        assert_ne!(
+            on(&["refunds"]).fingerprint(),
+            on(&["orders"]).fingerprint()
+        );
+        assert!(on(&["orders"]).check(&on(&["refunds"])).is_err());
+        let stateless = StateIdentity::of(&spec(vec![source("orders", &["orders"])]), "g");
+        assert!(!stateless.is_stateful());
     }
 
     #[test]

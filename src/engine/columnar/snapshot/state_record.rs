@@ -26,6 +26,9 @@ pub const FINGERPRINT_HEADER: &str = "krabka.state.fingerprint";
 pub const OFFSETS_HEADER: &str = "krabka.state.offsets";
 /// `<version>/<chunk count>/<total bytes>` on a manifest record.
 pub const CHUNKS_HEADER: &str = "krabka.state.chunks";
+/// The identity's stateful-node lines, one per line, so a copy of the topic to
+/// a directory can write its identity manifest (docs/topology.md "State identity").
+pub const NODES_HEADER: &str = "krabka.state.nodes";
 
 /// Source topic-partition → next offset the state reflects.
 pub type InputOffsets = BTreeMap<(String, i32), i64>;
@@ -118,6 +121,7 @@ pub fn snapshot_records(
         header(GROUP_HEADER, identity.consumer_group.clone()),
         header(FINGERPRINT_HEADER, identity.fingerprint()),
         header(OFFSETS_HEADER, encode_offsets(offsets)),
+        header(NODES_HEADER, identity.nodes.join("\n")),
     ];
     let max_record = max_record.max(1);
     if container.len() <= max_record {
@@ -190,11 +194,76 @@ pub struct Found {
     pub container: Vec<u8>,
     pub group: Option<String>,
     pub fingerprint: Option<String>,
+    /// The identity's node lines, when the writer recorded them.
+    pub nodes: Option<Vec<String>>,
     pub offsets: InputOffsets,
     /// The chunks it was assembled from, if it was chunked.
     pub chunks: Option<Chunks>,
     /// The state-topic offset of its (manifest) record.
     pub offset: i64,
+}
+
+impl Found {
+    /// The identity the snapshot was written under, when its records say all of
+    /// it (group and node lines) and the lines match its fingerprint.
+    pub fn identity(&self) -> Option<StateIdentity> {
+        let identity = StateIdentity {
+            consumer_group: self.group.clone()?,
+            nodes: self.nodes.clone()?,
+        };
+        (self.fingerprint.as_deref() == Some(identity.fingerprint().as_str())).then_some(identity)
+    }
+}
+
+/// The (logical partition, epoch) a snapshot key names (`partition-<p>` is
+/// live state, epoch −1); `None` for chunk keys and foreign keys.
+pub fn parse_key(key: &str) -> Option<(i32, i64)> {
+    let rest = key.strip_prefix("partition-")?;
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let (partition, epoch) = match rest.split_once("-epoch-") {
+        Some((p, e)) if digits(p) && digits(e) => (p.parse().ok()?, e.parse().ok()?),
+        None if digits(rest) => (rest.parse().ok()?, -1),
+        _ => return None,
+    };
+    (snapshot_key(partition, epoch) == key).then_some((partition, epoch))
+}
+
+/// Every snapshot key of one state-topic partition's records (read in offset
+/// order) with its latest complete snapshot, or why it cannot be assembled;
+/// keys whose last record is a tombstone are left out. Key order.
+pub fn latest_by_key(records: &[ReadRecord]) -> Vec<(String, Result<Found, String>)> {
+    let keys: std::collections::BTreeSet<(i32, i64)> =
+        records.iter().filter_map(|r| parse_key(&r.key)).collect();
+    let mut out = Vec::new();
+    for (partition, epoch) in keys {
+        let key = snapshot_key(partition, epoch);
+        match latest(records, partition, epoch) {
+            Ok(Some(found)) => out.push((key, Ok(found))),
+            Ok(None) => {}
+            Err(e) => out.push((key, Err(e))),
+        }
+    }
+    out
+}
+
+/// The epochs of `partition` whose last record in `records` (read in offset
+/// order) is a snapshot, not a tombstone, ascending.
+pub fn live_epochs(records: &[ReadRecord], partition: i32) -> Vec<i64> {
+    let prefix = format!("{}-epoch-", snapshot_key(partition, -1));
+    let mut last: BTreeMap<i64, bool> = BTreeMap::new();
+    for record in records {
+        if let Some(epoch) = record
+            .key
+            .strip_prefix(&prefix)
+            .and_then(|e| e.parse::<i64>().ok())
+            .filter(|e| *e >= 0)
+        {
+            last.insert(epoch, record.value.is_some());
+        }
+    }
+    last.into_iter()
+        .filter_map(|(epoch, present)| present.then_some(epoch))
+        .collect()
 }
 
 /// Picks the snapshot of (partition, epoch) out of `records` (one state-topic
@@ -261,6 +330,12 @@ fn assemble(
         container: value.to_vec(),
         group: header_text(&record.headers, GROUP_HEADER).map(str::to_owned),
         fingerprint: header_text(&record.headers, FINGERPRINT_HEADER).map(str::to_owned),
+        nodes: header_text(&record.headers, NODES_HEADER).map(|t| {
+            t.split('\n')
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        }),
         offsets,
         chunks: None,
         offset: record.offset,
@@ -356,6 +431,77 @@ mod tests {
 
     fn offsets(o: i64) -> InputOffsets {
         InputOffsets::from([(("orders".into(), 3), o)])
+    }
+
+    #[test]
+    fn keys_name_a_partition_and_epoch_and_every_live_key_is_listed_with_its_identity() {
+        assert_eq!(parse_key("partition-3"), Some((3, -1)));
+        assert_eq!(parse_key("partition-3-epoch-41"), Some((3, 41)));
+        for foreign in [
+            "partition-3.chunk-1-0",
+            "partition-03",
+            "partition--1",
+            "partition-3-epoch-",
+            "other",
+            "partition-3-epoch-4x",
+        ] {
+            assert_eq!(parse_key(foreign), None, "{foreign}");
+        }
+        let mut records =
+            snapshot_records(0, -1, &[1; 40], &identity(), &InputOffsets::new(), 16, 7);
+        records.extend(snapshot_records(
+            0,
+            5,
+            &[2; 4],
+            &identity(),
+            &InputOffsets::new(),
+            16,
+            8,
+        ));
+        records.push(StateRecord {
+            key: "partition-1".into(),
+            value: Some(vec![3]),
+            headers: vec![],
+        });
+        records.push(StateRecord {
+            key: "partition-1".into(),
+            value: None,
+            headers: vec![],
+        });
+        let all = latest_by_key(&read(&records, 0));
+        let keys: Vec<&str> = all.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["partition-0", "partition-0-epoch-5"]);
+        let live = all[0].1.as_ref().unwrap();
+        assert_eq!(live.container, vec![1; 40]);
+        assert_eq!(live.identity(), Some(identity()));
+        // A record naming no node lines (an older writer) has no full identity.
+        let mut bare = live.clone();
+        bare.nodes = None;
+        assert_eq!(bare.identity(), None);
+    }
+
+    #[test]
+    fn live_epochs_are_the_epoch_keys_whose_last_record_is_a_snapshot() {
+        let at = |offset: i64, key: &str, value: Option<&[u8]>| ReadRecord {
+            offset,
+            key: key.to_owned(),
+            value: value.map(<[u8]>::to_vec),
+            headers: Vec::new(),
+        };
+        let records = vec![
+            at(0, "partition-1-epoch-8", Some(b"x")),
+            at(1, "partition-1-epoch-3", Some(b"x")),
+            at(2, "partition-1", Some(b"x")),
+            at(3, "partition-11-epoch-4", Some(b"x")),
+            at(4, "partition-1-epoch-5", Some(b"x")),
+            at(5, "partition-1-epoch-5", None),
+            at(6, "partition-1-epoch-9.chunk-1-0", Some(b"x")),
+            at(7, "partition-1-epoch-2", None),
+            at(8, "partition-1-epoch-2", Some(b"")),
+        ];
+        assert_eq!(live_epochs(&records, 1), vec![2, 3, 8]);
+        assert_eq!(live_epochs(&records, 11), vec![4]);
+        assert!(live_epochs(&records, 0).is_empty());
     }
 
     #[test]

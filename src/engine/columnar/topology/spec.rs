@@ -108,7 +108,7 @@ pub enum StateLayout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StateStoreKind {
     /// A compacted Kafka topic (`state_topic`, default `<group>-state`): state
-    /// follows its partition to any member.
+    /// follows its partition to any member. The default.
     Kafka,
     /// Files in `state_dir` (Java/Go or Rust layout): on this machine only.
     Dir,
@@ -142,14 +142,20 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The store in effect: the one named, else `dir` when a `state_dir` is
-    /// given, else `memory`.
+    /// The store in effect: the one named, else `kafka` (docs/topology.md
+    /// "State stores"), with a `state_dir` as its local copy when one is given.
+    /// A stateless topology keeps no state whatever this says.
     pub fn state_store(&self) -> StateStoreKind {
-        self.state_store.unwrap_or(if self.state_dir.is_some() {
-            StateStoreKind::Dir
-        } else {
-            StateStoreKind::Memory
-        })
+        self.state_store.unwrap_or(StateStoreKind::Kafka)
+    }
+
+    /// The directory written beside the store in effect: the files of `dir`,
+    /// or the local copy of `kafka`.
+    pub fn state_copy_dir(&self) -> Option<&str> {
+        match self.state_store() {
+            StateStoreKind::Memory => None,
+            StateStoreKind::Kafka | StateStoreKind::Dir => self.state_dir.as_deref(),
+        }
     }
 }
 
