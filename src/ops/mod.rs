@@ -8,5 +8,6 @@
 //! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
 
 pub mod error;
+pub mod produce;
 
 pub use error::{Error, ErrorKind, Result};
