@@ -17,6 +17,7 @@ mod hostile;
 mod leader;
 mod leader_transport;
 mod leader_verified;
+mod produce;
 mod registry_tls;
 mod run;
 mod run_online;

@@ -258,6 +258,9 @@ impl Sender {
             Err(e) if self.in_transaction => {
                 let sent = summary.records;
                 summary.records = 0;
+                // librdkafka aborts only once the delivery reports of the sends are
+                // served; the records stay in the aborted transaction either way.
+                let _ = producer.flush();
                 match producer.abort_transaction() {
                     Ok(()) => Err(e.context(format!(
                         "aborted the transaction ({sent} records sent in it; none visible to read_committed readers)"
