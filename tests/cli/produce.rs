@@ -510,3 +510,133 @@ fn a_dry_run_encodes_everything_and_sends_nothing() {
     ));
     assert!(o.stdout.is_empty());
 }
+
+#[test]
+fn tail_run_produce_is_a_pipe() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let (source, target) = (unique_name("pipe-src"), unique_name("pipe-dst"));
+    create_topic(&bootstrap, &source, 2);
+    create_topic(&bootstrap, &target, 2);
+    let mut seed = vec!["-b", &bootstrap];
+    seed.extend(ONE_PER_BATCH);
+    seed.extend([
+        "produce",
+        &source,
+        "--format",
+        "ndjson",
+        "--value-format",
+        "json",
+        "--partition",
+        "keep",
+    ]);
+    ok(run(&seed, Some(source_rows(false).as_bytes())));
+    let dir = tempfile::tempdir().unwrap();
+    let topology = dir.path().join("big.yaml");
+    std::fs::write(
+        &topology,
+        format!(
+            "version: 1\nnodes:\n  - source: src\n    topics: [{source}]\n    value: json\n    columns: {{id: int64, name: utf8, score: float64}}\n  - filter: big\n    parent: src\n    where: id >= 3\n  - sink: out\n    parent: big\n    topic: {target}\n    value: json\n"
+        ),
+    )
+    .unwrap();
+    let bin = binary();
+    let bin = bin.to_str().unwrap();
+    let script = format!(
+        "set -o pipefail; {bin} -b {bootstrap} tail {source} -e -q --value-format json \
+         | {bin} run {topology} --input src=- --sink out=- \
+         | {bin} -b {bootstrap} -X linger.ms=0 -X batch.num.messages=1 produce {target} --value-format json --partition keep",
+        topology = topology.display()
+    );
+    ok(Command::new("bash").args(["-c", &script]).output().unwrap());
+    let rows = tail_rows(&bootstrap, "http://127.0.0.1:1", &target, "json");
+    let ids: Vec<i64> = rows.iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(sorted, [3, 4, 5], "{rows:?}");
+    let row = rows.iter().find(|r| r["id"] == 3).unwrap();
+    assert_eq!(row["name"], "n3");
+    assert_eq!(row["__key"], "k3");
+    assert_eq!(row["__partition"], 1);
+    assert_eq!(row["__headers"]["h"], serde_json::json!(["a3", null]));
+}
+
+#[test]
+fn parquet_ipc_files_and_fifos_replay_the_same_rows() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let source = unique_name("files-src");
+    create_topic(&bootstrap, &source, 2);
+    let mut seed = vec!["-b", &bootstrap];
+    seed.extend(ONE_PER_BATCH);
+    seed.extend([
+        "produce",
+        &source,
+        "--format",
+        "ndjson",
+        "--value-format",
+        "json",
+        "--partition",
+        "keep",
+    ]);
+    ok(run(&seed, Some(source_rows(false).as_bytes())));
+    let expected = tail_rows(&bootstrap, "http://127.0.0.1:1", &source, "json");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["o.parquet", "o.arrow", "fifo"] {
+        let path = dir.path().join(name);
+        let target = unique_name("files-dst");
+        create_topic(&bootstrap, &target, 2);
+        let out = if name == "fifo" {
+            dir.path().join("o.arrows")
+        } else {
+            path.clone()
+        };
+        ok(run(
+            &[
+                "-b",
+                &bootstrap,
+                "tail",
+                &source,
+                "-e",
+                "-q",
+                "--value-format",
+                "json",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            None,
+        ));
+        let writer = (name == "fifo").then(|| {
+            assert!(
+                Command::new("mkfifo")
+                    .arg(&path)
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+            let (fifo, bytes) = (path.clone(), std::fs::read(&out).unwrap());
+            std::thread::spawn(move || std::fs::write(fifo, bytes).unwrap())
+        });
+        let mut args = vec!["-b", &bootstrap];
+        args.extend(ONE_PER_BATCH);
+        args.extend([
+            "produce",
+            &target,
+            "--input",
+            path.to_str().unwrap(),
+            "--value-format",
+            "json",
+            "--partition",
+            "keep",
+        ]);
+        ok(run(&args, None));
+        if let Some(w) = writer {
+            w.join().unwrap();
+        }
+        assert_eq!(
+            tail_rows(&bootstrap, "http://127.0.0.1:1", &target, "json"),
+            expected,
+            "{name}"
+        );
+    }
+}
