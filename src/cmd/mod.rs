@@ -56,7 +56,15 @@ pub enum Command {
     Run(run::RunArgs),
     /// Walk through every subcommand on an embedded cluster and registry, no setup needed.
     Demo(demo::DemoArgs),
-    /// Serve an embedded single-process Kafka-protocol cluster until Ctrl-C.
+    /// Serve an embedded Kafka-protocol cluster and schema registry until Ctrl-C.
+    ///
+    /// Serves on 127.0.0.1, in memory, a Kafka-protocol cluster (printed as
+    /// BOOTSTRAP=host:port) and a Confluent-compatible schema registry
+    /// (REGISTRY=http://host:port), with __coordination_state (16 partitions) and
+    /// __barrier_state (50) created, so every subcommand works against it, `leader run
+    /// --create-topic` included: `krabka-streams -b BOOTSTRAP --registry REGISTRY …`.
+    /// Other topics are created on first use (4 partitions) or with --topic. Data is
+    /// lost when it stops.
     DevCluster(dev_cluster::DevClusterArgs),
     /// Barrier cuts in __barrier_state: list, show, watch, verify, decode.
     Barrier(barrier::BarrierArgs),

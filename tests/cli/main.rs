@@ -9,6 +9,7 @@ mod broker;
 mod completions;
 mod cross_impl;
 mod dead_broker;
+mod dev_cluster;
 mod docs_commands;
 mod dry_run;
 mod faults;
