@@ -2110,7 +2110,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__produce)
-            opts="-i -K -H -b -X -v -q -y -h -V --input --format --value-format --value-schema --key-column --key-format --key-separator --header --partition --transactional --transactional-id --on-error --batch-rows --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-i -K -H -b -X -v -q -y -h -V --input --format --value-format --value-schema --key-column --drop-columns --key-format --key-separator --header --partition --transactional --transactional-id --on-error --batch-rows --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2137,6 +2137,10 @@ _krabka__streams() {
                     return 0
                     ;;
                 --key-column)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --drop-columns)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -684,6 +684,7 @@ lines\t'One record per line, as kcat -P (-K key separator, -H headers)'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l value-format -d 'Value encoding: raw|string (the `value` column)|json|avro|protobuf|json-sr (registry, schema from the columns or --value-schema)|arrow|gzip+…' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l value-schema -d 'Writer schema of a registry value format: FILE.avsc, FILE.proto[:pkg.Msg] or FILE.json' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l key-column -d 'Key from this column (encoded by --key-format) instead of __key' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l drop-columns -d 'Leave these input columns out (comma list), e.g. `key`, the decoded key column `tail --key-format` adds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l key-format -d 'Encoding of --key-column: string|raw|json|avro|protobuf|json-sr [default: string]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s K -l key-separator -d 'Lines: the bytes before the first SEP are the key (kcat -K)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s H -l header -d 'Lines: add this header to every record, NAME=VALUE or NAME for a null value (repeatable; kcat -H)' -r

@@ -57,6 +57,10 @@ pub struct ProduceArgs {
     #[arg(long = "key-column", value_name = "COLUMN")]
     pub key_column: Option<String>,
 
+    /// Leave these input columns out (comma list), e.g. `key`, the decoded key column `tail --key-format` adds.
+    #[arg(long = "drop-columns", value_name = "LIST", value_delimiter = ',')]
+    pub drop_columns: Vec<String>,
+
     /// Encoding of --key-column: string|raw|json|avro|protobuf|json-sr [default: string].
     #[arg(long = "key-format", value_name = "FORMAT", requires = "key_column")]
     pub key_format: Option<String>,
@@ -155,6 +159,7 @@ fn plan(global: &GlobalArgs, args: &ProduceArgs) -> CliResult<ProducePlan> {
         value_format: args.value_format.clone(),
         value_schema: args.value_schema.clone(),
         key_column: args.key_column.clone(),
+        drop_columns: args.drop_columns.clone(),
         key_format: args.key_format.clone(),
         key_separator: args.key_separator.as_ref().map(|s| s.as_bytes().to_vec()),
         headers,

@@ -640,3 +640,67 @@ fn parquet_ipc_files_and_fifos_replay_the_same_rows() {
         );
     }
 }
+
+#[test]
+fn the_demo_replays_a_capture_with_produce_and_tails_it_back() {
+    let o = ok(run(&["--output", "json", "demo"], None));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let step = doc["data"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["step"].as_str().unwrap_or("").contains("replay a capture"))
+        .unwrap_or_else(|| panic!("no produce step: {doc}"))
+        .clone();
+    let r = &step["result"];
+    assert!(r["captured"].as_u64().unwrap() > 0, "{step}");
+    assert_eq!(r["replayed"], r["captured"], "{step}");
+    assert_eq!(r["read_back"], r["captured"], "{step}");
+}
+
+#[test]
+fn drop_columns_leaves_tails_decoded_key_out_of_the_values_and_refuses_unknown_names() {
+    let topic = unique_name("drop");
+    let cluster = dev_cluster(&[&format!("{topic}:1")]);
+    let rows = "{\"key\":\"k\",\"id\":1,\"__key\":\"k\"}\n";
+    let o = run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &topic,
+            "--format",
+            "ndjson",
+            "--value-format",
+            "json",
+            "--drop-columns",
+            "kee",
+        ],
+        Some(rows.as_bytes()),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    ok(run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &topic,
+            "--format",
+            "ndjson",
+            "--value-format",
+            "json",
+            "--drop-columns",
+            "key",
+        ],
+        Some(rows.as_bytes()),
+    ));
+    assert_eq!(
+        kcat_lines(&cluster.bootstrap, &topic),
+        ["1:k|8:{\"id\":1}|"]
+    );
+}

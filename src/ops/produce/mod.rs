@@ -65,6 +65,9 @@ pub struct ProducePlan {
     /// The value's writer schema file (`.avsc`, `.proto[:pkg.Msg]`, `.json`).
     pub value_schema: Option<PathBuf>,
     pub key_column: Option<String>,
+    /// Input columns left out of the records (e.g. the decoded `key` column `tail
+    /// --key-format` adds, which would otherwise be encoded into every value).
+    pub drop_columns: Vec<String>,
     pub key_format: Option<String>,
     /// Lines: the key separator (`-K`).
     pub key_separator: Option<Vec<u8>>,

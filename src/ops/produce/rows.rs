@@ -34,6 +34,38 @@ pub struct Encoded {
 pub struct RowEncoder {
     codec: Arc<dyn BatchCodec>,
     topic: String,
+    /// The input columns kept (`--drop-columns` leaves the others out), when some are dropped.
+    keep: Option<Vec<usize>>,
+}
+
+/// The indices of the columns left after dropping `drop`; a name the input lacks is
+/// refused (a typo must not silently keep the column in every value).
+fn kept_columns(schema: &Schema, drop: &[String]) -> Result<Option<Vec<usize>>> {
+    if drop.is_empty() {
+        return Ok(None);
+    }
+    for name in drop {
+        if schema.field_with_name(name).is_err() {
+            return Err(Error::usage(format!(
+                "--drop-columns {name}: the input has no such column (columns: {})",
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    Ok(Some(
+        schema
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !drop.contains(f.name()))
+            .map(|(i, _)| i)
+            .collect(),
+    ))
 }
 
 fn now_ms() -> i64 {
@@ -180,6 +212,15 @@ impl RowEncoder {
         schema: &SchemaRef,
         schemas: Option<SchemaCache>,
     ) -> Result<Self> {
+        let keep = kept_columns(schema, &plan.drop_columns)?;
+        let schema: &SchemaRef = &match &keep {
+            Some(keep) => Arc::new(
+                schema
+                    .project(keep)
+                    .map_err(|e| Error::usage(e.to_string()))?,
+            ),
+            None => schema.clone(),
+        };
         check_schema(plan, schema)?;
         let registry_key = plan.key_format.as_deref().is_some_and(needs_registry);
         if (needs_registry(&plan.value_format) || registry_key) && schemas.is_none() {
@@ -213,12 +254,23 @@ impl RowEncoder {
         Ok(RowEncoder {
             codec,
             topic: plan.topic.clone(),
+            keep,
         })
     }
 
     /// Every row of `batch` encoded, or why that row cannot be. A failure that is
     /// not the row's (a registry that does not answer) fails the whole call.
     pub fn encode(&self, batch: &RecordBatch) -> Result<Vec<std::result::Result<Encoded, String>>> {
+        let projected;
+        let batch = match &self.keep {
+            Some(keep) => {
+                projected = batch
+                    .project(keep)
+                    .map_err(|e| Error::failure(e.to_string()))?;
+                &projected
+            }
+            None => batch,
+        };
         let rows = batch.num_rows();
         let records: Vec<std::result::Result<OutRecord, String>> =
             match self.codec.encode_rows(&self.topic, batch) {
