@@ -362,7 +362,7 @@ pub fn send_lines(
                 hooks,
             )?;
         }
-        if input.line % LINES_PER_CHECK == 0 {
+        if input.line.is_multiple_of(LINES_PER_CHECK) {
             if cancelled(hooks) {
                 return Err(Error::cancelled());
             }
