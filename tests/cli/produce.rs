@@ -649,7 +649,12 @@ fn the_demo_replays_a_capture_with_produce_and_tails_it_back() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["step"].as_str().unwrap_or("").contains("replay a capture"))
+        .find(|s| {
+            s["step"]
+                .as_str()
+                .unwrap_or("")
+                .contains("replay a capture")
+        })
         .unwrap_or_else(|| panic!("no produce step: {doc}"))
         .clone();
     let r = &step["result"];

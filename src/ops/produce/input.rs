@@ -61,8 +61,8 @@ impl InputFormat {
 
 /// An opened input.
 pub enum Opened {
-    /// Arrow batches in the library layout.
-    Columnar(Box<dyn BatchReader>),
+    /// Arrow batches in the library layout, and which format they were read from.
+    Columnar(Box<dyn BatchReader>, InputFormat),
     /// NDJSON rows, one object a line.
     Ndjson(LineInput),
     /// Plain-text lines.
@@ -174,7 +174,7 @@ pub fn open(path: &str, format: InputFormat, batch_rows: usize) -> Result<Opened
     };
     if format == InputFormat::Arrow {
         return IpcInput::open(path)
-            .map(|i| Opened::Columnar(Box::new(i)))
+            .map(|i| Opened::Columnar(Box::new(i), InputFormat::Arrow))
             .map_err(Error::failure);
     }
     let (reader, regular): (Box<dyn Read + Send>, Option<File>) = if path == "-" {
@@ -204,13 +204,13 @@ pub fn open(path: &str, format: InputFormat, batch_rows: usize) -> Result<Opened
         // of our own would cost a thread; reopen instead when the input is a regular file.
         if regular.is_some() {
             return IpcInput::open(path)
-                .map(|i| Opened::Columnar(Box::new(i)))
+                .map(|i| Opened::Columnar(Box::new(i), InputFormat::Arrow))
                 .map_err(Error::failure);
         }
         let chained: Box<dyn Read + Send> =
             Box::new(std::io::Cursor::new(head[..n].to_vec()).chain(reader));
         return IpcInput::from_reader(name, chained)
-            .map(|i| Opened::Columnar(Box::new(i)))
+            .map(|i| Opened::Columnar(Box::new(i), InputFormat::Arrow))
             .map_err(Error::failure);
     }
     let chained: Box<dyn Read + Send> =
@@ -225,7 +225,7 @@ pub fn open(path: &str, format: InputFormat, batch_rows: usize) -> Result<Opened
                     ParquetInput::open_bytes(name, bytes, batch_rows)?
                 }
             };
-            Ok(Opened::Columnar(Box::new(input)))
+            Ok(Opened::Columnar(Box::new(input), InputFormat::Parquet))
         }
         InputFormat::Ndjson => Ok(Opened::Ndjson(LineInput::new(
             name,

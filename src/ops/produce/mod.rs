@@ -196,12 +196,8 @@ pub fn produce(plan: &ProducePlan, hooks: &mut Hooks<'_>) -> Result<Summary> {
             let r = sender::send_lines(plan, input, &mut sender, hooks);
             sender.finish(r, &mut summary)
         }
-        Opened::Columnar(mut reader) => {
-            summary.input_format = if plan.input.ends_with(".parquet") {
-                InputFormat::Parquet.label()
-            } else {
-                InputFormat::Arrow.label()
-            };
+        Opened::Columnar(mut reader, format) => {
+            summary.input_format = format.label();
             let schema = reader.schema();
             let encoder = RowEncoder::new(plan, &schema, schemas)?;
             let mut sender = Sender::open(plan, Some(&encoder))?;
