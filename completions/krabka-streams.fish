@@ -45,12 +45,13 @@ complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s h -l help
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input)'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
-complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
+complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "dev-cluster" -d 'Serve an embedded Kafka-protocol cluster and schema registry until Ctrl-C'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "schema" -d 'Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "leader" -d 'Run or inspect leader elections fenced by the producer epoch'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "snapshot" -d 'State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "tail" -d 'Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table'
+complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "produce" -d 'Write rows of Arrow IPC, Parquet or NDJSON (or plain lines, as kcat -P) to a topic'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c krabka-streams -n "__fish_krabka_streams_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand run" -l input -d 'Run offline: read an Arrow IPC stream or file (`-` = stdin) into a source, named by node or topic. Repeatable' -r
@@ -90,7 +91,8 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s v
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand demo" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l port -d 'Port to serve on (127.0.0.1 only); 0 picks a free one' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l port -d 'Kafka port to serve on (127.0.0.1 only); 0 picks a free one' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l registry-port -d 'Schema registry port (127.0.0.1 only); 0 picks a free one [default: 8081, or a free one when 8081 is taken]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l topic -d 'Topic to create at start, as NAME or NAME:PARTITIONS (repeatable). Others are auto-created with 4 partitions' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand dev-cluster" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
@@ -699,18 +701,56 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -l d
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand tail" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s i -l input -d 'Read from this file (`-` = stdin; a FIFO is read as a stream)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l format -d 'Input format' -r -f -a "auto\t'From the extension, else the first bytes (Arrow IPC, Parquet), else lines'
+arrow\t'Arrow IPC, stream or file'
+parquet\t''
+ndjson\t'Rows as `tail --format ndjson` writes them'
+lines\t'One record per line, as kcat -P (-K key separator, -H headers)'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l value-format -d 'Value encoding: raw|string (the `value` column)|json|avro|protobuf|json-sr (registry, schema from the columns or --value-schema)|arrow|gzip+…' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l value-schema -d 'Writer schema of a registry value format: FILE.avsc, FILE.proto[:pkg.Msg] or FILE.json' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l key-column -d 'Key from this column (encoded by --key-format) instead of __key' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l drop-columns -d 'Leave these input columns out (comma list), e.g. `key`, the decoded key column `tail --key-format` adds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l key-format -d 'Encoding of --key-column: string|raw|json|avro|protobuf|json-sr [default: string]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s K -l key-separator -d 'Lines: the bytes before the first SEP are the key (kcat -K)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s H -l header -d 'Lines: add this header to every record, NAME=VALUE or NAME for a null value (repeatable; kcat -H)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l partition -d 'keep (each row\'s __partition), hash (murmur2 of the key, Kafka\'s default partitioner) or a partition number' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l transactional-id -d 'The transactional id [default: krabka-streams-produce-TOPIC-PID]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l on-error -d 'Rows that cannot be encoded: fail (exit 1 naming the row), skip (reported on stderr), or dead-letter FILE (NDJSON)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l batch-rows -d 'Rows read and encoded at a time' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l registry -d 'Schema registry base URL (credentials never go in the URL)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l schema-registry-user -d 'Basic-auth user for the registry' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l schema-registry-password-file -d 'File holding the registry password (else env KRABKA_SCHEMA_REGISTRY_PASSWORD)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
+json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l transactional -d 'All or nothing: one transaction, aborted on any error (read_committed readers see all rows or none)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s y -l yes -d 'Do not ask for confirmation'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input)'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "dev-cluster" -d 'Serve an embedded single-process Kafka-protocol cluster until Ctrl-C'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "schema" -d 'Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "leader" -d 'Run or inspect leader elections fenced by the producer epoch'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "snapshot" -d 'State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "tail" -d 'Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "run" -d 'Run a topology file: validate it (--check), print its graph (--explain), run it as a consumer group (-b), or offline over Arrow IPC (--input)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "demo" -d 'Walk through every subcommand on an embedded cluster and registry, no setup needed'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "dev-cluster" -d 'Serve an embedded Kafka-protocol cluster and schema registry until Ctrl-C'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "barrier" -d 'Barrier cuts in __barrier_state: list, show, watch, verify, decode'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "schema" -d 'Schema registry: prewarm subjects, inspect schemas, decode frames, check compatibility'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "leader" -d 'Run or inspect leader elections fenced by the producer epoch'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "snapshot" -d 'State snapshot files: list, dump, restore, verify, prune, and restore to a barrier cut'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "tail" -d 'Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "produce" -d 'Write rows of Arrow IPC, Parquet or NDJSON (or plain lines, as kcat -P) to a topic'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and not __fish_seen_subcommand_from run demo dev-cluster barrier schema leader snapshot tail produce completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "list" -d 'List barrier groups and their cuts (complete cuts only unless --all)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "show" -d 'Show one cut in full: every topic, partition and offset'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand help; and __fish_seen_subcommand_from barrier" -f -a "watch" -d 'Print each new cut of a group as it is published, until Ctrl-C or --count'

@@ -50,6 +50,7 @@ const FLAG_GROUPS: &[(&str, u8)] = &[
 pub const COMMAND_GROUPS: &[(&str, u8)] = &[
     ("run", ALL),
     ("tail", ALL),
+    ("produce", ALL),
     ("demo", LOCAL),
     ("dev-cluster", LOCAL),
     ("barrier list", BROKER | CHANGES),

@@ -15,6 +15,7 @@ pub mod interrupt;
 pub mod leader;
 pub mod logging;
 pub mod output;
+pub mod produce;
 pub mod run;
 pub mod schema;
 pub mod schema_cache;
@@ -55,7 +56,15 @@ pub enum Command {
     Run(run::RunArgs),
     /// Walk through every subcommand on an embedded cluster and registry, no setup needed.
     Demo(demo::DemoArgs),
-    /// Serve an embedded single-process Kafka-protocol cluster until Ctrl-C.
+    /// Serve an embedded Kafka-protocol cluster and schema registry until Ctrl-C.
+    ///
+    /// Serves on 127.0.0.1, in memory, a Kafka-protocol cluster (printed as
+    /// BOOTSTRAP=host:port) and a Confluent-compatible schema registry
+    /// (REGISTRY=http://host:port), with __coordination_state (16 partitions) and
+    /// __barrier_state (50) created, so every subcommand works against it, `leader run
+    /// --create-topic` included: `krabka-streams -b BOOTSTRAP --registry REGISTRY …`.
+    /// Other topics are created on first use (4 partitions) or with --topic. Data is
+    /// lost when it stops.
     DevCluster(dev_cluster::DevClusterArgs),
     /// Barrier cuts in __barrier_state: list, show, watch, verify, decode.
     Barrier(barrier::BarrierArgs),
@@ -67,6 +76,8 @@ pub enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Read topics as Arrow record batches: Arrow IPC, Parquet, NDJSON or a table.
     Tail(Box<tail::TailArgs>),
+    /// Write rows of Arrow IPC, Parquet or NDJSON (or plain lines, as kcat -P) to a topic.
+    Produce(Box<produce::ProduceArgs>),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Regenerate the committed completions and man pages (used by `cargo xtask`). Not part
@@ -88,6 +99,7 @@ impl Command {
             Command::Leader(_) => "leader",
             Command::Snapshot(args) => args.command.name(),
             Command::Tail(_) => "tail",
+            Command::Produce(_) => "produce",
             Command::Completions(_) => "completions",
             Command::GenerateAssets(_) => "generate-assets",
         }
@@ -178,7 +190,10 @@ impl Command {
             Command::GenerateAssets(_) => {
                 Some("it writes the completions and man pages".into())
             }
-            Command::Run(_) | Command::Schema(_) | Command::Completions(_) => None,
+            Command::Run(_)
+            | Command::Schema(_)
+            | Command::Produce(_)
+            | Command::Completions(_) => None,
         }
     }
 
@@ -212,6 +227,7 @@ pub fn dispatch(cli: Cli) -> CliResult<()> {
         Command::Leader(args) => leader::run(&cli.global, args),
         Command::Snapshot(args) => snapshot::run(&cli.global, args),
         Command::Tail(args) => tail::run(&cli.global, *args),
+        Command::Produce(args) => produce::run(&cli.global, *args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateAssets(args) => assets::run(args),
     }

@@ -157,6 +157,12 @@ impl IpcInput {
         }
     }
 
+    /// Reads an input that cannot seek (a pipe whose first bytes a caller already
+    /// sniffed and chained back), as [`IpcInput::open`] reads stdin.
+    pub fn from_reader(name: &str, input: Box<dyn Read + Send>) -> Result<IpcInput, String> {
+        Self::pipe(name, input)
+    }
+
     /// A stream that cannot seek: an IPC stream is read as it arrives; an IPC file
     /// (its footer is at the end) is read whole, up to `bounded_read::IPC_FILE_PIPE`.
     fn pipe(name: &str, mut input: Box<dyn Read + Send>) -> Result<IpcInput, String> {

@@ -8,6 +8,7 @@
 //! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
 
 pub mod error;
+pub mod produce;
 pub mod state_copy;
 pub mod state_inspect;
 pub mod state_store;

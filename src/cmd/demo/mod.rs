@@ -5,6 +5,7 @@ mod barrier;
 mod leader;
 mod online;
 mod orders;
+mod replay;
 mod schema_files;
 mod schemas;
 mod snapshots;
@@ -124,6 +125,20 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         "read back and decode with the writer schema from the registry",
         t.to_string(),
         json!({"records": back.iter().map(|r| json!({"partition": r.partition, "offset": r.offset, "key": r.key, "value": r.value})).collect::<Vec<_>>()}),
+    );
+
+    let (replay_text, replay_data) = replay::run(
+        &cluster,
+        registry.clone(),
+        &registry_url,
+        orders::ORDERS_TOPIC,
+        orders::ORDERS_PARTITIONS,
+        dir.path(),
+    )?;
+    w.step(
+        "replay a capture into a topic with produce, and tail it back",
+        replay_text,
+        replay_data,
     );
 
     barrier_steps(&mut w, &cluster, &bootstrap)?;

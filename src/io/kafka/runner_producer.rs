@@ -149,6 +149,25 @@ impl RunnerProducer {
         })
     }
 
+    /// Number of partitions of `topic`, or `None` when it does not exist (`produce`
+    /// picks partitions itself, so it needs the count before the first send).
+    pub fn partition_count(
+        &self,
+        topic: &str,
+    ) -> Result<Option<i32>, crate::io::kafka::error::KafkaIoError> {
+        let md = self
+            .producer
+            .client()
+            .fetch_metadata(Some(topic), self.timeout)
+            .map_err(|e| {
+                crate::io::kafka::error::KafkaIoError::from_kafka(
+                    format!("read metadata of {topic}"),
+                    &e,
+                )
+            })?;
+        crate::io::kafka::topic_reader::partitions_in(&md, topic)
+    }
+
     /// The transactional id, or the engine's "no transactions" error.
     fn transactional_id(&self) -> Result<&str, RunnerError> {
         self.transactional_id

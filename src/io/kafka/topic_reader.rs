@@ -88,6 +88,14 @@ pub fn partition_count<C: ConsumerContext>(
     timeout: Duration,
 ) -> Result<Option<i32>, KafkaIoError> {
     let md = fetch_metadata(consumer, topic, timeout)?;
+    partitions_in(&md, topic)
+}
+
+/// Number of partitions of `topic` in fetched metadata, or `None` when it does not exist.
+pub fn partitions_in(
+    md: &rdkafka::metadata::Metadata,
+    topic: &str,
+) -> Result<Option<i32>, KafkaIoError> {
     let Some(t) = md.topics().iter().find(|t| t.name() == topic) else {
         return Ok(None);
     };

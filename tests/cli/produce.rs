@@ -1,0 +1,711 @@
+//! `produce` end to end: plain-text lines compared with kcat's own `-P` on the
+//! dev cluster (kcat is the reference producer *and* reader there; Debian's kcat
+//! cannot talk to Tansu), and per codec the round trip `tail T -e --out o.arrows` →
+//! `produce T2 --input o.arrows` → `tail T2` against a Tansu broker and the in-repo
+//! registry, row for row. Records are sent one per batch (`-X linger.ms=0
+//! -X batch.num.messages=1`): Tansu's high watermark is wrong after multi-record
+//! batches (docs/testing.md §b), and `tail -e` stops at it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Output, Stdio};
+
+use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
+use serde_json::Value;
+
+use crate::support::admin::create_topic;
+use crate::support::tansu::{Tansu, free_port};
+use crate::support::{binary, unique_name, venv_python};
+
+const KCAT: &str = "/usr/bin/kcat";
+const ONE_PER_BATCH: [&str; 4] = ["-X", "linger.ms=0", "-X", "batch.num.messages=1"];
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(binary())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(bytes) = stdin {
+        input.write_all(bytes).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn ok(o: Output) -> Output {
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+struct DevCluster {
+    child: Child,
+    bootstrap: String,
+}
+
+impl Drop for DevCluster {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn dev_cluster(topics: &[&str]) -> DevCluster {
+    let port = free_port().to_string();
+    let mut args = vec!["dev-cluster", "--port", &port];
+    for t in topics {
+        args.extend(["--topic", t]);
+    }
+    let mut child = Command::new(binary())
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let bootstrap = first.trim().strip_prefix("BOOTSTRAP=").unwrap().to_owned();
+    DevCluster { child, bootstrap }
+}
+
+/// Every record of `topic` as kcat prints it: key and value lengths (-1 = null), bytes, headers.
+fn kcat_lines(bootstrap: &str, topic: &str) -> Vec<String> {
+    let out = Command::new(KCAT)
+        .args([
+            "-C",
+            "-b",
+            bootstrap,
+            "-t",
+            topic,
+            "-o",
+            "beginning",
+            "-e",
+            "-q",
+        ])
+        .args(["-f", "%K:%k|%S:%s|%h\\n"])
+        .output()
+        .expect("run /usr/bin/kcat");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .split('\n')
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn plain_lines_give_the_records_kcat_p_gives_for_the_same_input() {
+    let (theirs, ours) = (unique_name("kcat-p"), unique_name("produce-p"));
+    let cluster = dev_cluster(&[&format!("{theirs}:3"), &format!("{ours}:3")]);
+    // Keys, a line without the separator, an empty key, an empty value, a separator
+    // inside the value, a carriage return, a blank line and a last line without \n.
+    let input = b"a:1\n\nnokey\n:emptykey\nb::x\r\nc:\nd:caf\xc3\xa9\nlast:line";
+    let mut kcat = Command::new(KCAT)
+        .args(["-P", "-b", &cluster.bootstrap, "-t", &theirs, "-K:"])
+        .args(["-H", "x=1", "-H", "nul", "-H", "empty=", "-H", "x=2"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    kcat.stdin.take().unwrap().write_all(input).unwrap();
+    assert!(kcat.wait().unwrap().success());
+    let o = ok(run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &ours,
+            "-K:",
+            "-H",
+            "x=1",
+            "-H",
+            "nul",
+            "-H",
+            "empty=",
+            "-H",
+            "x=2",
+        ],
+        Some(input),
+    ));
+    let summary = String::from_utf8_lossy(&o.stderr);
+    assert!(summary.contains("sent 7 records"), "{summary}");
+    let expected = kcat_lines(&cluster.bootstrap, &theirs);
+    assert_eq!(expected.len(), 7, "{expected:?}");
+    assert_eq!(kcat_lines(&cluster.bootstrap, &ours), expected);
+}
+
+#[test]
+fn json_text_on_stdin_is_refused_rather_than_guessed_and_bad_flags_are_usage_errors() {
+    let topic = unique_name("refuse");
+    let cluster = dev_cluster(&[&format!("{topic}:1")]);
+    let o = run(
+        &["-b", &cluster.bootstrap, "produce", &topic],
+        Some(b"{\"a\":1}\n"),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--format ndjson"));
+    let o = run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &topic,
+            "--partition",
+            "5",
+        ],
+        Some(b"a\n"),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has 1 partitions"));
+    assert!(kcat_lines(&cluster.bootstrap, &topic).is_empty());
+}
+
+/// Source rows: NDJSON as `tail --format ndjson` writes it, with keys (one not
+/// text), headers (a repeated name, a null value), timestamps and partitions.
+fn source_rows(raw: bool) -> String {
+    let mut out = String::new();
+    for i in 0..6 {
+        let payload = if raw {
+            format!(r#""value":"v{i}""#)
+        } else {
+            format!(r#""id":{i},"name":"n{i}","score":{}.5"#, i * 3)
+        };
+        let key = if i == 4 {
+            r#"{"base64":"AP8="}"#.to_owned()
+        } else {
+            format!(r#""k{i}""#)
+        };
+        out.push_str(&format!(
+            r#"{{{payload},"__key":{key},"__timestamp":{},"__partition":{},"__headers":{{"h":["a{i}",null],"t":"x"}}}}"#,
+            1_732_870_800_000i64 + i * 1000,
+            i % 2
+        ));
+        out.push('\n');
+    }
+    out
+}
+
+fn tail_rows(bootstrap: &str, registry: &str, topic: &str, format: &str) -> Vec<Value> {
+    let o = ok(run(
+        &[
+            "-b",
+            bootstrap,
+            "--registry",
+            registry,
+            "tail",
+            topic,
+            "-e",
+            "-q",
+            "--value-format",
+            format,
+            "--format",
+            "ndjson",
+        ],
+        None,
+    ));
+    let mut rows: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    rows.sort_by_key(|r| (r["__partition"].as_i64(), r["__timestamp"].as_i64()));
+    rows
+}
+
+/// tail T → o.arrows → produce T2 → tail T2 equals tail T, for one codec.
+fn round_trip(broker: &Tansu, registry: &RegistryServer, format: &str, keep_offsets: bool) {
+    let bootstrap = broker.bootstrap();
+    let url = registry.url();
+    let (source, copy) = (unique_name("rt-src"), unique_name("rt-copy"));
+    create_topic(&bootstrap, &source, 2);
+    create_topic(&bootstrap, &copy, 2);
+    let dir = tempfile::tempdir().unwrap();
+    let rows = source_rows(matches!(format, "raw" | "string"));
+    let mut seed = vec!["-b", &bootstrap, "--registry", &url];
+    seed.extend(ONE_PER_BATCH);
+    seed.extend([
+        "produce",
+        &source,
+        "--format",
+        "ndjson",
+        "--value-format",
+        format,
+        "--partition",
+        "keep",
+    ]);
+    ok(run(&seed, Some(rows.as_bytes())));
+    let capture = dir.path().join("o.arrows");
+    let capture = capture.to_str().unwrap();
+    ok(run(
+        &[
+            "-b",
+            &bootstrap,
+            "--registry",
+            &url,
+            "tail",
+            &source,
+            "-e",
+            "-q",
+            "--value-format",
+            format,
+            "--out",
+            capture,
+        ],
+        None,
+    ));
+    let mut replay = vec!["-b", &bootstrap, "--registry", &url];
+    replay.extend(ONE_PER_BATCH);
+    replay.extend([
+        "produce",
+        &copy,
+        "--input",
+        capture,
+        "--value-format",
+        format,
+        "--partition",
+        "keep",
+        "--output",
+        "json",
+    ]);
+    let o = ok(run(&replay, None));
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut expected = tail_rows(&bootstrap, &url, &source, format);
+    let mut actual = tail_rows(&bootstrap, &url, &copy, format);
+    assert_eq!(expected.len(), 6, "{format}: {expected:?}");
+    if !keep_offsets {
+        for r in expected.iter_mut().chain(actual.iter_mut()) {
+            r.as_object_mut().unwrap().remove("__offset");
+        }
+    } else {
+        assert_eq!(summary["data"]["records"], 6, "{format}: {summary}");
+    }
+    assert_eq!(actual, expected, "{format}");
+    assert_eq!(
+        expected[0]["__headers"]["h"],
+        serde_json::json!(["a0", null])
+    );
+    assert_eq!(expected[2]["__key"], serde_json::json!({"base64": "AP8="}));
+}
+
+#[test]
+fn every_codec_round_trips_tail_produce_tail_row_for_row() {
+    let broker = Tansu::start();
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    for format in [
+        "raw",
+        "string",
+        "json",
+        "gzip+json",
+        "avro",
+        "protobuf",
+        "json-sr",
+    ] {
+        round_trip(&broker, &registry, format, true);
+    }
+    // Arrow blobs hold many rows per record: rows equal, offsets not.
+    round_trip(&broker, &registry, "arrow", false);
+}
+
+#[test]
+fn avro_values_are_registry_frames_fastavro_decodes_with_the_registered_schema() {
+    let broker = Tansu::start();
+    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    let bootstrap = broker.bootstrap();
+    let url = registry.url();
+    let topic = unique_name("avro-out");
+    create_topic(&bootstrap, &topic, 1);
+    let mut args = vec!["-b", &bootstrap, "--registry", &url];
+    args.extend(ONE_PER_BATCH);
+    args.extend([
+        "produce",
+        &topic,
+        "--format",
+        "ndjson",
+        "--value-format",
+        "avro",
+        "--partition",
+        "0",
+    ]);
+    ok(run(&args, Some(source_rows(false).as_bytes())));
+    let o = ok(run(
+        &[
+            "-b",
+            &bootstrap,
+            "tail",
+            &topic,
+            "-e",
+            "-q",
+            "--value-format",
+            "raw",
+            "--format",
+            "ndjson",
+            "--binary",
+            "base64",
+        ],
+        None,
+    ));
+    let frames: Vec<String> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["value"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let decoded = venv_python(
+        r#"
+import base64, io, json, struct, sys, urllib.request, fastavro
+url, frames = sys.argv[1], sys.argv[2:]
+out = []
+for f in frames:
+    b = base64.b64decode(f)
+    assert b[0] == 0
+    sid = struct.unpack(">I", b[1:5])[0]
+    schema = json.load(urllib.request.urlopen(f"{url}/schemas/ids/{sid}"))["schema"]
+    rec = fastavro.schemaless_reader(io.BytesIO(b[5:]), fastavro.parse_schema(json.loads(schema)))
+    out.append(rec)
+print(json.dumps(out))
+"#,
+        &[&[url.clone()][..], &frames[..]].concat(),
+    );
+    let names: Vec<&str> = decoded
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["n0", "n1", "n2", "n3", "n4", "n5"]);
+    assert_eq!(decoded[3]["id"], 3);
+    assert_eq!(decoded[3]["score"], 9.5);
+}
+
+#[test]
+fn an_encoding_error_names_the_row_and_skip_or_dead_letter_sets_it_aside() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let topic = unique_name("bad-row");
+    create_topic(&bootstrap, &topic, 1);
+    // Line 3's timestamp is negative: no Kafka timestamp, so the row is refused by name.
+    let rows = "{\"value\":\"a\"}\n{\"value\":\"b\"}\n{\"value\":\"c\",\"__timestamp\":-5}\n{\"value\":\"d\"}\n";
+    let mut args = vec!["-b", &bootstrap];
+    args.extend(ONE_PER_BATCH);
+    args.extend(["produce", &topic, "--format", "ndjson", "--partition", "0"]);
+    let o = run(&args, Some(rows.as_bytes()));
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("line 3") && err.contains("negative"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let dead = dir.path().join("dead.ndjson");
+    let mut args2 = args.clone();
+    args2.extend([
+        "--on-error",
+        "dead-letter",
+        dead.to_str().unwrap(),
+        "--output",
+        "json",
+    ]);
+    let o = ok(run(&args2, Some(rows.as_bytes())));
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["data"]["records"], 3);
+    assert_eq!(summary["data"]["dead_lettered"], 1);
+    let letter: Value =
+        serde_json::from_str(std::fs::read_to_string(&dead).unwrap().trim()).unwrap();
+    assert_eq!(letter["row"], "line 3");
+    assert_eq!(letter["data"]["value"], "Yw==");
+}
+
+#[test]
+fn a_transactional_produce_that_fails_is_aborted_and_a_good_one_committed() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let topic = unique_name("txn");
+    create_topic(&bootstrap, &topic, 1);
+    let good = "{\"value\":\"a\"}\n{\"value\":\"b\"}\n";
+    let bad = "{\"value\":\"a\"}\n{\"value\":\"b\",\"__timestamp\":-1}\n";
+    let mut args = vec!["-b", &bootstrap];
+    args.extend(ONE_PER_BATCH);
+    args.extend([
+        "produce",
+        &topic,
+        "--format",
+        "ndjson",
+        "--partition",
+        "0",
+        "--transactional",
+    ]);
+    let o = run(&args, Some(bad.as_bytes()));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("aborted the transaction"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = ok(run(&args, Some(good.as_bytes())));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("committed in one transaction"));
+}
+
+#[test]
+fn a_dry_run_encodes_everything_and_sends_nothing() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let topic = unique_name("dry");
+    create_topic(&bootstrap, &topic, 2);
+    let o = ok(run(
+        &[
+            "-b",
+            &bootstrap,
+            "--dry-run",
+            "--output",
+            "json",
+            "produce",
+            &topic,
+            "--format",
+            "ndjson",
+            "--value-format",
+            "json",
+            "--partition",
+            "keep",
+        ],
+        Some(source_rows(false).as_bytes()),
+    ));
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["dry_run"], true);
+    assert_eq!(summary["data"]["records"], 6);
+    assert_eq!(
+        summary["data"]["partitions"],
+        serde_json::json!([{"partition": 0, "records": 3}, {"partition": 1, "records": 3}])
+    );
+    let o = ok(run(
+        &[
+            "-b", &bootstrap, "tail", &topic, "-e", "-q", "--format", "ndjson",
+        ],
+        None,
+    ));
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn tail_run_produce_is_a_pipe() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let (source, target) = (unique_name("pipe-src"), unique_name("pipe-dst"));
+    create_topic(&bootstrap, &source, 2);
+    create_topic(&bootstrap, &target, 2);
+    let mut seed = vec!["-b", &bootstrap];
+    seed.extend(ONE_PER_BATCH);
+    seed.extend([
+        "produce",
+        &source,
+        "--format",
+        "ndjson",
+        "--value-format",
+        "json",
+        "--partition",
+        "keep",
+    ]);
+    ok(run(&seed, Some(source_rows(false).as_bytes())));
+    let dir = tempfile::tempdir().unwrap();
+    let topology = dir.path().join("big.yaml");
+    std::fs::write(
+        &topology,
+        format!(
+            "version: 1\nnodes:\n  - source: src\n    topics: [{source}]\n    value: json\n    columns: {{id: int64, name: utf8, score: float64}}\n  - filter: big\n    parent: src\n    where: id >= 3\n  - sink: out\n    parent: big\n    topic: {target}\n    value: json\n"
+        ),
+    )
+    .unwrap();
+    let bin = binary();
+    let bin = bin.to_str().unwrap();
+    let script = format!(
+        "set -o pipefail; {bin} -b {bootstrap} tail {source} -e -q --value-format json \
+         | {bin} run {topology} --input src=- --sink out=- \
+         | {bin} -b {bootstrap} -X linger.ms=0 -X batch.num.messages=1 produce {target} --value-format json --partition keep",
+        topology = topology.display()
+    );
+    ok(Command::new("bash").args(["-c", &script]).output().unwrap());
+    let rows = tail_rows(&bootstrap, "http://127.0.0.1:1", &target, "json");
+    let ids: Vec<i64> = rows.iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(sorted, [3, 4, 5], "{rows:?}");
+    let row = rows.iter().find(|r| r["id"] == 3).unwrap();
+    assert_eq!(row["name"], "n3");
+    assert_eq!(row["__key"], "k3");
+    assert_eq!(row["__partition"], 1);
+    assert_eq!(row["__headers"]["h"], serde_json::json!(["a3", null]));
+}
+
+#[test]
+fn parquet_ipc_files_and_fifos_replay_the_same_rows() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let source = unique_name("files-src");
+    create_topic(&bootstrap, &source, 2);
+    let mut seed = vec!["-b", &bootstrap];
+    seed.extend(ONE_PER_BATCH);
+    seed.extend([
+        "produce",
+        &source,
+        "--format",
+        "ndjson",
+        "--value-format",
+        "json",
+        "--partition",
+        "keep",
+    ]);
+    ok(run(&seed, Some(source_rows(false).as_bytes())));
+    let expected = tail_rows(&bootstrap, "http://127.0.0.1:1", &source, "json");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["o.parquet", "o.arrow", "fifo"] {
+        let path = dir.path().join(name);
+        let target = unique_name("files-dst");
+        create_topic(&bootstrap, &target, 2);
+        let out = if name == "fifo" {
+            dir.path().join("o.arrows")
+        } else {
+            path.clone()
+        };
+        ok(run(
+            &[
+                "-b",
+                &bootstrap,
+                "tail",
+                &source,
+                "-e",
+                "-q",
+                "--value-format",
+                "json",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            None,
+        ));
+        let writer = (name == "fifo").then(|| {
+            assert!(
+                Command::new("mkfifo")
+                    .arg(&path)
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+            let (fifo, bytes) = (path.clone(), std::fs::read(&out).unwrap());
+            std::thread::spawn(move || std::fs::write(fifo, bytes).unwrap())
+        });
+        let mut args = vec!["-b", &bootstrap];
+        args.extend(ONE_PER_BATCH);
+        args.extend([
+            "produce",
+            &target,
+            "--input",
+            path.to_str().unwrap(),
+            "--value-format",
+            "json",
+            "--partition",
+            "keep",
+        ]);
+        ok(run(&args, None));
+        if let Some(w) = writer {
+            w.join().unwrap();
+        }
+        assert_eq!(
+            tail_rows(&bootstrap, "http://127.0.0.1:1", &target, "json"),
+            expected,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_demo_replays_a_capture_with_produce_and_tails_it_back() {
+    let o = ok(run(&["--output", "json", "demo"], None));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let step = doc["data"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["step"]
+                .as_str()
+                .unwrap_or("")
+                .contains("replay a capture")
+        })
+        .unwrap_or_else(|| panic!("no produce step: {doc}"))
+        .clone();
+    let r = &step["result"];
+    assert!(r["captured"].as_u64().unwrap() > 0, "{step}");
+    assert_eq!(r["replayed"], r["captured"], "{step}");
+    assert_eq!(r["read_back"], r["captured"], "{step}");
+}
+
+#[test]
+fn drop_columns_leaves_tails_decoded_key_out_of_the_values_and_refuses_unknown_names() {
+    let topic = unique_name("drop");
+    let cluster = dev_cluster(&[&format!("{topic}:1")]);
+    let rows = "{\"key\":\"k\",\"id\":1,\"__key\":\"k\"}\n";
+    let o = run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &topic,
+            "--format",
+            "ndjson",
+            "--value-format",
+            "json",
+            "--drop-columns",
+            "kee",
+        ],
+        Some(rows.as_bytes()),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    ok(run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &topic,
+            "--format",
+            "ndjson",
+            "--value-format",
+            "json",
+            "--drop-columns",
+            "key",
+        ],
+        Some(rows.as_bytes()),
+    ));
+    assert_eq!(
+        kcat_lines(&cluster.bootstrap, &topic),
+        ["1:k|8:{\"id\":1}|"]
+    );
+}
