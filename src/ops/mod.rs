@@ -7,6 +7,7 @@
 //! [`ErrorKind`] maps one to one onto an exit code (only `cmd::exit` knows the
 //! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
 
+pub mod barrier;
 pub mod error;
 
 pub use error::{Error, ErrorKind, Result};
