@@ -9,5 +9,6 @@
 
 pub mod barrier;
 pub mod error;
+pub mod leader;
 
 pub use error::{Error, ErrorKind, Result};
