@@ -10,5 +10,6 @@
 pub mod barrier;
 pub mod error;
 pub mod leader;
+pub mod schema;
 
 pub use error::{Error, ErrorKind, Result};
