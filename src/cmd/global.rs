@@ -10,7 +10,7 @@ use crate::io::kafka::settings::KafkaSettings;
 use crate::io::properties::read_properties_file;
 
 pub const ENV_BOOTSTRAP: &str = "KRABKA_BOOTSTRAP_SERVER";
-pub const ENV_REGISTRY_URL: &str = "KRABKA_SCHEMA_REGISTRY_URL";
+pub use crate::ops::schema::connect::ENV_REGISTRY_URL;
 pub const ENV_REGISTRY_USER: &str = "KRABKA_SCHEMA_REGISTRY_USER";
 pub const ENV_REGISTRY_PASSWORD: &str = "KRABKA_SCHEMA_REGISTRY_PASSWORD";
 pub const ENV_OUTPUT: &str = "KRABKA_OUTPUT";

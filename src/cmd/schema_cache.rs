@@ -2,19 +2,18 @@
 //! `schema prewarm --write-cache` wrote, loaded at startup into the shared
 //! [`SchemaCache`] so a prewarmed id needs no registry round trip. With a registry the
 //! cache still fetches ids the file lacks (in the background); without one it is
-//! offline and such an id fails its record.
+//! offline and such an id fails its record. The flag and the registry plan of the shared
+//! flags are here; reading the file and building the cache is `ops::schema::cache`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::Args;
 
-use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
-use crate::cmd::schema::connect::{ConnectOptions, connect};
 use crate::engine::schema::cache::SchemaCache;
-use crate::engine::schema::cache_file::CacheFile;
-use crate::io::registry_client::HttpRegistry;
+pub use crate::ops::schema::cache::{open_cache, read_cache_file};
+use crate::ops::schema::connect::{RegistryPlan, connect};
 
 /// Env var naming the schema cache file.
 pub const ENV_SCHEMA_CACHE: &str = "KRABKA_SCHEMA_CACHE";
@@ -36,63 +35,30 @@ pub fn decoding_cache(global: &GlobalArgs, file: Option<&Path>) -> CliResult<Opt
         return Ok(None);
     }
     let client = match registry {
-        Some(_) => Some(
-            connect(
-                global,
-                &ConnectOptions {
-                    no_deadline: true,
-                    ..ConnectOptions::default()
-                },
-            )?
-            .registry,
-        ),
+        Some(settings) => Some(connect(&decoding_plan(global, settings))?.registry),
         None => None,
     };
     open_cache(client, file).map(Some)
 }
 
-/// Reads and checks a cache file. Any problem (unreadable, not UTF-8, truncated, not a
-/// cache file, a newer version) is a usage error naming the file: nothing has run yet.
-pub fn read_cache_file(path: &Path) -> CliResult<CacheFile> {
-    let shown = path.display();
-    let bytes = crate::io::bounded_read::read(path, crate::io::bounded_read::SCHEMA_CACHE)
-        .map_err(|e| CliError::usage(format!("cannot read schema cache {shown}: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        CliError::usage(format!(
-            "schema cache {shown}: not UTF-8 at byte {}",
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
-    CacheFile::parse(&text, &format!("schema cache {shown}")).map_err(|e| {
-        CliError::usage(format!(
-            "{e}; write it again with `krabka-streams schema prewarm --write-cache {shown}`"
-        ))
-    })
-}
-
-/// The cache a decoding command uses: fetching through `registry` when one is given,
-/// seeded from `file` when one is given.
-pub fn open_cache(
-    registry: Option<Arc<HttpRegistry>>,
-    file: Option<&Path>,
-) -> CliResult<SchemaCache> {
-    let loaded = file.map(read_cache_file).transpose()?;
-    let cache = match registry {
-        Some(client) => SchemaCache::new(client),
-        None => SchemaCache::offline(),
-    };
-    if let (Some(loaded), Some(path)) = (&loaded, file) {
-        loaded
-            .seed(&cache)
-            .map_err(|e| CliError::usage(format!("schema cache {}: {e}", path.display())))?;
-        tracing::debug!(
-            "loaded {} subjects and {} writer schemas from {}",
-            loaded.subjects.len(),
-            loaded.schemas.len(),
-            path.display()
-        );
+/// The registry of a long-running decoding command: no overall deadline, every request
+/// bounded by `--request-timeout-ms`, token from env, TLS from `--command-config`.
+fn decoding_plan(
+    global: &GlobalArgs,
+    settings: crate::cmd::global::RegistrySettings,
+) -> RegistryPlan {
+    RegistryPlan {
+        url: settings.url,
+        user: settings.user,
+        password: settings.password,
+        request_timeout: std::time::Duration::from_millis(
+            global.connection.request_timeout_ms.max(1),
+        ),
+        deadline: None,
+        send_message_type: false,
+        token_file: None,
+        command_config: global.connection.command_config.clone(),
     }
-    Ok(cache)
 }
 
 #[cfg(test)]

@@ -18,5 +18,6 @@ pub mod registry_server;
 pub mod remote_contact;
 pub mod runner_state;
 pub mod snapshot_dir;
+pub mod supervised_child;
 pub mod temp_file;
 pub mod topology_file;

@@ -7,8 +7,11 @@
 //! [`ErrorKind`] maps one to one onto an exit code (only `cmd::exit` knows the
 //! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
 
+pub mod barrier;
 pub mod error;
+pub mod leader;
 pub mod produce;
+pub mod schema;
 pub mod state_copy;
 pub mod state_inspect;
 pub mod state_store;

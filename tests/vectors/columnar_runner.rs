@@ -30,6 +30,8 @@ struct FakeConsumer {
 }
 
 impl Consumer for FakeConsumer {
+    type GroupMetadata = ();
+
     fn poll(&mut self, _timeout: Duration) -> Result<Vec<Record>, RunnerError> {
         Ok(if self.polls.is_empty() {
             Vec::new()
@@ -56,6 +58,8 @@ struct FakeProducer {
 }
 
 impl Producer for FakeProducer {
+    type GroupMetadata = ();
+
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
         self.sent.push((topic.to_owned(), record.clone()));
         Ok(())

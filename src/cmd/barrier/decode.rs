@@ -1,5 +1,5 @@
-//! `barrier decode`: raw `__barrier_state` or barrier-marker key/value bytes, decoded offline
-//! with the strict codecs; a failure prints the exact frozen error string (formats §7).
+//! `barrier decode`: arguments and rendering; decoding raw `__barrier_state` or
+//! barrier-marker bytes is `ops::barrier::decode` (`docs/formats.md` §7).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,9 +13,10 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
 use crate::engine::columnar::barrier::{
     BARRIER_MARKER_CONTROL_TYPE, BarrierCut, BarrierMarker, BarrierStateKey, BarrierStateValue,
-    RecordKind, decode_marker_key, decode_value,
+    RecordKind,
 };
 use crate::engine::time::rfc3339_millis;
+use crate::ops::barrier::decode::{Bytes, DecodePlan, Decoded, decode};
 
 #[derive(Debug, Args)]
 #[command(
@@ -54,45 +55,34 @@ pub struct DecodeArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: DecodeArgs) -> CliResult<()> {
-    let key = bytes("--key", args.key.as_deref(), args.key_file.as_ref())?
+    let key = bytes("--key", args.key, args.key_file)
         .ok_or_else(|| CliError::usage("pass --key HEX or --key-file FILE"))?;
-    let value = bytes("--value", args.value.as_deref(), args.value_file.as_ref())?;
+    let plan = DecodePlan {
+        key,
+        value: bytes("--value", args.value, args.value_file),
+        marker: args.marker,
+    };
     let ui = Ui::new(&global.output);
-    if args.marker {
-        decode_marker(&ui, &key, value.as_deref())
-    } else {
-        decode_state_record(&ui, &key, value.as_deref())
+    match decode(plan)? {
+        Decoded::Marker { value } => render_marker(&ui, value.as_ref()),
+        Decoded::State { key, value } => render_state_record(&ui, &key, value.as_ref()),
     }
 }
 
-/// Hex text or a file's bytes; `None` when neither is given.
-fn bytes(flag: &str, hex_text: Option<&str>, file: Option<&PathBuf>) -> CliResult<Option<Vec<u8>>> {
-    if let Some(text) = hex_text {
-        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        let digits = compact
-            .strip_prefix("0x")
-            .or_else(|| compact.strip_prefix("0X"))
-            .unwrap_or(&compact);
-        return hex::decode(digits)
-            .map(Some)
-            .map_err(|e| CliError::usage(format!("{flag} is not hex: {e}")));
-    }
-    match file {
-        Some(path) => crate::io::bounded_read::read(path, crate::io::bounded_read::RECORD)
-            .map(Some)
-            .map_err(|e| {
-                CliError::failure(format!("cannot read {flag}-file {}: {e}", path.display()))
-            }),
-        None => Ok(None),
+/// Hex text or a file; `None` when neither is given.
+fn bytes(flag: &'static str, hex_text: Option<String>, file: Option<PathBuf>) -> Option<Bytes> {
+    match (hex_text, file) {
+        (Some(text), _) => Some(Bytes::Hex { flag, text }),
+        (None, Some(path)) => Some(Bytes::File { flag, path }),
+        (None, None) => None,
     }
 }
 
-fn decode_state_record(ui: &Ui, key: &[u8], value: Option<&[u8]>) -> CliResult<()> {
-    let key = BarrierStateKey::decode(key).map_err(|e| CliError::failure(e.to_string()))?;
-    let decoded = value
-        .map(|v| decode_value(key.kind, Some(v)))
-        .transpose()
-        .map_err(|e| CliError::failure(e.to_string()))?;
+fn render_state_record(
+    ui: &Ui,
+    key: &BarrierStateKey,
+    decoded: Option<&BarrierStateValue>,
+) -> CliResult<()> {
     let (kind_name, kind_code) = kind_text(key.kind);
     let data = json!({
         "record": "__barrier_state",
@@ -103,7 +93,7 @@ fn decode_state_record(ui: &Ui, key: &[u8], value: Option<&[u8]>) -> CliResult<(
             "group": key.group,
             "epoch": key.epoch,
         },
-        "value": decoded.as_ref().map(|v| value_json(&key, v)),
+        "value": decoded.map(|v| value_json(key, v)),
     });
     ui.report(data, |out| {
         writeln!(
@@ -111,9 +101,9 @@ fn decode_state_record(ui: &Ui, key: &[u8], value: Option<&[u8]>) -> CliResult<(
             "key:   {kind_name} (kind {kind_code}), group {}, epoch {}",
             key.group, key.epoch
         )?;
-        match &decoded {
+        match decoded {
             None => writeln!(out, "value: not given"),
-            Some(v) => write_value(out, &key, v),
+            Some(v) => write_value(out, key, v),
         }
     })
 }
@@ -209,16 +199,11 @@ fn write_value(
     }
 }
 
-fn decode_marker(ui: &Ui, key: &[u8], value: Option<&[u8]>) -> CliResult<()> {
-    decode_marker_key(key).map_err(|e| CliError::failure(e.to_string()))?;
-    let marker = value
-        .map(BarrierMarker::decode)
-        .transpose()
-        .map_err(|e| CliError::failure(e.to_string()))?;
+fn render_marker(ui: &Ui, marker: Option<&BarrierMarker>) -> CliResult<()> {
     let data = json!({
         "record": "barrier marker",
         "key": {"version": 0, "control_type": BARRIER_MARKER_CONTROL_TYPE},
-        "value": marker.as_ref().map(|m| json!({
+        "value": marker.map(|m| json!({
             "group": m.group,
             "epoch": m.epoch,
             "triggered_at": rfc3339_millis(m.triggered_at),
@@ -230,7 +215,7 @@ fn decode_marker(ui: &Ui, key: &[u8], value: Option<&[u8]>) -> CliResult<()> {
             out,
             "key:   barrier marker control key (version 0, type {BARRIER_MARKER_CONTROL_TYPE})"
         )?;
-        match &marker {
+        match marker {
             None => writeln!(out, "value: not given"),
             Some(m) => writeln!(
                 out,

@@ -1,23 +1,21 @@
-//! `barrier list`: groups and cuts of `__barrier_state` as a table, JSON, or data rows.
+//! `barrier list`: groups and cuts of `__barrier_state` as a table, JSON, or data rows
+//! (arguments and rendering; what is listed is `ops::barrier::list`).
 
 use std::io::Write;
-use std::num::NonZeroU32;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
-use crate::cmd::barrier::read_state;
 use crate::cmd::barrier::render::{CUT_HEADERS, cut_row, cut_summary_json};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, finish_stdout, refuse_binary_on_tty, table};
-use crate::engine::columnar::barrier::rows::cut_rows;
-use crate::engine::columnar::barrier::{
-    BARRIER_STATE_TOPIC, BarrierCut, CutLog, GroupDefinition, InjectionStart, group_partition,
-    require_group,
-};
+use crate::engine::columnar::barrier::{BARRIER_STATE_TOPIC, BarrierCut};
 use crate::engine::time::rfc3339_millis;
 use crate::io::batch_file::{BatchFormat, Destination, write_batches};
+use crate::ops::barrier::list::{
+    DefinitionEntry, InjectionEntry, ListPlan, list, rows as rows_batch,
+};
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
@@ -85,49 +83,32 @@ pub fn run(global: &GlobalArgs, command: &str, args: ListArgs) -> CliResult<()> 
         ])
         .map_err(CliError::usage)?;
     }
-    let state = read_state(global, command)?;
-    let groups: Vec<String> = match &args.group {
-        Some(g) => {
-            require_group(&state.log, state.topic_exists, g)
-                .map_err(|e| CliError::failure(e.to_string()))?;
-            vec![g.clone()]
-        }
-        None => state.log.groups(),
+    let settings = global.connection.kafka_settings(command)?;
+    let plan = ListPlan {
+        group: args.group.clone(),
+        all: args.all,
     };
-    let cuts: Vec<BarrierCut> = groups
-        .iter()
-        .flat_map(|g| state.log.cuts(g))
-        .filter(|c| args.all || c.cut.is_complete())
-        .collect();
+    let listing = list(&settings, global.connection.timeout, &plan)?;
     let ui = Ui::new(&global.output);
 
     if let Some(format) = args.format {
-        return write_rows(&ui, &cuts, format, &destination);
+        return write_rows(&ui, &listing.cuts, format, &destination);
     }
 
-    let mut malformed = Vec::new();
-    let definitions = if args.all {
-        definition_rows(&state.log, &groups, state.partitions, &mut malformed)
-    } else {
-        Vec::new()
-    };
-    let injections = if args.all {
-        injection_rows(&state.log, &groups, &mut malformed)
-    } else {
-        Vec::new()
-    };
-
+    let definitions: Vec<Row> = listing.definitions.iter().map(definition_row).collect();
+    let injections: Vec<Row> = listing.injections.iter().map(injection_row).collect();
+    let cuts = &listing.cuts;
     let data = json!({
         "topic": BARRIER_STATE_TOPIC,
-        "topic_exists": state.topic_exists,
-        "partitions": state.partitions,
-        "records": state.records,
+        "topic_exists": listing.topic_exists,
+        "partitions": listing.partitions,
+        "records": listing.records,
         "groups": definitions.iter().map(|d| d.json.clone()).collect::<Vec<_>>(),
         "cuts": cuts.iter().map(cut_summary_json).collect::<Vec<_>>(),
         "injections": injections.iter().map(|i| i.json.clone()).collect::<Vec<_>>(),
     });
     ui.report(data, |out| {
-        if !state.topic_exists {
+        if !listing.topic_exists {
             return writeln!(
                 out,
                 "{BARRIER_STATE_TOPIC} does not exist: no barrier group has been defined on this cluster"
@@ -136,7 +117,7 @@ pub fn run(global: &GlobalArgs, command: &str, args: ListArgs) -> CliResult<()> 
         writeln!(
             out,
             "{BARRIER_STATE_TOPIC}: {} partitions, {} records read",
-            state.partitions, state.records
+            listing.partitions, listing.records
         )?;
         if args.all {
             write_table(out, "group definitions", &DEFINITION_HEADERS, &definitions)?;
@@ -146,7 +127,7 @@ pub fn run(global: &GlobalArgs, command: &str, args: ListArgs) -> CliResult<()> 
             writeln!(out, "no {kind}{}", for_group(&args.group))?;
         } else {
             let mut t = table(&CUT_HEADERS);
-            for c in &cuts {
+            for c in cuts {
                 t.add_row(cut_row(c));
             }
             writeln!(out, "{kind}{}:\n{t}", for_group(&args.group))?;
@@ -156,15 +137,7 @@ pub fn run(global: &GlobalArgs, command: &str, args: ListArgs) -> CliResult<()> 
         }
         Ok(())
     })?;
-    if malformed.is_empty() {
-        Ok(())
-    } else {
-        Err(CliError::failure(format!(
-            "{} record(s) of {BARRIER_STATE_TOPIC} do not decode: {}",
-            malformed.len(),
-            malformed.join("; ")
-        )))
-    }
+    listing.malformed_error().map_or(Ok(()), Err)
 }
 
 fn for_group(group: &Option<String>) -> String {
@@ -181,8 +154,7 @@ fn write_rows(
     format: DataFormat,
     destination: &Destination,
 ) -> CliResult<()> {
-    let batch =
-        cut_rows(cuts).map_err(|e| CliError::failure(format!("cannot build the cut rows: {e}")))?;
+    let batch = rows_batch(cuts)?;
     let rows = batch.num_rows();
     let written = write_batches(
         destination,
@@ -260,42 +232,24 @@ fn write_table(
     writeln!(out, "{title}:\n{t}")
 }
 
-fn definition_rows(
-    log: &CutLog,
-    groups: &[String],
-    partitions: i32,
-    malformed: &mut Vec<String>,
-) -> Vec<Row> {
-    let state_partition = |group: &str| {
-        u32::try_from(partitions)
-            .ok()
-            .and_then(NonZeroU32::new)
-            .map(|n| group_partition(group, n))
+fn definition_row(entry: &DefinitionEntry) -> Row {
+    let (group, state_partition) = (&entry.group, entry.state_partition);
+    let d = match &entry.definition {
+        Ok(d) => d,
+        Err(e) => {
+            return Row {
+                cells: vec![
+                    group.clone(),
+                    opt(state_partition),
+                    format!("malformed: {e}"),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ],
+                json: json!({"group": group, "state_partition": state_partition, "error": e}),
+            };
+        }
     };
-    groups
-        .iter()
-        .filter_map(|g| Some((g, log.group_definition(g)?)))
-        .map(|(g, definition)| match definition {
-            Ok(d) => definition_row(g, state_partition(g), &d),
-            Err(e) => {
-                malformed.push(format!("group definition of {g}: {e}"));
-                Row {
-                    cells: vec![
-                        g.clone(),
-                        opt(state_partition(g)),
-                        format!("malformed: {e}"),
-                        String::new(),
-                        String::new(),
-                        String::new(),
-                    ],
-                    json: json!({"group": g, "state_partition": state_partition(g), "error": e.to_string()}),
-                }
-            }
-        })
-        .collect()
-}
-
-fn definition_row(group: &str, state_partition: Option<u32>, d: &GroupDefinition) -> Row {
     let interval = if d.interval_ms < 0 {
         "none".to_owned()
     } else {
@@ -303,7 +257,7 @@ fn definition_row(group: &str, state_partition: Option<u32>, d: &GroupDefinition
     };
     Row {
         cells: vec![
-            group.to_owned(),
+            group.clone(),
             opt(state_partition),
             d.topics.join(", "),
             interval,
@@ -321,30 +275,23 @@ fn definition_row(group: &str, state_partition: Option<u32>, d: &GroupDefinition
     }
 }
 
-fn injection_rows(log: &CutLog, groups: &[String], malformed: &mut Vec<String>) -> Vec<Row> {
-    groups
-        .iter()
-        .flat_map(|g| log.injections(g).into_iter().map(move |i| (g, i)))
-        .map(|(g, (epoch, injection))| match injection {
-            Ok(i) => injection_row(g, epoch, &i),
-            Err(e) => {
-                malformed.push(format!("injection record of {g} epoch {epoch}: {e}"));
-                Row {
-                    cells: vec![
-                        g.clone(),
-                        epoch.to_string(),
-                        format!("malformed: {e}"),
-                        String::new(),
-                        String::new(),
-                    ],
-                    json: json!({"group": g, "epoch": epoch, "error": e.to_string()}),
-                }
-            }
-        })
-        .collect()
-}
-
-fn injection_row(group: &str, epoch: i64, i: &InjectionStart) -> Row {
+fn injection_row(entry: &InjectionEntry) -> Row {
+    let (group, epoch) = (&entry.group, entry.epoch);
+    let i = match &entry.injection {
+        Ok(i) => i,
+        Err(e) => {
+            return Row {
+                cells: vec![
+                    group.clone(),
+                    epoch.to_string(),
+                    format!("malformed: {e}"),
+                    String::new(),
+                    String::new(),
+                ],
+                json: json!({"group": group, "epoch": epoch, "error": e}),
+            };
+        }
+    };
     let targets: Vec<String> = i
         .targets
         .iter()
@@ -352,7 +299,7 @@ fn injection_row(group: &str, epoch: i64, i: &InjectionStart) -> Row {
         .collect();
     Row {
         cells: vec![
-            group.to_owned(),
+            group.clone(),
             epoch.to_string(),
             i.coordinator_epoch.to_string(),
             rfc3339_millis(i.triggered_at),

@@ -1,8 +1,7 @@
 //! `barrier`: read-only views of `__barrier_state` (list, show, watch), verification of a cut
 //! against consumer offsets, snapshot files and Arrow inputs, and offline decoding of raw
-//! records. Arguments and rendering only: reading and folding the topic is
-//! `io::kafka::barrier_state`, following it `io::kafka::barrier_watch`, verification
-//! `io::barrier_verify` over `engine::columnar::barrier::verify`.
+//! records. Arguments and rendering only: each subcommand builds a plan, calls one function
+//! of `ops::barrier` and renders its answer.
 //!
 //! The barrier control plane (define, trigger) belongs to `krabka-barrier`; nothing here
 //! writes to the broker.
@@ -16,16 +15,14 @@ mod watch;
 
 use clap::{Args, Subcommand};
 
-use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::engine::columnar::barrier::verify::EpochSelector;
-use crate::io::kafka::barrier_state::{BarrierState, BarrierStateReadError, read_barrier_state};
 
 pub use list::ListArgs;
 pub use show::ShowArgs;
 pub use verify::{
-    VerifyArgs, report_json as verify_report_json, verify_error,
-    write_report as write_verify_report,
+    VerifyArgs, report_json as verify_report_json, write_report as write_verify_report,
 };
 pub use watch::WatchArgs;
 
@@ -91,17 +88,4 @@ pub fn run(global: &GlobalArgs, args: BarrierArgs) -> CliResult<()> {
 /// Parses `--epoch`.
 fn parse_epoch(text: &str) -> Result<EpochSelector, String> {
     text.parse()
-}
-
-/// Reads and folds the whole topic; unreachable → exit 4, a malformed record → exit 1.
-fn read_state(global: &GlobalArgs, command: &str) -> CliResult<BarrierState> {
-    let settings = global.connection.kafka_settings(command)?;
-    read_barrier_state(&settings, global.connection.timeout).map_err(state_error)
-}
-
-fn state_error(e: BarrierStateReadError) -> CliError {
-    match e {
-        BarrierStateReadError::Kafka(k) => k.into(),
-        malformed => CliError::failure(malformed.to_string()),
-    }
 }

@@ -1,14 +1,14 @@
-//! `barrier show`: one cut in full.
+//! `barrier show`: one cut in full (arguments and rendering; the use case is
+//! `ops::barrier::show`).
 
 use clap::Args;
 
-use crate::cmd::barrier::read_state;
 use crate::cmd::barrier::render::{cut_full_json, write_cut_detail};
-use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
-use crate::engine::columnar::barrier::require_group;
-use crate::engine::columnar::barrier::verify::{CutSelection, EpochSelector, select_cut};
+use crate::engine::columnar::barrier::verify::EpochSelector;
+use crate::ops::barrier::show::show;
 
 #[derive(Debug, Args)]
 #[command(
@@ -30,13 +30,12 @@ pub struct ShowArgs {
 }
 
 pub fn run(global: &GlobalArgs, command: &str, args: ShowArgs) -> CliResult<()> {
-    let state = read_state(global, command)?;
-    require_group(&state.log, state.topic_exists, &args.group)
-        .map_err(|e| CliError::failure(e.to_string()))?;
-    let selection = select_cut(&state.log, &args.group, args.epoch);
-    let cut = match selection {
-        CutSelection::Complete(cut) | CutSelection::Partial(cut) => cut,
-        CutSelection::Missing(missing) => return Err(CliError::failure(missing.to_string())),
-    };
+    let settings = global.connection.kafka_settings(command)?;
+    let cut = show(
+        &settings,
+        global.connection.timeout,
+        &args.group,
+        args.epoch,
+    )?;
     Ui::new(&global.output).report(cut_full_json(&cut), |out| write_cut_detail(out, &cut))
 }

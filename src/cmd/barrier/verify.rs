@@ -1,6 +1,7 @@
 //! `barrier verify`: one cut against committed offsets, snapshot files and/or an Arrow input.
 //! Exit 0 only when the cut is complete and every requested check holds; 3 with a
-//! per-partition report of each difference otherwise.
+//! per-partition report of each difference otherwise. Arguments and rendering; the checks
+//! are `ops::barrier::verify`.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -16,9 +17,9 @@ use crate::engine::columnar::barrier::verify::{
 };
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
 use crate::engine::time::rfc3339_millis;
-use crate::io::barrier_verify::{
+use crate::ops::barrier::verify::{
     CommittedReport, ConsumerGroupRequest, InputCheckReport, InputRequest, LayoutSource,
-    SnapshotDirRequest, SnapshotReport, VerifyError, VerifyReport, VerifyRequest, verify,
+    SnapshotDirRequest, SnapshotReport, VerifyReport, VerifyRequest, verify,
 };
 
 #[derive(Debug, Args)]
@@ -140,7 +141,7 @@ impl VerifyArgs {
 pub fn run(global: &GlobalArgs, command: &str, args: VerifyArgs) -> CliResult<()> {
     let request = args.request()?;
     let settings = global.connection.kafka_settings(command)?;
-    let report = verify(&settings, global.connection.timeout, &request).map_err(verify_error)?;
+    let report = verify(&settings, global.connection.timeout, &request)?;
     let ui = Ui::new(&global.output);
     ui.report(report_json(&report), |out| write_report(out, &report))?;
     if report.verified() {
@@ -158,14 +159,6 @@ pub fn run(global: &GlobalArgs, command: &str, args: VerifyArgs) -> CliResult<()
             failed_checks(&report).join(", ")
         ),
     }))
-}
-
-pub fn verify_error(e: VerifyError) -> CliError {
-    match e {
-        VerifyError::Kafka(k) => k.into(),
-        VerifyError::Usage(m) => CliError::usage(m),
-        other => CliError::failure(other.to_string()),
-    }
 }
 
 fn failed_checks(report: &VerifyReport) -> Vec<String> {

@@ -1,7 +1,7 @@
-//! `barrier watch`: prints each new cut of a group as it is published.
+//! `barrier watch`: prints each new cut of a group as it is published (arguments and
+//! printing; following the topic is `ops::barrier::watch`).
 
 use std::io::Write;
-use std::ops::ControlFlow;
 use std::time::Duration;
 
 use clap::Args;
@@ -11,10 +11,7 @@ use crate::cmd::exit::{CliError, CliResult, is_broken_pipe};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
-use crate::engine::columnar::barrier::BARRIER_STATE_TOPIC;
-use crate::io::kafka::barrier_watch::{
-    WatchEnd, WatchError, WatchEvent, WatchOptions, follow_cuts,
-};
+use crate::ops::barrier::watch::{Emitted, WatchPlan, watch};
 
 #[derive(Debug, Args)]
 #[command(
@@ -47,83 +44,24 @@ pub fn run(global: &GlobalArgs, command: &str, args: WatchArgs) -> CliResult<()>
     let settings = global.connection.kafka_settings(command)?;
     let ui = Ui::new(&global.output);
     let interrupt = Interrupt::install()?;
-    let options = WatchOptions {
-        group: args.group.clone(),
+    let plan = WatchPlan {
+        group: args.group,
+        count: args.count,
         include_partial: args.all,
         poll_interval: args.poll_interval,
         timeout: global.connection.timeout,
     };
-    let mut printed = 0u64;
-    let mut write_error = None;
-    let mut unknown_group = None;
-    let end = follow_cuts(
-        &settings,
-        &options,
-        &|| interrupt.is_set(),
-        |event| match event {
-            WatchEvent::WaitingForTopic => {
-                tracing::info!("{BARRIER_STATE_TOPIC} does not exist yet; waiting for it");
-                ControlFlow::Continue(())
-            }
-            WatchEvent::Following {
-                unknown: Some(unknown),
-                ..
-            } => {
-                unknown_group = Some(unknown);
-                ControlFlow::Break(())
-            }
-            WatchEvent::Following {
-                partitions,
-                last_epoch,
-                unknown: None,
-            } => {
-                let after = if last_epoch < 1 {
-                    String::new()
-                } else {
-                    format!(" after epoch {last_epoch}")
-                };
-                tracing::info!(
-                    "following {BARRIER_STATE_TOPIC} ({partitions} partitions) for new cuts of group {}{after}; Ctrl-C stops",
-                    args.group
-                );
-                ControlFlow::Continue(())
-            }
-            WatchEvent::Cut(cut) => {
-                let line = if ui.is_json() {
-                    cut_full_json(cut).to_string()
-                } else {
-                    cut_line(cut)
-                };
-                let mut out = std::io::stdout().lock();
-                if let Err(e) = writeln!(out, "{line}").and_then(|_| out.flush()) {
-                    write_error = Some(e);
-                    return ControlFlow::Break(());
-                }
-                printed += 1;
-                if args.count.is_some_and(|n| printed >= n) {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            }
-        },
-    )
-    .map_err(watch_error)?;
-    if let Some(unknown) = unknown_group {
-        return Err(CliError::failure(unknown.to_string()));
-    }
-    match (end, write_error) {
-        (_, Some(e)) if is_broken_pipe(&e) => Ok(()),
-        (_, Some(e)) => Err(CliError::failure(format!("cannot write to stdout: {e}"))),
-        (WatchEnd::Cancelled, None) => Err(CliError::cancelled()),
-        (WatchEnd::Stopped, None) => Ok(()),
-    }
-}
-
-fn watch_error(e: WatchError) -> CliError {
-    if e.is_unreachable() {
-        CliError::unreachable(e.to_string())
-    } else {
-        CliError::failure(e.to_string())
-    }
+    watch(&settings, &plan, &|| interrupt.is_set(), |cut| {
+        let line = if ui.is_json() {
+            cut_full_json(cut).to_string()
+        } else {
+            cut_line(cut)
+        };
+        let mut out = std::io::stdout().lock();
+        match writeln!(out, "{line}").and_then(|_| out.flush()) {
+            Ok(()) => Ok(Emitted::Printed),
+            Err(e) if is_broken_pipe(&e) => Ok(Emitted::ReaderGone),
+            Err(e) => Err(CliError::failure(format!("cannot write to stdout: {e}"))),
+        }
+    })
 }

@@ -21,14 +21,14 @@ use crate::engine::columnar::barrier::{
 };
 use crate::engine::columnar::snapshot::container;
 use crate::engine::columnar::snapshot::naming::{SnapshotKey, SnapshotLayout};
-use crate::io::barrier_verify::{
-    ConsumerGroupRequest, SnapshotDirRequest, VerifyReport, VerifyRequest, verify,
-};
 use crate::io::kafka::barrier_state::{BarrierState, read_barrier_state};
 use crate::io::kafka::groups::commit_offsets;
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::output_file::write_atomically;
+use crate::ops::barrier::verify::{
+    ConsumerGroupRequest, SnapshotDirRequest, VerifyReport, VerifyRequest, verify,
+};
 
 use super::orders::{ORDERS_PARTITIONS, ORDERS_TOPIC};
 
@@ -235,5 +235,5 @@ pub fn verify_cut(bootstrap: &str, snapshot_dir: &Path) -> CliResult<VerifyRepor
         }),
         input: None,
     };
-    verify(&settings(bootstrap), TIMEOUT, &request).map_err(crate::cmd::barrier::verify_error)
+    verify(&settings(bootstrap), TIMEOUT, &request)
 }

@@ -1,25 +1,17 @@
 //! `leader resign` and `leader deregister`: the operator's writes. Both print
-//! the plan, ask unless --yes, and change nothing on --dry-run.
-//!
-//! Resigning someone else cannot be a plain lease tombstone: the holder would
-//! simply write its next renewal. So `resign` does what a new holder would:
-//! it mints a newer epoch for the role (fencing the holder, whose next
-//! renewal is rejected and whose `leader run` stops its command) and clears
-//! the lease under that epoch, so the next member in line challenges at once.
-
-use std::sync::Arc;
+//! the plan, ask unless --yes, and change nothing on --dry-run; what is read and
+//! written is `ops::leader::admin`.
 
 use clap::Args;
 use serde_json::json;
 
-use super::{
-    TimingArgs, TopicArgs, inspect_timeout, leader_error, missing_topic, transport, transport_error,
-};
-use crate::cmd::exit::{CliError, CliResult};
+use super::{TopicArgs, inspect_timeout};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
-use crate::engine::coordination::{
-    CoordinationKey, Coordinator, Election, LeaseWriter, SystemClock, check_member, check_role,
+use crate::ops::leader::admin::{
+    DeregisterPlanned, MemberPlan, Proceed, ResignPlanned, deregister as ops_deregister,
+    resign as ops_resign,
 };
 
 #[derive(Debug, Args)]
@@ -34,110 +26,81 @@ pub struct MemberArgs {
     pub topic: TopicArgs,
 }
 
-fn open(global: &GlobalArgs, args: &MemberArgs) -> CliResult<Election<super::KafkaTransport>> {
-    check_role(&args.role).map_err(|e| CliError::usage(e.to_string()))?;
-    check_member(&args.member).map_err(|e| CliError::usage(e.to_string()))?;
-    let topic = args.topic.topic.as_str();
-    let timing = TimingArgs {
-        lease: std::time::Duration::from_secs(30),
-        renew: std::time::Duration::from_secs(10),
-        stagger: std::time::Duration::from_secs(5),
-        poll: std::time::Duration::from_secs(1),
-    };
-    let transport = Arc::new(transport(global, inspect_timeout(global), timing.lease)?);
-    let partitions = transport
-        .partition_count(topic)
-        .map_err(transport_error)?
-        .ok_or_else(|| CliError::failure(missing_topic(topic)))?;
-    let config = timing.config(topic, partitions)?;
-    Ok(Election::new(transport, Arc::new(SystemClock), config))
+fn member_plan(global: &GlobalArgs, args: MemberArgs) -> MemberPlan {
+    MemberPlan {
+        role: args.role,
+        member: args.member,
+        topic: args.topic.topic,
+        request_timeout: inspect_timeout(global),
+    }
 }
 
-pub fn resign(global: &GlobalArgs, args: MemberArgs) -> CliResult<()> {
-    let ui = Ui::new(&global.output);
-    let election = open(global, &args)?;
-    let (role, member) = (args.role.as_str(), args.member.as_str());
-    let state = election.read_state(role).map_err(leader_error)?;
-    let lease = match state.lease() {
-        Some(l) if l.member() == member => l.clone(),
-        other => {
-            return Err(CliError::failure(format!(
-                "member {member} does not hold role {role} (the lease names {})",
-                other.map_or("nobody".to_string(), |l| l.member().to_string())
-            )));
-        }
-    };
-    let plan = format!(
-        "resign member {member} from role {role}: mint a newer epoch (fencing token {}) and clear the lease; the next member in line takes over",
-        lease.token()
-    );
+/// Prints the plan and asks, unless `--dry-run` (then nothing is written).
+fn decide(ui: &Ui, plan: &str) -> CliResult<Proceed> {
     if ui.dry_run {
-        return ui.report(
-            json!({"role": role, "member": member, "token": lease.token().to_string(), "plan": plan}),
-            |out| writeln!(out, "{plan}"),
-        );
+        return Ok(Proceed::DryRun);
     }
     eprintln!("{plan}");
     ui.confirm("Proceed?")?;
-    let transport = election.transport();
-    let partition = election.partition_of(role).map_err(leader_error)?;
-    let newer = transport.acquire_epoch(role).map_err(|e| {
-        leader_error(crate::engine::coordination::LeaderError::Mint {
-            role: role.to_string(),
-            cause: e,
-        })
-    })?;
-    let key = CoordinationKey::lease(role)
-        .map_err(|e| CliError::usage(e.to_string()))?
-        .encode();
-    transport
-        .write_lease(&partition, newer, &key, None)
-        .map_err(|e| {
-            leader_error(crate::engine::coordination::LeaderError::ClearLease {
-                role: role.to_string(),
-                cause: e,
-            })
-        })?;
+    Ok(Proceed::Write)
+}
+
+fn resign_text(p: &ResignPlanned) -> String {
+    format!(
+        "resign member {} from role {}: mint a newer epoch (fencing token {}) and clear the lease; the next member in line takes over",
+        p.member, p.role, p.token
+    )
+}
+
+pub fn resign(global: &GlobalArgs, args: MemberArgs) -> CliResult<()> {
+    let settings = global.connection.kafka_settings("leader")?;
+    let ui = Ui::new(&global.output);
+    let plan = member_plan(global, args);
+    let (planned, newer) = ops_resign(&settings, &plan, |p| decide(&ui, &resign_text(p)))?;
+    let (role, member, token) = (&planned.role, &planned.member, planned.token);
+    let Some(newer) = newer else {
+        let text = resign_text(&planned);
+        return ui.report(
+            json!({"role": role, "member": member, "token": token.to_string(), "plan": text}),
+            |out| writeln!(out, "{text}"),
+        );
+    };
     ui.report(
-        json!({"role": role, "member": member, "fenced_token": lease.token().to_string(), "epoch": newer.to_string()}),
+        json!({"role": role, "member": member, "fenced_token": token.to_string(), "epoch": newer.to_string()}),
         |out| {
             writeln!(
                 out,
-                "role {role}: member {member} (token {}) is fenced by epoch {newer}; the lease is cleared",
-                lease.token()
+                "role {role}: member {member} (token {token}) is fenced by epoch {newer}; the lease is cleared"
             )
         },
     )
 }
 
-pub fn deregister(global: &GlobalArgs, args: MemberArgs) -> CliResult<()> {
-    let ui = Ui::new(&global.output);
-    let election = open(global, &args)?;
-    let (role, member) = (args.role.as_str(), args.member.as_str());
-    let state = election.read_state(role).map_err(leader_error)?;
-    let Some(entry) = state.registration(member) else {
-        return Err(CliError::failure(format!(
-            "member {member} is not registered for role {role}"
-        )));
-    };
-    let holds = state.holder() == Some(member);
+fn deregister_text(p: &DeregisterPlanned) -> String {
+    let (role, member) = (&p.role, &p.member);
     let mut plan = format!(
         "deregister member {member} from role {role} (registered at offset {}): it leaves the roster",
-        entry.offset
+        p.offset
     );
-    if holds {
+    if p.holds_lease {
         plan.push_str(&format!(
             "; it still holds the lease (use `leader resign --role {role} --member {member}` to end that)"
         ));
     }
-    let data =
-        json!({"role": role, "member": member, "offset": entry.offset, "holds_lease": holds});
+    plan
+}
+
+pub fn deregister(global: &GlobalArgs, args: MemberArgs) -> CliResult<()> {
+    let settings = global.connection.kafka_settings("leader")?;
+    let ui = Ui::new(&global.output);
+    let plan = member_plan(global, args);
+    let planned = ops_deregister(&settings, &plan, |p| decide(&ui, &deregister_text(p)))?;
+    let (role, member) = (&planned.role, &planned.member);
+    let data = json!({"role": role, "member": member, "offset": planned.offset, "holds_lease": planned.holds_lease});
     if ui.dry_run {
-        return ui.report(data, |out| writeln!(out, "{plan}"));
+        let text = deregister_text(&planned);
+        return ui.report(data, |out| writeln!(out, "{text}"));
     }
-    eprintln!("{plan}");
-    ui.confirm("Proceed?")?;
-    election.deregister(role, member).map_err(leader_error)?;
     ui.report(data, |out| {
         writeln!(out, "role {role}: member {member} deregistered")
     })

@@ -4,12 +4,11 @@
 //! `transactional.id = <role>`; the lease only decides when a standby
 //! challenges.
 //!
-//! This module holds the arguments and the wiring shared by the subcommands:
-//! the Kafka transport, the lease configuration, error mapping. `run` is in
-//! [`run`], the reports in [`report`], the operator writes in [`admin`].
+//! Arguments and rendering only: each subcommand builds a plan and calls one function
+//! of `ops::leader` (`run`, `report`, `admin`), which owns the transport, the lease
+//! configuration and the election.
 
 mod admin;
-mod child;
 mod report;
 mod run;
 
@@ -17,15 +16,11 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
-use crate::engine::coordination::{
-    COORDINATION_TOPIC, DEFAULT_PARTITIONS, LeaderError, LeaseConfig, LeaseSettings,
-    TransportError, TransportErrorKind,
-};
+use crate::engine::coordination::COORDINATION_TOPIC;
 use crate::engine::units::parse_duration;
-use crate::io::kafka::coordination::security::WireSecurity;
-use crate::io::kafka::coordination::{KafkaTransport, KafkaTransportOptions};
+use crate::ops::leader::Timing;
 
 #[derive(Debug, Args)]
 pub struct LeaderArgs {
@@ -86,23 +81,14 @@ pub struct TimingArgs {
     pub poll: Duration,
 }
 
-fn ms(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
 impl TimingArgs {
-    /// The validated lease configuration for `topic` with `partitions`.
-    pub fn config(&self, topic: &str, partitions: i32) -> CliResult<LeaseConfig> {
-        LeaseSettings {
-            lease_ms: ms(self.lease),
-            renew_ms: ms(self.renew),
-            stagger_ms: ms(self.stagger),
-            poll_ms: ms(self.poll),
-            topic: topic.to_string(),
-            partitions,
+    pub fn timing(&self) -> Timing {
+        Timing {
+            lease: self.lease,
+            renew: self.renew,
+            stagger: self.stagger,
+            poll: self.poll,
         }
-        .validate()
-        .map_err(|e| CliError::usage(e.to_string()))
     }
 }
 
@@ -143,57 +129,7 @@ pub fn run(global: &GlobalArgs, args: LeaderArgs) -> CliResult<()> {
     }
 }
 
-/// The transport for `global`'s broker, secured by the TLS/SASL settings of
-/// `--command-config`/`-X`; `request_timeout` bounds every operation, retries included.
-fn transport(
-    global: &GlobalArgs,
-    request_timeout: Duration,
-    transaction_timeout: Duration,
-) -> CliResult<KafkaTransport> {
-    let settings = global.connection.kafka_settings("leader")?;
-    let security = WireSecurity::from_settings(|key| settings.get(key))
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    let options = KafkaTransportOptions {
-        bootstrap: settings
-            .get("bootstrap.servers")
-            .unwrap_or_default()
-            .to_string(),
-        client_id: settings
-            .get("client.id")
-            .unwrap_or("krabka-streams leader")
-            .to_string(),
-        request_timeout,
-        transaction_timeout,
-        security,
-    };
-    KafkaTransport::new(&options).map_err(transport_error)
-}
-
 /// The request bound of the inspecting subcommands.
 fn inspect_timeout(global: &GlobalArgs) -> Duration {
     Duration::from_millis(global.connection.request_timeout_ms).min(global.connection.timeout)
-}
-
-/// A transport error as a CLI error: unreachable → 4, else 1.
-fn transport_error(e: TransportError) -> CliError {
-    match e.kind {
-        TransportErrorKind::Unreachable => CliError::unreachable(e.to_string()),
-        _ => CliError::failure(e.to_string()),
-    }
-}
-
-/// An election error as a CLI error: unreachable → 4, identity errors → 2, else 1.
-fn leader_error(e: LeaderError) -> CliError {
-    match &e {
-        LeaderError::Identity(_) => CliError::usage(e.to_string()),
-        _ if e.is_unreachable() => CliError::unreachable(e.to_string()),
-        _ => CliError::failure(e.to_string()),
-    }
-}
-
-/// The message for a missing coordination topic.
-fn missing_topic(topic: &str) -> String {
-    format!(
-        "topic {topic} does not exist; pass --create-topic to create it ({DEFAULT_PARTITIONS} partitions, compacted)"
-    )
 }

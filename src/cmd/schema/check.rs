@@ -1,7 +1,8 @@
 //! `schema check --against SUBJECT[:VERSION] FILE`: the local compatibility check of a
 //! schema file against registered versions, by the subject's level (or `--level`):
 //! `*_TRANSITIVE` against every version, `NONE` as no check. Exit 3 when incompatible,
-//! every incompatibility listed.
+//! every incompatibility listed. Arguments and rendering; the check is
+//! `ops::schema::check`.
 
 use std::path::PathBuf;
 
@@ -11,10 +12,10 @@ use serde_json::json;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
-use crate::cmd::schema::connect::{ConnectOptions, connect, registry_error};
-use crate::cmd::schema::source::{Kind, read_schema_file};
-use crate::engine::schema::compatibility::registered::{Against, AgainstError, check_against};
+use crate::cmd::schema::connect::{ConnectOptions, connect};
 use crate::engine::schema::compatibility::{Level, Mode};
+use crate::ops::schema::check::{CheckPlan, Checked, check};
+use crate::ops::schema::source::Kind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LevelArg {
@@ -62,45 +63,14 @@ pub struct CheckArgs {
 }
 
 /// `SUBJECT`, `SUBJECT:latest` or `SUBJECT:N`; `Some(None)` version means latest only.
-fn parse_against(against: &str) -> CliResult<(String, Option<Option<i32>>)> {
-    match against.rsplit_once(':') {
-        Some((s, "latest")) => Ok((s.to_string(), Some(None))),
-        Some((s, v)) => {
-            let n = v.parse::<i32>().ok().filter(|v| *v > 0).ok_or_else(|| {
-                CliError::usage(format!(
-                    "--against {against}: version {v:?} is not a positive integer or latest"
-                ))
-            })?;
-            Ok((s.to_string(), Some(Some(n))))
-        }
-        None => Ok((against.to_string(), None)),
-    }
-}
-
 pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: CheckArgs) -> CliResult<()> {
-    let (subject, pinned) = parse_against(&args.against)?;
-    let candidate_text = read_schema_file(&args.file)?;
-    let connected = connect(global, conn)?;
-    let against = Against {
-        subject: &subject,
-        version: pinned.flatten(),
-        pinned: pinned.is_some(),
+    let plan = CheckPlan {
+        against: args.against.clone(),
+        file: args.file.clone(),
         mode: args.level.map(Into::into),
-        candidate: &candidate_text,
         kind: args.kind.map(Into::into),
     };
-    let outcome = check_against(connected.registry.as_ref(), &against).map_err(|e| match e {
-        AgainstError::Registry { what, error } => registry_error(&error, &what),
-        AgainstError::Level(m) => CliError::failure(format!("{subject}: {m}")),
-        AgainstError::Kind { registered, given } => CliError::usage(format!(
-            "{} is {registered} but --type says {given}; a schema can only be checked against one of its own kind",
-            args.against
-        )),
-        AgainstError::Candidate(e) => CliError::usage(format!("{}: {e}", args.file.display())),
-        AgainstError::Registered { version, error } => {
-            CliError::failure(format!("{subject}:{version}: {error}"))
-        }
-    })?;
+    let Checked { subject, outcome } = check(&plan, || Ok(connect(global, conn)?.registry))?;
     let many = outcome.checked.len() > 1;
     let mut flat = Vec::new();
     for c in &outcome.checked {

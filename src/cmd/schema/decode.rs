@@ -1,22 +1,18 @@
 //! `schema decode`: one Confluent frame from a hex argument, a file or stdin → magic,
 //! id, message-index path and the body as JSON, read with the writer schema fetched by
-//! id from the registry (references resolved).
+//! id from the registry (references resolved). Arguments and rendering; the decoding is
+//! `ops::schema::decode`.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::json;
 
-use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
-use crate::cmd::schema::connect::{ConnectOptions, connect, schema_error};
-use crate::engine::schema::avro::{self, AvroSchema};
-use crate::engine::schema::cache::SchemaCache;
-use crate::engine::schema::framing::{self, FRAME_HEADER_LEN};
-use crate::engine::schema::json_schema;
-use crate::engine::schema::protobuf::{self, ProtoSchema};
-use crate::engine::schema::registry::SchemaType;
+use crate::cmd::schema::connect::{ConnectOptions, connect};
+use crate::ops::schema::decode::{DecodePlan, Input, decode};
 
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
@@ -35,87 +31,35 @@ pub struct DecodeArgs {
     pub protobuf: bool,
 }
 
-fn unhex(text: &str, origin: &str) -> CliResult<Vec<u8>> {
-    let cleaned: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let cleaned = cleaned.strip_prefix("0x").unwrap_or(&cleaned);
-    hex::decode(cleaned).map_err(|e| CliError::usage(format!("{origin} is not hex: {e}")))
-}
-
 pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: DecodeArgs) -> CliResult<()> {
-    let data = match (&args.hex, &args.file) {
-        (Some(h), _) => unhex(h, "the HEX argument")?,
-        (None, Some(path)) => {
-            let raw = crate::io::bounded_read::read(path, crate::io::bounded_read::RECORD)
-                .map_err(|e| {
-                    CliError::usage(format!(
-                        "schema decode: cannot read {}: {e}",
-                        path.display()
-                    ))
-                })?;
-            if args.hex_input {
-                unhex(&String::from_utf8_lossy(&raw), &path.display().to_string())?
-            } else {
-                raw
-            }
-        }
-        (None, None) => {
-            let raw = crate::io::bounded_read::read_stream(
-                std::io::stdin(),
-                crate::io::bounded_read::RECORD,
-            )
-            .map_err(|e| CliError::usage(format!("schema decode: cannot read stdin: {e}")))?;
-            if args.hex_input {
-                unhex(&String::from_utf8_lossy(&raw), "stdin")?
-            } else {
-                raw
-            }
-        }
+    let input = match (args.hex, args.file) {
+        (Some(h), _) => Input::Hex(h),
+        (None, Some(path)) => Input::File {
+            path,
+            hex: args.hex_input,
+        },
+        (None, None) => Input::Stdin {
+            hex: args.hex_input,
+        },
     };
-    let frame_error = |e: framing::FramingError| {
-        CliError::failure(format!(
-            "{e}: the bytes are not a Confluent-framed value (magic 00, 4-byte schema id, body); pass the record value, not the key or a raw body"
-        ))
+    let plan = DecodePlan {
+        input,
+        protobuf: args.protobuf,
+        timeout: global.connection.timeout,
     };
-    let header = framing::decode(&data).map_err(frame_error)?;
-    let id = header.schema_id;
-    let connected = connect(global, conn)?;
-    let cache = SchemaCache::new(connected.registry.clone());
-    let writer = cache
-        .writer_schema_wait(id, global.connection.timeout)
-        .map_err(|e| schema_error(&e, &format!("fetch writer schema {}", id as u32)))?;
-    let is_protobuf = args.protobuf || writer.schema_type == SchemaType::Protobuf;
-    if args.protobuf && writer.schema_type != SchemaType::Protobuf {
-        return Err(CliError::failure(format!(
-            "schema {} is {}, not PROTOBUF; drop --protobuf",
-            id as u32, writer.schema_type
-        )));
-    }
-    let what = format!("decode the body with writer schema {}", id as u32);
-    let (indexes, message_type, value) = if is_protobuf {
-        let frame = framing::decode_protobuf(&data).map_err(frame_error)?;
-        let indexes = frame.message_indexes.clone().unwrap_or_default();
-        let schema = ProtoSchema::from_writer(&writer).map_err(|e| schema_error(&e, &what))?;
-        let msg = schema
-            .message_at(&indexes)
-            .map_err(|e| schema_error(&e, &what))?;
-        let value = protobuf::decode_body(&msg, frame.body).map_err(|e| schema_error(&e, &what))?;
-        (Some(indexes), Some(msg.full_name().to_string()), value)
-    } else {
-        let body = &data[FRAME_HEADER_LEN..];
-        let value = match writer.schema_type {
-            SchemaType::Avro => {
-                AvroSchema::from_writer(&writer).and_then(|w| avro::decode_body(&w, id, None, body))
-            }
-            _ => json_schema::decode_body(body),
-        }
-        .map_err(|e| schema_error(&e, &what))?;
-        (None, None, value)
-    };
+    let frame = decode(&plan, || Ok(connect(global, conn)?.registry))?;
+    let (id, indexes, message_type, value) = (
+        frame.schema_id,
+        frame.message_indexes,
+        frame.message_type,
+        frame.value,
+    );
+    let schema_type = frame.schema_type;
     let ui = Ui::new(&global.output);
     let data_json = json!({
         "magic": "0x00",
         "schema_id": id as u32,
-        "schema_type": writer.schema_type.to_string(),
+        "schema_type": schema_type.to_string(),
         "message_indexes": indexes,
         "message_type": message_type,
         "value": value,
@@ -123,7 +67,7 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: DecodeArgs) -> 
     ui.report(data_json, |out| {
         writeln!(out, "magic:       0x00")?;
         writeln!(out, "schema id:   {}", id as u32)?;
-        writeln!(out, "schema type: {}", writer.schema_type)?;
+        writeln!(out, "schema type: {}", schema_type)?;
         if let Some(ix) = &indexes {
             writeln!(out, "index path:  {ix:?}")?;
         }

@@ -8,7 +8,6 @@ pub mod connect;
 mod decode;
 mod inspect;
 mod prewarm;
-pub mod source;
 
 use std::path::PathBuf;
 

@@ -12,15 +12,15 @@ use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
 use crate::cmd::schema::connect::{ConnectOptions, connect, registry_error};
-use crate::cmd::schema::source::{
-    Kind, SubjectSource, kind_for, local_spec, parse_reference, read_manifest, read_schema_file,
-    reference_texts,
-};
 use crate::engine::schema::avro::canonical::{canonical_text, dropped_attributes};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::cache_file::{CacheFile, SubjectEntry};
 use crate::engine::schema::prewarm::{PrewarmMode, prewarm_with_written};
 use crate::engine::schema::registry::{Registry, SchemaSpec, SchemaType};
+use crate::ops::schema::source::{
+    Kind, SubjectSource, kind_for, local_spec, parse_reference, read_manifest, read_schema_file,
+    reference_texts,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum ModeArg {

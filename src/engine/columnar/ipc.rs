@@ -2,10 +2,8 @@
 //! format (what the Go/Java codecs write) and the IPC **file** format (what
 //! krabka-streams-rs `PolarsIpcSerde` writes), told apart by their first bytes.
 
-use std::cell::Cell;
 use std::io::Cursor;
-use std::panic::{self, AssertUnwindSafe, catch_unwind};
-use std::sync::Once;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::{FileReader, StreamReader};
@@ -59,8 +57,8 @@ pub fn stream_metadata_len(bytes: &[u8]) -> Option<i32> {
 /// These bytes come from files and topics, so every declared length (stream
 /// messages, file footer and blocks) is first checked against the input: the
 /// Arrow readers then never allocate more than the input holds, nor meet the
-/// negative lengths they would unwrap. A panic inside the Arrow reader on other
-/// malformed input is caught and reported as an error.
+/// negative lengths they would unwrap, and every buffer and field node of a batch
+/// is checked against its body ([`check_buffers`]).
 pub fn read_batches(bytes: &[u8]) -> Result<(SchemaRef, Vec<RecordBatch>), ArrowError> {
     let format = sniff(bytes);
     match format {
@@ -68,7 +66,7 @@ pub fn read_batches(bytes: &[u8]) -> Result<(SchemaRef, Vec<RecordBatch>), Arrow
         IpcFormat::File => check_file_lengths(bytes)?,
         IpcFormat::Unknown => return Err(malformed("not an Arrow IPC stream or file")),
     }
-    let outcome = quietly(|| {
+    let outcome = guarded(|| {
         if format == IpcFormat::Stream {
             let reader = StreamReader::try_new(Cursor::new(bytes), None)?;
             let schema = reader.schema();
@@ -82,28 +80,14 @@ pub fn read_batches(bytes: &[u8]) -> Result<(SchemaRef, Vec<RecordBatch>), Arrow
     outcome.unwrap_or_else(|| Err(malformed("malformed Arrow IPC data")))
 }
 
-thread_local! {
-    /// Set while this thread runs a call whose panics are caught and reported as errors.
-    static QUIET: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f`, turning a panic into `None` without the panic hook printing
-/// `thread … panicked at …` to stderr: the caller reports its own error. Other
-/// threads' panics still reach the previous hook.
-pub(super) fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(Cell::get) {
-                previous(info);
-            }
-        }));
-    });
-    let was = QUIET.with(|q| q.replace(true));
-    let outcome = catch_unwind(AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(was));
-    outcome.ok()
+/// Runs an Arrow reader call over input the checks above have passed, turning a panic
+/// into `None`. The checks ([`check_buffers`] and the length walks) are what keeps
+/// arrow-ipc from panicking on hostile bytes; this catch is only the last line for a
+/// shape they do not cover yet, so a reader bug ends as an error naming the input, not as
+/// a crash. The process's panic hook is left alone: a panic caught here still prints,
+/// which makes a missing check visible.
+pub(super) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
+    catch_unwind(AssertUnwindSafe(f)).ok()
 }
 
 pub(super) fn malformed(what: &str) -> ArrowError {
@@ -158,6 +142,28 @@ pub(super) fn check_buffers(
     let Some(batch) = batch else {
         return Ok(());
     };
+    // Lengths and counts arrow-ipc casts to `usize` as they are: a negative one would
+    // become a huge length.
+    if batch.length() < 0 {
+        return Err(malformed("Arrow IPC batch with a negative length"));
+    }
+    for node in batch.nodes().into_iter().flatten() {
+        if node.length() < 0 || node.null_count() < 0 || node.null_count() > node.length() {
+            return Err(malformed(
+                "Arrow IPC field node with a negative length or more nulls than values",
+            ));
+        }
+    }
+    if batch
+        .variadicBufferCounts()
+        .into_iter()
+        .flatten()
+        .any(|n| n < 0)
+    {
+        return Err(malformed(
+            "Arrow IPC batch with a negative variadic buffer count",
+        ));
+    }
     for buffer in batch.buffers().into_iter().flatten() {
         let end = u64::try_from(buffer.offset())
             .ok()
@@ -420,20 +426,26 @@ mod tests {
     }
 
     #[test]
-    fn a_caught_panic_prints_nothing_and_other_panics_still_reach_the_hook() {
-        const CHILD: &str = "KRABKA_QUIET_PANIC_CHILD";
+    fn a_guarded_call_turns_a_panic_into_none_and_leaves_the_panic_hook_alone() {
+        const CHILD: &str = "KRABKA_GUARDED_PANIC_CHILD";
         if std::env::var_os(CHILD).is_some() {
-            assert_eq!(quietly(|| panic!("inside the quiet call")), None::<()>);
-            assert_eq!(quietly(|| 7), Some(7));
-            let _ = std::thread::spawn(|| panic!("outside the quiet call")).join();
+            assert_eq!(guarded(|| panic!("inside the guarded call")), None::<()>);
+            assert_eq!(guarded(|| 7), Some(7));
+            // Hostile bytes are refused by the checks, before any reader can panic.
+            let mut bad = stream_of_one_batch();
+            let at = last_buffer_offset_at(&bad);
+            bad[at..at + 8].copy_from_slice(&(1i64 << 40).to_le_bytes());
+            assert!(read_batches(&bad).is_err());
             return;
         }
-        // The panic hook is process-wide: look at it from a child process of
-        // this test binary, running only this test with its output uncaptured.
+        // The panic hook is process-wide: look at it from a child process of this test
+        // binary, running only this test with its output uncaptured. The default hook
+        // still prints the caught panic (nothing swapped it), and the refused bytes
+        // printed nothing.
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "engine::columnar::ipc::tests::a_caught_panic_prints_nothing_and_other_panics_still_reach_the_hook",
+                "engine::columnar::ipc::tests::a_guarded_call_turns_a_panic_into_none_and_leaves_the_panic_hook_alone",
                 "--nocapture",
                 "--test-threads=1",
             ])
@@ -442,8 +454,8 @@ mod tests {
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{stderr}");
-        assert!(!stderr.contains("inside the quiet call"), "{stderr}");
-        assert!(stderr.contains("outside the quiet call"), "{stderr}");
+        assert!(stderr.contains("inside the guarded call"), "{stderr}");
+        assert_eq!(stderr.matches("panicked").count(), 1, "{stderr}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use arrow_buffer::Buffer;
 use arrow_ipc::reader::StreamDecoder;
 use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
 
-use super::ipc::{IPC_CONTINUATION_MARKER, check_buffers, malformed, quietly};
+use super::ipc::{IPC_CONTINUATION_MARKER, check_buffers, guarded, malformed};
 
 /// The continuation marker and a zero metadata length.
 const END_OF_STREAM: [u8; 8] = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
@@ -206,7 +206,7 @@ impl<R: Read> StreamBatches<R> {
             };
         }
         let (decoder, pending) = (&mut self.decoder, &mut self.pending);
-        quietly(|| decoder.decode(pending))
+        guarded(|| decoder.decode(pending))
             .unwrap_or_else(|| Err(malformed("malformed Arrow IPC data")))
             .map(Some)
     }

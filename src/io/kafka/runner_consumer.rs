@@ -509,10 +509,10 @@ impl group::Consumer for RunnerConsumer {
             .collect())
     }
 
-    fn group_metadata(&self) -> Option<Box<dyn std::any::Any + Send>> {
-        self.consumer
-            .group_metadata()
-            .map(|m| Box::new(m) as Box<dyn std::any::Any + Send>)
+    type GroupMetadata = rdkafka::consumer::ConsumerGroupMetadata;
+
+    fn group_metadata(&self) -> Option<Self::GroupMetadata> {
+        self.consumer.group_metadata()
     }
 }
 

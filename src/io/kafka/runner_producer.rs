@@ -9,7 +9,6 @@
 //! sends, adds the consumed offsets with the consumer group metadata and
 //! commits; a fenced producer fails every later call and the run stops.
 
-use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -261,6 +260,8 @@ impl RunnerProducer {
 }
 
 impl group::Producer for RunnerProducer {
+    type GroupMetadata = ConsumerGroupMetadata;
+
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
         self.send_at(topic, None, record)
     }
@@ -326,16 +327,14 @@ impl group::Producer for RunnerProducer {
     fn send_offsets_to_transaction(
         &mut self,
         offsets: &BTreeMap<Tp, i64>,
-        group: Option<&(dyn Any + Send)>,
+        group: Option<&ConsumerGroupMetadata>,
     ) -> Result<(), RunnerError> {
         self.transactional_id()?;
-        let metadata = group
-            .and_then(|g| g.downcast_ref::<ConsumerGroupMetadata>())
-            .ok_or_else(|| {
-                RunnerError::new(
-                    "exactly-once needs the consumer group metadata of the runner's consumer",
-                )
-            })?;
+        let metadata = group.ok_or_else(|| {
+            RunnerError::new(
+                "exactly-once needs the consumer group metadata of the runner's consumer",
+            )
+        })?;
         let list = transactions::offsets_list(offsets)?;
         let result = self
             .producer

@@ -28,7 +28,6 @@
 //! Rebalances load and save partition state under the live epoch (−1);
 //! restoring to a cut lives in `group/restore.rs`.
 
-use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -83,8 +82,13 @@ pub trait Consumer {
     fn committed(&mut self, _tps: &[Tp]) -> Result<BTreeMap<Tp, i64>, RunnerError> {
         Ok(BTreeMap::new())
     }
-    /// The consumer group metadata handed to [`Producer::send_offsets_to_transaction`].
-    fn group_metadata(&self) -> Option<Box<dyn Any + Send>> {
+    /// What the consumer's group is to a transactional producer (group, generation,
+    /// member): the Kafka client's own value, opaque to the runner, handed as is to
+    /// [`Producer::send_offsets_to_transaction`] of a producer that takes the same type.
+    type GroupMetadata;
+    /// The consumer group metadata for the next transactional commit; `None` when the
+    /// consumer has none (not in a group).
+    fn group_metadata(&self) -> Option<Self::GroupMetadata> {
         None
     }
     /// Commits without waiting for the broker's answer; a later commit of the
@@ -102,6 +106,9 @@ pub trait Consumer {
 /// What the runner needs from a Kafka producer. The transactional calls are used
 /// only with [`Guarantee::ExactlyOnce`]; a fenced producer is an error, never retriable.
 pub trait Producer {
+    /// The consumer group metadata [`Producer::send_offsets_to_transaction`] takes; the
+    /// runner pairs a producer only with a consumer of the same type.
+    type GroupMetadata;
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError>;
     /// Sends to one partition (state records, whose reader reads one partition).
     fn send_to(
@@ -135,7 +142,7 @@ pub trait Producer {
     fn send_offsets_to_transaction(
         &mut self,
         _offsets: &BTreeMap<Tp, i64>,
-        _group: Option<&(dyn Any + Send)>,
+        _group: Option<&Self::GroupMetadata>,
     ) -> Result<(), RunnerError> {
         Err(RunnerError::new(NO_TRANSACTIONS))
     }
@@ -297,7 +304,9 @@ fn dead_letter(record: &Record, error: &str) -> OutRecord {
     }
 }
 
-impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
+impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
+    GroupRunner<C, P, S>
+{
     pub fn new(
         topology: BuiltTopology,
         consumer: C,
@@ -839,7 +848,7 @@ impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
         if !round.offsets.is_empty() {
             let group = self.consumer.group_metadata();
             self.producer
-                .send_offsets_to_transaction(&round.offsets, group.as_deref())?;
+                .send_offsets_to_transaction(&round.offsets, group.as_ref())?;
         }
         self.producer.commit_transaction()
     }

@@ -84,7 +84,9 @@ pub fn load_cut(
         .collect()
 }
 
-impl<C: Consumer, P: Producer, S: StateStore> GroupRunner<C, P, S> {
+impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
+    GroupRunner<C, P, S>
+{
     /// `RestoreToEpoch(e)`.
     pub fn restore_to_epoch(&mut self, epoch: i64) -> Result<BarrierCut, RunnerError> {
         self.restore_to(CutChoice::Epoch(epoch))

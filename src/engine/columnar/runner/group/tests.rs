@@ -18,6 +18,8 @@ struct FakeConsumer {
 }
 
 impl Consumer for FakeConsumer {
+    type GroupMetadata = ();
+
     fn poll(&mut self, _timeout: Duration) -> Result<Vec<Record>, RunnerError> {
         Ok(if self.polls.is_empty() {
             Vec::new()
@@ -44,6 +46,8 @@ struct FakeProducer {
 }
 
 impl Producer for FakeProducer {
+    type GroupMetadata = ();
+
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
         self.sent.push((topic.to_owned(), record.clone()));
         Ok(())
@@ -555,6 +559,8 @@ fn run_partition_once_fails_on_a_refused_row_or_a_failed_batch_under_every_polic
 struct RefusingProducer;
 
 impl Producer for RefusingProducer {
+    type GroupMetadata = ();
+
     fn send(&mut self, _topic: &str, _record: &OutRecord) -> Result<(), RunnerError> {
         Err(RunnerError::new("broker down"))
     }

@@ -116,8 +116,10 @@ impl super::super::Consumer for Consumer {
             .map(|(tp, o)| (tp.clone(), *o))
             .collect())
     }
-    fn group_metadata(&self) -> Option<Box<dyn std::any::Any + Send>> {
-        Some(Box::new("group-metadata"))
+    type GroupMetadata = &'static str;
+
+    fn group_metadata(&self) -> Option<Self::GroupMetadata> {
+        Some("group-metadata")
     }
 }
 
@@ -144,6 +146,8 @@ impl Producer {
 }
 
 impl super::super::Producer for Producer {
+    type GroupMetadata = &'static str;
+
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
         if self.fail_send {
             return Err(RunnerError::new("broker refused the record"));
@@ -162,10 +166,10 @@ impl super::super::Producer for Producer {
     fn send_offsets_to_transaction(
         &mut self,
         offsets: &BTreeMap<Tp, i64>,
-        group: Option<&(dyn std::any::Any + Send)>,
+        group: Option<&&'static str>,
     ) -> Result<(), RunnerError> {
         self.transactions()?;
-        let group = group.and_then(|g| g.downcast_ref::<&str>()).copied();
+        let group = group.copied();
         assert_eq!(group, Some("group-metadata"), "{offsets:?}");
         self.event("send-offsets");
         Ok(())

@@ -16,6 +16,8 @@ struct Consumer {
 }
 
 impl super::Consumer for Consumer {
+    type GroupMetadata = ();
+
     fn poll(&mut self, _timeout: Duration) -> Result<Vec<Record>, RunnerError> {
         Ok(if self.polls.is_empty() {
             Vec::new()
@@ -55,6 +57,8 @@ struct Producer {
 }
 
 impl super::Producer for Producer {
+    type GroupMetadata = ();
+
     fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
         self.sent.push((topic.to_owned(), record.clone()));
         Ok(())

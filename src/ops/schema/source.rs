@@ -1,4 +1,5 @@
-//! Local schema files and the prewarm manifest: reading, validating and turning them
+//! Local schema files and the prewarm manifest (used by `schema prewarm` and
+//! `schema check`): reading, validating and turning them
 //! into the text a serde would register. Bad files are usage errors naming the file.
 //!
 //! Manifest (JSON; a top-level array, or an object with a `subjects` array):
@@ -22,14 +23,14 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 use serde::Deserialize;
 
-use crate::cmd::exit::{CliError, CliResult};
-use crate::cmd::schema::connect::registry_error;
 use crate::engine::schema::avro::{self, AvroSchema};
 use crate::engine::schema::json_schema::JsonSchema;
 use crate::engine::schema::protobuf::ProtoSchema;
 use crate::engine::schema::registry::{
     Registry, SchemaReference, SchemaSpec, SchemaType, subject_for,
 };
+use crate::ops::schema::connect::registry_error;
+use crate::ops::{Error, Result};
 
 /// A schema kind on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize)]
@@ -97,11 +98,11 @@ enum Manifest {
 }
 
 /// Reads a manifest; errors name the file and the entry.
-pub fn read_manifest(path: &Path) -> CliResult<Vec<SubjectSource>> {
+pub fn read_manifest(path: &Path) -> Result<Vec<SubjectSource>> {
     let text = crate::io::bounded_read::read_to_string(path, crate::io::bounded_read::SCHEMA)
-        .map_err(|e| CliError::usage(format!("cannot read manifest {}: {e}", path.display())))?;
+        .map_err(|e| Error::usage(format!("cannot read manifest {}: {e}", path.display())))?;
     let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
-        CliError::usage(format!(
+        Error::usage(format!(
             "manifest {} is not a valid prewarm manifest (JSON: an array of entries or {{\"subjects\": [...]}} with subject or topic+role, schema_file, kind, message_type, references): {e}",
             path.display()
         ))
@@ -115,7 +116,7 @@ pub fn read_manifest(path: &Path) -> CliResult<Vec<SubjectSource>> {
         .enumerate()
         .map(|(i, e)| {
             let bad = |m: String| {
-                CliError::usage(format!("manifest {} entry {}: {m}", path.display(), i + 1))
+                Error::usage(format!("manifest {} entry {}: {m}", path.display(), i + 1))
             };
             let subject = match (e.subject, e.topic) {
                 (Some(s), None) => s,
@@ -156,7 +157,7 @@ pub fn read_manifest(path: &Path) -> CliResult<Vec<SubjectSource>> {
 }
 
 /// Parses `NAME=SUBJECT:VERSION`.
-pub fn parse_reference(text: &str) -> Result<SchemaReference, String> {
+pub fn parse_reference(text: &str) -> std::result::Result<SchemaReference, String> {
     let (name, rest) = text
         .split_once('=')
         .ok_or_else(|| format!("reference {text:?} is not NAME=SUBJECT:VERSION"))?;
@@ -177,22 +178,22 @@ pub fn parse_reference(text: &str) -> Result<SchemaReference, String> {
 }
 
 /// Reads a schema file as UTF-8 text.
-pub fn read_schema_file(path: &Path) -> CliResult<String> {
+pub fn read_schema_file(path: &Path) -> Result<String> {
     let bytes = crate::io::bounded_read::read(path, crate::io::bounded_read::SCHEMA)
-        .map_err(|e| CliError::usage(format!("cannot read schema file {}: {e}", path.display())))?;
+        .map_err(|e| Error::usage(format!("cannot read schema file {}: {e}", path.display())))?;
     String::from_utf8(bytes)
-        .map_err(|_| CliError::usage(format!("schema file {} is not UTF-8 text", path.display())))
+        .map_err(|_| Error::usage(format!("schema file {} is not UTF-8 text", path.display())))
 }
 
 /// The texts of `references`, fetched from the registry (name → text, in order).
 pub fn reference_texts(
     registry: Option<&dyn Registry>,
     references: &[SchemaReference],
-) -> CliResult<Vec<(String, String)>> {
+) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     for r in references {
         let Some(registry) = registry else {
-            return Err(CliError::usage(
+            return Err(Error::usage(
                 "schema references need a registry to resolve them",
             ));
         };
@@ -217,9 +218,9 @@ pub fn local_spec(
     message_type: Option<&str>,
     references: &[SchemaReference],
     reference_texts: &[(String, String)],
-) -> CliResult<SchemaSpec> {
+) -> Result<SchemaSpec> {
     let bad = |e: crate::engine::schema::error::SchemaError| {
-        CliError::usage(format!("schema file {}: {e}", origin.display()))
+        Error::usage(format!("schema file {}: {e}", origin.display()))
     };
     let (schema, message_type) = match kind {
         Kind::Avro => {

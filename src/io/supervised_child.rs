@@ -1,5 +1,5 @@
-//! The command `leader run` supervises: started in a process group of its
-//! own (so stopping it reaches every process it started), killed by the
+//! The command `leader run` supervises (an OS adapter, used by `ops::leader::run`):
+//! started in a process group of its own (so stopping it reaches every process it started), killed by the
 //! kernel if `leader run` itself dies (PR_SET_PDEATHSIG, so a `kill -9` of
 //! the leader cannot leave a deposed command running), stopped with SIGTERM
 //! and then SIGKILL after a grace period.
