@@ -8,5 +8,7 @@
 //! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
 
 pub mod error;
+pub mod run;
+pub mod snapshot;
 
 pub use error::{Error, ErrorKind, Result};

@@ -1,0 +1,365 @@
+//! `run`: a topology file (docs/topology.md) checked, explained, run offline over
+//! Arrow IPC inputs (`offline`), or run online as a consumer group (`online`).
+//!
+//! [`run`] is the one entry point `cmd::run` calls: it checks the paths, loads the
+//! file, opens the inputs (their schemas take part in validation), builds the
+//! topology and then answers `--explain` or `--check`, or runs it. What only the
+//! command line can do (prompting, terminals, signals, printing) it asks of
+//! [`RunHooks`]; what it found it returns as a [`RunAnswer`] for `cmd` to render.
+
+pub mod offline;
+pub mod online;
+pub mod restore_cut;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use arrow_schema::SchemaRef;
+
+use crate::engine::columnar::expr::types::type_name;
+use crate::engine::columnar::runner::Metrics;
+use crate::engine::columnar::runner::offline::{BatchReader, normalized_schema};
+use crate::engine::columnar::topology::spec::{
+    self, BuiltSpec, NodeOp, OfflineCodecs, TopologySpec,
+};
+use crate::engine::columnarschema::topology_codecs;
+use crate::engine::schema::cache::SchemaCache;
+use crate::io::arrow_files::IpcInput;
+use crate::io::kafka::settings::KafkaSettings;
+use crate::io::topology_file;
+use crate::ops::snapshot::restore_cut::CutSelector;
+use crate::ops::{Error, ErrorKind, Result};
+
+pub use offline::OfflineReport;
+pub use online::{OnlineOutcome, OnlineReport};
+
+/// What `run` was asked to do, without any command-line type.
+#[derive(Debug, Clone, Default)]
+pub struct RunPlan {
+    /// The topology file.
+    pub file: PathBuf,
+    /// Validate and answer; invalid files are exit 3.
+    pub check: bool,
+    /// Describe the node graph and answer.
+    pub explain: bool,
+    /// Offline inputs, each `NAME=PATH` as given.
+    pub inputs: Vec<String>,
+    /// Offline sinks, each `NAME=PATH` as given.
+    pub sinks: Vec<String>,
+    /// Offline dead-letter output.
+    pub dead_letter: Option<String>,
+    /// Report the metrics so far at this interval.
+    pub metrics_interval: Option<Duration>,
+    /// Online: start from this barrier cut.
+    pub restore_cut: Option<CutSelector>,
+    /// Online: take over state recorded for another owner.
+    pub adopt_state: bool,
+    /// `--command-config`, an input no output may overwrite.
+    pub command_config: Option<PathBuf>,
+    /// `--schema-cache`, an input no output may overwrite.
+    pub schema_cache: Option<PathBuf>,
+    /// The broker timeout of online runs.
+    pub timeout: Duration,
+}
+
+/// What only the command line can do, asked for at the moment the run needs it
+/// (so the order of checks, prompts and messages is the command's documented one).
+pub trait RunHooks {
+    /// Loads and checks the `--schema-cache` file of an offline run.
+    fn check_schema_cache(&mut self) -> Result<()>;
+    /// A sink or the dead letters are about to be written to stdout: refuse a terminal.
+    fn claim_stdout(&mut self) -> Result<()>;
+    /// The metrics so far, every `metrics_interval`.
+    fn progress(&mut self, metrics: &Metrics);
+    /// The cluster settings and the registry-backed schema cache of an online run.
+    fn connect(&mut self) -> Result<(KafkaSettings, Option<SchemaCache>)>;
+    /// The online runner is subscribed: from here on a stop request ends it after
+    /// the round in flight (before this, a signal ends the process at once).
+    fn online_started(&mut self, started: &online::StartedInfo<'_>) -> Result<()>;
+    /// True once the online run is asked to stop (Ctrl-C).
+    fn stop_requested(&self) -> bool;
+}
+
+/// One node of `--explain`: name, kind, parents, detail and, when known, its columns
+/// as (name, type).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplainedNode {
+    pub name: String,
+    pub kind: &'static str,
+    pub parents: Vec<String>,
+    pub detail: String,
+    pub columns: Option<Vec<(String, String)>>,
+}
+
+/// What a run found or did.
+#[derive(Debug)]
+pub enum RunAnswer {
+    /// `--explain`: the node graph.
+    Explained(Vec<ExplainedNode>),
+    /// `--check` passed.
+    Checked { file: String, nodes: usize },
+    /// The offline run finished.
+    Offline(OfflineReport),
+    /// The online run ended (interrupted or failed: see its outcome).
+    Online(OnlineReport),
+}
+
+/// Checks, loads and builds the topology of `plan`, then explains, checks or runs it.
+pub fn run(plan: &RunPlan, hooks: &mut dyn RunHooks) -> Result<RunAnswer> {
+    check_paths(plan)?;
+    let spec = load(plan)?;
+    // Offline runs move Arrow batches and resolve no registry codec, so the cache is
+    // only loaded and checked here: a bad file fails before any input is read, and
+    // the same file works unchanged once sources consume topics.
+    if plan.schema_cache.is_some() {
+        hooks.check_schema_cache()?;
+    }
+    let file = plan.file.display().to_string();
+
+    if !plan.inputs.is_empty() {
+        crate::io::process::keep_freed_batch_memory();
+    }
+    let (inputs, input_schemas) = open_inputs(plan, &spec)?;
+    let built =
+        spec::build(&spec, &OfflineCodecs, &input_schemas).map_err(|e| invalid(plan, &file, e))?;
+
+    if plan.explain {
+        return Ok(RunAnswer::Explained(explain(&built)));
+    }
+    if plan.check {
+        // Offline runs write Arrow batches and never use a sink codec; online
+        // runs check the same when they build their codecs.
+        check_sinks(&spec, &built).map_err(|e| invalid(plan, &file, e))?;
+        let nodes = built.topology.describe().len();
+        return Ok(RunAnswer::Checked { file, nodes });
+    }
+    if inputs.is_empty() {
+        if !plan.sinks.is_empty() || plan.dead_letter.is_some() {
+            return Err(Error::usage(
+                "--sink and --dead-letter belong to offline runs: add --input NAME=PATH, or drop them to run online with -b",
+            ));
+        }
+        drop(built);
+        return online::run_online(plan, hooks, &spec, &file).map(RunAnswer::Online);
+    }
+    offline::run_offline(plan, hooks, built, inputs, &spec).map(RunAnswer::Offline)
+}
+
+/// An input opened for a source: (source node, its first topic, the reader).
+pub(crate) type OpenedInput = (String, String, IpcInput);
+
+/// Opens every `--input`, in order, and normalises its schema.
+fn open_inputs(
+    plan: &RunPlan,
+    spec: &TopologySpec,
+) -> Result<(Vec<OpenedInput>, HashMap<String, SchemaRef>)> {
+    let mut inputs: Vec<OpenedInput> = Vec::new();
+    let mut input_schemas: HashMap<String, SchemaRef> = HashMap::new();
+    for assignment in &plan.inputs {
+        let (name, path) = split_assignment("--input", assignment)?;
+        let source = resolve_node(spec, name, true, "--input")?;
+        if input_schemas.contains_key(&source) {
+            return Err(Error::usage(format!(
+                "--input: source `{source}` is given twice"
+            )));
+        }
+        if path == "-" && inputs.iter().any(|(_, topic, _)| topic == "-") {
+            return Err(Error::usage("--input: only one input can read stdin"));
+        }
+        let reader = IpcInput::open(path).map_err(Error::failure)?;
+        let schema = normalized_schema(&reader.schema())
+            .map_err(|m| Error::failure(format!("--input {assignment}: {m}")))?;
+        input_schemas.insert(source.clone(), schema);
+        let topic = spec
+            .nodes
+            .iter()
+            .find(|n| n.name.value == source)
+            .and_then(|n| match &n.op {
+                NodeOp::Source { topics, .. } => topics.first().map(|t| t.value.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        inputs.push((source, topic, reader));
+    }
+    Ok((inputs, input_schemas))
+}
+
+pub(crate) fn split_assignment<'a>(flag: &str, text: &'a str) -> Result<(&'a str, &'a str)> {
+    text.split_once('=')
+        .filter(|(n, p)| !n.is_empty() && !p.is_empty())
+        .ok_or_else(|| Error::usage(format!("{flag} {text}: expected NAME=PATH")))
+}
+
+/// Finds the node a NAME means: a node of the kind, else the one of that kind reading/writing topic NAME.
+pub(crate) fn resolve_node(
+    spec: &TopologySpec,
+    name: &str,
+    sources: bool,
+    flag: &str,
+) -> Result<String> {
+    let candidates: Vec<(&str, Vec<&str>)> = spec
+        .nodes
+        .iter()
+        .filter_map(|n| match (&n.op, sources) {
+            (NodeOp::Source { topics, .. }, true) => Some((
+                n.name.value.as_str(),
+                topics.iter().map(|t| t.value.as_str()).collect(),
+            )),
+            (NodeOp::Sink { topic, .. }, false) => {
+                Some((n.name.value.as_str(), vec![topic.value.as_str()]))
+            }
+            _ => None,
+        })
+        .collect();
+    if let Some((node, _)) = candidates.iter().find(|(node, _)| *node == name) {
+        return Ok((*node).to_owned());
+    }
+    let by_topic: Vec<&str> = candidates
+        .iter()
+        .filter(|(_, topics)| topics.contains(&name))
+        .map(|(node, _)| *node)
+        .collect();
+    match by_topic.as_slice() {
+        [node] => Ok((*node).to_owned()),
+        [] => Err(Error::usage(format!(
+            "{flag} {name}: no {} node or topic of that name (known: {})",
+            if sources { "source" } else { "sink" },
+            candidates
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        several => Err(Error::usage(format!(
+            "{flag} {name}: topic {name} belongs to several nodes ({}); name the node",
+            several.join(", ")
+        ))),
+    }
+}
+
+/// The kind of error an invalid topology file is: 3 under `--check` (as documented), else 1.
+fn invalid_kind(plan: &RunPlan) -> ErrorKind {
+    if plan.check {
+        ErrorKind::CheckFailed
+    } else {
+        ErrorKind::Failure
+    }
+}
+
+fn load(plan: &RunPlan) -> Result<TopologySpec> {
+    let file = plan.file.display().to_string();
+    // An unreadable or non-UTF-8 file is an invalid file to --check (3, as documented).
+    let text = topology_file::read(&plan.file).map_err(|m| Error::new(invalid_kind(plan), m))?;
+    let mut spec = topology_file::parse(&text).map_err(|e| invalid(plan, &file, e))?;
+    let dir = plan.file.parent().unwrap_or(Path::new(""));
+    topology_file::load_schema_files(&mut spec, dir).map_err(|e| invalid(plan, &file, e))?;
+    Ok(spec)
+}
+
+/// An error in the topology file, at its position.
+pub(crate) fn invalid(plan: &RunPlan, file: &str, e: spec::SpecError) -> Error {
+    Error::new(invalid_kind(plan), format!("{file}:{e}"))
+}
+
+/// No output destroys an input or another output (`io::path_conflict`): the topology
+/// file, `--command-config`, `--schema-cache` and every `--input` are read; every
+/// `--sink` and `--dead-letter` is written. Checked before anything is opened.
+fn check_paths(plan: &RunPlan) -> Result<()> {
+    use crate::io::path_conflict::{Named, check};
+    let mut named = vec![Named::input(
+        format!("the topology file {}", plan.file.display()),
+        &plan.file,
+    )];
+    if let Some(p) = &plan.command_config {
+        named.push(Named::input(format!("--command-config {}", p.display()), p));
+    }
+    if let Some(p) = &plan.schema_cache {
+        named.push(Named::input(format!("--schema-cache {}", p.display()), p));
+    }
+    for (flag, values, input) in [
+        ("--input", &plan.inputs, true),
+        ("--sink", &plan.sinks, false),
+    ] {
+        for assignment in values {
+            let (_, path) = split_assignment(flag, assignment)?;
+            let label = format!("{flag} {assignment}");
+            named.push(if input {
+                Named::input(label, path)
+            } else {
+                Named::output(label, path)
+            });
+        }
+    }
+    if let Some(p) = &plan.dead_letter {
+        named.push(Named::output(format!("--dead-letter {p}"), p));
+    }
+    let stdin_inputs = plan
+        .inputs
+        .iter()
+        .filter(|a| a.split_once('=').is_some_and(|(_, p)| p == "-"))
+        .count();
+    if stdin_inputs > 1 {
+        return Err(Error::usage(format!(
+            "--input: {stdin_inputs} inputs read stdin (`-`); only one can"
+        )));
+    }
+    check(&named).map_err(Error::usage)?;
+    // Outputs opened with their first batch (Parquet) fail now on a missing
+    // directory, as IPC outputs do, before any input is read.
+    let outputs = plan
+        .sinks
+        .iter()
+        .filter_map(|a| a.split_once('=').map(|(_, p)| p))
+        .chain(plan.dead_letter.as_deref());
+    for path in outputs.filter(|p| *p != "-") {
+        crate::io::output_file::check_writable(Path::new(path))
+            .map_err(|e| Error::usage(format!("cannot create {path}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// What the sinks' codecs can be checked for without a broker or registry: that
+/// they encode at all and, for registry-framed ones whose input schema is known,
+/// that a writer schema can be derived from it.
+fn check_sinks(spec: &TopologySpec, built: &BuiltSpec) -> std::result::Result<(), spec::SpecError> {
+    online::check_sink_codecs(spec)?;
+    for (node, schema) in spec.nodes.iter().zip(&built.schemas) {
+        if let NodeOp::Sink {
+            topic,
+            codec: Some(codec),
+            ..
+        } = &node.op
+        {
+            topology_codecs::check_sink(codec, &topic.value, schema.as_ref())
+                .map_err(|m| spec::SpecError::at(codec.value.pos, m))?;
+            if let Some(key) = &codec.key {
+                topology_codecs::check_sink_key(codec, &topic.value, schema.as_ref())
+                    .map_err(|m| spec::SpecError::at(key.pos, m))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The node graph with each node's columns, in the topology's order.
+fn explain(built: &BuiltSpec) -> Vec<ExplainedNode> {
+    built
+        .topology
+        .describe()
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, kind, parents, detail))| ExplainedNode {
+            name,
+            kind,
+            parents,
+            detail,
+            columns: built.schemas[i].as_ref().map(|s| {
+                s.fields()
+                    .iter()
+                    .map(|f| (f.name().clone(), type_name(f.data_type())))
+                    .collect()
+            }),
+        })
+        .collect()
+}
