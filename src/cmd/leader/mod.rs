@@ -9,7 +9,6 @@
 //! [`run`], the reports in [`report`], the operator writes in [`admin`].
 
 mod admin;
-mod child;
 mod report;
 mod run;
 

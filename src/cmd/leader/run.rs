@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::child::Supervised;
 use super::{TimingArgs, TopicArgs, leader_error, missing_topic, transport, transport_error};
 use crate::cmd::exit::{CliError, CliResult, ExitCode};
 use crate::cmd::global::GlobalArgs;
@@ -17,6 +16,7 @@ use crate::engine::coordination::{
 use crate::engine::time::rfc3339_millis;
 use crate::engine::units::parse_duration;
 use crate::io::kafka::coordination::KafkaTransport;
+use crate::io::process::Supervised;
 
 pub const ENV_ROLE: &str = "KRABKA_LEADER_ROLE";
 pub const ENV_MEMBER: &str = "KRABKA_LEADER_MEMBER";
