@@ -363,3 +363,183 @@ fn explain(built: &BuiltSpec) -> Vec<ExplainedNode> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{Int64Array, RecordBatch, StringArray, TimestampMillisecondArray};
+    use arrow_schema::{DataType, Field, Schema, TimeUnit};
+
+    use super::*;
+
+    /// Records which hooks the run asked for; refuses stdout and the cluster.
+    #[derive(Default)]
+    struct Fake {
+        asked: Vec<&'static str>,
+    }
+
+    impl RunHooks for Fake {
+        fn check_schema_cache(&mut self) -> Result<()> {
+            self.asked.push("schema cache");
+            Ok(())
+        }
+        fn claim_stdout(&mut self) -> Result<()> {
+            self.asked.push("stdout");
+            Err(Error::usage("stdout is a terminal"))
+        }
+        fn progress(&mut self, _: &Metrics) {
+            self.asked.push("progress");
+        }
+        fn connect(&mut self) -> Result<(KafkaSettings, Option<SchemaCache>)> {
+            self.asked.push("connect");
+            Err(Error::unreachable("no broker here"))
+        }
+        fn online_started(&mut self, _: &online::StartedInfo<'_>) -> Result<()> {
+            self.asked.push("started");
+            Ok(())
+        }
+        fn stop_requested(&self) -> bool {
+            true
+        }
+    }
+
+    fn example() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/topologies/large-orders-by-user.yaml")
+    }
+
+    /// Three orders as `tail` writes them (payload columns; the reserved ones are added).
+    fn orders_stream(dir: &Path) -> String {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("user", DataType::Utf8, true),
+            Field::new("country", DataType::Utf8, true),
+            Field::new("amount", DataType::Int64, true),
+            Field::new(
+                "ts",
+                DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+                true,
+            ),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(StringArray::from(vec!["a", "b", "a"])),
+                Arc::new(StringArray::from(vec!["DE", "FR", "DE"])),
+                Arc::new(Int64Array::from(vec![150, 50, 300])),
+                Arc::new(TimestampMillisecondArray::from(vec![1, 2, 3]).with_timezone("UTC")),
+            ],
+        )
+        .unwrap();
+        let path = dir.join("orders.arrows");
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = arrow_ipc::writer::StreamWriter::try_new(file, &schema).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        path.display().to_string()
+    }
+
+    #[test]
+    fn check_answers_with_the_node_count_and_asks_nothing_of_the_command_line() {
+        let mut hooks = Fake::default();
+        let plan = RunPlan {
+            file: example(),
+            check: true,
+            ..RunPlan::default()
+        };
+        match run(&plan, &mut hooks).unwrap() {
+            RunAnswer::Checked { file, nodes } => {
+                assert!(file.ends_with("large-orders-by-user.yaml"));
+                assert_eq!(nodes, 4);
+            }
+            other => panic!("expected a check answer, got {other:?}"),
+        }
+        assert!(hooks.asked.is_empty());
+    }
+
+    #[test]
+    fn explain_lists_each_node_with_its_parents_and_declared_columns() {
+        let plan = RunPlan {
+            file: example(),
+            explain: true,
+            ..RunPlan::default()
+        };
+        let RunAnswer::Explained(nodes) = run(&plan, &mut Fake::default()).unwrap() else {
+            panic!("expected an explanation");
+        };
+        let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names[0], "orders");
+        assert_eq!(nodes[1].parents, ["orders"]);
+        let columns = nodes[0].columns.as_ref().unwrap();
+        assert!(columns.iter().any(|(n, t)| n == "amount" && t == "int64"));
+    }
+
+    #[test]
+    fn a_run_without_inputs_goes_online_and_the_cluster_error_is_the_answer() {
+        let mut hooks = Fake::default();
+        let plan = RunPlan {
+            file: example(),
+            ..RunPlan::default()
+        };
+        let e = run(&plan, &mut hooks).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Unreachable);
+        assert_eq!(hooks.asked, ["connect"]);
+    }
+
+    #[test]
+    fn sinks_without_inputs_are_a_usage_error_before_any_connection() {
+        let mut hooks = Fake::default();
+        let dir = tempfile::tempdir().unwrap();
+        let plan = RunPlan {
+            file: example(),
+            sinks: vec![format!(
+                "large-orders-by-user={}",
+                dir.path().join("t.arrows").display()
+            )],
+            ..RunPlan::default()
+        };
+        let e = run(&plan, &mut hooks).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Usage);
+        assert!(e.message.contains("belong to offline runs"), "{e}");
+        assert!(hooks.asked.is_empty());
+    }
+
+    #[test]
+    fn a_refused_stdout_stops_the_offline_run_before_any_batch_and_writes_nothing() {
+        let mut hooks = Fake::default();
+        let dir = tempfile::tempdir().unwrap();
+        let plan = RunPlan {
+            file: example(),
+            inputs: vec![format!("orders={}", orders_stream(dir.path()))],
+            sinks: vec!["large-orders-by-user=-".into()],
+            metrics_interval: Some(Duration::from_millis(1)),
+            ..RunPlan::default()
+        };
+        let e = run(&plan, &mut hooks).unwrap_err();
+        assert_eq!(e.message, "stdout is a terminal");
+        assert_eq!(hooks.asked, ["stdout"]);
+    }
+
+    #[test]
+    fn an_offline_run_writes_its_sink_and_reports_the_counts() {
+        let mut hooks = Fake::default();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("totals.arrows");
+        let plan = RunPlan {
+            file: example(),
+            inputs: vec![format!("orders={}", orders_stream(dir.path()))],
+            sinks: vec![format!("large-orders-by-user={}", out.display())],
+            ..RunPlan::default()
+        };
+        let RunAnswer::Offline(report) = run(&plan, &mut hooks).unwrap() else {
+            panic!("expected an offline report");
+        };
+        assert_eq!(report.metrics.input_records, 3);
+        assert!(!report.to_stdout);
+        let reader =
+            arrow_ipc::reader::StreamReader::try_new(std::fs::File::open(&out).unwrap(), None)
+                .unwrap();
+        let rows: usize = reader.map(|b| b.unwrap().num_rows()).sum();
+        assert_eq!(rows as u64, report.metrics.output_records);
+        assert!(rows > 0);
+    }
+}

@@ -92,3 +92,59 @@ pub fn prune(plan: &PrunePlan, confirm: Confirm<'_>) -> Result<PruneReport> {
         dry_run: plan.dry_run,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    fn plan(dir: &std::path::Path, dry_run: bool) -> PrunePlan {
+        PrunePlan {
+            dir: dir.to_path_buf(),
+            keep: Some(1),
+            older_than: None,
+            partition: None,
+            dry_run,
+        }
+    }
+
+    #[test]
+    fn a_dry_run_asks_nothing_and_deletes_nothing_and_a_declined_prompt_deletes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "partition-0-epoch-1.snapshot",
+            "partition-0-epoch-2.snapshot",
+            "partition-0.snapshot",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        let asked = Cell::new(0);
+        let report = prune(&plan(dir.path(), true), &|_| {
+            asked.set(asked.get() + 1);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(asked.get(), 0);
+        assert_eq!(report.deleted, 0);
+        let planned: Vec<&str> = report
+            .plan
+            .delete
+            .iter()
+            .map(|f| f.file_name.as_str())
+            .collect();
+        assert_eq!(planned, ["partition-0-epoch-1.snapshot"]);
+
+        let Err(e) = prune(&plan(dir.path(), false), &|_| Err(Error::cancelled())) else {
+            panic!("a declined prompt must end the prune");
+        };
+        assert_eq!(e.kind, crate::ops::ErrorKind::Cancelled);
+        assert!(dir.path().join("partition-0-epoch-1.snapshot").exists());
+
+        let report = prune(&plan(dir.path(), false), &|_| Ok(())).unwrap();
+        assert_eq!(report.deleted, 1);
+        assert!(!dir.path().join("partition-0-epoch-1.snapshot").exists());
+        assert!(dir.path().join("partition-0-epoch-2.snapshot").exists());
+        assert!(dir.path().join("partition-0.snapshot").exists());
+    }
+}

@@ -144,3 +144,50 @@ pub fn verify(plan: &VerifyPlan) -> Result<VerifyReport> {
         allow_empty: plan.allow_empty,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::ErrorKind;
+
+    #[test]
+    fn an_empty_directory_fails_the_check_unless_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = verify(&VerifyPlan {
+            dir: dir.path().to_path_buf(),
+            allow_empty: false,
+        })
+        .unwrap();
+        assert_eq!(report.checked, 0);
+        assert!(!report.ok());
+        let e = report.verdict().unwrap_err();
+        assert_eq!(e.kind, ErrorKind::CheckFailed);
+        assert!(e.message.contains("nothing was verified"), "{e}");
+        let allowed = verify(&VerifyPlan {
+            dir: dir.path().to_path_buf(),
+            allow_empty: true,
+        })
+        .unwrap();
+        assert!(allowed.ok());
+        assert_eq!(allowed.verdict(), Ok(()));
+    }
+
+    #[test]
+    fn a_truncated_snapshot_is_bad_and_named_in_the_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("partition-0.snapshot"), b"\x00\x01").unwrap();
+        let report = verify(&VerifyPlan {
+            dir: dir.path().to_path_buf(),
+            allow_empty: false,
+        })
+        .unwrap();
+        assert_eq!(report.checked, 1);
+        assert_eq!(report.bad_files(), ["partition-0.snapshot"]);
+        let e = report.verdict().unwrap_err();
+        assert_eq!(e.kind, ErrorKind::CheckFailed);
+        assert_eq!(
+            e.message,
+            "1 of 1 snapshot files are bad: partition-0.snapshot"
+        );
+    }
+}
