@@ -20,7 +20,7 @@ use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::Outcome;
 use crate::engine::schema::cache::SchemaCache;
 use crate::io::kafka::settings::KafkaSettings;
-use crate::ops::run::online::StartedInfo;
+use crate::ops::run::StartedInfo;
 use crate::ops::run::{ExplainedNode, OfflineReport, OnlineReport, RunAnswer, RunHooks, RunPlan};
 use crate::ops::snapshot::restore_cut::{CutSelector, cut_selector};
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use arrow_schema::SchemaRef;
 
-use super::{OpenedInput, RunHooks, RunPlan, resolve_node, split_assignment};
+use super::plan::{OpenedInput, RunHooks, RunPlan, resolve_node, split_assignment};
 use crate::engine::columnar::metadata::PARTITION_COLUMN;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::{

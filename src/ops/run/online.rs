@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::{RunHooks, RunPlan, invalid, restore_cut};
+use super::plan::{RunHooks, RunPlan, StartedInfo, invalid};
+use super::restore_cut;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, StateStore, Tp};
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::topology::spec::{
@@ -408,14 +409,6 @@ pub fn stop(runner: &mut OnlineRunner) {
         tracing::warn!("{warning}");
     }
     runner.consumer.close();
-}
-
-/// What the command line hears when the runner is subscribed.
-pub struct StartedInfo<'a> {
-    pub group: &'a str,
-    pub topics: &'a [String],
-    /// The cut the run started from (`--restore-cut`).
-    pub restored: Option<&'a restore_cut::RestoredCut>,
 }
 
 /// How an online run ended: it runs until asked to stop or until a failure.
