@@ -1,6 +1,7 @@
 //! Adapters: Kafka (rdkafka), the registry over HTTP (client and in-repo test
 //! server), files (atomic writes, Arrow/Parquet data output, snapshot directories),
-//! property files, and `barrier verify`'s gathering of facts from the broker and the file system.
+//! property files, the process's OS settings (`process`), and `barrier verify`'s
+//! gathering of facts from the broker and the file system.
 
 pub mod arrow_files;
 pub mod barrier_verify;
@@ -11,6 +12,7 @@ pub mod file_mode;
 pub mod kafka;
 pub mod output_file;
 pub mod path_conflict;
+pub mod process;
 pub mod properties;
 pub mod proto_imports;
 pub mod registry_client;
@@ -18,6 +20,5 @@ pub mod registry_server;
 pub mod remote_contact;
 pub mod runner_state;
 pub mod snapshot_dir;
-pub mod supervised_child;
 pub mod temp_file;
 pub mod topology_file;

@@ -6,12 +6,17 @@
 //! adapters of `io` and the traits of `engine`, and return [`Error`], whose
 //! [`ErrorKind`] maps one to one onto an exit code (only `cmd::exit` knows the
 //! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
+//!
+//! * [`run`]: `run` — check, explain, offline and online (with `--restore-cut`);
+//! * [`snapshot`]: `snapshot list|dump|restore|verify|prune|restore-cut`.
 
 pub mod barrier;
 pub mod error;
 pub mod leader;
 pub mod produce;
+pub mod run;
 pub mod schema;
+pub mod snapshot;
 pub mod state_copy;
 pub mod state_inspect;
 pub mod state_store;

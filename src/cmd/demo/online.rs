@@ -15,7 +15,6 @@ use serde_json::Value;
 
 use super::topology::EXAMPLE;
 use crate::cmd::exit::{CliError, CliResult};
-use crate::cmd::run::online::{self, StartError};
 use crate::engine::columnar::topology::spec::{NodeOp, StateStoreKind, TopologySpec};
 use crate::engine::schema::avro::{AvroSchema, decode_body};
 use crate::engine::schema::cache::SchemaCache;
@@ -24,6 +23,7 @@ use crate::engine::schema::registry::Registry;
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::topology_file;
+use crate::ops::run::online::{self, StartError};
 
 /// A registry-framed Avro total, decoded with its writer schema from the registry.
 fn decode(registry: &dyn Registry, payload: &[u8]) -> Result<Value, String> {

@@ -12,7 +12,9 @@ use super::orders::{ORDERS_PARTITIONS, Order};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::OutputArgs;
 use crate::cmd::output::Ui;
-use crate::cmd::snapshot::{ListReport, copy_epoch};
+use crate::cmd::snapshot::{
+    copy_report_human, copy_report_json, dumped_human, dumped_json, list_human, list_json,
+};
 use crate::engine::columnar::snapshot::container;
 use crate::engine::columnar::snapshot::groupby::{GroupByState, GroupState, NO_STREAM_TIME};
 use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotKey};
@@ -20,6 +22,8 @@ use crate::engine::columnar::snapshot::plan::SnapshotUnit;
 use crate::engine::columnar::snapshot::tagged::TaggedValue;
 use crate::engine::murmur2::mask_partition;
 use crate::io::snapshot_dir::SnapshotDir;
+use crate::ops::snapshot::list::ListReport;
+use crate::ops::snapshot::restore::copy_epoch;
 
 /// The GroupBy node whose state the demo snapshots hold.
 pub const NODE: &str = "by_user";
@@ -91,11 +95,11 @@ pub(super) fn steps(w: &mut Walkthrough, orders: &[Order]) -> CliResult<()> {
 
     let listing = ListReport::collect(&dir)?;
     let mut text = Vec::new();
-    listing.human(&mut text)?;
+    list_human(&listing, &mut text)?;
     w.step(
         &format!("snapshot list {}", tmp.path().display()),
         String::from_utf8_lossy(&text).trim_end().to_owned(),
-        listing.json(),
+        list_json(&listing),
     );
 
     let name = SnapshotKey::JavaGo {
@@ -108,20 +112,20 @@ pub(super) fn steps(w: &mut Walkthrough, orders: &[Order]) -> CliResult<()> {
         .read(&name)
         .map_err(|e| CliError::failure(e.to_string()))?
         .unwrap_or_default();
-    let dumped = crate::cmd::snapshot::dump_bytes(
+    let dumped = crate::ops::snapshot::dump::dump_bytes(
         dir.path().join(&name).display().to_string(),
         Some(name),
         bytes,
     )?;
     let mut text = Vec::new();
-    dumped.human(&mut text)?;
+    dumped_human(&dumped, &mut text)?;
     w.step(
         &format!(
             "snapshot dump {} --partition 0 --epoch 2",
             tmp.path().display()
         ),
         String::from_utf8_lossy(&text).trim_end().to_owned(),
-        dumped.json(),
+        dumped_json(&dumped),
     );
 
     let ui = Ui::new(&OutputArgs {
@@ -131,9 +135,9 @@ pub(super) fn steps(w: &mut Walkthrough, orders: &[Order]) -> CliResult<()> {
     let units: Vec<SnapshotUnit> = (0..ORDERS_PARTITIONS)
         .map(SnapshotUnit::Partition)
         .collect();
-    let report = copy_epoch(&ui, &dir, &units, 2, NO_EPOCH)?;
+    let report = copy_epoch(&dir, &units, 2, NO_EPOCH, ui.dry_run, &|q| ui.confirm(q))?;
     let mut text = Vec::new();
-    report.human(&mut text)?;
+    copy_report_human(&report, &mut text)?;
     w.step(
         &format!(
             "snapshot restore {} --partition 0-{} --from-epoch 2 --to-epoch live",
@@ -141,7 +145,7 @@ pub(super) fn steps(w: &mut Walkthrough, orders: &[Order]) -> CliResult<()> {
             ORDERS_PARTITIONS - 1
         ),
         String::from_utf8_lossy(&text).trim_end().to_owned(),
-        report.json(),
+        copy_report_json(&report),
     );
     Ok(())
 }

@@ -1,37 +1,28 @@
 //! `run`: a topology file (docs/topology.md) checked, explained, run offline
 //! over Arrow IPC inputs (`tail … | run … | …` with no broker), or run online
-//! as a consumer group (`online`). This file maps names to nodes, opens the
-//! files and renders the report.
+//! as a consumer group. This file turns the flags into an `ops::run::RunPlan`,
+//! lends `ops::run` what only the command line has (the schema-cache loader, the
+//! terminal check, the Ctrl-C listener, the metrics printer) and renders the
+//! answer; the use cases themselves are `ops::run`.
 
-mod allocator;
-pub mod online;
-mod restore_cut;
-
-use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use arrow_schema::SchemaRef;
 use clap::Args;
 use serde_json::{Value, json};
 
-use crate::cmd::exit::{CliError, CliResult, ExitCode};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::{GlobalArgs, OutputMode};
+use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::{Ui, refuse_binary_on_tty_or};
-use crate::cmd::schema_cache::{SchemaCacheArgs, open_cache};
-use crate::cmd::snapshot::restore_cut::{CutSelector, cut_selector};
-use crate::engine::columnar::expr::types::type_name;
-use crate::engine::columnar::metadata::PARTITION_COLUMN;
+use crate::cmd::schema_cache::{SchemaCacheArgs, decoding_cache, open_cache};
 use crate::engine::columnar::runner::Metrics;
-use crate::engine::columnar::runner::offline::{
-    BatchReader, BatchWriter, OfflineInput, OfflineRun, Outcome, Progress, normalized_schema,
-};
-use crate::engine::columnar::topology::spec::{
-    self, BuiltSpec, ErrorPolicy, NodeOp, OfflineCodecs, TopologySpec,
-};
-use crate::engine::columnarschema::topology_codecs;
-use crate::io::arrow_files::{IpcInput, IpcOutput, PrefetchedInput};
-use crate::io::topology_file;
+use crate::engine::columnar::runner::offline::Outcome;
+use crate::engine::schema::cache::SchemaCache;
+use crate::io::kafka::settings::KafkaSettings;
+use crate::ops::run::StartedInfo;
+use crate::ops::run::{ExplainedNode, OfflineReport, OnlineReport, RunAnswer, RunHooks, RunPlan};
+use crate::ops::snapshot::restore_cut::{CutSelector, cut_selector};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -82,288 +73,128 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
-fn split_assignment<'a>(flag: &str, text: &'a str) -> CliResult<(&'a str, &'a str)> {
-    text.split_once('=')
-        .filter(|(n, p)| !n.is_empty() && !p.is_empty())
-        .ok_or_else(|| CliError::usage(format!("{flag} {text}: expected NAME=PATH")))
-}
-
-/// Finds the node a NAME means: a node of the kind, else the one of that kind reading/writing topic NAME.
-fn resolve_node(spec: &TopologySpec, name: &str, sources: bool, flag: &str) -> CliResult<String> {
-    let candidates: Vec<(&str, Vec<&str>)> = spec
-        .nodes
-        .iter()
-        .filter_map(|n| match (&n.op, sources) {
-            (NodeOp::Source { topics, .. }, true) => Some((
-                n.name.value.as_str(),
-                topics.iter().map(|t| t.value.as_str()).collect(),
-            )),
-            (NodeOp::Sink { topic, .. }, false) => {
-                Some((n.name.value.as_str(), vec![topic.value.as_str()]))
-            }
-            _ => None,
-        })
-        .collect();
-    if let Some((node, _)) = candidates.iter().find(|(node, _)| *node == name) {
-        return Ok((*node).to_owned());
-    }
-    let by_topic: Vec<&str> = candidates
-        .iter()
-        .filter(|(_, topics)| topics.contains(&name))
-        .map(|(node, _)| *node)
-        .collect();
-    match by_topic.as_slice() {
-        [node] => Ok((*node).to_owned()),
-        [] => Err(CliError::usage(format!(
-            "{flag} {name}: no {} node or topic of that name (known: {})",
-            if sources { "source" } else { "sink" },
-            candidates
-                .iter()
-                .map(|(n, _)| *n)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-        several => Err(CliError::usage(format!(
-            "{flag} {name}: topic {name} belongs to several nodes ({}); name the node",
-            several.join(", ")
-        ))),
-    }
-}
-
-fn load(args: &RunArgs) -> CliResult<TopologySpec> {
-    let file = args.file.display().to_string();
-    // An unreadable or non-UTF-8 file is an invalid file to --check (3, as documented).
-    let text = topology_file::read(&args.file).map_err(|m| {
-        let code = if args.check {
-            ExitCode::CheckFailed
-        } else {
-            ExitCode::Failure
-        };
-        CliError::new(code, m)
-    })?;
-    let mut spec = topology_file::parse(&text).map_err(|e| invalid(args, &file, e))?;
-    let dir = args.file.parent().unwrap_or(std::path::Path::new(""));
-    topology_file::load_schema_files(&mut spec, dir).map_err(|e| invalid(args, &file, e))?;
-    Ok(spec)
-}
-
-fn invalid(args: &RunArgs, file: &str, e: spec::SpecError) -> CliError {
-    let code = if args.check {
-        ExitCode::CheckFailed
-    } else {
-        ExitCode::Failure
-    };
-    CliError::new(code, format!("{file}:{e}"))
-}
-
-/// No output destroys an input or another output (`io::path_conflict`): the topology
-/// file, `--command-config`, `--schema-cache` and every `--input` are read; every
-/// `--sink` and `--dead-letter` is written. Checked before anything is opened.
-fn check_paths(global: &GlobalArgs, args: &RunArgs) -> CliResult<()> {
-    use crate::io::path_conflict::{Named, check};
-    let mut named = vec![Named::input(
-        format!("the topology file {}", args.file.display()),
-        &args.file,
-    )];
-    if let Some(p) = &global.connection.command_config {
-        named.push(Named::input(format!("--command-config {}", p.display()), p));
-    }
-    if let Some(p) = &args.schema_cache.schema_cache {
-        named.push(Named::input(format!("--schema-cache {}", p.display()), p));
-    }
-    for (flag, values, input) in [
-        ("--input", &args.inputs, true),
-        ("--sink", &args.sinks, false),
-    ] {
-        for assignment in values {
-            let (_, path) = split_assignment(flag, assignment)?;
-            let label = format!("{flag} {assignment}");
-            named.push(if input {
-                Named::input(label, path)
-            } else {
-                Named::output(label, path)
-            });
-        }
-    }
-    if let Some(p) = &args.dead_letter {
-        named.push(Named::output(format!("--dead-letter {p}"), p));
-    }
-    let stdin_inputs = args
-        .inputs
-        .iter()
-        .filter(|a| a.split_once('=').is_some_and(|(_, p)| p == "-"))
-        .count();
-    if stdin_inputs > 1 {
-        return Err(CliError::usage(format!(
-            "--input: {stdin_inputs} inputs read stdin (`-`); only one can"
-        )));
-    }
-    check(&named).map_err(CliError::usage)?;
-    // Outputs opened with their first batch (Parquet) fail now on a missing
-    // directory, as IPC outputs do, before any input is read.
-    let outputs = args
-        .sinks
-        .iter()
-        .filter_map(|a| a.split_once('=').map(|(_, p)| p))
-        .chain(args.dead_letter.as_deref());
-    for path in outputs.filter(|p| *p != "-") {
-        crate::io::output_file::check_writable(std::path::Path::new(path))
-            .map_err(|e| CliError::usage(format!("cannot create {path}: {e}")))?;
-    }
-    Ok(())
-}
-
 pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
-    check_paths(global, &args)?;
-    let spec = load(&args)?;
-    // Offline runs move Arrow batches and resolve no registry codec, so the cache is
-    // only loaded and checked here: a bad file fails before any input is read, and
-    // the same file works unchanged once sources consume topics.
-    if let Some(path) = &args.schema_cache.schema_cache {
-        open_cache(None, Some(path))?;
-    }
-    let file = args.file.display().to_string();
-
-    if !args.inputs.is_empty() {
-        allocator::keep_freed_batch_memory();
-    }
-    // Inputs are opened first: their schemas take part in validation.
-    let mut inputs: Vec<(String, String, IpcInput)> = Vec::new();
-    let mut input_schemas: HashMap<String, SchemaRef> = HashMap::new();
-    for assignment in &args.inputs {
-        let (name, path) = split_assignment("--input", assignment)?;
-        let source = resolve_node(&spec, name, true, "--input")?;
-        if input_schemas.contains_key(&source) {
-            return Err(CliError::usage(format!(
-                "--input: source `{source}` is given twice"
-            )));
-        }
-        if path == "-" && inputs.iter().any(|(_, topic, _)| topic == "-") {
-            return Err(CliError::usage("--input: only one input can read stdin"));
-        }
-        let reader = IpcInput::open(path).map_err(CliError::failure)?;
-        let schema = normalized_schema(&reader.schema())
-            .map_err(|m| CliError::failure(format!("--input {assignment}: {m}")))?;
-        input_schemas.insert(source.clone(), schema);
-        let topic = spec
-            .nodes
-            .iter()
-            .find(|n| n.name.value == source)
-            .and_then(|n| match &n.op {
-                NodeOp::Source { topics, .. } => topics.first().map(|t| t.value.clone()),
-                _ => None,
-            })
-            .unwrap_or_default();
-        inputs.push((source, topic, reader));
-    }
-    let built =
-        spec::build(&spec, &OfflineCodecs, &input_schemas).map_err(|e| invalid(&args, &file, e))?;
-
-    if args.explain {
-        return explain(&ui, &built);
-    }
-    if args.check {
-        // Offline runs write Arrow batches and never use a sink codec; online
-        // runs check the same when they build their codecs.
-        check_sinks(&spec, &built).map_err(|e| invalid(&args, &file, e))?;
-        let nodes = built.topology.describe().len();
-        return ui.report(
+    let plan = RunPlan {
+        file: args.file.clone(),
+        check: args.check,
+        explain: args.explain,
+        inputs: args.inputs.clone(),
+        sinks: args.sinks.clone(),
+        dead_letter: args.dead_letter.clone(),
+        metrics_interval: args.metrics_interval,
+        restore_cut: args.restore_cut,
+        adopt_state: args.adopt_state,
+        command_config: global.connection.command_config.clone(),
+        schema_cache: args.schema_cache.schema_cache.clone(),
+        timeout: global.connection.timeout,
+    };
+    let mut hooks = CliHooks {
+        global,
+        ui: &ui,
+        file: args.file.display().to_string(),
+        schema_cache: args.schema_cache.schema_cache.clone(),
+        interrupt: None,
+    };
+    match crate::ops::run::run(&plan, &mut hooks)? {
+        RunAnswer::Explained(nodes) => explain(&ui, &nodes),
+        RunAnswer::Checked { file, nodes } => ui.report(
             json!({"file": file, "valid": true, "nodes": nodes}),
             |out| writeln!(out, "{file}: valid ({nodes} nodes)"),
+        ),
+        RunAnswer::Offline(report) => offline_report(global, &ui, &report),
+        RunAnswer::Online(report) => online_report(global, &ui, report),
+    }
+}
+
+/// What `ops::run` asks of the command line.
+struct CliHooks<'a> {
+    global: &'a GlobalArgs,
+    ui: &'a Ui,
+    file: String,
+    schema_cache: Option<PathBuf>,
+    /// The Ctrl-C listener of an online run, from the moment it is subscribed.
+    interrupt: Option<Interrupt>,
+}
+
+impl RunHooks for CliHooks<'_> {
+    fn check_schema_cache(&mut self) -> CliResult<()> {
+        open_cache(None, self.schema_cache.as_deref()).map(drop)
+    }
+
+    fn claim_stdout(&mut self) -> CliResult<()> {
+        refuse_binary_on_tty_or("an Arrow IPC stream", "name a file: --sink NAME=FILE")
+    }
+
+    fn progress(&mut self, metrics: &Metrics) {
+        print_metrics(self.ui, self.global.output.quiet > 0, metrics);
+    }
+
+    fn connect(&mut self) -> CliResult<(KafkaSettings, Option<SchemaCache>)> {
+        let kafka = self.global.connection.kafka_settings("run")?;
+        let cache = decoding_cache(self.global, self.schema_cache.as_deref())?;
+        Ok((kafka, cache))
+    }
+
+    fn online_started(&mut self, started: &StartedInfo<'_>) -> CliResult<()> {
+        self.interrupt = Some(Interrupt::install()?);
+        if self.global.output.quiet > 0 || self.ui.is_json() {
+            return Ok(());
+        }
+        eprintln!(
+            "Running {} as group {} on {} (Ctrl-C to stop)",
+            self.file,
+            started.group,
+            started.topics.join(", ")
         );
-    }
-    if inputs.is_empty() {
-        if !args.sinks.is_empty() || args.dead_letter.is_some() {
-            return Err(CliError::usage(
-                "--sink and --dead-letter belong to offline runs: add --input NAME=PATH, or drop them to run online with -b",
-            ));
+        if let Some(restored) = started.restored {
+            let offsets: Vec<String> = restored
+                .cut
+                .cut
+                .offsets()
+                .map(|(tp, o)| format!("{tp}@{o}"))
+                .collect();
+            eprintln!(
+                "Started from cut {} of barrier group {}: {} partition(s) restored, offsets {}",
+                restored.cut.epoch,
+                restored.cut.group,
+                restored.states.len(),
+                offsets.join(", ")
+            );
         }
-        drop(built);
-        return online::run_online(global, &ui, &args, &spec, &file);
+        Ok(())
     }
-    // The columns nothing reads are dropped as batches arrive (dead letters
-    // keep whole rows): a stream file is read without them.
-    let needed = match built.settings.error_policy {
-        ErrorPolicy::DeadLetter { .. } => BTreeMap::new(),
-        _ => built.topology.needed_source_columns(),
-    };
-    let inputs = inputs
-        .into_iter()
-        .map(|(source, topic, mut reader)| {
-            if let Some(Some(columns)) = needed.get(&source) {
-                let mut columns = columns.clone();
-                columns.insert(PARTITION_COLUMN.to_owned());
-                reader.read_only(&columns);
-            }
-            OfflineInput {
-                source,
-                topic,
-                reader: Box::new(PrefetchedInput::new(reader)),
-            }
-        })
-        .collect();
-    run_offline(global, &ui, &args, built, inputs, &spec)
+
+    fn stop_requested(&self) -> bool {
+        self.interrupt.as_ref().is_some_and(Interrupt::is_set)
+    }
 }
 
-/// What the sinks' codecs can be checked for without a broker or registry: that
-/// they encode at all and, for registry-framed ones whose input schema is known,
-/// that a writer schema can be derived from it.
-fn check_sinks(spec: &TopologySpec, built: &BuiltSpec) -> Result<(), spec::SpecError> {
-    online::check_sink_codecs(spec)?;
-    for (node, schema) in spec.nodes.iter().zip(&built.schemas) {
-        if let NodeOp::Sink {
-            topic,
-            codec: Some(codec),
-            ..
-        } = &node.op
-        {
-            topology_codecs::check_sink(codec, &topic.value, schema.as_ref())
-                .map_err(|m| spec::SpecError::at(codec.value.pos, m))?;
-            if let Some(key) = &codec.key {
-                topology_codecs::check_sink_key(codec, &topic.value, schema.as_ref())
-                    .map_err(|m| spec::SpecError::at(key.pos, m))?;
-            }
-        }
-    }
-    Ok(())
-}
-
-fn explain(ui: &Ui, built: &BuiltSpec) -> CliResult<()> {
-    let nodes = built.topology.describe();
-    let columns = |i: usize| -> Option<Vec<(String, String)>> {
-        built.schemas[i].as_ref().map(|s| {
-            s.fields()
-                .iter()
-                .map(|f| (f.name().clone(), type_name(f.data_type())))
-                .collect()
-        })
-    };
+fn explain(ui: &Ui, nodes: &[ExplainedNode]) -> CliResult<()> {
     let data: Vec<Value> = nodes
         .iter()
-        .enumerate()
-        .map(|(i, (name, kind, parents, detail))| {
+        .map(|n| {
             json!({
-                "name": name,
-                "kind": kind,
-                "parents": parents,
-                "detail": detail,
-                "columns": columns(i).map(|cs| cs.into_iter().map(|(n, t)| json!({"name": n, "type": t})).collect::<Vec<_>>()),
+                "name": n.name,
+                "kind": n.kind,
+                "parents": n.parents,
+                "detail": n.detail,
+                "columns": n.columns.as_ref().map(|cs| cs.iter().map(|(n, t)| json!({"name": n, "type": t})).collect::<Vec<_>>()),
             })
         })
         .collect();
     ui.report(json!({"nodes": data}), |out| {
-        for (i, (name, kind, parents, detail)) in nodes.iter().enumerate() {
-            let from = if parents.is_empty() {
+        for n in nodes {
+            let from = if n.parents.is_empty() {
                 String::new()
             } else {
-                format!(" <- {}", parents.join(", "))
+                format!(" <- {}", n.parents.join(", "))
             };
-            writeln!(out, "{name} [{kind}]{from}")?;
-            if !detail.is_empty() {
-                writeln!(out, "    {detail}")?;
+            writeln!(out, "{} [{}]{from}", n.name, n.kind)?;
+            if !n.detail.is_empty() {
+                writeln!(out, "    {}", n.detail)?;
             }
-            if let Some(cs) = columns(i) {
+            if let Some(cs) = &n.columns {
                 let text: Vec<String> = cs.iter().map(|(n, t)| format!("{n} {t}")).collect();
                 writeln!(out, "    columns: {}", text.join(", "))?;
             }
@@ -384,151 +215,30 @@ fn metrics_json(m: &Metrics) -> Value {
 }
 
 /// Prints the metrics so far on stderr: one JSON line in json mode, else a text line unless quiet.
-fn metrics_reporter(ui: &Ui, quiet: bool) -> Box<dyn FnMut(&Metrics)> {
-    let json_mode = ui.is_json();
-    Box::new(move |m: &Metrics| {
-        if json_mode {
-            eprintln!("{}", json!({"metrics": metrics_json(m)}));
-        } else if !quiet {
-            eprintln!("metrics: {m}");
-        }
-    })
+fn print_metrics(ui: &Ui, quiet: bool, m: &Metrics) {
+    if ui.is_json() {
+        eprintln!("{}", json!({"metrics": metrics_json(m)}));
+    } else if !quiet {
+        eprintln!("metrics: {m}");
+    }
 }
 
-fn run_offline(
-    global: &GlobalArgs,
-    ui: &Ui,
-    args: &RunArgs,
-    mut built: BuiltSpec,
-    inputs: Vec<OfflineInput>,
-    spec: &TopologySpec,
-) -> CliResult<()> {
-    if args.sinks.is_empty() {
-        let names: Vec<String> = built
-            .topology
-            .sinks()
-            .into_iter()
-            .map(|(n, _, _)| n)
-            .collect();
-        return Err(CliError::usage(format!(
-            "an offline run needs at least one --sink NAME=PATH (sinks: {})",
-            names.join(", ")
-        )));
-    }
-    let node_schemas: HashMap<String, Option<SchemaRef>> = built
-        .topology
-        .describe()
-        .iter()
-        .enumerate()
-        .map(|(i, (name, _, _, _))| (name.clone(), built.schemas[i].clone()))
-        .collect();
-    let mut to_stdout = false;
-    let mut outputs: BTreeMap<String, (String, IpcOutput)> = BTreeMap::new();
-    for assignment in &args.sinks {
-        let (name, path) = split_assignment("--sink", assignment)?;
-        let sink = resolve_node(spec, name, false, "--sink")?;
-        if outputs.contains_key(&sink) {
-            return Err(CliError::usage(format!(
-                "--sink: sink `{sink}` is given twice"
-            )));
-        }
-        // A column Parquet cannot hold fails before the first write, not in the writer.
-        if path.ends_with(".parquet")
-            && let Some(Some(schema)) = node_schemas.get(&sink)
-        {
-            crate::io::batch_sink::check_parquet_schema(schema)
-                .map_err(|m| CliError::usage(format!("--sink {assignment}: {m}")))?;
-        }
-        if path == "-" {
-            if to_stdout {
-                return Err(CliError::usage("--sink: only one sink can write to stdout"));
-            }
-            refuse_binary_on_tty_or("an Arrow IPC stream", "name a file: --sink NAME=FILE")?;
-            to_stdout = true;
-        }
-        outputs.insert(
-            sink,
-            (
-                path.to_owned(),
-                IpcOutput::create(path).map_err(CliError::usage)?,
-            ),
-        );
-    }
-    let dead_letter = match (&args.dead_letter, &built.settings.error_policy) {
-        (None, _) => None,
-        (Some(path), ErrorPolicy::DeadLetter { .. }) => {
-            if path == "-" {
-                if to_stdout {
-                    return Err(CliError::usage(
-                        "--dead-letter: only one output can write to stdout",
-                    ));
-                }
-                refuse_binary_on_tty_or("an Arrow IPC stream", "name a file: --sink NAME=FILE")?;
-                to_stdout = true;
-            }
-            Some((
-                path.clone(),
-                IpcOutput::create(path).map_err(CliError::usage)?,
-            ))
-        }
-        (Some(_), _) => {
-            return Err(CliError::usage(
-                "--dead-letter needs `error_policy: dead-letter` in the topology settings",
-            ));
-        }
-    };
-
-    let quiet = global.output.quiet > 0;
-    let json_mode = ui.is_json();
-    let progress: Option<Progress<'_>> = args
-        .metrics_interval
-        .map(|interval| (interval, metrics_reporter(ui, quiet)));
-
-    // Writers are lent to the run and finished (or discarded) afterwards.
-    let sink_schemas = node_schemas;
-    let mut outputs: Vec<(String, String, IpcOutput)> = outputs
-        .into_iter()
-        .map(|(sink, (path, out))| (sink, path, out))
-        .collect();
-    let mut dead_letter = dead_letter;
-    let (metrics, result) = {
-        let mut sinks: BTreeMap<String, Box<dyn BatchWriter + '_>> = BTreeMap::new();
-        for (sink, _, out) in &mut outputs {
-            sinks.insert(sink.clone(), Box::new(out));
-        }
-        let run = OfflineRun {
-            topology: &mut built.topology,
-            inputs,
-            sinks,
-            policy: built.settings.error_policy.clone(),
-            dead_letter: dead_letter
-                .as_mut()
-                .map(|(_, out)| Box::new(out) as Box<dyn BatchWriter + '_>),
-            progress,
-        };
-        run.run()
-    };
-    let outcome = result.map_err(|e| CliError::failure(e.to_string()))?;
-    for (sink, path, out) in outputs {
-        let schema = sink_schemas.get(&sink).cloned().flatten();
-        out.finish(schema.as_deref())
-            .map_err(|m| CliError::failure(format!("sink `{sink}` ({path}): {m}")))?;
-    }
-    if let Some((path, out)) = dead_letter {
-        out.finish(None)
-            .map_err(|m| CliError::failure(format!("dead letters ({path}): {m}")))?;
-    }
-
-    let data = json!({
-        "outcome": match outcome { Outcome::Completed => "completed", Outcome::OutputClosed => "output closed" },
-        "metrics": metrics_json(&metrics),
-    });
-    if !quiet && global.output.output == OutputMode::Human {
+/// The totals on stderr (human mode, unless quiet).
+fn print_totals(global: &GlobalArgs, metrics: &Metrics) {
+    if global.output.quiet == 0 && global.output.output == OutputMode::Human {
         eprintln!("Processed a total of {} records", metrics.input_records);
         eprintln!("{metrics}");
     }
-    if json_mode {
-        if to_stdout {
+}
+
+fn offline_report(global: &GlobalArgs, ui: &Ui, report: &OfflineReport) -> CliResult<()> {
+    let data = json!({
+        "outcome": match report.outcome { Outcome::Completed => "completed", Outcome::OutputClosed => "output closed" },
+        "metrics": metrics_json(&report.metrics),
+    });
+    print_totals(global, &report.metrics);
+    if ui.is_json() {
+        if report.to_stdout {
             eprintln!("{}", json!({"data": data}));
             return Ok(());
         }
@@ -537,11 +247,18 @@ fn run_offline(
     Ok(())
 }
 
-impl BatchWriter for &mut IpcOutput {
-    fn write(
-        &mut self,
-        batch: &arrow_array::RecordBatch,
-    ) -> Result<(), crate::engine::columnar::runner::offline::WriteError> {
-        (**self).write(batch)
+/// An online run always ends in an error: the failure, or cancelled (130).
+fn online_report(global: &GlobalArgs, ui: &Ui, report: OnlineReport) -> CliResult<()> {
+    let outcome = match report.outcome {
+        crate::ops::run::OnlineOutcome::Failed(_) => "failed",
+        crate::ops::run::OnlineOutcome::Interrupted => "interrupted",
+    };
+    print_totals(global, &report.metrics);
+    if ui.is_json() {
+        ui.report(
+            json!({"outcome": outcome, "group": report.group, "metrics": metrics_json(&report.metrics)}),
+            |_| Ok(()),
+        )?;
     }
+    Err(report.into_error())
 }

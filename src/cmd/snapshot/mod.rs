@@ -1,9 +1,9 @@
 //! `snapshot`: list, dump, restore, verify and prune state snapshot files, and
 //! restore an application to a barrier cut (state files and consumer offsets).
 //!
-//! Each subcommand module turns its flags into engine/io calls and renders the
-//! answer; the engine's `snapshot::plan` decides what a restore or prune would
-//! touch before anything is touched, and `io::snapshot_dir` does the file I/O.
+//! Each subcommand module turns its flags into the plan of its use case in
+//! `ops::snapshot`, calls it and renders the report (table or JSON, exit code);
+//! this file holds the clap parsers and the rendering pieces they share.
 
 mod copy;
 mod dump;
@@ -11,15 +11,15 @@ mod list;
 mod prune;
 pub mod render;
 mod restore;
-pub mod restore_cut;
+mod restore_cut;
 mod topic_view;
 mod verify;
 
 pub use copy::CopyArgs;
-pub use dump::{DumpArgs, Dumped, dump_bytes};
-pub use list::{ListArgs, ListReport};
+pub use dump::{DumpArgs, dumped_human, dumped_json};
+pub use list::{ListArgs, list_human, list_json};
 pub use prune::PruneArgs;
-pub use restore::{CopyReport, RestoreArgs, copy_epoch};
+pub use restore::{RestoreArgs, copy_report_human, copy_report_json};
 pub use restore_cut::RestoreCutArgs;
 pub use verify::VerifyArgs;
 
@@ -27,15 +27,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::{Args, Subcommand};
 
-use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
-use crate::engine::columnar::snapshot::container::{self, ReadSnapshot};
-use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::snapshot::naming::{SnapshotFileName, SnapshotLayout};
 use crate::engine::columnar::snapshot::plan::{epoch_label, parse_epoch};
 use crate::engine::time::rfc3339_millis;
-use crate::io::snapshot_dir::{DirError, EntryKind, ListedFile, SnapshotDir};
 use crate::io::temp_file::StaleTemp;
+use crate::ops::snapshot::Identities;
 
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
@@ -119,52 +117,9 @@ pub(crate) fn layout_arg(text: &str) -> Result<SnapshotLayout, String> {
         .map_err(|e: crate::engine::columnar::snapshot::naming::NamingError| e.to_string())
 }
 
-/// Opens a snapshot directory; a missing one or a non-directory is a failure naming the path.
-pub(crate) fn open_dir(path: &std::path::Path) -> CliResult<SnapshotDir> {
-    SnapshotDir::open(path).map_err(dir_error)
-}
-
-/// Directory and file errors are failures (exit 1): the path named is the thing to fix.
-pub(crate) fn dir_error(e: DirError) -> CliError {
-    CliError::failure(e.to_string())
-}
-
-/// Reads and decodes one listed file without following links; the error is the reason it is bad.
-pub(crate) fn decode_listed(dir: &SnapshotDir, file: &ListedFile) -> Result<ReadSnapshot, String> {
-    if file.kind != EntryKind::File {
-        return Err(format!("not read: {}", file.kind.label()));
-    }
-    let bytes = dir
-        .read(&file.file_name)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| "the file disappeared while being read".to_owned())?;
-    container::read(&bytes).map_err(|e| e.to_string())
-}
-
-/// The directory's identity manifests (docs/topology.md "State identity"), each
-/// decoded or with why it does not decode: (file name, identity or error).
-pub(crate) fn identities(
-    dir: &SnapshotDir,
-    files: &[String],
-) -> Vec<(String, Result<StateIdentity, String>)> {
-    files
-        .iter()
-        .map(|file| {
-            let read = match dir.read_identity(file) {
-                Ok(Some(identity)) => Ok(identity),
-                Ok(None) => Err("the file disappeared while being read".to_owned()),
-                Err(e) => Err(e.to_string()),
-            };
-            (file.clone(), read)
-        })
-        .collect()
-}
-
 /// Identity manifests as JSON: the file and its group, fingerprint and stateful
 /// nodes, or the error.
-pub(crate) fn identities_json(
-    found: &[(String, Result<StateIdentity, String>)],
-) -> serde_json::Value {
+pub(crate) fn identities_json(found: &Identities) -> serde_json::Value {
     found
         .iter()
         .map(|(file, read)| match read {
@@ -185,7 +140,7 @@ pub(crate) fn identities_json(
 /// One human line per identity manifest.
 pub(crate) fn identities_human(
     out: &mut dyn std::io::Write,
-    found: &[(String, Result<StateIdentity, String>)],
+    found: &Identities,
 ) -> std::io::Result<()> {
     for (file, read) in found {
         match read {
@@ -230,7 +185,6 @@ pub(crate) fn epoch_text(name: &SnapshotFileName) -> String {
     epoch_label(name.epoch())
 }
 
-/// RFC 3339 in UTC with millisecond precision (`2024-11-29T09:00:00.000Z`).
 /// Stale temp files (their writer was killed) as JSON: file name, target, pid.
 pub(crate) fn stale_temps_json(stale: &[StaleTemp]) -> serde_json::Value {
     stale
@@ -266,6 +220,7 @@ pub(crate) fn stale_temps_human(
     )
 }
 
+/// RFC 3339 in UTC with millisecond precision (`2024-11-29T09:00:00.000Z`).
 pub(crate) fn utc_text(time: SystemTime) -> String {
     let epoch_ms = match time.duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),

@@ -1,20 +1,21 @@
 //! `snapshot prune DIR --keep N | --older-than DUR [--partition LIST]`: deletes
 //! barrier-epoch files, keeping the newest N epochs of each partition (or Rust
 //! task), or those modified within DUR (Java's two retention rules). Live state
-//! is never pruned. Prints the plan, asks (skip with --yes), `--dry-run` previews.
+//! is never pruned. Prints the plan, asks (skip with --yes), `--dry-run` previews;
+//! the prune itself is `ops::snapshot::prune`.
 
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use clap::{ArgGroup, Args};
 use serde_json::json;
 
-use super::{epoch_text, open_dir, owner_label, utc_text};
-use crate::cmd::exit::{CliError, CliResult};
+use super::{epoch_text, owner_label, utc_text};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
-use crate::engine::columnar::snapshot::plan::{DatedFile, PartitionSet, PruneRule, plan_prune};
-use crate::io::snapshot_dir::EntryKind;
+use crate::engine::columnar::snapshot::plan::PartitionSet;
+use crate::ops::snapshot::prune::{PrunePlan, prune};
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("rule").required(true).args(["keep", "older_than"])))]
@@ -38,59 +39,19 @@ pub struct PruneArgs {
 
 pub fn run(global: &GlobalArgs, args: PruneArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
-    let dir = open_dir(&args.dir)?;
-    let rule = match (args.keep, args.older_than) {
-        (Some(n), _) => PruneRule::KeepNewest(n),
-        (None, Some(age)) => PruneRule::ModifiedSince(
-            SystemTime::now()
-                .checked_sub(age)
-                .unwrap_or(SystemTime::UNIX_EPOCH),
-        ),
-        (None, None) => return Err(CliError::usage("give --keep N or --older-than DURATION")),
-    };
-    let listing = dir.list().map_err(super::dir_error)?;
-    // Directories, FIFOs and the like under a snapshot name are never deleted.
-    let files: Vec<DatedFile> = listing
-        .files
-        .iter()
-        .filter(|f| f.kind != EntryKind::Other)
-        .map(|f| DatedFile {
-            file_name: f.file_name.clone(),
-            name: f.name.clone(),
-            modified: f.modified,
-        })
-        .collect();
-    let plan = plan_prune(&files, rule, args.partition.as_ref());
-    if !ui.dry_run && !plan.delete.is_empty() {
-        ui.confirm(&format!(
-            "delete {} snapshot file(s) from {}?",
-            plan.delete.len(),
-            dir.path().display()
-        ))?;
-    }
-    let mut deleted = 0;
-    if !ui.dry_run {
-        for (i, file) in plan.delete.iter().enumerate() {
-            if let Err(e) = dir.remove(&file.file_name) {
-                let rest: Vec<&str> = plan.delete[i..]
-                    .iter()
-                    .map(|f| f.file_name.as_str())
-                    .collect();
-                let done: Vec<&str> = plan.delete[..i]
-                    .iter()
-                    .map(|f| f.file_name.as_str())
-                    .collect();
-                return Err(CliError::failure(format!(
-                    "{e}; deleted before the failure: [{}]; not deleted: [{}]",
-                    done.join(", "),
-                    rest.join(", ")
-                )));
-            }
-            deleted += 1;
-        }
-    }
+    let report = prune(
+        &PrunePlan {
+            dir: args.dir,
+            keep: args.keep,
+            older_than: args.older_than,
+            partition: args.partition,
+            dry_run: ui.dry_run,
+        },
+        &|question| ui.confirm(question),
+    )?;
+    let (plan, deleted) = (&report.plan, report.deleted);
     let data = json!({
-        "dir": dir.path().display().to_string(),
+        "dir": report.dir,
         "delete": plan.delete.iter().map(|f| json!({
             "file": f.file_name,
             "epoch": f.name.epoch(),

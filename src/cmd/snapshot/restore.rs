@@ -4,28 +4,22 @@
 //! * `DIR --partition 0-11 --from-epoch 41 --to-epoch live|N` copies one epoch's
 //!   files to another epoch or to live state, bytes verbatim (D12).
 //!
-//! Everything is validated before the first write: the plan (D15 for a missing
-//! source epoch), every source read and decoded, every target checked. Then each
-//! file is written atomically. Replacing an existing file needs `--yes` (or a
-//! yes on a terminal); `--dry-run` reports the same plan and writes nothing. If a
-//! write still fails half-way, the error names what was and was not written.
+//! The restore is `ops::snapshot::restore` (validated completely before the
+//! first write). Replacing an existing file needs `--yes` (or a yes on a
+//! terminal); `--dry-run` reports the same plan and writes nothing.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{ArgAction, Args};
 use serde_json::{Value, json};
 
-use super::{epoch_number, epoch_or_live, layout_arg, open_dir};
-use crate::cmd::exit::{CliError, CliResult};
+use super::{epoch_number, epoch_or_live, layout_arg};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
-use crate::engine::columnar::snapshot::container::{self, Generation};
-use crate::engine::columnar::snapshot::lossless::read_lossless;
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
-use crate::engine::columnar::snapshot::plan::{PartitionSet, SnapshotUnit, plan_epoch_copy};
-use crate::io::output_file::write_atomically;
-use crate::io::snapshot_dir::{EntryKind, SnapshotDir};
+use crate::ops::snapshot::restore::{CopyReport, PreparedWrite, RestorePlan, restore};
 
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
@@ -77,370 +71,75 @@ pub struct RestoreArgs {
     pub convert_legacy: bool,
 }
 
-/// One file a restore writes, with the bytes ready before anything is written.
-pub struct PreparedWrite {
-    /// What the report calls the target (a file name in a directory, else the path).
-    pub target: String,
-    pub path: PathBuf,
-    pub source: String,
-    pub bytes: Vec<u8>,
-    pub replaces: bool,
-    /// The snapshot directory the target is in, if any (writes then refuse links).
-    pub dir: Option<SnapshotDir>,
-}
-
-impl PreparedWrite {
-    /// `create` or `replace`.
-    pub fn action(&self) -> &'static str {
-        if self.replaces { "replace" } else { "create" }
-    }
-
-    /// One row of a restore report.
-    pub fn json(&self, written: bool) -> Value {
-        json!({
-            "target": self.target,
-            "source": self.source,
-            "bytes": self.bytes.len(),
-            "action": self.action(),
-            "written": written,
-        })
-    }
-}
-
-/// The report of a restore: the same shape for a dry run and a real one.
-pub struct CopyReport {
-    pub location: String,
-    pub files: Vec<(PreparedWrite, bool)>,
-    pub dry_run: bool,
-}
-
-impl CopyReport {
-    pub fn json(&self) -> Value {
-        json!({
-            "to": self.location,
-            "files": self.files.iter().map(|(w, written)| w.json(*written)).collect::<Vec<_>>(),
-            "written": self.files.iter().filter(|(_, w)| *w).count(),
-        })
-    }
-
-    pub fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let mut t = table(&["target", "source", "bytes", "action", "written"]);
-        for (w, written) in &self.files {
-            t.add_row(vec![
-                w.target.clone(),
-                w.source.clone(),
-                w.bytes.len().to_string(),
-                w.action().to_owned(),
-                if *written { "yes" } else { "no" }.to_owned(),
-            ]);
-        }
-        writeln!(out, "{t}")?;
-        let replacing = self.files.iter().filter(|(w, _)| w.replaces).count();
-        if self.dry_run {
-            writeln!(
-                out,
-                "would write {} files in {} ({replacing} replacing existing files)",
-                self.files.len(),
-                self.location
-            )
-        } else {
-            writeln!(
-                out,
-                "wrote {} files in {} ({replacing} replaced)",
-                self.files.iter().filter(|(_, w)| *w).count(),
-                self.location
-            )
-        }
-    }
-}
-
-/// Validates an epoch copy completely and returns the writes it needs: the plan
-/// (D15 when a source is missing), each source read without following links and
-/// decoded (a legacy gen A source is refused: gen A is never written), each
-/// target checked not to be a link or a non-file.
-pub fn prepare_epoch_copy(
-    dir: &SnapshotDir,
-    units: &[SnapshotUnit],
-    from: i64,
-    to: i64,
-) -> CliResult<Vec<PreparedWrite>> {
-    let listing = dir.list().map_err(super::dir_error)?;
-    let steps = plan_epoch_copy(&listing.names(), units, from, to)
-        .map_err(|e| CliError::failure(e.to_string()))?;
-    let mut writes = Vec::with_capacity(steps.len());
-    for step in steps {
-        let bytes = dir
-            .read(&step.source)
-            .map_err(super::dir_error)?
-            .ok_or_else(|| {
-                CliError::failure(format!("{} disappeared while being read", step.source))
-            })?;
-        let generation = container::detect(&bytes).map_err(|e| {
-            CliError::failure(format!("{}: {e}", dir.path().join(&step.source).display()))
-        })?;
-        if generation == Generation::A {
-            return Err(CliError::failure(format!(
-                "{} is a legacy gen A (Java ≤ 1.2) container and krabka-streams never writes gen A: \
-                 dump it with `snapshot dump --lossless` and write it with `snapshot restore --from-json … --convert-legacy`",
-                step.source
-            )));
-        }
-        check_target(dir, &step.target)?;
-        writes.push(PreparedWrite {
-            path: dir.path().join(&step.target),
-            target: step.target,
-            source: step.source,
-            bytes,
-            replaces: step.replaces,
-            dir: Some(dir.clone()),
-        });
-    }
-    Ok(writes)
-}
-
-/// A link or a non-file under a target name is never replaced.
-fn check_target(dir: &SnapshotDir, name: &str) -> CliResult<()> {
-    match dir.entry_kind(name).map_err(super::dir_error)? {
-        Some(EntryKind::Symlink) => Err(CliError::failure(format!(
-            "{} is a symbolic link; refusing to replace it",
-            dir.path().join(name).display()
-        ))),
-        Some(EntryKind::Other) => Err(CliError::failure(format!(
-            "{} is not a regular file; refusing to replace it",
-            dir.path().join(name).display()
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// Writes every prepared file in order, each atomically. On a failure the error
-/// says which files were written and which were not; nothing else is attempted.
-pub fn execute_writes(writes: &[PreparedWrite]) -> Result<(), CliError> {
-    for (i, w) in writes.iter().enumerate() {
-        let result = match &w.dir {
-            Some(dir) => dir.write(&w.target, &w.bytes).map_err(|e| e.to_string()),
-            None => write_atomically(&w.path, &w.bytes)
-                .map_err(|e| format!("cannot write {}: {e}", w.path.display())),
-        };
-        if let Err(e) = result {
-            return Err(CliError::failure(format!(
-                "{e}; written before the failure: [{}]; not written: [{}]",
-                names(&writes[..i]),
-                names(&writes[i..])
-            )));
-        }
-    }
-    Ok(())
-}
-
-fn names(writes: &[PreparedWrite]) -> String {
-    writes
-        .iter()
-        .map(|w| w.target.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Plans, confirms (when replacing) and performs an epoch copy; the demo and
-/// `restore` share it. `ui.dry_run` writes nothing.
-pub fn copy_epoch(
-    ui: &Ui,
-    dir: &SnapshotDir,
-    units: &[SnapshotUnit],
-    from: i64,
-    to: i64,
-) -> CliResult<CopyReport> {
-    let writes = prepare_epoch_copy(dir, units, from, to)?;
-    finish(ui, dir.path().display().to_string(), writes)
-}
-
-fn finish(ui: &Ui, location: String, writes: Vec<PreparedWrite>) -> CliResult<CopyReport> {
-    if ui.dry_run {
-        return Ok(CopyReport {
-            location,
-            files: writes.into_iter().map(|w| (w, false)).collect(),
-            dry_run: true,
-        });
-    }
-    let replacing: Vec<&str> = writes
-        .iter()
-        .filter(|w| w.replaces)
-        .map(|w| w.target.as_str())
-        .collect();
-    if !replacing.is_empty() {
-        ui.confirm(&format!(
-            "replace {} existing snapshot file(s) in {location} ({})?",
-            replacing.len(),
-            replacing.join(", ")
-        ))?;
-    }
-    execute_writes(&writes)?;
-    Ok(CopyReport {
-        location,
-        files: writes.into_iter().map(|w| (w, true)).collect(),
-        dry_run: false,
+/// One row of a restore report.
+pub(super) fn write_json(w: &PreparedWrite, written: bool) -> Value {
+    json!({
+        "target": w.target,
+        "source": w.source,
+        "bytes": w.bytes.len(),
+        "action": w.action(),
+        "written": written,
     })
 }
 
-/// The units an epoch copy or a directory target names.
-fn units_of(args: &RestoreArgs, many: bool) -> CliResult<Vec<SnapshotUnit>> {
-    match args.layout {
-        SnapshotLayout::JavaGo => {
-            if args.group.is_some() || !args.tasks.is_empty() {
-                return Err(CliError::usage(
-                    "--group and --task name Rust files: add --layout rust",
-                ));
-            }
-            let text = args.partition.as_deref().ok_or_else(|| {
-                CliError::usage("give the partitions with --partition (e.g. 0-11 or 0-3,7)")
-            })?;
-            let set = PartitionSet::parse(text).map_err(CliError::usage)?;
-            if !many && set.0.len() != 1 {
-                return Err(CliError::usage(
-                    "--from-json writes one file: give a single --partition",
-                ));
-            }
-            Ok(set.0.into_iter().map(SnapshotUnit::Partition).collect())
-        }
-        SnapshotLayout::Rust => {
-            if args.partition.is_some() {
-                return Err(CliError::usage(
-                    "the Rust layout is keyed by --group and --task, not --partition",
-                ));
-            }
-            let group = args
-                .group
-                .clone()
-                .ok_or_else(|| CliError::usage("the Rust layout needs --group G and --task T"))?;
-            if args.tasks.is_empty() || (!many && args.tasks.len() != 1) {
-                return Err(CliError::usage(if many {
-                    "the Rust layout needs at least one --task T"
-                } else {
-                    "--from-json writes one file: give a single --task"
-                }));
-            }
-            Ok(args
-                .tasks
-                .iter()
-                .map(|task| SnapshotUnit::Task {
-                    group: group.clone(),
-                    task: task.clone(),
-                })
-                .collect())
-        }
-    }
+/// The report as the JSON document of `snapshot restore`.
+pub fn copy_report_json(report: &CopyReport) -> Value {
+    json!({
+        "to": report.location,
+        "files": report.files.iter().map(|(w, written)| write_json(w, *written)).collect::<Vec<_>>(),
+        "written": report.files.iter().filter(|(_, w)| *w).count(),
+    })
 }
 
-/// Validates a `--from-json` restore and returns its one write.
-fn prepare_from_json(
-    args: &RestoreArgs,
-    dump: &Path,
-    to: &Path,
-) -> CliResult<(String, PreparedWrite)> {
-    let text = crate::io::bounded_read::read(dump, crate::io::bounded_read::DUMP)
-        .map_err(|e| CliError::failure(format!("cannot read {}: {e}", dump.display())))?;
-    let parsed =
-        read_lossless(&text).map_err(|e| CliError::failure(format!("{}: {e}", dump.display())))?;
-    drop(text);
-    let bytes = parsed
-        .to_container(args.convert_legacy)
-        .map_err(|e| CliError::failure(format!("{}: {e}", dump.display())))?;
-    let source = dump.display().to_string();
-    if std::fs::metadata(to).is_ok_and(|m| m.is_dir()) {
-        let dir = open_dir(to)?;
-        let epoch = args.epoch.ok_or_else(|| {
-            CliError::usage(format!(
-                "{} is a directory: give --epoch E|live and --partition P (or --layout rust --group G --task T)",
-                to.display()
-            ))
-        })?;
-        let unit = units_of(args, false)?.remove(0);
-        let target = unit
-            .key(epoch)
-            .file_name()
-            .map_err(|e| CliError::usage(e.to_string()))?;
-        check_target(&dir, &target)?;
-        let replaces = dir.entry_kind(&target).map_err(super::dir_error)?.is_some();
-        let location = dir.path().display().to_string();
-        return Ok((
-            location,
-            PreparedWrite {
-                path: dir.path().join(&target),
-                target,
-                source,
-                bytes,
-                replaces,
-                dir: Some(dir),
-            },
-        ));
+/// The report as the table of `snapshot restore`.
+pub fn copy_report_human(report: &CopyReport, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut t = table(&["target", "source", "bytes", "action", "written"]);
+    for (w, written) in &report.files {
+        t.add_row(vec![
+            w.target.clone(),
+            w.source.clone(),
+            w.bytes.len().to_string(),
+            w.action().to_owned(),
+            if *written { "yes" } else { "no" }.to_owned(),
+        ]);
     }
-    if args.partition.is_some()
-        || args.epoch.is_some()
-        || args.group.is_some()
-        || !args.tasks.is_empty()
-    {
-        return Err(CliError::usage(format!(
-            "--partition, --epoch, --group and --task name a file inside a directory, but {} is not a directory",
-            to.display()
-        )));
+    writeln!(out, "{t}")?;
+    let replacing = report.files.iter().filter(|(w, _)| w.replaces).count();
+    if report.dry_run {
+        writeln!(
+            out,
+            "would write {} files in {} ({replacing} replacing existing files)",
+            report.files.len(),
+            report.location
+        )
+    } else {
+        writeln!(
+            out,
+            "wrote {} files in {} ({replacing} replaced)",
+            report.files.iter().filter(|(_, w)| *w).count(),
+            report.location
+        )
     }
-    // A file outside a snapshot directory follows the rule of every output
-    // (`io::output_file`): a link to a regular file replaces the file it points to, a
-    // device, FIFO or descriptor is written in place.
-    crate::io::output_file::check_writable(to)
-        .map_err(|e| CliError::usage(format!("--to {}: {e}", to.display())))?;
-    let replaces = match crate::io::output_file::resolve(to) {
-        Ok(crate::io::output_file::Resolved::Replace(target)) => target.is_file(),
-        Ok(_) => false,
-        Err(e) => {
-            return Err(CliError::usage(format!("--to {}: {e}", to.display())));
-        }
-    };
-    let location = match to.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.display().to_string(),
-        _ => ".".to_owned(),
-    };
-    Ok((
-        location,
-        PreparedWrite {
-            target: to.display().to_string(),
-            path: to.to_path_buf(),
-            source,
-            bytes,
-            replaces,
-            dir: None,
-        },
-    ))
 }
 
 pub fn run(global: &GlobalArgs, args: RestoreArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
-    let report = match (&args.from_json, &args.to, &args.dir) {
-        (Some(dump), Some(to), None) => {
-            use crate::io::path_conflict::{Named, check};
-            check(&[
-                Named::input(format!("--from-json {}", dump.display()), dump),
-                Named::output(format!("--to {}", to.display()), to),
-            ])
-            .map_err(CliError::usage)?;
-            let (location, write) = prepare_from_json(&args, dump, to)?;
-            finish(&ui, location, vec![write])?
-        }
-        (None, None, Some(dir)) => {
-            let (Some(from), Some(to)) = (args.from_epoch, args.to_epoch) else {
-                return Err(CliError::usage(
-                    "an epoch copy needs --from-epoch E and --to-epoch E|live",
-                ));
-            };
-            let dir = open_dir(dir)?;
-            let units = units_of(&args, true)?;
-            copy_epoch(&ui, &dir, &units, from, to)?
-        }
-        _ => {
-            return Err(CliError::usage(
-                "give either --from-json DUMP --to FILE|DIR, or DIR --partition LIST --from-epoch E --to-epoch E|live",
-            ));
-        }
+    let plan = RestorePlan {
+        dir: args.dir,
+        from_json: args.from_json,
+        to: args.to,
+        partition: args.partition,
+        epoch: args.epoch,
+        from_epoch: args.from_epoch,
+        to_epoch: args.to_epoch,
+        layout: args.layout,
+        group: args.group,
+        tasks: args.tasks,
+        convert_legacy: args.convert_legacy,
+        dry_run: ui.dry_run,
     };
-    ui.report(report.json(), |out| report.human(out))
+    let report = restore(&plan, &|question| ui.confirm(question))?;
+    ui.report(copy_report_json(&report), |out| {
+        copy_report_human(&report, out)
+    })
 }

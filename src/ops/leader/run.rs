@@ -13,7 +13,7 @@ use crate::engine::coordination::{
 use crate::engine::time::rfc3339_millis;
 use crate::io::kafka::coordination::KafkaTransport;
 use crate::io::kafka::settings::KafkaSettings;
-use crate::io::supervised_child::Supervised;
+use crate::io::process::Supervised;
 use crate::ops::leader::{Timing, leader_error, missing_topic, transport, transport_error};
 use crate::ops::{Error, ErrorKind, Result};
 

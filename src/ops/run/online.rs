@@ -1,23 +1,19 @@
 //! `run FILE -b …`: the topology as a consumer-group runner. Wires the rdkafka
-//! consumer and producer (transactional under `guarantee: exactly-once`), the
-//! state directory, the registry-backed codecs and, with a `barrier_group`, the
-//! cut reader over `__barrier_state` into the engine's `GroupRunner`; starts
-//! from a cut with `--restore-cut`; applies the rebalances the consumer queued
-//! between rounds, and stops on Ctrl-C after the round in flight: its records
-//! are sent, flushed and committed, every owned partition's state is saved, and
-//! the exit code is 130.
+//! consumer and producer (transactional under `guarantee: exactly-once`, the
+//! consumer then `read_committed`), the state store (a directory, memory or a
+//! compacted Kafka topic, with its identity claim), the registry-backed codecs
+//! (sink schemas registered and source schemas prefetched before the first
+//! round) and, with a `barrier_group`, the cut reader over `__barrier_state`
+//! into the engine's `GroupRunner`; starts from a cut with `--restore-cut`;
+//! applies the rebalances the consumer queued between rounds, and stops when
+//! asked (Ctrl-C) after the round in flight: its records are sent, flushed and
+//! committed and every owned partition's state is saved.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
-use super::{invalid, metrics_json, metrics_reporter, restore_cut};
-use crate::cmd::exit::{CliError, CliResult};
-use crate::cmd::global::{GlobalArgs, OutputMode};
-use crate::cmd::interrupt::Interrupt;
-use crate::cmd::output::Ui;
-use crate::cmd::schema_cache::decoding_cache;
+use super::plan::{RunHooks, RunPlan, StartedInfo, invalid};
+use super::restore_cut;
 use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, StateStore, Tp};
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, TopologySpec};
@@ -33,9 +29,8 @@ use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::transactions;
 use crate::ops::state_store::{self, StoreRequest};
-
-use super::RunArgs;
-use crate::cmd::snapshot::restore_cut::CutSelector;
+use crate::ops::snapshot::restore_cut::CutSelector;
+use crate::ops::{Error, Result};
 
 /// Records handed to the topology per round, at most. An exactly-once or barrier round
 /// ends with a producer flush and a commit (or a transaction commit), two broker round
@@ -48,7 +43,7 @@ const POLL_TIMEOUT: Duration = Duration::from_millis(200);
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
 
 /// Refuses sink codecs that cannot encode, naming the line of the codec.
-pub(super) fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecError> {
+pub(super) fn check_sink_codecs(spec: &TopologySpec) -> std::result::Result<(), spec::SpecError> {
     for node in &spec.nodes {
         if let NodeOp::Sink {
             codec: Some(codec), ..
@@ -73,7 +68,7 @@ pub(super) fn check_sink_codecs(spec: &TopologySpec) -> Result<(), spec::SpecErr
 /// Registers the writer schemas the registry-framed sinks interned while the
 /// topology was built (their input schemas were declared), before any record is
 /// polled: a registry that refuses one stops the run here, not mid-stream.
-fn register_sink_schemas(cache: Option<&SchemaCache>) -> Result<(), StartError> {
+fn register_sink_schemas(cache: Option<&SchemaCache>) -> std::result::Result<(), StartError> {
     let Some(cache) = cache else {
         return Ok(());
     };
@@ -85,7 +80,7 @@ fn register_sink_schemas(cache: Option<&SchemaCache>) -> Result<(), StartError> 
     if let Some((subject, e)) = report.failures.iter().next() {
         let message = format!("cannot register the sink schema of {subject}: {e}");
         return Err(if e.is_unreachable() {
-            StartError::Cli(CliError::unreachable(message))
+            StartError::Cli(Error::unreachable(message))
         } else {
             StartError::Failed(message)
         });
@@ -119,8 +114,8 @@ fn prefetch_source_schemas(spec: &TopologySpec, cache: Option<&SchemaCache>) {
     }
 }
 
-fn runner_failure(e: RunnerError) -> CliError {
-    CliError::failure(e.message)
+fn runner_failure(e: RunnerError) -> Error {
+    Error::failure(e.message)
 }
 
 /// The runner over the real adapters.
@@ -144,7 +139,7 @@ pub fn start(
     timeout: Duration,
     restore_cut: Option<CutSelector>,
     adopt_state: bool,
-) -> Result<Started, StartError> {
+) -> std::result::Result<Started, StartError> {
     let settings = &spec.settings;
     let Some(group) = settings.consumer_group.clone() else {
         return Err(StartError::Usage(
@@ -264,12 +259,12 @@ pub enum StartError {
     Kafka(KafkaIoError),
     Failed(String),
     /// Already a command error (e.g. `--restore-cut` found no such cut).
-    Cli(CliError),
+    Cli(Error),
 }
 
 /// One round, then the rebalances it queued; returns the offsets committed
 /// (none when the round is retried). `Err` only for a failure that ends the run.
-pub fn round(runner: &mut OnlineRunner) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+pub fn round(runner: &mut OnlineRunner) -> std::result::Result<BTreeMap<Tp, i64>, RunnerError> {
     let committed = match runner.run_once() {
         Ok(offsets) => offsets,
         Err(e) if e.retriable => {
@@ -321,14 +316,40 @@ pub fn stop(runner: &mut OnlineRunner) {
     runner.consumer.close();
 }
 
-pub fn run_online(
-    global: &GlobalArgs,
-    ui: &Ui,
-    args: &RunArgs,
+/// How an online run ended: it runs until asked to stop or until a failure.
+#[derive(Debug)]
+pub enum OnlineOutcome {
+    Interrupted,
+    Failed(Error),
+}
+
+/// The end of an online run: how, the group and the metrics at the end.
+#[derive(Debug)]
+pub struct OnlineReport {
+    pub outcome: OnlineOutcome,
+    pub group: String,
+    pub metrics: crate::engine::columnar::runner::Metrics,
+}
+
+impl OnlineReport {
+    /// The error the run ends with: the failure, or cancelled (exit 130) after a stop request.
+    pub fn into_error(self) -> Error {
+        match self.outcome {
+            OnlineOutcome::Failed(e) => e,
+            OnlineOutcome::Interrupted => Error::cancelled(),
+        }
+    }
+}
+
+/// Starts the runner, runs rounds until a stop request or a failure, then saves
+/// the state and leaves the group.
+pub(super) fn run_online(
+    plan: &RunPlan,
+    hooks: &mut dyn RunHooks,
     spec: &TopologySpec,
     file: &str,
-) -> CliResult<()> {
-    let kafka = global.connection.kafka_settings("run")?;
+) -> Result<OnlineReport> {
+    let (kafka, schemas) = hooks.connect()?;
     let Started {
         mut runner,
         group,
@@ -337,47 +358,26 @@ pub fn run_online(
     } = start(
         &kafka,
         spec,
-        decoding_cache(global, args.schema_cache.schema_cache.as_deref())?,
-        global.connection.timeout,
-        args.restore_cut,
-        args.adopt_state,
+        schemas,
+        plan.timeout,
+        plan.restore_cut,
+        plan.adopt_state,
     )
     .map_err(|e| match e {
-        StartError::Usage(m) => CliError::usage(format!("{file}: {m}")),
-        StartError::Spec(e) => invalid(args, file, e),
+        StartError::Usage(m) => Error::usage(format!("{file}: {m}")),
+        StartError::Spec(e) => invalid(plan, file, e),
         StartError::Kafka(e) => e.into(),
-        StartError::Failed(m) => CliError::failure(m),
+        StartError::Failed(m) => Error::failure(m),
         StartError::Cli(e) => e,
     })?;
-    let interrupt = Interrupt::install()?;
-
-    let quiet = global.output.quiet > 0;
-    let mut progress = args
-        .metrics_interval
-        .map(|every| (every, Instant::now() + every, metrics_reporter(ui, quiet)));
-    if !quiet && !ui.is_json() {
-        eprintln!(
-            "Running {file} as group {group} on {} (Ctrl-C to stop)",
-            topics.join(", ")
-        );
-        if let Some(restored) = &restored {
-            let offsets: Vec<String> = restored
-                .cut
-                .cut
-                .offsets()
-                .map(|(tp, o)| format!("{tp}@{o}"))
-                .collect();
-            eprintln!(
-                "Started from cut {} of barrier group {}: {} partition(s) restored, offsets {}",
-                restored.cut.epoch,
-                restored.cut.group,
-                restored.states.len(),
-                offsets.join(", ")
-            );
-        }
-    }
+    hooks.online_started(&StartedInfo {
+        group: &group,
+        topics: &topics,
+        restored: restored.as_ref(),
+    })?;
+    let mut next_progress = plan.metrics_interval.map(|every| Instant::now() + every);
     let failure = loop {
-        if interrupt.is_set() {
+        if hooks.stop_requested() {
             break None;
         }
         if let Err(e) = round(&mut runner) {
@@ -388,32 +388,20 @@ pub fn run_online(
         if let Some(e) = auth_failure::access_lost("run") {
             break Some(e.into());
         }
-        if let Some((every, next, report)) = progress.as_mut()
+        if let (Some(every), Some(next)) = (plan.metrics_interval, next_progress.as_mut())
             && Instant::now() >= *next
         {
-            report(&runner.metrics);
-            *next = Instant::now() + *every;
+            hooks.progress(&runner.metrics);
+            *next = Instant::now() + every;
         }
     };
     stop(&mut runner);
-    let metrics = runner.metrics;
-    let outcome = if failure.is_some() {
-        "failed"
-    } else {
-        "interrupted"
-    };
-    if !quiet && global.output.output == OutputMode::Human {
-        eprintln!("Processed a total of {} records", metrics.input_records);
-        eprintln!("{metrics}");
-    }
-    if ui.is_json() {
-        ui.report(
-            json!({"outcome": outcome, "group": group, "metrics": metrics_json(&metrics)}),
-            |_| Ok(()),
-        )?;
-    }
-    match failure {
-        Some(e) => Err(e),
-        None => Err(CliError::cancelled()),
-    }
+    Ok(OnlineReport {
+        outcome: match failure {
+            Some(e) => OnlineOutcome::Failed(e),
+            None => OnlineOutcome::Interrupted,
+        },
+        group,
+        metrics: runner.metrics,
+    })
 }

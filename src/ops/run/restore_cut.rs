@@ -1,6 +1,7 @@
 //! `run FILE -b … --restore-cut E|latest`: before the group is joined, find the
-//! barrier group's complete cut, load every partition's state at its epoch
-//! from the state directory, and set the consumer group's committed offsets to
+//! barrier group's complete cut (the same lookup as `snapshot restore-cut`,
+//! `ops::snapshot::restore_cut::find_cut`), load every partition's state at its
+//! epoch from the state store, and set the consumer group's committed offsets to
 //! the cut offsets; the runner then adopts that state on its first assignment
 //! and continues after the cut's epoch. Nothing is changed unless the cut and
 //! every snapshot exist and the consumer group has no members.
@@ -8,15 +9,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::cmd::exit::{CliError, CliResult, ExitCode};
-use crate::cmd::snapshot::restore_cut::{CutSelector, select_cut};
 use crate::engine::columnar::barrier::BarrierCut;
 use crate::engine::columnar::runner::align::cut_offsets;
 use crate::engine::columnar::runner::group::StateStore;
 use crate::engine::columnar::runner::group::restore::{PartitionState, load_cut};
-use crate::io::kafka::barrier_state::{BarrierStateReadError, read_barrier_state};
 use crate::io::kafka::groups::{commit_offsets, group_activity};
 use crate::io::kafka::settings::KafkaSettings;
+use crate::ops::snapshot::restore_cut::{CutLookupError, CutSelector, find_cut};
+use crate::ops::{Error, ErrorKind, Result};
 
 /// The cut the run starts from and the state it adopts.
 pub struct RestoredCut {
@@ -32,27 +32,25 @@ pub fn prepare(
     consumer_group: &str,
     selector: CutSelector,
     store: &mut dyn StateStore,
-) -> CliResult<RestoredCut> {
+) -> Result<RestoredCut> {
     let Some(barrier_group) = barrier_group else {
-        return Err(CliError::usage(
+        return Err(Error::usage(
             "--restore-cut: restoring to a cut requires a barrier group (`barrier_group` in the topology settings)",
         ));
     };
-    let state = read_barrier_state(kafka, timeout).map_err(|e| match e {
-        BarrierStateReadError::Kafka(k) => CliError::from(k),
-        malformed => CliError::failure(malformed.to_string()),
+    let cut = find_cut(kafka, timeout, barrier_group, selector).map_err(|e| match e {
+        CutLookupError::Read(e) => e,
+        CutLookupError::NoCut(m) => Error::failure(format!("--restore-cut: {m}")),
     })?;
-    let cut = select_cut(&state.log, state.topic_exists, barrier_group, selector)
-        .map_err(|m| CliError::failure(format!("--restore-cut: {m}")))?;
     let states = load_cut(store, &cut).map_err(|e| {
-        CliError::failure(format!(
+        Error::failure(format!(
             "--restore-cut: cut {} of {barrier_group}: {}",
             cut.epoch, e.message
         ))
     })?;
     let activity = group_activity(kafka, consumer_group, timeout)?;
     if !activity.is_inactive() {
-        return Err(CliError::failure(format!(
+        return Err(Error::failure(format!(
             "--restore-cut: consumer group {consumer_group} is active (state {}, {} members): \
              stop every consumer of the group first; nothing was changed",
             activity.state, activity.members
@@ -60,13 +58,13 @@ pub fn prepare(
     }
     let offsets: BTreeMap<(String, i32), i64> = cut_offsets(&cut);
     commit_offsets(kafka, consumer_group, &offsets, timeout).map_err(|e| {
-        let code = if e.unreachable {
-            ExitCode::Unreachable
+        let kind = if e.unreachable {
+            ErrorKind::Unreachable
         } else {
-            ExitCode::Failure
+            ErrorKind::Failure
         };
-        CliError::new(
-            code,
+        Error::new(
+            kind,
             format!(
                 "--restore-cut: committing the offsets of cut {} to {consumer_group} failed: {}",
                 cut.epoch, e.message

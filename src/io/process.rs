@@ -1,13 +1,35 @@
-//! The command `leader run` supervises (an OS adapter, used by `ops::leader::run`):
-//! started in a process group of its own (so stopping it reaches every process it started), killed by the
-//! kernel if `leader run` itself dies (PR_SET_PDEATHSIG, so a `kill -9` of
-//! the leader cannot leave a deposed command running), stopped with SIGTERM
-//! and then SIGKILL after a grace period.
+//! The process's own OS settings, kept out of `cmd` and `ops` because each is a
+//! raw libc call with a platform condition and a safety argument:
+//!
+//! * [`keep_freed_batch_memory`] (glibc `mallopt`): allocator tuning for offline
+//!   runs. Every input batch arrives in buffers of a few megabytes, allocated on
+//!   the reader thread and freed on the runner's. With glibc's defaults such a
+//!   buffer is its own mapping (or trimmed off the arena when freed), so the next
+//!   batch faults its pages in again and the kernel zeroes them: 13 % of the CPU
+//!   time of a 10 M-row run in the profile. Raising the mapping and trim
+//!   thresholds makes freed batch memory serve the next batch; peak RSS stays
+//!   about what the batches in flight need.
+//! * [`Supervised`] (process groups, `prctl(PR_SET_PDEATHSIG)`, `kill(-pgid)`): the
+//!   command `leader run` supervises, started in a process group of its own (so
+//!   stopping it reaches every process it started), killed by the kernel if
+//!   `leader run` itself dies (so a `kill -9` of the leader cannot leave a deposed
+//!   command running), stopped with SIGTERM and then SIGKILL after a grace period.
 
 use std::io;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
+
+/// Keeps freed batch-sized blocks in the process for reuse (glibc only; elsewhere nothing).
+pub fn keep_freed_batch_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator parameters; glibc applies them under its own lock.
+    unsafe {
+        // 32 MiB is the largest threshold glibc accepts; trimming keeps up to 256 MiB free.
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
+}
 
 /// A running command.
 pub struct Supervised {

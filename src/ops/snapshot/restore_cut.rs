@@ -1,0 +1,364 @@
+//! `snapshot restore-cut --group G --epoch E|latest --snapshot-dir DIR --consumer-group CG`:
+//! puts a Java/Go application back to a complete barrier cut, both halves: the
+//! state snapshot of every logical partition of the cut at that epoch becomes
+//! live state (`partition-<p>-epoch-<e>.snapshot` → `partition-<p>.snapshot`),
+//! and CG's committed offsets are set to the cut offsets. [`find_cut`] is also
+//! how `run --restore-cut` finds its cut.
+//!
+//! Only planned unless `execute`: the plan is returned and nothing changes.
+//! Everything is checked before the first change: the cut exists and is
+//! complete, every snapshot file exists and decodes (D15 otherwise), no target is
+//! a link, and CG has no members. State files are written first, then the offsets
+//! committed (the runner's order: state before offsets). If something still fails
+//! half-way, the error says exactly which files were written and whether the
+//! offsets changed (failure; unreachable when the broker did not answer the
+//! commit, so its outcome is unknown).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::open_dir;
+use super::restore::{PreparedWrite, execute_writes, prepare_epoch_copy};
+use crate::engine::columnar::barrier::cut_log::{BarrierCut, CutLog};
+use crate::engine::columnar::barrier::record::BARRIER_STATE_TOPIC;
+use crate::engine::columnar::barrier::require_group;
+use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotLayout};
+use crate::engine::columnar::snapshot::plan::{SnapshotUnit, parse_epoch};
+use crate::io::kafka::barrier_state::{BarrierStateReadError, read_barrier_state};
+use crate::io::kafka::groups::{TopicPartition, commit_offsets, committed_offsets, group_activity};
+use crate::io::kafka::settings::KafkaSettings;
+use crate::ops::{Error, ErrorKind, Result};
+
+/// Which cut: an epoch number or the latest complete one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CutSelector {
+    Epoch(i64),
+    Latest,
+}
+
+/// Parses `E|latest` (the value of `--epoch` and `--restore-cut`).
+pub fn cut_selector(text: &str) -> std::result::Result<CutSelector, String> {
+    if text == "latest" {
+        return Ok(CutSelector::Latest);
+    }
+    parse_epoch(text, false)
+        .map(CutSelector::Epoch)
+        .map_err(|e| format!("{e} or `latest`"))
+}
+
+/// What to restore to, and whether to do it.
+#[derive(Debug, Clone)]
+pub struct RestoreCutPlan {
+    /// The barrier group.
+    pub group: String,
+    pub epoch: CutSelector,
+    pub snapshot_dir: PathBuf,
+    pub consumer_group: String,
+    pub layout: SnapshotLayout,
+    /// Write and commit; otherwise only plan.
+    pub execute: bool,
+    pub timeout: Duration,
+}
+
+/// Picks the cut, with the semantics §8 wording when there is none to restore to.
+pub fn select_cut(
+    log: &CutLog,
+    topic_exists: bool,
+    group: &str,
+    selector: CutSelector,
+) -> std::result::Result<BarrierCut, String> {
+    require_group(log, topic_exists, group).map_err(|e| e.to_string())?;
+    let known: Vec<String> = log
+        .cuts(group)
+        .iter()
+        .map(|c| format!("{} ({})", c.epoch, c.cut.status))
+        .collect();
+    let context = if !topic_exists {
+        format!(" (topic {BARRIER_STATE_TOPIC} does not exist)")
+    } else if known.is_empty() {
+        " (the group has no cuts)".to_owned()
+    } else {
+        format!(" (cuts of the group: {})", known.join(", "))
+    };
+    match selector {
+        CutSelector::Latest => log
+            .latest_complete_cut(group)
+            .ok_or_else(|| format!("barrier group {group} has no complete cut{context}")),
+        CutSelector::Epoch(epoch) => {
+            if let Some(cut) = log.complete_cut_at(group, epoch) {
+                return Ok(cut);
+            }
+            let partial = log.cuts(group).into_iter().find(|c| c.epoch == epoch);
+            Err(match partial {
+                Some(p) => format!(
+                    "barrier group {group} has no complete cut at epoch {epoch}: that cut is {} (missing: {})",
+                    p.cut.status,
+                    p.cut
+                        .missing
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => {
+                    format!("barrier group {group} has no complete cut at epoch {epoch}{context}")
+                }
+            })
+        }
+    }
+}
+
+/// The distinct logical partitions of a cut, ascending (semantics §5, §8).
+fn logical_partitions(cut: &BarrierCut) -> Vec<i32> {
+    let mut partitions: Vec<i32> = cut.cut.offsets().map(|(tp, _)| tp.partition).collect();
+    partitions.sort_unstable();
+    partitions.dedup();
+    partitions
+}
+
+/// Why no cut was found: `__barrier_state` could not be read, or holds no such cut.
+#[derive(Debug)]
+pub enum CutLookupError {
+    Read(Error),
+    /// The semantics §8 wording of [`select_cut`].
+    NoCut(String),
+}
+
+/// Reads `__barrier_state` and picks the cut of `group` the selector names.
+pub fn find_cut(
+    kafka: &KafkaSettings,
+    timeout: Duration,
+    group: &str,
+    selector: CutSelector,
+) -> std::result::Result<BarrierCut, CutLookupError> {
+    let state = read_barrier_state(kafka, timeout).map_err(|e| {
+        CutLookupError::Read(match e {
+            BarrierStateReadError::Kafka(k) => Error::from(k),
+            malformed => Error::failure(malformed.to_string()),
+        })
+    })?;
+    select_cut(&state.log, state.topic_exists, group, selector).map_err(CutLookupError::NoCut)
+}
+
+/// One committed offset the restore sets.
+pub struct OffsetChange {
+    pub tp: TopicPartition,
+    pub current: Option<i64>,
+    pub new: i64,
+}
+
+/// The restore, planned (and, when `executed`, done).
+pub struct CutRestore {
+    pub cut: BarrierCut,
+    pub writes: Vec<PreparedWrite>,
+    pub offsets: Vec<OffsetChange>,
+    /// The consumer group's state when it was checked (e.g. `Empty`).
+    pub group_state: String,
+    pub executed: bool,
+}
+
+/// Plans the restore and, with `plan.execute`, performs it. `connect` gives the
+/// cluster settings once the local checks passed (layout, directory), so those
+/// are reported before a missing broker.
+pub fn restore_cut(
+    plan: &RestoreCutPlan,
+    connect: &dyn Fn() -> Result<KafkaSettings>,
+) -> Result<CutRestore> {
+    if plan.layout == SnapshotLayout::Rust {
+        return Err(Error::usage(
+            "restore-cut restores live state, which the Rust layout does not have \
+             (krabka-streams-rs loads <group>-<task>-epoch-<e>.snapshot itself when it restores to a cut); \
+             use `barrier verify --snapshot-dir … --layout rust` to check its files",
+        ));
+    }
+    let dir = open_dir(&plan.snapshot_dir)?;
+    let settings = connect()?;
+    let timeout = plan.timeout;
+
+    let cut = find_cut(&settings, timeout, &plan.group, plan.epoch).map_err(|e| match e {
+        CutLookupError::Read(e) => e,
+        CutLookupError::NoCut(m) => Error::failure(m),
+    })?;
+    let units: Vec<SnapshotUnit> = logical_partitions(&cut)
+        .into_iter()
+        .map(SnapshotUnit::Partition)
+        .collect();
+    let writes = prepare_epoch_copy(&dir, &units, cut.epoch, NO_EPOCH)?;
+
+    let new_offsets: BTreeMap<TopicPartition, i64> = cut
+        .cut
+        .offsets()
+        .map(|(tp, offset)| ((tp.topic, tp.partition), offset))
+        .collect();
+    let tps: Vec<TopicPartition> = new_offsets.keys().cloned().collect();
+    let activity = group_activity(&settings, &plan.consumer_group, timeout)?;
+    if !activity.is_inactive() {
+        return Err(Error::failure(format!(
+            "consumer group {} is active (state {}, {} members): stop every consumer of the group \
+             before restoring its offsets; nothing was changed",
+            plan.consumer_group, activity.state, activity.members
+        )));
+    }
+    let current = committed_offsets(&settings, &plan.consumer_group, &tps, timeout)?;
+    let mut restore = CutRestore {
+        offsets: new_offsets
+            .iter()
+            .map(|(tp, new)| OffsetChange {
+                tp: tp.clone(),
+                current: current.get(tp).copied().flatten(),
+                new: *new,
+            })
+            .collect(),
+        cut,
+        writes,
+        group_state: activity.state,
+        executed: false,
+    };
+    if !plan.execute {
+        return Ok(restore);
+    }
+    execute(plan, &settings, &restore, &new_offsets)?;
+    restore.executed = true;
+    Ok(restore)
+}
+
+/// Writes the live state files, then commits the cut offsets.
+fn execute(
+    plan: &RestoreCutPlan,
+    settings: &KafkaSettings,
+    restore: &CutRestore,
+    new_offsets: &BTreeMap<TopicPartition, i64>,
+) -> Result<()> {
+    execute_writes(&restore.writes).map_err(|e| {
+        Error::failure(format!(
+            "restore to cut {} of {} failed half-way: {}; the committed offsets of {} were NOT changed",
+            restore.cut.epoch, plan.group, e.message, plan.consumer_group
+        ))
+    })?;
+    if let Err(e) = commit_offsets(settings, &plan.consumer_group, new_offsets, plan.timeout) {
+        let kind = if e.unreachable {
+            ErrorKind::Unreachable
+        } else {
+            ErrorKind::Failure
+        };
+        let written: Vec<&str> = restore.writes.iter().map(|w| w.target.as_str()).collect();
+        let offsets_state = if e.unreachable {
+            "may or may not have been changed (the broker did not answer)"
+        } else {
+            "were NOT changed"
+        };
+        return Err(Error::new(
+            kind,
+            format!(
+                "restore to cut {} of {} failed half-way: the live state files were written ([{}]), \
+                 but committing the cut offsets failed: {}; the committed offsets of {} {offsets_state}. \
+                 Run the same command again once the broker is reachable",
+                restore.cut.epoch,
+                plan.group,
+                written.join(", "),
+                e.message,
+                plan.consumer_group
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::columnar::barrier::cut_log::ConsumedRecord;
+    use crate::engine::columnar::barrier::record::{
+        BarrierStateKey, Cut, CutOffset, CutStatus, CutTopic, TopicPartition as BarrierTp,
+    };
+
+    fn cut(status: CutStatus, partitions: &[(i32, i64)]) -> Cut {
+        Cut {
+            triggered_at: 1,
+            completed_at: 2,
+            status,
+            topics: vec![CutTopic {
+                topic: "orders".into(),
+                partitions: partitions
+                    .iter()
+                    .map(|(partition, offset)| CutOffset {
+                        partition: *partition,
+                        offset: *offset,
+                    })
+                    .collect(),
+            }],
+            missing: if status == CutStatus::Partial {
+                vec![BarrierTp::new("orders", 9)]
+            } else {
+                vec![]
+            },
+        }
+    }
+
+    fn log_of(cuts: &[(i64, Cut)]) -> CutLog {
+        let mut log = CutLog::new();
+        for (i, (epoch, c)) in cuts.iter().enumerate() {
+            log.apply(&ConsumedRecord {
+                partition: 0,
+                offset: i as i64,
+                key: Some(BarrierStateKey::cut("app", *epoch).encode().unwrap()),
+                value: Some(c.encode().unwrap()),
+            })
+            .unwrap();
+        }
+        log
+    }
+
+    #[test]
+    fn latest_picks_the_highest_complete_cut_and_partial_cuts_are_named() {
+        let log = log_of(&[
+            (3, cut(CutStatus::Complete, &[(0, 10)])),
+            (4, cut(CutStatus::Partial, &[(0, 12)])),
+        ]);
+        assert_eq!(
+            select_cut(&log, true, "app", CutSelector::Latest)
+                .unwrap()
+                .epoch,
+            3
+        );
+        assert_eq!(
+            select_cut(&log, true, "app", CutSelector::Epoch(4)).unwrap_err(),
+            "barrier group app has no complete cut at epoch 4: that cut is partial (missing: orders/9)"
+        );
+        assert_eq!(
+            select_cut(&log, true, "app", CutSelector::Epoch(7)).unwrap_err(),
+            "barrier group app has no complete cut at epoch 7 (cuts of the group: 3 (complete), 4 (partial))"
+        );
+        assert_eq!(
+            select_cut(&CutLog::new(), false, "app", CutSelector::Latest).unwrap_err(),
+            "no such barrier group: app (__barrier_state does not exist)"
+        );
+        assert_eq!(
+            select_cut(&log, true, "ap", CutSelector::Latest).unwrap_err(),
+            "no such barrier group: ap (no record of it in __barrier_state; groups: app)"
+        );
+    }
+
+    #[test]
+    fn logical_partitions_are_distinct_across_topics() {
+        let mut c = cut(CutStatus::Complete, &[(2, 10), (0, 4)]);
+        c.topics.push(CutTopic {
+            topic: "payments".into(),
+            partitions: vec![CutOffset {
+                partition: 2,
+                offset: 1,
+            }],
+        });
+        let log = log_of(&[(1, c)]);
+        let selected = select_cut(&log, true, "app", CutSelector::Epoch(1)).unwrap();
+        assert_eq!(logical_partitions(&selected), [0, 2]);
+    }
+
+    #[test]
+    fn the_cut_selector_accepts_numbers_and_latest() {
+        assert_eq!(cut_selector("latest"), Ok(CutSelector::Latest));
+        assert_eq!(cut_selector("12"), Ok(CutSelector::Epoch(12)));
+        assert!(cut_selector("live").is_err());
+    }
+}
