@@ -6,7 +6,13 @@
 //! adapters of `io` and the traits of `engine`, and return [`Error`], whose
 //! [`ErrorKind`] maps one to one onto an exit code (only `cmd::exit` knows the
 //! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
+//!
+//! - `tail`: topics read into Arrow batches, the two-thread pipeline behind source
+//!   and sink traits (see its module doc for the files);
+//! - `demo`: the demo's tail of a topic into Parquet with a preview.
 
+pub mod demo;
 pub mod error;
+pub mod tail;
 
 pub use error::{Error, ErrorKind, Result};
