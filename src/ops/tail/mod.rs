@@ -35,6 +35,9 @@ mod run;
 pub mod sink;
 pub mod source;
 
+#[cfg(test)]
+mod pipeline_tests;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
