@@ -34,6 +34,9 @@ use crate::ops::tail::handoff::{BATCH_BYTES, Report, Shared, Tp};
 use crate::ops::tail::predicate::WherePredicate;
 use crate::ops::tail::sink::TailSink;
 
+/// One topic's rows of an arena (indices, fetch order).
+type TopicRows<'b> = (&'b str, Vec<u32>);
+
 /// How long the decode side waits for an arena before retrying held records.
 const RETRY_EVERY: Duration = Duration::from_millis(20);
 
@@ -357,7 +360,7 @@ impl DecodeSide {
     /// the offset after the last filtered record per partition, to be merged into
     /// the processed offsets only when the whole arena was gone through (a
     /// `--max-records` cut leaves later records unread).
-    fn route<'b>(&mut self, batch: &'b RawBatch) -> (Vec<(&'b str, Vec<u32>)>, HashMap<Tp, i64>) {
+    fn route<'b>(&mut self, batch: &'b RawBatch) -> (Vec<TopicRows<'b>>, HashMap<Tp, i64>) {
         let mut filtered_next: HashMap<Tp, i64> = HashMap::new();
         let mut by_topic: Vec<Vec<u32>> = vec![Vec::new(); batch.topic_count()];
         let filtering = !self.filter.is_empty();

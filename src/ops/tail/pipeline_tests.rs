@@ -374,7 +374,10 @@ impl MemorySink {
 
 /// Dead letters kept in memory: (topic, partition, offset, value, message).
 #[derive(Clone, Default)]
-struct MemoryDeadLetters(Arc<Mutex<Vec<(String, i32, i64, Vec<u8>, String)>>>);
+struct MemoryDeadLetters(Arc<Mutex<Vec<DeadLetter>>>);
+
+/// (topic, partition, offset, value, message).
+type DeadLetter = (String, i32, i64, Vec<u8>, String);
 
 impl DeadLetterSink for MemoryDeadLetters {
     fn append(&mut self, r: &Record, message: &str) -> std::io::Result<()> {
