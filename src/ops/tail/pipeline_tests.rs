@@ -98,7 +98,7 @@ struct FakeConsumer {
     chunk: usize,
     group: bool,
     /// Records of this partition at or past this offset are fetched only once the
-    /// partition was paused (or after 2 s): the pause then always comes while the
+    /// partition was paused (or after 15 s): the pause then always comes while the
     /// partition still has records to deliver, and some records after the pending
     /// one arrive before it takes effect.
     gate: Option<(Tp, i64)>,
@@ -130,7 +130,7 @@ impl FakeConsumer {
             g == tp
                 && offset >= *from
                 && !log.pauses.contains(tp)
-                && self.started.elapsed() < Duration::from_secs(2)
+                && self.started.elapsed() < Duration::from_secs(15)
         })
     }
 
