@@ -5,6 +5,7 @@
 
 pub mod assets;
 pub mod barrier;
+pub mod batch_table;
 pub mod completions;
 pub mod demo;
 pub mod dev_cluster;
@@ -22,6 +23,7 @@ pub mod schema_cache;
 pub mod shell_completion;
 pub mod snapshot;
 pub mod tail;
+pub mod tail_host;
 
 use std::ffi::OsString;
 

@@ -8,9 +8,16 @@
 //! numbers). `ops` never imports `cmd`; `io` and `engine` never import `ops`.
 //!
 //! * [`run`]: `run` — check, explain, offline and online (with `--restore-cut`);
-//! * [`snapshot`]: `snapshot list|dump|restore|verify|prune|restore-cut`.
+//! * [`snapshot`]: `snapshot list|dump|restore|verify|prune|restore-cut`;
+//! * [`tail`]: topics read into Arrow batches, the two-thread pipeline behind source
+//!   and sink traits (see its module doc for the files);
+//! * [`barrier`], [`leader`], [`schema`], [`produce`]: those subcommands' use cases;
+//! * [`state_store`], [`state_copy`], [`state_inspect`]: the online run's state store
+//!   and the `snapshot` commands over a state topic;
+//! * [`demo`]: the demo's tail of a topic into Parquet with a preview.
 
 pub mod barrier;
+pub mod demo;
 pub mod error;
 pub mod leader;
 pub mod produce;
@@ -20,5 +27,6 @@ pub mod snapshot;
 pub mod state_copy;
 pub mod state_inspect;
 pub mod state_store;
+pub mod tail;
 
 pub use error::{Error, ErrorKind, Result};

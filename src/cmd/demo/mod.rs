@@ -9,6 +9,7 @@ mod replay;
 mod schema_files;
 mod schemas;
 mod snapshots;
+mod tail_step;
 mod topology;
 
 use clap::Args;
@@ -192,7 +193,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     );
     // The sink topic read back by tail, which resolves the sink's registered schema by id.
     let totals_file = dir.path().join("totals.parquet");
-    let (rows, preview) = crate::cmd::tail::demo_to_parquet(
+    let (rows, preview) = tail_step::demo_to_parquet(
         &bootstrap,
         &registry_url,
         None,
@@ -223,7 +224,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
         data,
     );
     let parquet = dir.path().join("orders.parquet");
-    let (rows, preview) = crate::cmd::tail::demo_to_parquet(
+    let (rows, preview) = tail_step::demo_to_parquet(
         &bootstrap,
         &registry_url,
         Some(&schema_cache),

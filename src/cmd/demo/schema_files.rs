@@ -99,7 +99,7 @@ pub fn run(
         .map(|r| format!("{} -> {} v{}", r.name, r.subject, r.version))
         .collect();
     let file = dir.join("large-orders-proto.parquet");
-    let (rows, preview) = crate::cmd::tail::demo_to_parquet(
+    let (rows, preview) = super::tail_step::demo_to_parquet(
         cluster.bootstrap(),
         registry_url,
         None,

@@ -1,39 +1,30 @@
-//! `tail TOPIC…`: topics as Arrow record batches — one fetched batch is one batch
-//! per topic, Kafka metadata in the five reserved columns (and `__topic` when several
-//! topics are read, or with `--topic-column`) — written as an Arrow IPC
-//! stream or file, Parquet, NDJSON, or a table preview on a terminal.
+//! `tail TOPIC…`: the command line of the tail use case (`ops::tail`), which reads
+//! topics as Arrow record batches and writes them as an Arrow IPC stream or file,
+//! Parquet, NDJSON, or a table preview on a terminal.
 //!
-//! This module parses and validates the flags and builds a [`run::TailPlan`];
-//! `run` drives the consumer, `formats` the per-topic codecs, `positions` the
-//! `--from` grammar; sinks live in `io::batch_sink`.
+//! Here only: the flags ([`TailArgs`]); `plan`, which validates them into an
+//! `ops::tail::TailPlan` and the output's shape; one call to `ops::tail::run`; and
+//! `render`, which draws the table preview (a sink) and prints the summary and the
+//! exit. The pipeline, the codecs (`ops::tail::formats`) and the `--from` grammar
+//! (`ops::tail::positions`) live in `ops::tail`; the data sinks in `io::batch_sink`.
 
-mod dead_letter;
-mod decode_side;
-pub mod formats;
-mod outage;
-mod poll_side;
-pub mod positions;
-mod predicate;
-mod run;
-mod source;
-mod table;
+mod plan;
+mod render;
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 
-use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
-use crate::cmd::output::refuse_binary_on_tty;
-use crate::cmd::schema_cache::SchemaCacheArgs;
-use crate::engine::columnar::record_filter::{Glob, RecordFilter};
-use crate::engine::columnar::text_view::BinaryText;
-use crate::io::batch_sink::DataFormat;
+use crate::cmd::schema_cache::{SchemaCacheArgs, decoding_cache};
+use crate::cmd::tail_host::ConsoleHost;
+use crate::engine::columnarschema::writer_schemas::WriterSchemas;
+use crate::ops::tail::{DEFAULT_BATCH_RECORDS, TailContext};
 
 pub use crate::io::batch_sink::DEFAULT_ROW_GROUP_ROWS;
-/// Default largest number of records decoded into one batch.
-pub const DEFAULT_BATCH_RECORDS: usize = 10_000;
+pub use plan::ARROW_PIPE_HINT;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
@@ -73,27 +64,6 @@ pub enum Isolation {
     ReadUncommitted,
 }
 
-/// What to do with a record that cannot be decoded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OnError {
-    Fail,
-    Skip,
-    DeadLetter(PathBuf),
-}
-
-fn parse_on_error(values: &[String]) -> Result<OnError, String> {
-    match values {
-        [v] if v == "fail" => Ok(OnError::Fail),
-        [v] if v == "skip" => Ok(OnError::Skip),
-        [v, file] if v == "dead-letter" => Ok(OnError::DeadLetter(PathBuf::from(file))),
-        [v] if v == "dead-letter" => Err("--on-error dead-letter needs a FILE".into()),
-        other => Err(format!(
-            "invalid --on-error {:?}: expected fail, skip or dead-letter FILE",
-            other.join(" ")
-        )),
-    }
-}
-
 /// Parses a byte size: a number with an optional K/M/G (×1024) suffix, e.g. `128MiB`.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
@@ -114,18 +84,6 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     n.checked_mul(mult)
         .filter(|n| *n > 0)
         .ok_or_else(|| format!("invalid size {text:?}"))
-}
-
-fn parse_partitions(text: &str) -> Result<Vec<i32>, String> {
-    text.split(',')
-        .map(|p| {
-            p.trim()
-                .parse::<i32>()
-                .ok()
-                .filter(|p| *p >= 0)
-                .ok_or_else(|| format!("invalid partition {p:?} in -p {text}"))
-        })
-        .collect()
 }
 
 #[derive(Debug, Args)]
@@ -238,413 +196,25 @@ pub struct TailArgs {
     pub schema_cache: SchemaCacheArgs,
 }
 
-/// The output side after validation.
-#[derive(Debug, Clone)]
-pub struct OutputPlan {
-    pub format: OutputFormat,
-    pub path: Option<PathBuf>,
-    /// How the text outputs show raw bytes.
-    pub binary: BinaryText,
-    /// Arrow IPC and Parquet: `__timestamp` and `__headers` typed
-    /// (`engine::columnar::reserved_types`) rather than in the library layout.
-    pub typed_reserved: bool,
-}
-
-fn format_from_extension(path: &std::path::Path) -> Option<OutputFormat> {
-    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-        "arrows" => Some(OutputFormat::Arrow),
-        "arrow" | "feather" | "ipc" => Some(OutputFormat::ArrowFile),
-        "parquet" | "pq" => Some(OutputFormat::Parquet),
-        "ndjson" | "jsonl" | "json" => Some(OutputFormat::Ndjson),
-        _ => None,
-    }
-}
-
-/// Whether fd 1 is a pipe or a socket (`tail … | grep`), not a file or a terminal.
-fn stdout_is_pipe() -> bool {
-    use std::os::fd::FromRawFd;
-    use std::os::unix::fs::FileTypeExt;
-    // SAFETY: fd 1 stays open for the process's life; ManuallyDrop never closes it.
-    let stdout = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
-    stdout
-        .metadata()
-        .map(|m| m.file_type().is_fifo() || m.file_type().is_socket())
-        .unwrap_or(false)
-}
-
-/// The one-line hint for Arrow IPC written into a pipe by default — the commonest
-/// newcomer mistake is `tail … | grep` — shown only to a person: stderr a terminal,
-/// not `-q`, not `--output json`.
-pub const ARROW_PIPE_HINT: &str = "writing an Arrow IPC stream (binary) into the pipe, for pyarrow, DuckDB or `krabka-streams run --input NAME=-`; for text lines pass --format ndjson";
-
-fn arrow_pipe_hint(
-    defaulted_to_arrow: bool,
-    stdout_is_pipe: bool,
-    stderr_is_terminal: bool,
-    quiet: bool,
-    json: bool,
-) -> Option<&'static str> {
-    (defaulted_to_arrow && stdout_is_pipe && stderr_is_terminal && !quiet && !json)
-        .then_some(ARROW_PIPE_HINT)
-}
-
-impl OutputPlan {
-    fn resolve(args: &TailArgs, global: &GlobalArgs) -> CliResult<Self> {
-        let path = args.out.clone().filter(|p| p.as_os_str() != "-");
-        let format = match (args.format, &path) {
-            (Some(f), _) => f,
-            (None, Some(p)) => format_from_extension(p).unwrap_or(OutputFormat::Arrow),
-            (None, None) if std::io::stdout().is_terminal() => OutputFormat::Table,
-            (None, None) => OutputFormat::Arrow,
-        };
-        let defaulted = args.format.is_none() && args.out.is_none();
-        if let Some(hint) = arrow_pipe_hint(
-            defaulted && format == OutputFormat::Arrow,
-            stdout_is_pipe(),
-            std::io::stderr().is_terminal(),
-            global.output.quiet > 0,
-            global.output.output == crate::cmd::global::OutputMode::Json,
-        ) {
-            eprintln!("krabka-streams tail: {hint}");
-        }
-        if path.is_none() && format != OutputFormat::Table && format != OutputFormat::Ndjson {
-            refuse_binary_on_tty(match format {
-                OutputFormat::Parquet => "Parquet",
-                _ => "Arrow IPC",
-            })?;
-        }
-        if (args.rotate_rows.is_some() || args.rotate_bytes.is_some())
-            && format == OutputFormat::Table
-        {
-            return Err(CliError::usage(
-                "--rotate-rows/--rotate-bytes need a file format",
-            ));
-        }
-        if let Some(p) = &path
-            && (args.rotate_rows.is_some() || args.rotate_bytes.is_some())
-            && !matches!(
-                crate::io::output_file::resolve(p),
-                Ok(crate::io::output_file::Resolved::Replace(_))
-            )
-        {
-            return Err(CliError::usage(format!(
-                "--rotate-rows/--rotate-bytes need --out to name a regular file in a directory, not {}",
-                p.display()
-            )));
-        }
-        if args.binary.is_some() && !matches!(format, OutputFormat::Ndjson | OutputFormat::Table) {
-            return Err(CliError::usage(
-                "--binary applies to NDJSON and the table; Arrow IPC and Parquet keep bytes as binary columns",
-            ));
-        }
-        let binary = match args.binary.unwrap_or(BinaryArg::Auto) {
-            BinaryArg::Auto => BinaryText::Auto,
-            BinaryArg::Base64 => BinaryText::Base64,
-        };
-        if args.headers_encoding.is_some()
-            && matches!(format, OutputFormat::Ndjson | OutputFormat::Table)
-        {
-            return Err(CliError::usage(
-                "--headers-encoding applies to Arrow IPC and Parquet output; NDJSON and the table always show headers as a JSON object",
-            ));
-        }
-        // Typed by default in every binary format: `run --input` and `barrier verify
-        // --input` read both layouts, so a `tail | run` pipe works either way.
-        let typed_reserved =
-            args.headers_encoding.unwrap_or(HeadersEncoding::List) == HeadersEncoding::List;
-        Ok(OutputPlan {
-            format,
-            path,
-            binary,
-            typed_reserved,
-        })
-    }
-
-    /// NDJSON and the table show the text view of each batch.
-    pub fn is_text(&self) -> bool {
-        matches!(self.format, OutputFormat::Ndjson | OutputFormat::Table)
-    }
-
-    pub fn data_format(&self) -> Option<DataFormat> {
-        match self.format {
-            OutputFormat::Arrow => Some(DataFormat::ArrowStream),
-            OutputFormat::ArrowFile => Some(DataFormat::ArrowFile),
-            OutputFormat::Parquet => Some(DataFormat::Parquet),
-            OutputFormat::Ndjson => Some(DataFormat::Ndjson),
-            OutputFormat::Table => None,
-        }
-    }
-}
-
-/// A schema file named by a format (`json:FILE`, `avro:FILE`, under `gzip+`).
-fn schema_file(format: &formats::Format) -> Option<&std::path::Path> {
-    match format {
-        formats::Format::Json(Some(p)) | formats::Format::Avro(Some(p)) => Some(p),
-        formats::Format::Gzip(inner) => schema_file(inner),
-        _ => None,
-    }
-}
-
-/// No output destroys a file the tail reads or another output (`io::path_conflict`).
-fn check_paths(
-    global: &GlobalArgs,
-    args: &TailArgs,
-    key_specs: &[formats::FormatSpec],
-    value_specs: &[formats::FormatSpec],
-    on_error: &OnError,
-    output: &OutputPlan,
-) -> CliResult<()> {
-    use crate::io::path_conflict::{Named, check};
-    let mut named = Vec::new();
-    if let Some(p) = &global.connection.command_config {
-        named.push(Named::input(format!("--command-config {}", p.display()), p));
-    }
-    if let Some(p) = &args.schema_cache.schema_cache {
-        named.push(Named::input(format!("--schema-cache {}", p.display()), p));
-    }
-    for (flag, specs) in [("--key-format", key_specs), ("--value-format", value_specs)] {
-        for spec in specs {
-            if let Some(p) = schema_file(&spec.format) {
-                named.push(Named::input(format!("{flag} {}", p.display()), p));
-            }
-        }
-    }
-    let out = output.path.clone().unwrap_or_else(|| PathBuf::from("-"));
-    if args.rotate_rows.is_some() || args.rotate_bytes.is_some() {
-        named.push(Named::rotated_output(
-            format!("--out {}", out.display()),
-            out,
-        ));
-    } else {
-        named.push(Named::output(format!("--out {}", out.display()), out));
-    }
-    if let OnError::DeadLetter(p) = on_error {
-        named.push(Named::output(
-            format!("--on-error dead-letter {}", p.display()),
-            p,
-        ));
-    }
-    check(&named).map_err(CliError::usage)
-}
-
-fn build_filter(args: &TailArgs, partitions: &[i32]) -> CliResult<RecordFilter> {
-    let key = args
-        .key_glob
-        .as_deref()
-        .map(Glob::new)
-        .transpose()
-        .map_err(CliError::usage)?;
-    let headers = args
-        .headers
-        .iter()
-        .map(|h| {
-            let (name, glob) = h.split_once('=').ok_or_else(|| {
-                CliError::usage(format!("invalid --header {h:?}: expected NAME=GLOB"))
-            })?;
-            Ok((name.to_string(), Glob::new(glob).map_err(CliError::usage)?))
-        })
-        .collect::<CliResult<Vec<_>>>()?;
-    Ok(RecordFilter {
-        partitions: partitions.to_vec(),
-        key,
-        headers,
-    })
-}
-
 pub fn run(global: &GlobalArgs, args: TailArgs) -> CliResult<()> {
-    let now_ms = chrono::Utc::now().timestamp_millis();
-    let mut positions = match &args.from {
-        Some(f) => positions::parse_from(f, now_ms).map_err(CliError::usage)?,
-        None => positions::Positions {
-            start: positions::Start::Beginning,
-            stop: positions::Stop::Never,
-        },
+    let (plan, output) = plan::build(global, &args)?;
+    let settings = global.connection.kafka_settings("tail")?;
+    // The cache file is read before the broker is touched: a bad file fails fast.
+    let schemas = decoding_cache(global, args.schema_cache.schema_cache.as_deref())?
+        .map(|c| Arc::new(c) as Arc<dyn WriterSchemas>);
+    let host = ConsoleHost {
+        progress: render::shows_progress(global),
     };
-    if args.until_end {
-        if positions.stop != positions::Stop::Never {
-            return Err(CliError::usage(
-                "--until-end conflicts with the stop position given in --from",
-            ));
-        }
-        positions.stop = positions::Stop::End;
-    }
-    if args.group.is_some()
-        && !matches!(
-            positions.start,
-            positions::Start::Beginning | positions::Start::End
-        )
-    {
-        return Err(CliError::usage(
-            "with -g the group's committed offsets decide where to start: --from takes only start or end (optionally with :end)",
-        ));
-    }
-    if args.group.is_some()
-        && !matches!(
-            positions.stop,
-            positions::Stop::Never | positions::Stop::End
-        )
-    {
-        return Err(CliError::usage(
-            "with -g the only stop position is end (-e)",
-        ));
-    }
-    let partitions = args
-        .partitions
-        .as_deref()
-        .map(parse_partitions)
-        .transpose()
-        .map_err(CliError::usage)?
-        .unwrap_or_default();
-    let key_specs = args
-        .key_formats
-        .iter()
-        .map(|s| formats::parse_spec(s))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(CliError::usage)?;
-    let value_specs = args
-        .value_formats
-        .iter()
-        .map(|s| formats::parse_spec(s))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(CliError::usage)?;
-    for t in &args.topics {
-        crate::engine::topic_name::validate(t).map_err(CliError::usage)?;
-    }
-    let registry = global.registry.settings()?;
-    for t in &args.topics {
-        formats::check(
-            t,
-            &formats::format_for(&key_specs, t),
-            &formats::format_for(&value_specs, t),
-            registry.is_some() || args.schema_cache.schema_cache.is_some(),
-        )?;
-    }
-    let on_error = parse_on_error(&args.on_error).map_err(CliError::usage)?;
-    if args.batch_records == 0 {
-        return Err(CliError::usage("--batch-records must be at least 1"));
-    }
-    let output = OutputPlan::resolve(&args, global)?;
-    check_paths(global, &args, &key_specs, &value_specs, &on_error, &output)?;
-    let filter = build_filter(&args, &partitions)?;
-    let predicate = args
-        .predicate
-        .as_deref()
-        .map(predicate::WherePredicate::parse)
-        .transpose()?;
-    let several_topics = args
-        .topics
-        .iter()
-        .collect::<std::collections::BTreeSet<_>>()
-        .len()
-        > 1;
-    let plan = run::TailPlan {
-        topics: args.topics.clone(),
-        topic_column: args.topic_column || several_topics,
-        partitions,
-        positions,
-        max_records: args.max_records,
-        group: args.group.clone(),
-        isolation: match args.isolation {
-            Isolation::ReadCommitted => "read_committed",
-            Isolation::ReadUncommitted => "read_uncommitted",
-        }
-        .to_string(),
-        filter,
-        predicate,
-        columns: args.columns.clone(),
-        key_specs,
-        value_specs,
-        output,
-        row_group_size: args.row_group_size,
-        rotate_rows: args.rotate_rows,
-        rotate_bytes: args.rotate_bytes,
-        on_error,
-        batch_records: args.batch_records,
-        schema_cache: args.schema_cache.schema_cache.clone(),
-        report: true,
+    let context = TailContext {
+        settings,
+        timeout: global.connection.timeout,
+        schemas,
+        sink: render::sink(&output, &args),
+        host: &host,
     };
-    run::run(global, plan)
-}
-
-/// For the demo: tails `topic` (`value_format` values via the registry, writer
-/// schemas from `schema_cache` first) to the end into a Parquet file, then
-/// renders the file's first rows as a table preview.
-pub fn demo_to_parquet(
-    bootstrap: &str,
-    registry_url: &str,
-    schema_cache: Option<&std::path::Path>,
-    topic: &str,
-    value_format: &str,
-    path: &std::path::Path,
-    preview_rows: usize,
-) -> CliResult<(u64, String)> {
-    let mut global = GlobalArgs::default();
-    global.connection.bootstrap_server = Some(bootstrap.to_string());
-    global.connection.request_timeout_ms = 30_000;
-    global.connection.timeout = std::time::Duration::from_secs(30);
-    global.registry.registry = Some(registry_url.to_string());
-    let plan = run::TailPlan {
-        topics: vec![topic.to_string()],
-        topic_column: false,
-        partitions: Vec::new(),
-        positions: positions::Positions {
-            start: positions::Start::Beginning,
-            stop: positions::Stop::End,
-        },
-        max_records: None,
-        group: None,
-        isolation: "read_uncommitted".into(),
-        filter: RecordFilter::default(),
-        predicate: None,
-        columns: Vec::new(),
-        key_specs: vec![formats::parse_spec("string").map_err(CliError::failure)?],
-        value_specs: vec![formats::parse_spec(value_format).map_err(CliError::failure)?],
-        output: OutputPlan {
-            format: OutputFormat::Parquet,
-            path: Some(path.to_path_buf()),
-            binary: BinaryText::Auto,
-            typed_reserved: true,
-        },
-        row_group_size: DEFAULT_ROW_GROUP_ROWS,
-        rotate_rows: None,
-        rotate_bytes: None,
-        on_error: OnError::Fail,
-        batch_records: DEFAULT_BATCH_RECORDS,
-        schema_cache: schema_cache.map(|p| p.to_path_buf()),
-        report: false,
-    };
-    run::run(&global, plan)?;
-    let file = std::fs::File::open(path)
-        .map_err(|e| CliError::failure(format!("cannot open {}: {e}", path.display())))?;
-    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.with_batch_size(preview_rows.max(1)).build())
-        .map_err(|e| CliError::failure(format!("cannot read {}: {e}", path.display())))?;
-    let mut rows = 0u64;
-    let mut preview = Vec::new();
-    for batch in reader {
-        let batch =
-            batch.map_err(|e| CliError::failure(format!("cannot read {}: {e}", path.display())))?;
-        if rows == 0 {
-            let shown = batch
-                .project(
-                    &(0..batch.num_columns())
-                        .filter(|&i| {
-                            !matches!(
-                                batch.schema().field(i).name().as_str(),
-                                "__headers" | "__key"
-                            )
-                        })
-                        .collect::<Vec<_>>(),
-                )
-                .map_err(|e| CliError::failure(e.to_string()))?;
-            table::render(
-                &mut preview,
-                &shown.slice(0, shown.num_rows().min(preview_rows)),
-            )?;
-        }
-        rows += batch.num_rows() as u64;
-    }
-    Ok((rows, String::from_utf8_lossy(&preview).into_owned()))
+    let finished = crate::ops::tail::run(plan, context)?;
+    render::summary(global, &output, &finished.summary);
+    finished.outcome
 }
 
 #[cfg(test)]
@@ -658,36 +228,5 @@ mod tests {
         assert_eq!(parse_size("2g").unwrap(), 2 << 30);
         assert!(parse_size("0").is_err());
         assert!(parse_size("12 parsecs").is_err());
-    }
-
-    #[test]
-    fn on_error_takes_a_file_only_for_dead_letters() {
-        assert_eq!(parse_on_error(&["fail".into()]).unwrap(), OnError::Fail);
-        assert_eq!(
-            parse_on_error(&["dead-letter".into(), "x.ndjson".into()]).unwrap(),
-            OnError::DeadLetter("x.ndjson".into())
-        );
-        assert!(parse_on_error(&["dead-letter".into()]).is_err());
-        assert!(parse_on_error(&["skip".into(), "x".into()]).is_err());
-    }
-
-    #[test]
-    fn the_arrow_pipe_hint_is_for_a_person_watching_a_default_arrow_pipe_only() {
-        assert_eq!(
-            arrow_pipe_hint(true, true, true, false, false),
-            Some(ARROW_PIPE_HINT)
-        );
-        assert!(arrow_pipe_hint(false, true, true, false, false).is_none());
-        assert!(arrow_pipe_hint(true, false, true, false, false).is_none());
-        assert!(arrow_pipe_hint(true, true, false, false, false).is_none());
-        assert!(arrow_pipe_hint(true, true, true, true, false).is_none());
-        assert!(arrow_pipe_hint(true, true, true, false, true).is_none());
-    }
-
-    #[test]
-    fn partition_lists_are_non_negative_integers() {
-        assert_eq!(parse_partitions("0,3").unwrap(), vec![0, 3]);
-        assert!(parse_partitions("0,-1").is_err());
-        assert!(parse_partitions("a").is_err());
     }
 }

@@ -11,17 +11,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::{Duration, Instant};
 
-use indicatif::ProgressBar;
-
-use crate::cmd::exit::{CliError, CliResult};
-use crate::cmd::tail::decode_side::{Report, Shared, Tp};
-use crate::cmd::tail::outage::{Outage, round_failure};
-use crate::cmd::tail::source::{FetchSource, Fetched, FetchedMessage};
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::io::kafka::auth_failure;
-
-/// Largest number of value bytes put into one arena.
-pub const BATCH_BYTES: usize = 16 << 20;
+use crate::ops::Error;
+use crate::ops::tail::handoff::{BATCH_BYTES, Report, Shared, Tp};
+use crate::ops::tail::outage::{Outage, round_failure};
+use crate::ops::tail::source::{FetchSource, Fetched, FetchedMessage, PartitionControl};
+use crate::ops::tail::{Progress, ProgressNumbers};
 
 /// Most messages taken from the client in one call.
 const POLL_CHUNK: usize = 1000;
@@ -148,7 +144,7 @@ struct Run {
 }
 
 /// The poll side: the consumer, where partitions stand, and the hand-off's ends.
-pub struct PollSide<'a, S: FetchSource> {
+pub struct PollSide<'a, S: FetchSource + PartitionControl> {
     pub consumer: &'a mut S,
     pub stops: Stops,
     /// Partitions assigned without a group (with a group, the consumer knows).
@@ -159,12 +155,12 @@ pub struct PollSide<'a, S: FetchSource> {
     pub timeout: Duration,
     pub cancelled: &'a AtomicBool,
     pub shared: &'a Shared,
-    pub progress: Option<ProgressBar>,
+    pub progress: Option<Box<dyn Progress>>,
     /// Bytes of keys and values fetched.
     pub bytes: u64,
 }
 
-impl<S: FetchSource> PollSide<'_, S> {
+impl<S: FetchSource + PartitionControl> PollSide<'_, S> {
     /// Fetches until every partition reached its stop, the decode side ended, or a
     /// signal or an error ends the tail (returned; the caller aborts the decode side).
     pub fn fetch(
@@ -172,7 +168,7 @@ impl<S: FetchSource> PollSide<'_, S> {
         work: &SyncSender<RawBatch>,
         free: &Receiver<RawBatch>,
         reports: &Receiver<Report>,
-    ) -> CliResult<()> {
+    ) -> crate::ops::Result<()> {
         let started = Instant::now();
         let mut last_lag = Instant::now() - Duration::from_secs(10);
         let mut lag: Option<i64> = None;
@@ -183,7 +179,7 @@ impl<S: FetchSource> PollSide<'_, S> {
         let mut spare: Option<RawBatch> = None;
         loop {
             if self.cancelled.load(Ordering::SeqCst) {
-                return Err(CliError::cancelled());
+                return Err(Error::cancelled());
             }
             if self.shared.over.load(Ordering::SeqCst) {
                 return Ok(());
@@ -223,18 +219,18 @@ impl<S: FetchSource> PollSide<'_, S> {
                 }
                 let records = self.shared.records.load(Ordering::Relaxed);
                 let secs = started.elapsed().as_secs_f64().max(0.001);
-                bar.set_message(format!(
-                    "{records} records, {}, {:.0} records/s{}",
-                    indicatif::HumanBytes(self.bytes),
-                    records as f64 / secs,
-                    lag.map_or_else(String::new, |l| format!(", lag {l}"))
-                ));
+                bar.show(&ProgressNumbers {
+                    records,
+                    bytes: self.bytes,
+                    records_per_second: records as f64 / secs,
+                    lag,
+                });
             }
         }
     }
 
     /// Applies one report of the decode side.
-    pub fn act_on(&mut self, report: Report, paused: &mut BTreeSet<Tp>) -> CliResult<()> {
+    pub fn act_on(&mut self, report: Report, paused: &mut BTreeSet<Tp>) -> crate::ops::Result<()> {
         match report {
             Report::Pause(tp) => {
                 self.consumer.pause(&tp.0, tp.1)?;
@@ -276,7 +272,7 @@ impl<S: FetchSource> PollSide<'_, S> {
     }
 
     /// Takes messages into `batch` until it is full or the client has none ready.
-    fn fill(&mut self, batch: &mut RawBatch, outage: &mut Outage) -> CliResult<()> {
+    fn fill(&mut self, batch: &mut RawBatch, outage: &mut Outage) -> crate::ops::Result<()> {
         let mut wait = Duration::from_millis(100);
         let mut run: Option<Run> = None;
         let mut round_over = false;

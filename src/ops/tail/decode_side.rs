@@ -11,9 +11,7 @@
 //! written twice, and a partition's rows keep their order.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
@@ -21,71 +19,46 @@ use arrow::compute::filter_record_batch;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::SchemaRef;
 
-use crate::cmd::exit::{CliError, CliResult};
-use crate::cmd::tail::dead_letter::DeadLetterFile;
-use crate::cmd::tail::predicate::WherePredicate;
-use crate::cmd::tail::{OnError, table};
-use crate::engine::columnar::batch::{BatchDecoder, RecordPart};
+use crate::engine::columnar::batch::{BatchDecoder, RecordFailure, RecordPart};
 use crate::engine::columnar::raw_batch::{RawBatch, RawSelection};
 use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::RecordFilter;
 use crate::engine::columnar::reserved::with_topic_column;
 use crate::engine::columnar::reserved_types::to_typed;
 use crate::engine::columnar::text_view::{TextView, text_view};
-use crate::io::batch_sink::{BatchSink, SinkError};
+use crate::io::batch_sink::SinkError;
+use crate::ops::Error;
+use crate::ops::tail::OnError;
+use crate::ops::tail::dead_letter::DeadLetterSink;
+use crate::ops::tail::handoff::{BATCH_BYTES, Report, Shared, Tp};
+use crate::ops::tail::predicate::WherePredicate;
+use crate::ops::tail::sink::TailSink;
 
-/// A partition: topic and number.
-pub type Tp = (String, i32);
-
-/// Largest number of value bytes decoded into one batch (the poll side's arena limit).
-const BATCH_BYTES: usize = crate::cmd::tail::poll_side::BATCH_BYTES;
+/// One topic's rows of an arena (indices, fetch order).
+type TopicRows<'b> = (&'b str, Vec<u32>);
 
 /// How long the decode side waits for an arena before retrying held records.
 const RETRY_EVERY: Duration = Duration::from_millis(20);
 
-/// What the decode side tells the poll side.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Report {
-    /// A record's writer schema is pending: stop fetching the partition.
-    Pause(Tp),
-    /// The partition's held records are written: fetch it again after the last
-    /// record the poll side delivered.
-    Resume(Tp),
-    /// Group mode: records before these offsets are written (or skipped) and may be committed.
-    Processed(Vec<(Tp, i64)>),
-}
-
-/// State both sides read.
-pub struct Shared {
-    /// Rows written so far (progress display, `--max-records`).
-    pub records: AtomicU64,
-    /// Ctrl-C or SIGTERM: both sides stop (the decode side may be alone, waiting
-    /// for the schema of held records after the poll side is done).
-    pub cancelled: Arc<AtomicBool>,
-    /// The poll side stopped on an error or a signal: write nothing more.
-    pub abort: AtomicBool,
-    /// The decode side stopped (failure, closed output, `--max-records` reached).
-    pub over: AtomicBool,
-    /// Ends the poll side's wait for records once `over` is set.
-    pub wake_poll: std::sync::OnceLock<crate::io::kafka::fetch_queue::FetchWaker>,
-}
-
-impl Shared {
-    pub fn new(cancelled: Arc<AtomicBool>) -> Self {
-        Shared {
-            records: AtomicU64::new(0),
-            cancelled,
-            abort: AtomicBool::new(false),
-            over: AtomicBool::new(false),
-            wake_poll: std::sync::OnceLock::new(),
-        }
-    }
-}
-
-/// Where decoded batches go.
-pub enum Output {
-    Data(Box<BatchSink>),
-    Table,
+/// What the decode side does with the records it is given (the plan's part).
+pub struct DecodeSettings {
+    pub filter: RecordFilter,
+    pub predicate: Option<WherePredicate>,
+    pub columns: Vec<String>,
+    pub max_records: Option<u64>,
+    pub on_error: OnError,
+    /// How long a writer schema may stay pending (`--timeout`).
+    pub timeout: Duration,
+    /// Group mode: report processed offsets for commits.
+    pub report_offsets: bool,
+    /// Most records decoded into one batch (`--batch-records`), held ones retried too.
+    pub batch_records: usize,
+    /// Add the `__topic` column to every decoded batch.
+    pub topic_column: bool,
+    /// Text outputs (NDJSON, table): how each topic's batches are shown.
+    pub text_views: HashMap<String, TextView>,
+    /// Arrow IPC and Parquet: write `__timestamp` and `__headers` typed.
+    pub typed_reserved: bool,
 }
 
 /// The records of one partition waiting for a writer schema, since when, and why.
@@ -99,11 +72,11 @@ struct Held {
 enum End {
     /// A normal end: the output's reader went away, or `--max-records` was reached.
     Quiet,
-    Failed(CliError),
+    Failed(Error),
 }
 
-impl From<CliError> for End {
-    fn from(e: CliError) -> Self {
+impl From<Error> for End {
+    fn from(e: Error) -> Self {
         End::Failed(e)
     }
 }
@@ -111,51 +84,50 @@ impl From<CliError> for End {
 /// The decode-and-write side: its settings, its output and what it has done.
 pub struct DecodeSide {
     pub decoders: HashMap<String, BatchDecoder>,
-    pub filter: RecordFilter,
-    pub predicate: Option<WherePredicate>,
-    pub columns: Vec<String>,
-    pub max_records: Option<u64>,
-    pub on_error: OnError,
-    pub dead_letter: Option<DeadLetterFile>,
-    pub output: Output,
-    /// How long a writer schema may stay pending (`--timeout`).
-    pub timeout: Duration,
-    /// Group mode: report processed offsets for commits.
-    pub report_offsets: bool,
-    /// Most records decoded into one batch (`--batch-records`), held ones retried too.
-    pub batch_records: usize,
-    /// Add the `__topic` column to every decoded batch.
-    pub topic_column: bool,
+    filter: RecordFilter,
+    predicate: Option<WherePredicate>,
+    columns: Vec<String>,
+    max_records: Option<u64>,
+    on_error: OnError,
+    dead_letter: Option<Box<dyn DeadLetterSink>>,
+    pub output: Box<dyn TailSink>,
+    timeout: Duration,
+    report_offsets: bool,
+    batch_records: usize,
+    topic_column: bool,
+    text_views: HashMap<String, TextView>,
+    typed_reserved: bool,
     pub records: u64,
     pub skipped: u64,
     pub dead_lettered: u64,
     /// The schema of the first batch written (a file with no rows still gets columns).
     pub first_schema: Option<SchemaRef>,
-    /// Text outputs (NDJSON, table): how each topic's batches are shown.
-    pub text_views: HashMap<String, TextView>,
-    /// Arrow IPC and Parquet: write `__timestamp` and `__headers` typed.
-    pub typed_reserved: bool,
     held: BTreeMap<Tp, Held>,
     /// Held records being retried are copied here.
     scratch: RawBatch,
 }
 
 impl DecodeSide {
-    #[allow(clippy::too_many_arguments)]
+    /// `dead_letter` is required by `OnError::DeadLetter` and unused otherwise.
     pub fn new(
         decoders: HashMap<String, BatchDecoder>,
-        filter: RecordFilter,
-        predicate: Option<WherePredicate>,
-        columns: Vec<String>,
-        max_records: Option<u64>,
-        on_error: OnError,
-        dead_letter: Option<DeadLetterFile>,
-        output: Output,
-        timeout: Duration,
-        report_offsets: bool,
-        batch_records: usize,
-        topic_column: bool,
+        settings: DecodeSettings,
+        dead_letter: Option<Box<dyn DeadLetterSink>>,
+        output: Box<dyn TailSink>,
     ) -> Self {
+        let DecodeSettings {
+            filter,
+            predicate,
+            columns,
+            max_records,
+            on_error,
+            timeout,
+            report_offsets,
+            batch_records,
+            topic_column,
+            text_views,
+            typed_reserved,
+        } = settings;
         DecodeSide {
             decoders,
             filter,
@@ -169,12 +141,12 @@ impl DecodeSide {
             report_offsets,
             batch_records,
             topic_column,
+            text_views,
+            typed_reserved,
             records: 0,
             skipped: 0,
             dead_lettered: 0,
             first_schema: None,
-            text_views: HashMap::new(),
-            typed_reserved: false,
             held: BTreeMap::new(),
             scratch: RawBatch::new(),
         }
@@ -188,7 +160,7 @@ impl DecodeSide {
         free: &Sender<RawBatch>,
         reports: &Sender<Report>,
         shared: &Shared,
-    ) -> CliResult<()> {
+    ) -> crate::ops::Result<()> {
         let result = self.serve_until_end(work, free, reports, shared);
         shared.over.store(true, Ordering::SeqCst);
         if let Some(waker) = shared.wake_poll.get() {
@@ -231,7 +203,7 @@ impl DecodeSide {
                 open = false;
             }
             if shared.cancelled.load(Ordering::SeqCst) {
-                return Err(CliError::cancelled().into());
+                return Err(Error::cancelled().into());
             }
             if shared.abort.load(Ordering::SeqCst) {
                 return Ok(());
@@ -265,7 +237,7 @@ impl DecodeSide {
         for (tp, mut held) in std::mem::take(&mut self.held) {
             if held.since.elapsed() > self.timeout {
                 let offset = held.records.first().map(|r| r.offset).unwrap_or_default();
-                return Err(CliError::unreachable(format!(
+                return Err(Error::unreachable(format!(
                     "{}/{} offset {offset}: {}; still pending after {} (--timeout): check that the schema registry is reachable, or prewarm the id into --schema-cache",
                     tp.0,
                     tp.1,
@@ -335,46 +307,7 @@ impl DecodeSide {
             return Ok(());
         }
         let mut processed_next: HashMap<Tp, i64> = HashMap::new();
-        // Records the key/header/partition filter drops, merged in only when the
-        // whole arena was gone through (a --max-records cut leaves later ones unread).
-        let mut filtered_next: HashMap<Tp, i64> = HashMap::new();
-        // Rows per topic number, then in topic-name order, keeping fetch order.
-        let mut by_topic: Vec<Vec<u32>> = vec![Vec::new(); batch.topic_count()];
-        let filtering = !self.filter.is_empty();
-        for i in 0..batch.len() {
-            if filtering {
-                let r = batch.get(i);
-                if !self.filter.keeps_view(&r) {
-                    filtered_next.insert((r.topic.to_owned(), r.partition), r.offset + 1);
-                    continue;
-                }
-            }
-            if !self.held.is_empty() {
-                // A held partition's later records queue up behind its held ones.
-                let r = batch.get(i);
-                if let Some(held) = self
-                    .held
-                    .iter_mut()
-                    .find(|((t, p), _)| *p == r.partition && t == r.topic)
-                    .map(|(_, h)| h)
-                {
-                    held.records.push(r.to_record());
-                    continue;
-                }
-            }
-            let rows = &mut by_topic[batch.position(i).0 as usize];
-            if rows.is_empty() {
-                rows.reserve(batch.len() - i);
-            }
-            rows.push(i as u32);
-        }
-        let mut per_topic: Vec<(&str, Vec<u32>)> = by_topic
-            .into_iter()
-            .enumerate()
-            .filter(|(_, rows)| !rows.is_empty())
-            .map(|(t, rows)| (batch.topic_name(t as u32), rows))
-            .collect();
-        per_topic.sort_by(|a, b| a.0.cmp(b.0));
+        let (per_topic, filtered_next) = self.route(batch);
         let mut reached_max = false;
         'topics: for (topic, mut records) in per_topic {
             while !records.is_empty() {
@@ -403,95 +336,171 @@ impl DecodeSide {
                         note_processed(batch, &records[..consumed], &mut processed_next);
                         break;
                     }
+                    Err(failure) if failure.error.is_retriable() => {
+                        records = self.hold(batch, records, &failure, reports, retrying);
+                    }
                     Err(failure) => {
-                        let bad = batch.get(records[failure.index] as usize);
-                        let tp = (bad.topic.to_owned(), bad.partition);
-                        if failure.error.is_retriable() {
-                            // Hold this partition from the pending record on.
-                            let from = bad.offset;
-                            let (moved, kept): (Vec<u32>, Vec<u32>) =
-                                records.into_iter().partition(|&row| {
-                                    let r = batch.get(row as usize);
-                                    r.partition == tp.1 && r.offset >= from
-                                });
-                            records = kept;
-                            let moved = moved
-                                .into_iter()
-                                .map(|row| batch.get(row as usize).to_record());
-                            match self.held.get_mut(&tp) {
-                                Some(held) => held.records.extend(moved),
-                                None => {
-                                    let since = match retrying.get(&tp) {
-                                        Some(&since) => since,
-                                        None => {
-                                            let _ = reports.send(Report::Pause(tp.clone()));
-                                            Instant::now()
-                                        }
-                                    };
-                                    self.held.insert(
-                                        tp,
-                                        Held {
-                                            records: moved.collect(),
-                                            since,
-                                            why: failure.error.to_string(),
-                                        },
-                                    );
-                                }
-                            }
-                            continue;
-                        }
-                        let part = match failure.part {
-                            RecordPart::Key => "key",
-                            RecordPart::Value => "value",
-                        };
-                        let message = format!(
-                            "cannot decode the {part} of {}/{} offset {}: {}",
-                            bad.topic, bad.partition, bad.offset, failure.error
-                        );
-                        match &self.on_error {
-                            OnError::Fail => return Err(CliError::failure(message).into()),
-                            OnError::Skip => {
-                                tracing::warn!("skipping: {message}");
-                                self.skipped += 1;
-                            }
-                            OnError::DeadLetter(path) => {
-                                let dl = self.dead_letter.as_mut().expect("opened for this policy");
-                                dl.append(&bad.to_record(), &failure.error.to_string())
-                                    .map_err(|e| {
-                                        CliError::failure(format!(
-                                            "cannot write dead-letter file {}: {e}",
-                                            path.display()
-                                        ))
-                                    })?;
-                                tracing::warn!("dead-lettered: {message}");
-                                self.dead_lettered += 1;
-                            }
-                        }
+                        let bad = batch.get(records[failure.index] as usize).to_record();
+                        self.reject(&bad, &failure)?;
                         records.remove(failure.index);
-                        processed_next.insert(tp, bad.offset + 1);
+                        processed_next.insert((bad.topic, bad.partition), bad.offset + 1);
                     }
                 }
             }
         }
         if self.report_offsets {
-            if self.max_records.is_none_or(|n| self.records < n) {
-                for (tp, next) in filtered_next {
-                    let at = processed_next.entry(tp).or_insert(next);
-                    *at = (*at).max(next);
-                }
-            }
-            let done: Vec<(Tp, i64)> = processed_next
-                .into_iter()
-                .filter(|(tp, _)| !self.held.contains_key(tp))
-                .collect();
-            if !done.is_empty() {
-                let _ = reports.send(Report::Processed(done));
-            }
+            self.report_processed(processed_next, filtered_next, reports);
         }
         if reached_max {
             return Err(End::Quiet);
         }
         Ok(())
+    }
+
+    /// Splits an arena into rows per topic (in topic-name order, each in fetch
+    /// order), leaving out the records the key/header/partition filter drops and
+    /// queueing a held partition's later records behind its held ones. Also answers
+    /// the offset after the last filtered record per partition, to be merged into
+    /// the processed offsets only when the whole arena was gone through (a
+    /// `--max-records` cut leaves later records unread).
+    fn route<'b>(&mut self, batch: &'b RawBatch) -> (Vec<TopicRows<'b>>, HashMap<Tp, i64>) {
+        let mut filtered_next: HashMap<Tp, i64> = HashMap::new();
+        let mut by_topic: Vec<Vec<u32>> = vec![Vec::new(); batch.topic_count()];
+        let filtering = !self.filter.is_empty();
+        for i in 0..batch.len() {
+            if filtering {
+                let r = batch.get(i);
+                if !self.filter.keeps_view(&r) {
+                    filtered_next.insert((r.topic.to_owned(), r.partition), r.offset + 1);
+                    continue;
+                }
+            }
+            if !self.held.is_empty() {
+                let r = batch.get(i);
+                if let Some(held) = self
+                    .held
+                    .iter_mut()
+                    .find(|((t, p), _)| *p == r.partition && t == r.topic)
+                    .map(|(_, h)| h)
+                {
+                    held.records.push(r.to_record());
+                    continue;
+                }
+            }
+            let rows = &mut by_topic[batch.position(i).0 as usize];
+            if rows.is_empty() {
+                rows.reserve(batch.len() - i);
+            }
+            rows.push(i as u32);
+        }
+        let mut per_topic: Vec<(&str, Vec<u32>)> = by_topic
+            .into_iter()
+            .enumerate()
+            .filter(|(_, rows)| !rows.is_empty())
+            .map(|(t, rows)| (batch.topic_name(t as u32), rows))
+            .collect();
+        per_topic.sort_by(|a, b| a.0.cmp(b.0));
+        (per_topic, filtered_next)
+    }
+
+    /// The record at `failure` waits for its writer schema: holds its partition from
+    /// that record on (asking the poll side to pause it, unless it is being retried
+    /// and so still paused) and answers the topic's rows left to decode now.
+    fn hold(
+        &mut self,
+        batch: &RawBatch,
+        records: Vec<u32>,
+        failure: &RecordFailure,
+        reports: &Sender<Report>,
+        retrying: &HashMap<Tp, Instant>,
+    ) -> Vec<u32> {
+        let bad = batch.get(records[failure.index] as usize);
+        let tp = (bad.topic.to_owned(), bad.partition);
+        let from = bad.offset;
+        let (moved, kept): (Vec<u32>, Vec<u32>) = records.into_iter().partition(|&row| {
+            let r = batch.get(row as usize);
+            r.partition == tp.1 && r.offset >= from
+        });
+        let moved = moved
+            .into_iter()
+            .map(|row| batch.get(row as usize).to_record());
+        match self.held.get_mut(&tp) {
+            Some(held) => held.records.extend(moved),
+            None => {
+                let since = match retrying.get(&tp) {
+                    Some(&since) => since,
+                    None => {
+                        let _ = reports.send(Report::Pause(tp.clone()));
+                        Instant::now()
+                    }
+                };
+                self.held.insert(
+                    tp,
+                    Held {
+                        records: moved.collect(),
+                        since,
+                        why: failure.error.to_string(),
+                    },
+                );
+            }
+        }
+        kept
+    }
+
+    /// A record that cannot be decoded, as `--on-error` says: fail the tail, or
+    /// skip it, or dead-letter it (either way it counts as processed).
+    fn reject(&mut self, bad: &Record, failure: &RecordFailure) -> Result<(), End> {
+        let part = match failure.part {
+            RecordPart::Key => "key",
+            RecordPart::Value => "value",
+        };
+        let message = format!(
+            "cannot decode the {part} of {}/{} offset {}: {}",
+            bad.topic, bad.partition, bad.offset, failure.error
+        );
+        match &self.on_error {
+            OnError::Fail => return Err(Error::failure(message).into()),
+            OnError::Skip => {
+                tracing::warn!("skipping: {message}");
+                self.skipped += 1;
+            }
+            OnError::DeadLetter(path) => {
+                let dl = self.dead_letter.as_mut().expect("opened for this policy");
+                dl.append(bad, &failure.error.to_string()).map_err(|e| {
+                    Error::failure(format!(
+                        "cannot write dead-letter file {}: {e}",
+                        path.display()
+                    ))
+                })?;
+                tracing::warn!("dead-lettered: {message}");
+                self.dead_lettered += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Group mode: tells the poll side which offsets may be committed — those after
+    /// the records written or rejected, and after the filtered ones when no
+    /// `--max-records` cut stopped the arena — for partitions not held.
+    fn report_processed(
+        &self,
+        mut processed_next: HashMap<Tp, i64>,
+        filtered_next: HashMap<Tp, i64>,
+        reports: &Sender<Report>,
+    ) {
+        if self.max_records.is_none_or(|n| self.records < n) {
+            for (tp, next) in filtered_next {
+                let at = processed_next.entry(tp).or_insert(next);
+                *at = (*at).max(next);
+            }
+        }
+        let done: Vec<(Tp, i64)> = processed_next
+            .into_iter()
+            .filter(|(tp, _)| !self.held.contains_key(tp))
+            .collect();
+        if !done.is_empty() {
+            let _ = reports.send(Report::Processed(done));
+        }
     }
 
     /// Applies `--where`, the projection and `--max-records`, then writes. Answers how
@@ -508,7 +517,7 @@ impl DecodeSide {
         // Before --where and --columns, which may name it.
         let decoded = match self.topic_column {
             true => with_topic_column(&decoded, topic).map_err(|e| {
-                CliError::failure(format!("topic {topic}: cannot add the __topic column: {e}"))
+                Error::failure(format!("topic {topic}: cannot add the __topic column: {e}"))
             })?,
             false => decoded,
         };
@@ -516,7 +525,7 @@ impl DecodeSide {
             Some(p) => {
                 let mask = p.mask(topic, &decoded)?;
                 let kept = filter_record_batch(&decoded, &mask).map_err(|e| {
-                    CliError::failure(format!("topic {topic}: cannot filter the batch: {e}"))
+                    Error::failure(format!("topic {topic}: cannot filter the batch: {e}"))
                 })?;
                 (kept, Some(mask))
             }
@@ -525,12 +534,12 @@ impl DecodeSide {
         // `--where` saw the typed columns; the text view is only how rows are shown.
         let decoded = match self.text_views.get(topic) {
             Some(view) => text_view(&decoded, view)
-                .map_err(|e| CliError::failure(format!("topic {topic}: {e}")))?,
+                .map_err(|e| Error::failure(format!("topic {topic}: {e}")))?,
             None => decoded,
         };
         let decoded = project(&decoded, &self.columns)?;
         let decoded = if self.typed_reserved {
-            to_typed(&decoded).map_err(|e| CliError::failure(format!("topic {topic}: {e}")))?
+            to_typed(&decoded).map_err(|e| Error::failure(format!("topic {topic}: {e}")))?
         } else {
             decoded
         };
@@ -558,13 +567,11 @@ impl DecodeSide {
         if decoded.num_rows() == 0 && self.predicate.is_some() {
             return Ok(consumed);
         }
-        match write(&mut self.output, &decoded) {
+        match self.output.write(&decoded) {
             Ok(()) => Ok(consumed),
             // The reader of stdout went away: a normal end.
             Err(SinkError::Closed) => Err(End::Quiet),
-            Err(SinkError::Failed(m)) => {
-                Err(CliError::failure(format!("topic {topic}: {m}")).into())
-            }
+            Err(SinkError::Failed(m)) => Err(Error::failure(format!("topic {topic}: {m}")).into()),
         }
     }
 }
@@ -600,20 +607,7 @@ fn humantime_secs(d: Duration) -> String {
     }
 }
 
-fn write(output: &mut Output, batch: &RecordBatch) -> Result<(), SinkError> {
-    match output {
-        Output::Data(sink) => sink.write(batch),
-        Output::Table => {
-            let stdout = std::io::stdout();
-            let mut out = stdout.lock();
-            table::render(&mut out, batch)
-                .and_then(|_| out.flush())
-                .map_err(SinkError::from)
-        }
-    }
-}
-
-fn project(batch: &RecordBatch, columns: &[String]) -> CliResult<RecordBatch> {
+fn project(batch: &RecordBatch, columns: &[String]) -> crate::ops::Result<RecordBatch> {
     if columns.is_empty() {
         return Ok(batch.clone());
     }
@@ -623,12 +617,12 @@ fn project(batch: &RecordBatch, columns: &[String]) -> CliResult<RecordBatch> {
         .map(|c| {
             schema
                 .index_of(c)
-                .map_err(|_| CliError::usage(format!("Arrow column does not exist: {c}")))
+                .map_err(|_| Error::usage(format!("Arrow column does not exist: {c}")))
         })
-        .collect::<CliResult<Vec<_>>>()?;
+        .collect::<crate::ops::Result<Vec<_>>>()?;
     batch
         .project(&indices)
-        .map_err(|e| CliError::failure(format!("cannot project columns: {e}")))
+        .map_err(|e| Error::failure(format!("cannot project columns: {e}")))
 }
 
 #[cfg(test)]

@@ -10,11 +10,11 @@ use std::sync::mpsc::{Sender, channel, sync_channel};
 use std::time::Duration;
 
 use super::{PollSide, Stops};
-use crate::cmd::exit::CliResult;
-use crate::cmd::tail::decode_side::{Report, Shared, Tp};
-use crate::cmd::tail::source::{FetchSource, Fetched, FetchedMessage};
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::io::kafka::error::KafkaIoError;
+use crate::ops::Result as OpsResult;
+use crate::ops::tail::handoff::{Report, Shared, Tp};
+use crate::ops::tail::source::{FetchSource, Fetched, FetchedMessage, PartitionControl};
 
 /// What the fake delivers, in this order.
 enum Event {
@@ -131,6 +131,12 @@ impl FetchSource for FakeSource {
         }
         n
     }
+    fn watermarks_quick(&self, _: &str, _: i32) -> Option<(i64, i64)> {
+        Some((0, 0))
+    }
+}
+
+impl PartitionControl for FakeSource {
     fn pause(&self, topic: &str, partition: i32) -> Result<(), KafkaIoError> {
         self.paused.borrow_mut().insert((topic.into(), partition));
         Ok(())
@@ -147,11 +153,11 @@ impl FetchSource for FakeSource {
             .push(((topic.into(), partition), next));
         Ok(())
     }
+    fn commit_stored(&self) -> Result<(), KafkaIoError> {
+        Ok(())
+    }
     fn assignment(&self) -> Vec<Tp> {
         self.assigned.clone()
-    }
-    fn watermarks_quick(&self, _: &str, _: i32) -> Option<(i64, i64)> {
-        Some((0, 0))
     }
 }
 
@@ -160,7 +166,7 @@ struct Part(&'static str, i32, i64, i64);
 
 /// What a run of the poll side did.
 struct Ran {
-    outcome: CliResult<()>,
+    outcome: OpsResult<()>,
     /// Records handed to the decode side, per partition, in order.
     handed: BTreeMap<Tp, Vec<i64>>,
     source: FakeSource,

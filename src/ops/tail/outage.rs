@@ -7,9 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::cmd::exit::CliError;
 use crate::io::kafka::auth_failure::AccessWatch;
 use crate::io::kafka::error::KafkaIoError;
+use crate::ops::Error;
 
 /// What ends the tail after a round of polls: an error the poll delivered that is not an
 /// outage (`fatal`), else access lost since (credentials rotated, a certificate refused)
@@ -68,11 +68,7 @@ impl Outage {
 
     /// During an outage: probes at most every second (`probe` answers whether the broker
     /// responded), and fails once the outage has lasted `timeout`.
-    pub fn check(
-        &mut self,
-        timeout: Duration,
-        probe: impl FnOnce() -> bool,
-    ) -> Result<(), CliError> {
+    pub fn check(&mut self, timeout: Duration, probe: impl FnOnce() -> bool) -> Result<(), Error> {
         let Some(c) = &mut self.current else {
             return Ok(());
         };
@@ -84,7 +80,7 @@ impl Outage {
             }
         }
         if c.since.elapsed() >= timeout {
-            return Err(CliError::unreachable(format!(
+            return Err(Error::unreachable(format!(
                 "the broker has been unreachable for {timeout:?}: {}",
                 c.cause
             )));
@@ -97,7 +93,7 @@ impl Outage {
 mod tests {
     use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
-    use crate::cmd::exit::ExitCode;
+    use crate::ops::ErrorKind;
 
     use super::*;
 
@@ -111,7 +107,7 @@ mod tests {
         o.observe(&KafkaIoError::unreachable("consume: AllBrokersDown"));
         assert!(o.check(Duration::from_secs(60), || false).is_ok());
         let e = o.check(Duration::ZERO, || false).unwrap_err();
-        assert_eq!(e.kind, crate::cmd::exit::ExitCode::Unreachable);
+        assert_eq!(e.kind, ErrorKind::Unreachable);
         assert!(e.message.contains("AllBrokersDown"), "{}", e.message);
         o.clear();
         assert!(o.check(Duration::ZERO, || false).is_ok());
@@ -136,10 +132,10 @@ mod tests {
              during authentication due to invalid credentials with SASL mechanism \
              SCRAM-SHA-256 (after 3ms in state AUTH_REQ)",
         );
-        let error: CliError = round_failure(None, &watch)
+        let error: Error = round_failure(None, &watch)
             .expect("the refusal ends the round")
             .into();
-        assert_eq!(error.kind, ExitCode::Failure);
+        assert_eq!(error.kind, ErrorKind::Failure);
         assert!(
             error.message.starts_with(
                 "consume: authentication failed: the broker refused the SASL SCRAM-SHA-256 \

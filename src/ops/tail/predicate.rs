@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::SchemaRef;
 
-use crate::cmd::exit::{CliError, CliResult};
 use crate::engine::columnar::expr::{ExprError, Expression, ParsedExpr};
+use crate::ops::Error;
 
 /// The predicate and its compiled form per topic.
 pub struct WherePredicate {
@@ -17,14 +17,14 @@ pub struct WherePredicate {
     compiled: HashMap<String, (SchemaRef, Expression)>,
 }
 
-fn usage(text: &str, topic: Option<&str>, e: ExprError) -> CliError {
+fn usage(text: &str, topic: Option<&str>, e: ExprError) -> Error {
     let at = if e.line > 0 {
         format!(" (line {}, column {})", e.line, e.column)
     } else {
         String::new()
     };
     let topic = topic.map_or_else(String::new, |t| format!(" on topic {t}"));
-    CliError::usage(format!(
+    Error::usage(format!(
         "invalid --where `{}`{topic}{at}: {}",
         text.trim(),
         e.message
@@ -33,7 +33,7 @@ fn usage(text: &str, topic: Option<&str>, e: ExprError) -> CliError {
 
 impl WherePredicate {
     /// Parses the predicate (syntax only); a syntax error is a usage error.
-    pub fn parse(text: &str) -> CliResult<Self> {
+    pub fn parse(text: &str) -> crate::ops::Result<Self> {
         let parsed = ParsedExpr::parse(text, false).map_err(|e| usage(text, None, e))?;
         Ok(WherePredicate {
             parsed,
@@ -51,7 +51,7 @@ impl WherePredicate {
         topic: &str,
         schema: &SchemaRef,
         columns_learned_from_data: bool,
-    ) -> CliResult<()> {
+    ) -> crate::ops::Result<()> {
         let all_known = self
             .parsed
             .columns()
@@ -62,7 +62,7 @@ impl WherePredicate {
         self.compile(topic, schema).map(|_| ())
     }
 
-    fn compile(&mut self, topic: &str, schema: &SchemaRef) -> CliResult<&Expression> {
+    fn compile(&mut self, topic: &str, schema: &SchemaRef) -> crate::ops::Result<&Expression> {
         let fresh = match self.compiled.get(topic) {
             Some((cached, _)) => !(std::sync::Arc::ptr_eq(cached, schema) || cached == schema),
             None => true,
@@ -79,11 +79,11 @@ impl WherePredicate {
     }
 
     /// Which rows of `batch` (one topic's decoded batch) the predicate keeps.
-    pub fn mask(&mut self, topic: &str, batch: &RecordBatch) -> CliResult<BooleanArray> {
+    pub fn mask(&mut self, topic: &str, batch: &RecordBatch) -> crate::ops::Result<BooleanArray> {
         let schema = batch.schema();
         let expression = self.compile(topic, &schema)?;
         expression.evaluate_predicate(batch).map_err(|e| {
-            CliError::failure(format!(
+            Error::failure(format!(
                 "topic {topic}: cannot evaluate --where `{}`: {e}",
                 self.parsed.text().trim()
             ))

@@ -10,7 +10,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::cmd::exit::{CliError, CliResult};
 use crate::engine::columnar::codec::ValueDecoder;
 use crate::engine::columnar::codec::blob::BlobDecoder;
 use crate::engine::columnar::codec::gzip::{DEFAULT_MAX_UNCOMPRESSED_BYTES, GzipDecoder};
@@ -21,6 +20,7 @@ use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
 use crate::engine::columnarschema::protobuf::ProtobufValueDecoder;
 use crate::engine::columnarschema::writer_schemas::{WriterSchema, WriterSchemas};
 use crate::engine::schema::registry::SchemaType;
+use crate::ops::Error;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Format {
@@ -140,15 +140,20 @@ pub fn format_for(specs: &[FormatSpec], topic: &str) -> Format {
 }
 
 /// Checks a topic's formats against what the command line provides.
-pub fn check(topic: &str, key: &Format, value: &Format, has_registry: bool) -> CliResult<()> {
+pub fn check(
+    topic: &str,
+    key: &Format,
+    value: &Format,
+    has_registry: bool,
+) -> crate::ops::Result<()> {
     if key.is_arrow() {
-        return Err(CliError::usage(format!(
+        return Err(Error::usage(format!(
             "topic {topic}: Arrow data is a record value only, never a key"
         )));
     }
     for (part, f) in [("key", key), ("value", value)] {
         if f.needs_registry() && !has_registry {
-            return Err(CliError::usage(format!(
+            return Err(Error::usage(format!(
                 "topic {topic}: the {part} format {} needs a schema registry or cache: pass --registry URL (or set KRABKA_SCHEMA_REGISTRY_URL) and/or --schema-cache FILE",
                 f.registry_name()
             )));
@@ -162,7 +167,7 @@ pub fn decoder(
     format: &Format,
     is_key: bool,
     schemas: Option<&Arc<dyn WriterSchemas>>,
-) -> CliResult<Option<Box<dyn ValueDecoder>>> {
+) -> crate::ops::Result<Option<Box<dyn ValueDecoder>>> {
     Ok(Some(match format {
         Format::Raw if is_key => return Ok(None),
         Format::Raw => Box::new(RawDecoder::default()),
@@ -171,12 +176,12 @@ pub fn decoder(
         Format::Json(Some(path)) => {
             let text = read(path)?;
             let schema = JsonRowSchema::from_json_schema(&text)
-                .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+                .map_err(|e| Error::usage(format!("{}: {e}", path.display())))?;
             Box::new(JsonDecoder::with_schema(schema))
         }
         Format::Avro(reader) => {
             let schemas = schemas.cloned().ok_or_else(|| {
-                CliError::usage(
+                Error::usage(
                     "the avro format needs a schema registry (--registry) or --schema-cache",
                 )
             })?;
@@ -193,21 +198,21 @@ pub fn decoder(
                     };
                     Box::new(
                         AvroValueDecoder::with_reader_schema(schemas, reader)
-                            .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?,
+                            .map_err(|e| Error::usage(format!("{}: {e}", path.display())))?,
                     )
                 }
             }
         }
         Format::JsonRegistry => Box::new(RegistryJsonDecoder::new(schemas.cloned().ok_or_else(
             || {
-                CliError::usage(
+                Error::usage(
                     "the json-sr format needs a schema registry (--registry) or --schema-cache",
                 )
             },
         )?)),
         Format::Protobuf => Box::new(ProtobufValueDecoder::new(schemas.cloned().ok_or_else(
             || {
-                CliError::usage(
+                Error::usage(
                     "the protobuf format needs a schema registry (--registry) or --schema-cache",
                 )
             },
@@ -223,9 +228,9 @@ pub fn decoder(
     }))
 }
 
-fn read(path: &std::path::Path) -> CliResult<String> {
+fn read(path: &std::path::Path) -> crate::ops::Result<String> {
     crate::io::bounded_read::read_to_string(path, crate::io::bounded_read::SCHEMA)
-        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))
+        .map_err(|e| Error::usage(format!("cannot read {}: {e}", path.display())))
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! `--on-error dead-letter FILE`: each record that cannot be decoded is appended to
 //! FILE as one JSON line — key, value and header values as base64 — with the
-//! dead-letter headers of formats §10 appended to its own headers.
+//! dead-letter headers of docs/formats.md §10 appended to its own headers. The
+//! decode side writes through [`DeadLetterSink`], so a unit test can see what was
+//! dead-lettered without a file.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -16,6 +18,12 @@ use crate::engine::columnar::record::Record;
 
 /// The stable error class written into `krabka.error.class` (decision D11).
 pub const DECODE_ERROR_CLASS: &str = "krabka_streams::DecodeError";
+
+/// Where undecodable records go under `--on-error dead-letter`.
+pub trait DeadLetterSink: Send {
+    /// Appends `record` (its topic, partition and offset included) with why it failed.
+    fn append(&mut self, record: &Record, message: &str) -> std::io::Result<()>;
+}
 
 pub struct DeadLetterFile {
     out: BufWriter<File>,
@@ -33,8 +41,10 @@ impl DeadLetterFile {
             out: BufWriter::new(file),
         })
     }
+}
 
-    pub fn append(&mut self, r: &Record, message: &str) -> std::io::Result<()> {
+impl DeadLetterSink for DeadLetterFile {
+    fn append(&mut self, r: &Record, message: &str) -> std::io::Result<()> {
         let mut headers: Vec<Value> = r
             .headers
             .iter()

@@ -12,15 +12,16 @@ use std::time::Duration;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type};
 
-use super::{DecodeSide, Output, Report, Shared, Tp};
-use crate::cmd::tail::OnError;
-use crate::cmd::tail::formats::{self, Format};
-use crate::cmd::tail::predicate::WherePredicate;
+use super::{DecodeSettings, DecodeSide};
 use crate::engine::columnar::batch::BatchDecoder;
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
 use crate::io::batch_sink::{BatchSink, DataFormat, SinkOptions};
+use crate::ops::tail::OnError;
+use crate::ops::tail::formats::{self, Format};
+use crate::ops::tail::handoff::{Report, Shared, Tp};
+use crate::ops::tail::predicate::WherePredicate;
 
 fn record(topic: &str, partition: i32, offset: i64, key: &str) -> Record {
     Record {
@@ -71,20 +72,20 @@ fn decode(
         rotate_rows: None,
         rotate_bytes: None,
     });
-    let mut side = DecodeSide::new(
-        decoders,
+    let settings = DecodeSettings {
         filter,
-        predicate.map(|p| WherePredicate::parse(p).unwrap()),
-        Vec::new(),
-        max,
-        OnError::Fail,
-        None,
-        Output::Data(Box::new(sink)),
-        Duration::from_secs(5),
-        true,
-        10_000,
-        true,
-    );
+        predicate: predicate.map(|p| WherePredicate::parse(p).unwrap()),
+        columns: Vec::new(),
+        max_records: max,
+        on_error: OnError::Fail,
+        timeout: Duration::from_secs(5),
+        report_offsets: true,
+        batch_records: 10_000,
+        topic_column: true,
+        text_views: HashMap::new(),
+        typed_reserved: false,
+    };
+    let mut side = DecodeSide::new(decoders, settings, None, Box::new(sink));
     let (work_tx, work_rx) = sync_channel(arenas.len() + 1);
     for a in arenas {
         work_tx.send(a).unwrap();
@@ -94,14 +95,11 @@ fn decode(
     let (report_tx, report_rx) = channel();
     let shared = Shared::new(Arc::new(AtomicBool::new(false)));
     side.serve(&work_rx, &free_tx, &report_tx, &shared).unwrap();
-    let Output::Data(sink) = side.output else {
-        unreachable!()
-    };
     let schema = side
         .first_schema
         .clone()
         .unwrap_or_else(|| Arc::new(arrow_schema::Schema::empty()));
-    sink.finish(&schema).unwrap();
+    side.output.finish(&schema).unwrap();
     let mut processed: BTreeMap<Tp, i64> = BTreeMap::new();
     for report in report_rx.try_iter() {
         if let Report::Processed(offsets) = report {

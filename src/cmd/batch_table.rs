@@ -1,4 +1,5 @@
-//! The human preview of batches on a terminal: one comfy-table per batch, of the
+//! The human preview of batches on a terminal (`tail`'s table output, the demo's
+//! previews): one comfy-table per batch, of the
 //! text view (`engine::columnar::text_view`): JSON-text cells shown as their text
 //! when they are a string and as compact JSON otherwise (the `__headers` object),
 //! other binary as text when it is printable UTF-8 and as hex otherwise, control
