@@ -33,7 +33,7 @@ pub fn run(
         .create_topic(REPLAY_TOPIC, partitions)
         .map_err(|e| CliError::failure(e.to_string()))?;
     let capture = dir.join("orders-capture.parquet");
-    let (captured, _) = crate::cmd::tail::demo_to_parquet(
+    let (captured, _) = super::tail_step::demo_to_parquet(
         &bootstrap,
         registry_url,
         None,
@@ -74,7 +74,7 @@ pub fn run(
         },
     )?;
     let back_file = dir.join("orders-replay.parquet");
-    let (back, preview) = crate::cmd::tail::demo_to_parquet(
+    let (back, preview) = super::tail_step::demo_to_parquet(
         &bootstrap,
         registry_url,
         None,
