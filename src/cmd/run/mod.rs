@@ -22,6 +22,7 @@ use crate::cmd::schema_cache::{SchemaCacheArgs, open_cache};
 use crate::cmd::snapshot::restore_cut::{CutSelector, cut_selector};
 use crate::engine::columnar::expr::types::type_name;
 use crate::engine::columnar::metadata::PARTITION_COLUMN;
+use crate::engine::columnar::parallel::default_threads;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::{
     BatchReader, BatchWriter, OfflineInput, OfflineRun, Outcome, Progress, normalized_schema,
@@ -58,6 +59,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub dead_letter: Option<String>,
 
+    /// Offline: threads the engine may process one batch on (group-by lookups and aggregates; default: the available cores). The output is byte-identical at every count; 1 is the one-thread path.
+    #[arg(long, value_name = "N", value_parser = parse_threads, conflicts_with_all = ["check", "explain"])]
+    pub threads: Option<usize>,
+
     /// Print the metrics so far on stderr at this interval (e.g. 5s).
     #[arg(long, value_parser = parse_interval, value_name = "DURATION")]
     pub metrics_interval: Option<Duration>,
@@ -80,6 +85,15 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
         return Err("the metrics interval must be positive".into());
     }
     Ok(d)
+}
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a thread count from 1 to 1024, got `{text}`"
+        )),
+    }
 }
 
 fn split_assignment<'a>(flag: &str, text: &'a str) -> CliResult<(&'a str, &'a str)> {
@@ -277,6 +291,11 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         if !args.sinks.is_empty() || args.dead_letter.is_some() {
             return Err(CliError::usage(
                 "--sink and --dead-letter belong to offline runs: add --input NAME=PATH, or drop them to run online with -b",
+            ));
+        }
+        if args.threads.is_some() {
+            return Err(CliError::usage(
+                "--threads belongs to offline runs: add --input NAME=PATH",
             ));
         }
         drop(built);
@@ -496,6 +515,9 @@ fn run_offline(
         for (sink, _, out) in &mut outputs {
             sinks.insert(sink.clone(), Box::new(out));
         }
+        built
+            .topology
+            .set_threads(args.threads.unwrap_or_else(default_threads));
         let run = OfflineRun {
             topology: &mut built.topology,
             inputs,
