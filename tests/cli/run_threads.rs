@@ -157,6 +157,38 @@ fn group_by_and_windowed_sinks_are_byte_identical_at_one_two_and_four_threads() 
 }
 
 #[test]
+fn a_parquet_sink_is_byte_identical_across_thread_counts_and_pyarrow_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write_orders(&dir.path().join("orders.arrows"));
+    let files = sink_at_threads(
+        dir.path(),
+        "large-orders-by-user.yaml",
+        "large-orders-by-user",
+        "parquet",
+    );
+    for (i, threads) in [2, 4].iter().enumerate() {
+        assert!(
+            files[0] == files[i + 1],
+            "--threads {threads} Parquet differs from --threads 1"
+        );
+    }
+    // Independent readers: pyarrow (min/max statistics on `total` kept) and DuckDB
+    // read every emitted row.
+    let script = "import sys, json, duckdb, pyarrow.parquet as pq\n\
+        f = pq.ParquetFile(sys.argv[1])\n\
+        s = f.metadata.row_group(0).column(f.schema_arrow.get_field_index('total')).statistics\n\
+        con = duckdb.connect()\n\
+        n = con.execute(f\"SELECT count(*) FROM read_parquet('{sys.argv[1]}')\").fetchone()[0]\n\
+        print(json.dumps({'rows': f.metadata.num_rows, 'duckdb': n, 'min_max': bool(s is not None and s.has_min_max)}))\n";
+    let path = dir.path().join("large-orders-by-user-1.parquet");
+    let read = crate::support::venv_python(script, &[path]);
+    assert_eq!(read["min_max"], true, "{read}");
+    assert_eq!(read["rows"], read["duckdb"], "{read}");
+    let rows = read["rows"].as_u64().unwrap();
+    assert!(rows > 2_000, "{rows} rows: every batch re-emits the totals");
+}
+
+#[test]
 fn a_thread_count_that_is_not_a_positive_number_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let topology = example("large-orders-by-user.yaml");

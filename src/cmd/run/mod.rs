@@ -512,12 +512,12 @@ fn run_offline(
     let mut dead_letter = dead_letter;
     let (metrics, result) = {
         let mut sinks: BTreeMap<String, Box<dyn BatchWriter + '_>> = BTreeMap::new();
+        let threads = args.threads.unwrap_or_else(default_threads);
         for (sink, _, out) in &mut outputs {
+            out.set_threads(threads);
             sinks.insert(sink.clone(), Box::new(out));
         }
-        built
-            .topology
-            .set_threads(args.threads.unwrap_or_else(default_threads));
+        built.topology.set_threads(threads);
         let run = OfflineRun {
             topology: &mut built.topology,
             inputs,
