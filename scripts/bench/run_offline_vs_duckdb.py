@@ -344,7 +344,7 @@ def parquet_case(args, threads_label):
     import pyarrow.parquet as pq_reader
     got = pq_reader.read_table(pq_out)
     con = duckdb.connect()
-    duck = con.sql(f"SELECT count(*), sum(amount), count(DISTINCT \"user\") FROM read_parquet('{pq_out}')").fetchone()
+    duck = con.execute(f"SELECT count(*), sum(amount), count(DISTINCT \"user\") FROM read_parquet('{pq_out}')").fetchone()
     want = (expected.num_rows, pa.compute.sum(expected["amount"]).as_py(),
             len(pa.compute.unique(expected["user"])))
     if tuple(duck) != want or got.num_rows != expected.num_rows or \
