@@ -2259,7 +2259,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__run)
-            opts="-b -X -v -q -y -h -V --check --explain --input --sink --dead-letter --metrics-interval --restore-cut --adopt-state --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --check --explain --input --sink --dead-letter --threads --metrics-interval --restore-cut --adopt-state --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2274,6 +2274,10 @@ _krabka__streams() {
                     return 0
                     ;;
                 --dead-letter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

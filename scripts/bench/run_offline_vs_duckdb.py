@@ -4,28 +4,34 @@
 Generates N rows (as `tail` writes them: payload columns + the five reserved
 columns) into Arrow IPC streams, then per case times `krabka-streams run` on the
 example topology (sink written to a file; the run process's peak RSS read from
-wait4) against DuckDB running the same query over the same files (read with
-pyarrow), timed end to end (read + query) and query only. Cases:
+wait4) with `--threads T` (default: the available cores) and with `--threads 1`,
+against DuckDB running the same query over the same files (read with pyarrow,
+all cores), timed end to end (read + query) and query only. Cases:
   * filter-group-by    examples/topologies/large-orders-by-user.yaml: filter
-                       amount > 100, group by user: sum(amount), count(*)  (target <= 2x)
+                       amount > 100, group by user: sum(amount), count(*)  (target <= 1x)
   * windowed-group-by  examples/topologies/orders-per-minute.yaml: tumbling 1-minute
-                       windows per upper(trim(country))                   (target <= 3x)
+                       windows per upper(trim(country))                   (target <= 1x)
   * join               examples/topologies/orders-with-payments.yaml: N orders joined
                        with N payments on order_id within 10 minutes, then
-                       filter paid >= amount and a projection             (target <= 3x)
-After timing, a check compares krabka's sink file with DuckDB's result (the
-group-bys re-emit their cumulative table per batch: the last row of every group
-is its result) and fails the benchmark when they differ.
-Prints the ratio krabka / DuckDB (a benchmark, not a timed test), from runs that
-alternate between the two, and the CPU times (user + system of the `run` process;
-the Python process's CPU time around DuckDB's read + query) as a ratio less moved by
-the machine's load. Needs duckdb,
-pyarrow and numpy (the CI test venv has them).
+                       filter paid >= amount and a projection             (target <= 1.5x)
+  * parquet-output     the N orders copied through a projection into a .parquet
+                       sink against an .arrows sink: Parquet time / IPC time (target <= 1.2x);
+                       the Parquet file is read back by DuckDB and pyarrow and compared
+After timing, every case checks that the `--threads T` sink file is byte-identical
+to the `--threads 1` one (and fails the benchmark when not), and compares krabka's
+sink file with DuckDB's result (the group-bys re-emit their cumulative table per
+batch: the last row of every group is its result).
+Prints the ratios side by side (a benchmark, not a timed test), from runs that
+alternate between the sides, the CPU times (user + system of the `run` process;
+the DuckDB worker's CPU time around its read + query) as a ratio less moved by
+the machine's load, and both sides' peak RSS. Needs duckdb, pyarrow and numpy
+(the CI test venv has them).
 
-usage: run_offline_vs_duckdb.py BINARY [--rows N] [--dir DIR] [--repeat K] [--case C ...]
+usage: run_offline_vs_duckdb.py BINARY [--rows N] [--dir DIR] [--repeat K] [--threads T] [--case C ...]
 """
 
 import argparse
+import filecmp
 import json
 import os
 import subprocess
@@ -35,6 +41,7 @@ import time
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.ipc as ipc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,19 +66,36 @@ CASES = {
     "filter-group-by": (
         "large-orders-by-user.yaml", "large-orders-by-user", {"orders": "orders"},
         'SELECT "user", sum(amount) AS total, count(*) AS n FROM orders WHERE amount > 100 GROUP BY "user"',
-        2.0),
+        1.0),
     "windowed-group-by": (
         "orders-per-minute.yaml", "orders-per-minute", {"orders": "orders"},
         "SELECT upper(trim(country)) AS c, (__timestamp // 60000) * 60000 AS w, count(*) AS orders, "
         "sum(CAST(amount // 100 AS BIGINT)) AS euros, max(amount) AS largest FROM orders GROUP BY c, w",
-        3.0),
+        1.0),
     "join": (
         "orders-with-payments.yaml", "paid-orders", {"orders": "join-orders", "payments": "join-payments"},
         "SELECT o.order_id AS order_order_id, o.\"user\" AS order_user, o.amount AS order_amount, "
         "p.method AS payment_method FROM orders o JOIN payments p ON o.order_id = p.order_id "
         "AND abs(o.__timestamp - p.__timestamp) <= 600000 WHERE p.paid >= o.amount",
-        3.0),
+        1.5),
 }
+
+# The Parquet case: a projection of the orders into a sink, written as Parquet and as IPC.
+PARQUET_TOPOLOGY = """version: 1
+nodes:
+  - source: orders
+    topics: [orders]
+    value: avro
+    columns: {user: utf8, country: utf8, amount: int64, ts: timestamp}
+  - select: copied
+    parent: orders
+    columns: [user, country, amount, ts]
+  - sink: copy
+    parent: copied
+    topic: copy
+    value: json
+"""
+PARQUET_TARGET = 1.2
 
 
 def reserved_columns(ts, first_offset):
@@ -167,13 +191,17 @@ def dataset(directory, name, rows):
     return path
 
 
-def time_krabka(binary, inputs, out, case):
-    """Wall time and peak RSS (KiB, from wait4) of one run."""
-    topology, sink, _, _, _ = CASES[case]
-    args = [binary, "run", os.path.join(EXAMPLES, topology)]
+def time_krabka(binary, inputs, out, case, threads=None, topology=None, sink=None):
+    """Wall time, peak RSS (KiB, from wait4) and CPU time of one run."""
+    if topology is None:
+        name, sink, _, _, _ = CASES[case]
+        topology = os.path.join(EXAMPLES, name)
+    args = [binary, "run", topology]
     for source, path in inputs.items():
         args += ["--input", f"{source}={path}"]
     args += ["--sink", f"{sink}={out}", "-q"]
+    if threads is not None:
+        args += ["--threads", str(threads)]
     start = time.perf_counter()
     child = subprocess.Popen(args)
     _, status, usage = os.wait4(child.pid, 0)
@@ -187,9 +215,15 @@ def time_krabka(binary, inputs, out, case):
 def time_duckdb(inputs, case):
     """DuckDB's read + query, in a child process: this process stays small, so the
     peak RSS of each `run` child (which on Linux includes the forked copy of this
-    process before its exec) measures `run` alone."""
+    process before its exec) measures `run` alone. Returns (read+query s, query s,
+    result rows, CPU s, the worker's peak RSS in KiB)."""
     worker = [sys.executable, os.path.abspath(__file__), "--duckdb-worker", case, json.dumps(inputs)]
-    return tuple(json.loads(subprocess.run(worker, check=True, capture_output=True, text=True).stdout))
+    child = subprocess.Popen(worker, stdout=subprocess.PIPE, text=True)
+    stdout = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"the DuckDB worker for {case} failed")
+    return tuple(json.loads(stdout)) + (usage.ru_maxrss,)
 
 
 def duckdb_worker(inputs, case):
@@ -240,38 +274,102 @@ def check_worker(inputs, case, out):
     print(f"{case}: krabka's result equals DuckDB's ({expected.num_rows} rows)", flush=True)
 
 
+def same_bytes(a, b, what):
+    if not filecmp.cmp(a, b, shallow=False):
+        sys.exit(f"{what}: the --threads sink file differs from the --threads 1 one ({a} vs {b})")
+    print(f"{what}: sink files byte-identical across --threads ({os.path.getsize(a)} bytes)", flush=True)
+
+
+def best(runs):
+    """(best wall time, max peak RSS KiB, best CPU time) of timed runs."""
+    return min(r[0] for r in runs), max(r[1] for r in runs), min(r[2] for r in runs)
+
+
+def run_case(args, case, threads_label):
+    _, _, sources, _, target = CASES[case]
+    inputs = {source: dataset(args.dir, name, args.rows) for source, name in sources.items()}
+    out = os.path.join(args.dir, "run-bench-sink.arrows")
+    out_one = os.path.join(args.dir, "run-bench-sink-1.arrows")
+    # Alternate the sides: on a shared machine the load changes from one
+    # phase to the next, and a ratio of two phases mostly measures that change.
+    runs, ones, duck = [], [], []
+    for _ in range(args.repeat):
+        runs.append(time_krabka(args.binary, inputs, out, case, args.threads))
+        ones.append(time_krabka(args.binary, inputs, out_one, case, 1))
+        duck.append(time_duckdb(inputs, case))
+    krabka, rss, krabka_cpu = best(runs)
+    one, rss_one, one_cpu = best(ones)
+    duck_total = min(d[0] for d in duck)
+    duck_query = min(d[1] for d in duck)
+    duck_cpu = min(d[3] for d in duck)
+    duck_rss = max(d[4] for d in duck)
+    print(f"{case}, rows {args.rows}: run --threads {threads_label} {krabka:.3f}s "
+          f"(CPU {krabka_cpu:.2f}s, peak RSS {rss / 1024:.0f} MiB) | run --threads 1 {one:.3f}s "
+          f"(CPU {one_cpu:.2f}s, peak RSS {rss_one / 1024:.0f} MiB) | DuckDB read+query {duck_total:.3f}s "
+          f"(query only {duck_query:.3f}s, CPU {duck_cpu:.2f}s, peak RSS {duck_rss / 1024:.0f} MiB, "
+          f"{duck[0][2]} result rows)")
+    print(f"{case}: ratios run/DuckDB(read+query) = {krabka / duck_total:.2f}x (target <= {target:g}x), "
+          f"run --threads 1/DuckDB = {one / duck_total:.2f}x, run/DuckDB(query only) = "
+          f"{krabka / duck_query:.2f}x, --threads {threads_label} speed-up over 1 = {one / krabka:.2f}x; "
+          f"CPU run/DuckDB = {krabka_cpu / duck_cpu:.2f}x", flush=True)
+    same_bytes(out, out_one, case)
+    subprocess.run([sys.executable, os.path.abspath(__file__), "--check-worker", case,
+                    json.dumps(inputs), out], check=True)
+
+
+def parquet_case(args, threads_label):
+    inputs = {"orders": dataset(args.dir, "orders", args.rows)}
+    topology = os.path.join(args.dir, "run-bench-copy.yaml")
+    with open(topology, "w") as f:
+        f.write(PARQUET_TOPOLOGY)
+    ipc_out = os.path.join(args.dir, "run-bench-copy.arrows")
+    pq_out = os.path.join(args.dir, "run-bench-copy.parquet")
+    pq_one = os.path.join(args.dir, "run-bench-copy-1.parquet")
+    ipc, pq, pq1 = [], [], []
+    for _ in range(args.repeat):
+        ipc.append(time_krabka(args.binary, inputs, ipc_out, None, args.threads, topology, "copy"))
+        pq.append(time_krabka(args.binary, inputs, pq_out, None, args.threads, topology, "copy"))
+        pq1.append(time_krabka(args.binary, inputs, pq_one, None, 1, topology, "copy"))
+    (ti, ri, ci), (tp, rp, cp), (t1, r1, c1) = best(ipc), best(pq), best(pq1)
+    print(f"parquet-output, rows {args.rows}: .arrows {ti:.3f}s (CPU {ci:.2f}s, {ri / 1024:.0f} MiB) | "
+          f".parquet --threads {threads_label} {tp:.3f}s (CPU {cp:.2f}s, {rp / 1024:.0f} MiB) | "
+          f".parquet --threads 1 {t1:.3f}s (CPU {c1:.2f}s, {r1 / 1024:.0f} MiB); sizes "
+          f"{os.path.getsize(ipc_out)} vs {os.path.getsize(pq_out)} bytes")
+    print(f"parquet-output: ratio Parquet/IPC time = {tp / ti:.2f}x (target <= {PARQUET_TARGET:g}x), "
+          f"at --threads 1 {t1 / ti:.2f}x; CPU {cp / ci:.2f}x", flush=True)
+    same_bytes(pq_out, pq_one, "parquet-output")
+    # Read back by two other readers: the same rows as the IPC sink.
+    with pa.memory_map(ipc_out) as data:
+        expected = pa.ipc.open_stream(data).read_all()
+    import pyarrow.parquet as pq_reader
+    got = pq_reader.read_table(pq_out)
+    con = duckdb.connect()
+    duck = con.execute(f"SELECT count(*), sum(amount), count(DISTINCT \"user\") FROM read_parquet('{pq_out}')").fetchone()
+    want = (expected.num_rows, pa.compute.sum(expected["amount"]).as_py(),
+            len(pa.compute.unique(expected["user"])))
+    if tuple(duck) != want or got.num_rows != expected.num_rows or \
+            not got.select(["user", "amount"]).equals(expected.select(["user", "amount"])):
+        sys.exit(f"parquet-output: the Parquet file does not read back as the IPC sink ({duck} vs {want})")
+    print(f"parquet-output: DuckDB and pyarrow read the Parquet file back as the IPC sink "
+          f"({expected.num_rows} rows)", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--dir", default="/tmp")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--case", choices=sorted(CASES), action="append")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="run's --threads (default: run's own default, the available cores)")
+    parser.add_argument("--case", choices=sorted(CASES) + ["parquet-output"], action="append")
     args = parser.parse_args()
-    out = os.path.join(args.dir, "run-bench-sink.arrows")
-    for case in args.case or list(CASES):
-        topology, _, sources, _, target = CASES[case]
-        inputs = {source: dataset(args.dir, name, args.rows) for source, name in sources.items()}
-        # Alternate the two sides: on a shared machine the load changes from one
-        # phase to the next, and a ratio of two phases mostly measures that change.
-        runs, duck = [], []
-        for _ in range(args.repeat):
-            runs.append(time_krabka(args.binary, inputs, out, case))
-            duck.append(time_duckdb(inputs, case))
-        krabka = min(r[0] for r in runs)
-        rss = max(r[1] for r in runs)
-        krabka_cpu = min(r[2] for r in runs)
-        duck_total = min(d[0] for d in duck)
-        duck_query = min(d[1] for d in duck)
-        duck_cpu = min(d[3] for d in duck)
-        print(f"{case}, rows {args.rows}: krabka-streams run {krabka:.3f}s (peak RSS {rss / 1024:.0f} MiB); "
-              f"DuckDB read+query {duck_total:.3f}s (query only {duck_query:.3f}s, {duck[0][2]} result rows)")
-        print(f"{case}: ratio krabka/DuckDB(read+query) = {krabka / duck_total:.2f}x; "
-              f"krabka/DuckDB(query only) = {krabka / duck_query:.2f}x (target <= {target:g}x); "
-              f"CPU time {krabka_cpu:.2f}s vs {duck_cpu:.2f}s (read+query) = {krabka_cpu / duck_cpu:.2f}x",
-              flush=True)
-        subprocess.run([sys.executable, os.path.abspath(__file__), "--check-worker", case,
-                        json.dumps(inputs), out], check=True)
+    label = str(args.threads) if args.threads else f"default ({os.cpu_count()} cores)"
+    for case in args.case or list(CASES) + ["parquet-output"]:
+        if case == "parquet-output":
+            parquet_case(args, label)
+        else:
+            run_case(args, case, label)
 
 
 if __name__ == "__main__":

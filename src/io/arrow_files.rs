@@ -351,6 +351,14 @@ pub struct IpcOutput {
 }
 
 impl IpcOutput {
+    /// Encodes a Parquet output's columns on up to `threads` threads (the file is
+    /// the same at every count); IPC outputs are written as they are.
+    pub fn set_threads(&mut self, threads: usize) {
+        if let Some(sink) = self.parquet.as_mut() {
+            sink.set_threads(threads);
+        }
+    }
+
     /// `-` writes an IPC stream to stdout; `*.arrow` an IPC file; anything else an IPC stream.
     pub fn create(target: &str) -> Result<IpcOutput, String> {
         if target.ends_with(".parquet") {

@@ -16,7 +16,9 @@ use parquet::basic::{Compression, Type as PhysicalType, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::engine::columnar::json_values::batch_to_json_lines;
+use crate::engine::columnar::parallel::default_threads;
 use crate::io::output_file::OutputFile;
+use crate::io::parquet_columns::ParquetColumnsWriter;
 
 /// The binary and text data formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,7 +153,7 @@ pub struct SinkOptions {
 enum Writer {
     Stream(StreamWriter<Target>),
     File(FileWriter<Target>),
-    Parquet(ArrowWriter<Target>),
+    Parquet(ParquetColumnsWriter<Target>),
     Ndjson(Target),
 }
 
@@ -167,6 +169,8 @@ pub struct BatchSink {
     parquet_schema: Option<SchemaRef>,
     files: Vec<PathBuf>,
     file_index: usize,
+    /// Threads a Parquet row group's columns are encoded on.
+    threads: usize,
 }
 
 /// `out.parquet`, index 3 → `out-000003.parquet`.
@@ -320,7 +324,14 @@ impl BatchSink {
             parquet_schema: None,
             files: Vec::new(),
             file_index: 0,
+            threads: default_threads(),
         }
+    }
+
+    /// Encodes Parquet columns on up to `threads` threads (default: the
+    /// available cores); the file is the same at every count.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 
     fn rotating(&self) -> bool {
@@ -347,6 +358,13 @@ impl BatchSink {
             DataFormat::Parquet => {
                 let (writer, written) =
                     parquet_writer(target, schema, self.opts.row_group_size).map_err(arrow_err)?;
+                let writer = ParquetColumnsWriter::new(
+                    writer,
+                    written.clone(),
+                    self.opts.row_group_size,
+                    self.threads,
+                )
+                .map_err(arrow_err)?;
                 self.parquet_schema = Some(written);
                 Writer::Parquet(writer)
             }

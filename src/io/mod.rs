@@ -11,6 +11,7 @@ pub mod bounded_read;
 pub mod file_mode;
 pub mod kafka;
 pub mod output_file;
+pub(crate) mod parquet_columns;
 pub mod path_conflict;
 pub mod process;
 pub mod properties;

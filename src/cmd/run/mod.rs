@@ -49,6 +49,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub dead_letter: Option<String>,
 
+    /// Offline: threads the engine may process one batch on (group-by lookups and aggregates, Parquet column encoding; default: the available cores). The output is byte-identical at every count; 1 is the one-thread path.
+    #[arg(long, value_name = "N", value_parser = parse_threads, conflicts_with_all = ["check", "explain"])]
+    pub threads: Option<usize>,
+
     /// Print the metrics so far on stderr at this interval (e.g. 5s).
     #[arg(long, value_parser = parse_interval, value_name = "DURATION")]
     pub metrics_interval: Option<Duration>,
@@ -63,6 +67,15 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub schema_cache: SchemaCacheArgs,
+}
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a thread count from 1 to 1024, got `{text}`"
+        )),
+    }
 }
 
 fn parse_interval(text: &str) -> Result<Duration, String> {
@@ -82,6 +95,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         inputs: args.inputs.clone(),
         sinks: args.sinks.clone(),
         dead_letter: args.dead_letter.clone(),
+        threads: args.threads,
         metrics_interval: args.metrics_interval,
         restore_cut: args.restore_cut,
         adopt_state: args.adopt_state,

@@ -11,6 +11,7 @@ pub mod ipc_stream;
 pub mod json_values;
 pub mod metadata;
 pub mod ops;
+pub mod parallel;
 pub mod raw_batch;
 pub mod record;
 pub mod record_filter;

@@ -92,6 +92,11 @@ pub fn run(plan: &RunPlan, hooks: &mut dyn RunHooks) -> Result<RunAnswer> {
                 "--sink and --dead-letter belong to offline runs: add --input NAME=PATH, or drop them to run online with -b",
             ));
         }
+        if plan.threads.is_some() {
+            return Err(Error::usage(
+                "--threads belongs to offline runs: add --input NAME=PATH",
+            ));
+        }
         drop(built);
         return online::run_online(plan, hooks, &spec, &file).map(RunAnswer::Online);
     }

@@ -65,9 +65,14 @@ pub(super) fn run_offline(
         });
         // Writers are lent to the run and finished (or discarded) afterwards.
         let mut sinks: BTreeMap<String, Box<dyn BatchWriter + '_>> = BTreeMap::new();
+        let threads = plan
+            .threads
+            .unwrap_or_else(crate::engine::columnar::parallel::default_threads);
         for (sink, _, out) in &mut outputs {
+            out.set_threads(threads);
             sinks.insert(sink.clone(), Box::new(out));
         }
+        built.topology.set_threads(threads);
         let run = OfflineRun {
             topology: &mut built.topology,
             inputs,

@@ -30,6 +30,8 @@ pub struct RunPlan {
     pub sinks: Vec<String>,
     /// Offline dead-letter output.
     pub dead_letter: Option<String>,
+    /// Offline: threads the engine may process one batch on (`None`: the available cores).
+    pub threads: Option<usize>,
     /// Report the metrics so far at this interval.
     pub metrics_interval: Option<Duration>,
     /// Online: start from this barrier cut.

@@ -25,6 +25,7 @@ use crate::engine::columnar::snapshot::tagged::TaggedValue;
 
 mod accumulators;
 pub(crate) mod index;
+mod parallel;
 
 use accumulators::Accumulators;
 use index::{GroupIndex, Probe};
@@ -163,6 +164,7 @@ impl Operator for GroupBy {
                 .collect(),
             stream_time: NO_STREAM_TIME,
             key_arrays: KeyArrays::default(),
+            threads: 1,
         })
     }
 
@@ -279,6 +281,8 @@ struct GroupByProcessor {
     accs: Vec<Accumulators>,
     stream_time: i64,
     key_arrays: KeyArrays,
+    /// Threads a batch is folded on (`parallel`); 1 is the one-thread path.
+    threads: usize,
 }
 
 /// The key columns of the last output, for the groups `0..groups`: groups only
@@ -636,6 +640,9 @@ impl GroupByProcessor {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let fields = self.op.output_fields(&batch.schema())?;
+        if self.threads > 1 && self.fold_parallel(batch, &key_columns, &inputs, selected, cutoff)? {
+            return Ok(vec![self.output(fields)?]);
+        }
         let ids = match selected {
             Some(selected) => self
                 .assign_string_groups(&key_columns, Some(selected))?
@@ -913,6 +920,10 @@ fn update(func: AggFunc, slots: &mut [Slot], ids: &[u32], array: &ArrayRef) -> R
 impl Processor for GroupByProcessor {
     fn process(&mut self, batch: &RecordBatch) -> Result<Vec<RecordBatch>, OpError> {
         self.process_rows(batch, None)
+    }
+
+    fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 
     fn process_selected(

@@ -61,6 +61,11 @@ impl From<arrow_schema::ArrowError> for OpError {
 pub trait Processor: Send {
     /// Handles one batch and returns what it forwards (exactly one batch for built-ins).
     fn process(&mut self, batch: &RecordBatch) -> Result<Vec<RecordBatch>, OpError>;
+    /// How many threads one batch may be processed on (`run --threads`); the
+    /// output must be the same at every count. Default: one, whatever is asked.
+    fn set_threads(&mut self, threads: usize) {
+        let _ = threads;
+    }
     /// The state as bytes; empty for stateless operators.
     fn snapshot(&self) -> Result<Vec<u8>, OpError>;
     /// Replaces the state with a snapshot.

@@ -118,6 +118,8 @@ enum Instance {
 pub struct BuiltTopology {
     nodes: Arc<Vec<NodeDef>>,
     partitions: BTreeMap<i32, Vec<Instance>>,
+    /// Threads an operator may process one batch on (see [`BuiltTopology::set_threads`]).
+    threads: usize,
 }
 
 impl fmt::Debug for BuiltTopology {
@@ -143,6 +145,21 @@ impl BuiltTopology {
         BuiltTopology {
             nodes: Arc::new(nodes),
             partitions: BTreeMap::new(),
+            threads: 1,
+        }
+    }
+
+    /// Lets operators process a batch on up to `threads` threads (`run
+    /// --threads`), for the partitions already running and those to come. The
+    /// output is the same at every count; 1 (the default) is the one-thread path.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+        for instances in self.partitions.values_mut() {
+            for instance in instances {
+                if let Instance::Operator(processor) = instance {
+                    processor.set_threads(self.threads);
+                }
+            }
         }
     }
 
@@ -244,11 +261,16 @@ impl BuiltTopology {
 
     fn instances(&mut self, partition: i32) -> &mut Vec<Instance> {
         let nodes = self.nodes.clone();
+        let threads = self.threads;
         self.partitions.entry(partition).or_insert_with(|| {
             nodes
                 .iter()
                 .map(|n| match &n.kind {
-                    NodeKind::Operator { op } => Instance::Operator(op.instantiate()),
+                    NodeKind::Operator { op } => {
+                        let mut processor = op.instantiate();
+                        processor.set_threads(threads);
+                        Instance::Operator(processor)
+                    }
                     NodeKind::Join { spec } => Instance::Join(Box::new(spec.instantiate())),
                     _ => Instance::Stateless,
                 })

@@ -174,6 +174,174 @@ impl Accumulators {
         }
     }
 
+    /// Empty accumulators for `groups` groups: a partial of a batch's rows (see `parallel`).
+    pub fn with_groups(func: AggFunc, groups: usize) -> Self {
+        match func {
+            AggFunc::Count => Accumulators::Counts(vec![0; groups]),
+            AggFunc::Sum => Accumulators::IntSums {
+                sums: vec![0; groups],
+                seen: vec![false; groups],
+            },
+            AggFunc::Min | AggFunc::Max => Accumulators::Slots(vec![Slot::Empty; groups]),
+        }
+    }
+
+    /// Whether partials of a batch over `input` merge into these accumulators
+    /// with exactly the one-thread fold's result: counts; integer sums into
+    /// integer sums; min/max of integers, strings, bytes or booleans (a total
+    /// order, ties keep the earlier value). Floats and decimals are folded in
+    /// row order (their sums round; a decimal sum's overflow depends on the order).
+    pub fn merges_exactly(&self, func: AggFunc, input: &DataType) -> bool {
+        use DataType as D;
+        let integer = matches!(
+            input,
+            D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64
+        );
+        match (func, self) {
+            (AggFunc::Count, Accumulators::Counts(_)) => true,
+            (AggFunc::Sum, Accumulators::IntSums { .. }) => integer,
+            (AggFunc::Min | AggFunc::Max, Accumulators::Slots(_)) => {
+                integer || matches!(input, D::Utf8 | D::Binary | D::Boolean)
+            }
+            _ => false,
+        }
+    }
+
+    /// Merges `parts` (partials of consecutive row ranges, in order) into these
+    /// accumulators when the result is exactly the one-thread fold's; `false`,
+    /// with nothing changed, when it might not be (an overflow the fold would
+    /// report, a sum near the i128 range, values of different kinds).
+    pub fn merge(&mut self, func: AggFunc, parts: &[&Accumulators]) -> bool {
+        match self {
+            Accumulators::Counts(counts) => {
+                let Some(parts) = parts
+                    .iter()
+                    .map(|p| match p {
+                        Accumulators::Counts(c) if c.len() == counts.len() => Some(c),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    return false;
+                };
+                let mut merged = Vec::with_capacity(counts.len());
+                for (g, count) in counts.iter().enumerate() {
+                    // The fold fails on the increment past i64::MAX: a total above it.
+                    let mut total = *count;
+                    for part in &parts {
+                        match total.checked_add(part[g]) {
+                            Some(t) => total = t,
+                            None => return false,
+                        }
+                    }
+                    merged.push(total);
+                }
+                *counts = merged;
+                true
+            }
+            Accumulators::IntSums { sums, seen } => {
+                let Some(parts) = parts
+                    .iter()
+                    .map(|p| match p {
+                        Accumulators::IntSums { sums: s, seen: n } if s.len() == sums.len() => {
+                            Some((s, n))
+                        }
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    return false;
+                };
+                // A partial of fewer than 2^60 values of at most 64 bits stays
+                // below 2^124; a sum below 2^126 plus any prefix of them then
+                // stays inside i128, so neither fold can overflow and both are exact.
+                const BOUND: i128 = 1 << 126;
+                if sums.iter().any(|s| !(-BOUND..BOUND).contains(s)) {
+                    return false;
+                }
+                for (g, sum) in sums.iter_mut().enumerate() {
+                    for (part, part_seen) in &parts {
+                        *sum += part[g];
+                        seen[g] |= part_seen[g];
+                    }
+                }
+                true
+            }
+            Accumulators::Slots(slots) => {
+                use crate::engine::columnar::snapshot::tagged::TaggedValue as T;
+                let same_kind = |a: &T, b: &T| {
+                    matches!(
+                        (a, b),
+                        (T::String(_), T::String(_))
+                            | (T::Bytes(_), T::Bytes(_))
+                            | (T::Bool(_), T::Bool(_))
+                            | (T::Int(_), T::Int(_))
+                            | (T::Uint64(_), T::Uint64(_))
+                    )
+                };
+                if parts
+                    .iter()
+                    .any(|p| !matches!(p, Accumulators::Slots(s) if s.len() == slots.len()))
+                {
+                    return false;
+                }
+                let parts: Vec<&Vec<Slot>> = parts
+                    .iter()
+                    .map(|p| match p {
+                        Accumulators::Slots(s) => s,
+                        _ => unreachable!("checked"),
+                    })
+                    .collect();
+                // Per group, which part's value wins (None: the group's own); decided
+                // before anything changes.
+                let mut winners: Vec<Option<usize>> = Vec::with_capacity(slots.len());
+                for (g, own) in slots.iter().enumerate() {
+                    let mut best: Option<&T> = match own {
+                        Slot::Empty => None,
+                        Slot::Value(v) => Some(v),
+                        _ => return false,
+                    };
+                    let mut winner = None;
+                    for (p, part) in parts.iter().enumerate() {
+                        let next = match &part[g] {
+                            Slot::Empty => continue,
+                            Slot::Value(v) => v,
+                            _ => return false,
+                        };
+                        let replace = match best {
+                            None => true,
+                            Some(current) => {
+                                if !same_kind(current, next) {
+                                    return false;
+                                }
+                                let Ok(ord) = super::compare(current, next) else {
+                                    return false;
+                                };
+                                // Ties keep the current (earlier) value, as the fold does.
+                                if func == AggFunc::Min {
+                                    ord.is_gt()
+                                } else {
+                                    ord.is_lt()
+                                }
+                            }
+                        };
+                        if replace {
+                            best = Some(next);
+                            winner = Some(p);
+                        }
+                    }
+                    winners.push(winner);
+                }
+                for (g, winner) in winners.into_iter().enumerate() {
+                    if let Some(p) = winner {
+                        slots[g] = parts[p][g].clone();
+                    }
+                }
+                true
+            }
+        }
+    }
+
     /// Every group's value as a column of type `ty`.
     pub fn write(&self, ty: &DataType) -> Result<ArrayRef, OpError> {
         match self {
