@@ -5,6 +5,7 @@ use serde_json::json;
 
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
+use crate::cmd::interrupt::StopSignal;
 use crate::cmd::output::Ui;
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 
@@ -65,33 +66,6 @@ pub fn run(global: &GlobalArgs, args: DevClusterArgs) -> CliResult<()> {
     tracing::info!("stopping the embedded cluster");
     drop(cluster);
     Ok(())
-}
-
-/// SIGINT or SIGTERM as the normal end of a command that serves until stopped
-/// (exit 0): listening starts at [`StopSignal::listen`], so a signal that arrives
-/// while the command is still starting is not lost, nor taken for a cancellation
-/// (`cmd::interrupt`).
-pub struct StopSignal {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    _cooperation: crate::cmd::interrupt::Cooperation,
-}
-
-impl StopSignal {
-    pub fn listen() -> StopSignal {
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        StopSignal {
-            _cooperation: crate::cmd::interrupt::cooperate(stop.clone()),
-            stop,
-        }
-    }
-
-    /// Blocks until the signal (checked every 50 ms).
-    pub fn wait(self) -> CliResult<()> {
-        while !self.stop.load(std::sync::atomic::Ordering::SeqCst) {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

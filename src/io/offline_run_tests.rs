@@ -1,13 +1,21 @@
+//! The offline runner (`engine::columnar::runner::offline`) over topologies read by
+//! [`super::topology_file`]: here, not in the engine, because the engine never imports `io`
+//! and these cases are written as the topology files a user writes.
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use arrow_array::RecordBatch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 
-use super::memory::{MemoryReader, MemoryWriter};
-use super::*;
+use crate::engine::columnar::headers::decode_headers;
+use crate::engine::columnar::metadata::HEADERS_COLUMN;
 use crate::engine::columnar::ops::testing::{int64s, transactions};
-use crate::engine::columnar::topology::spec::{self, OfflineCodecs};
+use crate::engine::columnar::runner::offline::memory::{MemoryReader, MemoryWriter};
+use crate::engine::columnar::runner::offline::*;
+use crate::engine::columnar::topology::BuiltTopology;
+use crate::engine::columnar::topology::spec::{self, ErrorPolicy, OfflineCodecs};
 use crate::io::topology_file::parse as parse_file;
 
 fn parse(text: &str) -> crate::engine::columnar::topology::spec::TopologySpec {
@@ -141,36 +149,6 @@ fn skip_rolls_the_partition_back_and_dead_letter_keeps_the_rows_with_headers() {
             i64::MAX
         );
     }
-}
-
-#[test]
-fn missing_reserved_columns_are_added() {
-    let plain = transactions(&["a", "b"], &[1, 2], &[1, 2], 0)
-        .project(&[0, 1])
-        .unwrap();
-    let schema = normalized_schema(&plain.schema()).unwrap();
-    assert!(has_reserved_columns(&schema));
-    let mut next = 10;
-    let batch = normalize(&plain, &schema, &mut next).unwrap();
-    assert_eq!(int64s(&batch, OFFSET_COLUMN), [Some(10), Some(11)]);
-    assert_eq!(next, 12);
-    assert_eq!(
-        batch
-            .column_by_name(HEADERS_COLUMN)
-            .unwrap()
-            .as_binary::<i32>()
-            .value(0),
-        [0, 0, 0, 0]
-    );
-    let wrong = Schema::new(vec![Field::new(
-        "__timestamp",
-        arrow_schema::DataType::Utf8,
-        true,
-    )]);
-    assert_eq!(
-        normalized_schema(&wrong).unwrap_err(),
-        "column `__timestamp` is utf8, but the reserved column must be int64"
-    );
 }
 
 #[test]

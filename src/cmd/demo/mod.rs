@@ -240,7 +240,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     })?;
 
     if args.keep_running {
-        let stop = crate::cmd::dev_cluster::StopSignal::listen();
+        let stop = crate::cmd::interrupt::StopSignal::listen();
         eprintln!("embedded cluster at {bootstrap}, registry at {registry_url}; Ctrl-C stops them");
         stop.wait()?;
     }

@@ -4,6 +4,7 @@
 //! its barrier alignment. `metrics` is what both count.
 
 pub mod align;
+pub mod error;
 pub mod group;
 pub mod metrics;
 pub mod offline;
