@@ -544,25 +544,7 @@ impl Reader {
                 "state_topic belongs to state_store kafka",
             ));
         }
-        settings.error_policy = match (policy, dead_letter_topic) {
-            (Some(p), Some(topic)) if p.value == "dead-letter" => {
-                ErrorPolicy::DeadLetter { topic: topic.value }
-            }
-            (Some(p), None) if p.value == "dead-letter" => {
-                return Err(SpecError::at(
-                    p.pos,
-                    "error_policy dead-letter needs a dead_letter_topic",
-                ));
-            }
-            (_, Some(topic)) => {
-                return Err(SpecError::at(
-                    topic.pos,
-                    "deadLetterTopic requires ActionDeadLetter: set error_policy: dead-letter",
-                ));
-            }
-            (Some(p), None) if p.value == "skip" => ErrorPolicy::Skip,
-            _ => ErrorPolicy::Fail,
-        };
+        settings.error_policy = error_policy(policy, dead_letter_topic)?;
         Ok(settings)
     }
 
@@ -806,6 +788,33 @@ impl NodeFields<'_, '_, '_> {
     fn list(&self, field: &str) -> Result<Vec<Located<String>>, SpecError> {
         self.reader.list(self.required(field)?, field)
     }
+}
+
+/// `error_policy` with `dead_letter_topic`: a dead-letter policy names its topic, and a
+/// topic is only for that policy.
+fn error_policy(
+    policy: Option<Located<String>>,
+    dead_letter_topic: Option<Located<String>>,
+) -> Result<ErrorPolicy, SpecError> {
+    Ok(match (policy, dead_letter_topic) {
+        (Some(p), Some(topic)) if p.value == "dead-letter" => {
+            ErrorPolicy::DeadLetter { topic: topic.value }
+        }
+        (Some(p), None) if p.value == "dead-letter" => {
+            return Err(SpecError::at(
+                p.pos,
+                "error_policy dead-letter needs a dead_letter_topic",
+            ));
+        }
+        (_, Some(topic)) => {
+            return Err(SpecError::at(
+                topic.pos,
+                "deadLetterTopic requires ActionDeadLetter: set error_policy: dead-letter",
+            ));
+        }
+        (Some(p), None) if p.value == "skip" => ErrorPolicy::Skip,
+        _ => ErrorPolicy::Fail,
+    })
 }
 
 #[cfg(test)]

@@ -42,6 +42,8 @@ impl Walkthrough {
     }
 }
 
+/// The walkthrough. Long because it is the script itself: one step after the other, in
+/// the order the user reads them.
 pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
     let mut w = Walkthrough {

@@ -251,21 +251,12 @@ impl Compiler<'_> {
                 trim_where,
                 trim_what,
                 trim_characters,
-            } => {
-                if trim_what.is_some() || trim_characters.is_some() {
-                    return Err(err_at(
-                        expr,
-                        "trim takes no character list; it trims whitespace",
-                    ));
-                }
-                let (leading, trailing) = match trim_where {
-                    None | Some(TrimWhereField::Both) => (true, true),
-                    Some(TrimWhereField::Leading) => (true, false),
-                    Some(TrimWhereField::Trailing) => (false, true),
-                };
-                let arg = self.string(inner)?;
-                Ok(string_call(Func::Trim { leading, trailing }, vec![arg]))
-            }
+            } => self.trim(
+                expr,
+                inner,
+                trim_where.as_ref(),
+                trim_what.is_some() || trim_characters.is_some(),
+            ),
             SqlExpr::Function(function) => self.function(expr, function),
             other => Err(err_at(other, format!("unsupported expression `{other}`"))),
         }
@@ -416,6 +407,29 @@ impl Compiler<'_> {
             expr: Box::new(node),
             to,
         })
+    }
+
+    /// `TRIM([BOTH | LEADING | TRAILING] x)`: whitespace only.
+    fn trim(
+        &self,
+        expr: &SqlExpr,
+        inner: &SqlExpr,
+        trim_where: Option<&TrimWhereField>,
+        with_characters: bool,
+    ) -> Result<Node, ExprError> {
+        if with_characters {
+            return Err(err_at(
+                expr,
+                "trim takes no character list; it trims whitespace",
+            ));
+        }
+        let (leading, trailing) = match trim_where {
+            None | Some(TrimWhereField::Both) => (true, true),
+            Some(TrimWhereField::Leading) => (true, false),
+            Some(TrimWhereField::Trailing) => (false, true),
+        };
+        let arg = self.string(inner)?;
+        Ok(string_call(Func::Trim { leading, trailing }, vec![arg]))
     }
 
     fn column(&self, expr: &SqlExpr, name: &str) -> Result<Node, ExprError> {

@@ -97,6 +97,8 @@ fn same_shape(like: &[&Val], array: ArrayRef) -> Val {
     }
 }
 
+/// Evaluates one node over a batch. Long because it is one arm per expression node, each
+/// a few lines: the match is the evaluator's table.
 pub(super) fn eval(node: &Node, batch: &RecordBatch) -> Result<Val, EvalError> {
     let len = batch.num_rows();
     match node {

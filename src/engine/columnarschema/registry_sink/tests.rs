@@ -186,6 +186,7 @@ const RICH: &str = r#"{"type":"record","name":"Rich","namespace":"shop","fields"
   {"name":"ratio","type":"float"},
   {"name":"price","type":{"type":"bytes","logicalType":"decimal","precision":6,"scale":2}}]}"#;
 
+/// Long because it checks every column type of one schema in one round trip.
 #[test]
 fn avro_enum_fixed_union_map_array_and_logical_columns_go_back_out_as_the_types_they_came_from() {
     use crate::engine::schema::avro::AvroSchema;
