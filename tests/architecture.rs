@@ -350,12 +350,10 @@ fn extern_crates() -> HashSet<String> {
             in_deps = line.ends_with("dependencies]");
             continue;
         }
-        if in_deps {
-            if let Some((name, _)) = line.split_once('=') {
-                let name = name.trim();
-                if !name.is_empty() && !name.starts_with('#') {
-                    names.insert(name.replace('-', "_"));
-                }
+        if in_deps && let Some((name, _)) = line.split_once('=') {
+            let name = name.trim();
+            if !name.is_empty() && !name.starts_with('#') {
+                names.insert(name.replace('-', "_"));
             }
         }
     }
@@ -743,9 +741,8 @@ fn parse_use_tree(
 
 /// Leaves `j` on the `,` or `}` that ends a nested tree, or past the `;` of the whole `use`.
 fn skip_to_use_end(tokens: &[Token], j: &mut usize) {
-    match tokens.get(*j).map(|t| &t.tok) {
-        Some(Tok::Punct(';')) => *j += 1,
-        _ => {}
+    if let Some(Tok::Punct(';')) = tokens.get(*j).map(|t| &t.tok) {
+        *j += 1
     }
 }
 
@@ -1117,13 +1114,13 @@ fn subcommands(krate: &Crate) -> BTreeSet<String> {
                     break;
                 }
             }
-            Tok::Ident(ref s) if matches!(t.get(i + 1).map(|t| &t.tok), Some(Tok::Path)) => {
-                if krate
-                    .modules
-                    .contains_key(&vec!["cmd".to_string(), s.clone()])
-                {
-                    names.insert(s.clone());
-                }
+            Tok::Ident(ref s)
+                if matches!(t.get(i + 1).map(|t| &t.tok), Some(Tok::Path))
+                    && krate
+                        .modules
+                        .contains_key(&vec!["cmd".to_string(), s.clone()]) =>
+            {
+                names.insert(s.clone());
             }
             _ => {}
         }
@@ -1147,20 +1144,21 @@ fn layers_import_only_downwards() {
     let n = krate.files.len();
     let mut impure: Vec<bool> = vec![false; n];
     for e in &all {
-        if let Target::Extern(c) = &e.target {
-            if !STD_CRATES.contains(&c.as_str()) {
-                impure[e.from] = true;
-            }
+        if let Target::Extern(c) = &e.target
+            && !STD_CRATES.contains(&c.as_str())
+        {
+            impure[e.from] = true;
         }
     }
     loop {
         let mut changed = false;
         for e in all.iter().filter(|e| !e.facade) {
-            if let Some(to) = e.to {
-                if impure[to] && !impure[e.from] {
-                    impure[e.from] = true;
-                    changed = true;
-                }
+            if let Some(to) = e.to
+                && impure[to]
+                && !impure[e.from]
+            {
+                impure[e.from] = true;
+                changed = true;
             }
         }
         if !changed {
@@ -1201,15 +1199,13 @@ fn layers_import_only_downwards() {
                 }
                 if starts_with(from, &["engine", "coordination"])
                     && !starts_with(to, &["engine", "coordination"])
+                    && let Some(to_file) = e.to
+                    && impure[to_file]
                 {
-                    if let Some(to_file) = e.to {
-                        if impure[to_file] {
-                            problems.insert(format!(
-                                "{at}: engine::coordination reaches only std, and {} does not",
-                                krate.files[to_file].rel
-                            ));
-                        }
-                    }
+                    problems.insert(format!(
+                        "{at}: engine::coordination reaches only std, and {} does not",
+                        krate.files[to_file].rel
+                    ));
                 }
             }
             Target::Extern(c) => {
