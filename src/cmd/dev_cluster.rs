@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
+use crate::cmd::interrupt::StopSignal;
 use crate::cmd::output::Ui;
 use crate::engine::columnar::barrier::{BARRIER_STATE_TOPIC, DEFAULT_BARRIER_STATE_PARTITIONS};
 use crate::engine::coordination::{COORDINATION_TOPIC, DEFAULT_PARTITIONS};
@@ -121,33 +122,6 @@ fn with_internal_topics(mut topics: Vec<(String, i32)>) -> Vec<(String, i32)> {
         }
     }
     topics
-}
-
-/// SIGINT or SIGTERM as the normal end of a command that serves until stopped
-/// (exit 0): listening starts at [`StopSignal::listen`], so a signal that arrives
-/// while the command is still starting is not lost, nor taken for a cancellation
-/// (`cmd::interrupt`).
-pub struct StopSignal {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    _cooperation: crate::cmd::interrupt::Cooperation,
-}
-
-impl StopSignal {
-    pub fn listen() -> StopSignal {
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        StopSignal {
-            _cooperation: crate::cmd::interrupt::cooperate(stop.clone()),
-            stop,
-        }
-    }
-
-    /// Blocks until the signal (checked every 50 ms).
-    pub fn wait(self) -> CliResult<()> {
-        while !self.stop.load(std::sync::atomic::Ordering::SeqCst) {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -135,3 +135,30 @@ impl Interrupt {
         self.flag.load(Ordering::SeqCst)
     }
 }
+
+/// SIGINT or SIGTERM as the normal end of a command that serves until stopped
+/// (exit 0): listening starts at [`StopSignal::listen`], so a signal that arrives
+/// while the command is still starting is not lost, nor taken for a cancellation
+/// (this module).
+pub struct StopSignal {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    _cooperation: Cooperation,
+}
+
+impl StopSignal {
+    pub fn listen() -> StopSignal {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        StopSignal {
+            _cooperation: cooperate(stop.clone()),
+            stop,
+        }
+    }
+
+    /// Blocks until the signal (checked every 50 ms).
+    pub fn wait(self) -> crate::cmd::exit::CliResult<()> {
+        while !self.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Ok(())
+    }
+}

@@ -12,4 +12,5 @@ pub mod schema;
 pub mod suggest;
 pub mod time;
 pub mod topic_name;
+pub mod topic_partition;
 pub mod units;

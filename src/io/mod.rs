@@ -10,6 +10,8 @@ pub mod batch_sink;
 pub mod bounded_read;
 pub mod file_mode;
 pub mod kafka;
+#[cfg(test)]
+mod offline_run_tests;
 pub mod output_file;
 pub(crate) mod parquet_columns;
 pub mod path_conflict;

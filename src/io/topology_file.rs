@@ -544,25 +544,7 @@ impl Reader {
                 "state_topic belongs to state_store kafka",
             ));
         }
-        settings.error_policy = match (policy, dead_letter_topic) {
-            (Some(p), Some(topic)) if p.value == "dead-letter" => {
-                ErrorPolicy::DeadLetter { topic: topic.value }
-            }
-            (Some(p), None) if p.value == "dead-letter" => {
-                return Err(SpecError::at(
-                    p.pos,
-                    "error_policy dead-letter needs a dead_letter_topic",
-                ));
-            }
-            (_, Some(topic)) => {
-                return Err(SpecError::at(
-                    topic.pos,
-                    "deadLetterTopic requires ActionDeadLetter: set error_policy: dead-letter",
-                ));
-            }
-            (Some(p), None) if p.value == "skip" => ErrorPolicy::Skip,
-            _ => ErrorPolicy::Fail,
-        };
+        settings.error_policy = error_policy(policy, dead_letter_topic)?;
         Ok(settings)
     }
 
@@ -629,75 +611,31 @@ impl Reader {
             }
             fields.insert(key.as_str(), *value);
         }
-        let required = |field: &str| {
-            fields.get(field).copied().ok_or_else(|| {
-                SpecError::at(
-                    name.pos,
-                    format!("{kind} node `{}` needs `{field}`", name.value),
-                )
-            })
-        };
-        let text = |field: &str| -> Result<Located<String>, SpecError> {
-            self.text(required(field)?, field)
-        };
-        let optional_text = |field: &str| -> Result<Option<Located<String>>, SpecError> {
-            fields.get(field).map(|v| self.text(v, field)).transpose()
-        };
-        let list = |field: &str| -> Result<Vec<Located<String>>, SpecError> {
-            self.list(required(field)?, field)
+        let fields = NodeFields {
+            reader: self,
+            fields,
+            name: &name,
+            kind,
         };
         let op = match kind {
-            "source" => {
-                let topics = list("topics")?;
-                for t in &topics {
-                    check_topic(t)?;
-                }
-                let codec = CodecSpec {
-                    value: text("value")?,
-                    key: optional_text("key")?,
-                    key_column: None,
-                    schema_file: None,
-                    key_schema_file: None,
-                    topic: None,
-                };
-                let columns = match fields.get("columns") {
-                    None => None,
-                    Some(columns) => {
-                        let mut out = Vec::new();
-                        for (column, column_pos, ty) in self.mapping(columns, "columns")? {
-                            let ty_text = self.text(ty, "a column type")?;
-                            let parsed = parse_type(&ty_text.value)
-                                .map_err(|m| SpecError::at(ty_text.pos, m))?;
-                            out.push((
-                                Located::new(column, column_pos),
-                                Located::new(parsed, ty_text.pos),
-                            ));
-                        }
-                        Some(out)
-                    }
-                };
-                NodeOp::Source {
-                    topics,
-                    codec,
-                    columns,
-                }
-            }
+            "source" => self.source_op(&fields)?,
             "filter" => NodeOp::Filter {
-                parent: text("parent")?,
-                predicate: text("where")?,
+                parent: fields.text("parent")?,
+                predicate: fields.text("where")?,
             },
             "select" => NodeOp::Select {
-                parent: text("parent")?,
-                columns: list("columns")?,
+                parent: fields.text("parent")?,
+                columns: fields.list("columns")?,
             },
             "with_columns" => NodeOp::WithColumns {
-                parent: text("parent")?,
-                columns: list("columns")?,
+                parent: fields.text("parent")?,
+                columns: fields.list("columns")?,
             },
             "group_by" | "windowed_group_by" => {
                 let window = if kind == "windowed_group_by" {
-                    let size = self.duration(required("window")?, "window")?;
+                    let size = self.duration(fields.required("window")?, "window")?;
                     let retention = fields
+                        .fields
                         .get("retention")
                         .map(|r| self.duration(r, "retention"))
                         .transpose()?;
@@ -706,76 +644,177 @@ impl Reader {
                     None
                 };
                 NodeOp::GroupBy {
-                    parent: text("parent")?,
-                    keys: list("keys")?,
-                    aggregates: list("aggregates")?,
+                    parent: fields.text("parent")?,
+                    keys: fields.list("keys")?,
+                    aggregates: fields.list("aggregates")?,
                     window,
                 }
             }
             "merge" => NodeOp::Merge {
-                parents: list("parents")?,
+                parents: fields.list("parents")?,
             },
-            "join" => {
-                let on = optional_text("on")?;
-                let key = |field: &str| -> Result<Located<String>, SpecError> {
-                    match (optional_text(field)?, &on) {
-                        (Some(k), _) => Ok(k),
-                        (None, Some(on)) => Ok(on.clone()),
-                        (None, None) => Err(SpecError::at(
-                            name.pos,
-                            format!(
-                                "join node `{}` needs `on` (a key column of both sides) or `{field}`",
-                                name.value
-                            ),
-                        )),
-                    }
-                };
-                NodeOp::Join {
-                    left: text("left")?,
-                    right: text("right")?,
-                    left_key: key("left_key")?,
-                    right_key: key("right_key")?,
-                    window: self.duration(required("window")?, "window")?,
-                    left_prefix: optional_text("left_prefix")?.map(|p| p.value),
-                    right_prefix: optional_text("right_prefix")?.map(|p| p.value),
-                }
-            }
-            "sink" => {
-                let topic = text("topic")?;
-                check_topic(&topic)?;
-                let (key, key_column) = match fields.get("key") {
-                    None => (None, None),
-                    Some(key) => self.sink_key(key)?,
-                };
-                let (value, schema_file) = split_schema_file(text("value")?);
-                let (key, key_schema_file) = match key {
-                    Some(k) if key_column.is_some() => {
-                        let (k, file) = split_schema_file(k);
-                        (Some(k), file)
-                    }
-                    k => (k, None),
-                };
-                NodeOp::Sink {
-                    parent: text("parent")?,
-                    codec: Some(CodecSpec {
-                        value,
-                        key,
-                        key_column,
-                        topic: Some(topic.value.clone()),
-                        schema_file,
-                        key_schema_file,
-                    }),
-                    topic,
-                }
-            }
+            "join" => self.join_op(&fields)?,
+            "sink" => self.sink_op(&fields)?,
             _ => NodeOp::Sink {
-                parent: text("parent")?,
-                topic: text("topic")?,
+                parent: fields.text("parent")?,
+                topic: fields.text("topic")?,
                 codec: None,
             },
         };
         Ok(NodeSpec { name, op })
     }
+
+    fn source_op(&self, fields: &NodeFields<'_, '_, '_>) -> Result<NodeOp, SpecError> {
+        let topics = fields.list("topics")?;
+        for t in &topics {
+            check_topic(t)?;
+        }
+        let codec = CodecSpec {
+            value: fields.text("value")?,
+            key: fields.optional_text("key")?,
+            key_column: None,
+            schema_file: None,
+            key_schema_file: None,
+            topic: None,
+        };
+        let columns = match fields.fields.get("columns") {
+            None => None,
+            Some(columns) => {
+                let mut out = Vec::new();
+                for (column, column_pos, ty) in self.mapping(columns, "columns")? {
+                    let ty_text = self.text(ty, "a column type")?;
+                    let parsed =
+                        parse_type(&ty_text.value).map_err(|m| SpecError::at(ty_text.pos, m))?;
+                    out.push((
+                        Located::new(column, column_pos),
+                        Located::new(parsed, ty_text.pos),
+                    ));
+                }
+                Some(out)
+            }
+        };
+        Ok(NodeOp::Source {
+            topics,
+            codec,
+            columns,
+        })
+    }
+
+    fn join_op(&self, fields: &NodeFields<'_, '_, '_>) -> Result<NodeOp, SpecError> {
+        let on = fields.optional_text("on")?;
+        let key = |field: &str| -> Result<Located<String>, SpecError> {
+            match (fields.optional_text(field)?, &on) {
+                (Some(k), _) => Ok(k),
+                (None, Some(on)) => Ok(on.clone()),
+                (None, None) => Err(SpecError::at(
+                    fields.name.pos,
+                    format!(
+                        "join node `{}` needs `on` (a key column of both sides) or `{field}`",
+                        fields.name.value
+                    ),
+                )),
+            }
+        };
+        Ok(NodeOp::Join {
+            left: fields.text("left")?,
+            right: fields.text("right")?,
+            left_key: key("left_key")?,
+            right_key: key("right_key")?,
+            window: self.duration(fields.required("window")?, "window")?,
+            left_prefix: fields.optional_text("left_prefix")?.map(|p| p.value),
+            right_prefix: fields.optional_text("right_prefix")?.map(|p| p.value),
+        })
+    }
+
+    fn sink_op(&self, fields: &NodeFields<'_, '_, '_>) -> Result<NodeOp, SpecError> {
+        let topic = fields.text("topic")?;
+        check_topic(&topic)?;
+        let (key, key_column) = match fields.fields.get("key") {
+            None => (None, None),
+            Some(key) => self.sink_key(key)?,
+        };
+        let (value, schema_file) = split_schema_file(fields.text("value")?);
+        let (key, key_schema_file) = match key {
+            Some(k) if key_column.is_some() => {
+                let (k, file) = split_schema_file(k);
+                (Some(k), file)
+            }
+            k => (k, None),
+        };
+        Ok(NodeOp::Sink {
+            parent: fields.text("parent")?,
+            codec: Some(CodecSpec {
+                value,
+                key,
+                key_column,
+                topic: Some(topic.value.clone()),
+                schema_file,
+                key_schema_file,
+            }),
+            topic,
+        })
+    }
+}
+
+/// The keys of one node after its kind, with the lookups every kind uses.
+struct NodeFields<'r, 'a, 'b> {
+    reader: &'r Reader,
+    fields: std::collections::HashMap<&'r str, &'b MarkedYaml<'a>>,
+    name: &'r Located<String>,
+    kind: &'r str,
+}
+
+impl NodeFields<'_, '_, '_> {
+    fn required(&self, field: &str) -> Result<&MarkedYaml<'_>, SpecError> {
+        self.fields.get(field).copied().ok_or_else(|| {
+            SpecError::at(
+                self.name.pos,
+                format!("{} node `{}` needs `{field}`", self.kind, self.name.value),
+            )
+        })
+    }
+
+    fn text(&self, field: &str) -> Result<Located<String>, SpecError> {
+        self.reader.text(self.required(field)?, field)
+    }
+
+    fn optional_text(&self, field: &str) -> Result<Option<Located<String>>, SpecError> {
+        self.fields
+            .get(field)
+            .map(|v| self.reader.text(v, field))
+            .transpose()
+    }
+
+    fn list(&self, field: &str) -> Result<Vec<Located<String>>, SpecError> {
+        self.reader.list(self.required(field)?, field)
+    }
+}
+
+/// `error_policy` with `dead_letter_topic`: a dead-letter policy names its topic, and a
+/// topic is only for that policy.
+fn error_policy(
+    policy: Option<Located<String>>,
+    dead_letter_topic: Option<Located<String>>,
+) -> Result<ErrorPolicy, SpecError> {
+    Ok(match (policy, dead_letter_topic) {
+        (Some(p), Some(topic)) if p.value == "dead-letter" => {
+            ErrorPolicy::DeadLetter { topic: topic.value }
+        }
+        (Some(p), None) if p.value == "dead-letter" => {
+            return Err(SpecError::at(
+                p.pos,
+                "error_policy dead-letter needs a dead_letter_topic",
+            ));
+        }
+        (_, Some(topic)) => {
+            return Err(SpecError::at(
+                topic.pos,
+                "deadLetterTopic requires ActionDeadLetter: set error_policy: dead-letter",
+            ));
+        }
+        (Some(p), None) if p.value == "skip" => ErrorPolicy::Skip,
+        _ => ErrorPolicy::Fail,
+    })
 }
 
 #[cfg(test)]

@@ -44,6 +44,8 @@ impl Walkthrough {
     }
 }
 
+/// The walkthrough. Long because it is the script itself: one step after the other, in
+/// the order the user reads them.
 pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
     let mut w = Walkthrough {
@@ -256,7 +258,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> CliResult<()> {
     })?;
 
     if args.keep_running {
-        let stop = crate::cmd::dev_cluster::StopSignal::listen();
+        let stop = crate::cmd::interrupt::StopSignal::listen();
         eprintln!("embedded cluster at {bootstrap}, registry at {registry_url}; Ctrl-C stops them");
         stop.wait()?;
     }

@@ -37,6 +37,7 @@ fn float(v: f64) -> String {
 
 /// Every value of one column as a JSON text fragment, nulls as `null`. Objects keep
 /// the column order of the schema.
+/// Long because it has one arm per Arrow type: the table of how each type prints.
 pub fn column_to_json(array: &dyn Array, field: &Field) -> Result<Vec<String>, String> {
     let n = array.len();
     let mut out: Vec<String> = Vec::with_capacity(n);

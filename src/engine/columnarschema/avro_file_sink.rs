@@ -21,8 +21,8 @@ use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema};
 
 use crate::engine::columnarschema::avro_writer::{avro_bodies, avro_schema_of, payload_fields};
+use crate::engine::schema::avro::resolution::problems as avro_reader_problems;
 use crate::engine::schema::avro::{AvroSchema, registered_text, strict};
-use crate::engine::schema::compatibility::avro_reader_problems;
 
 /// A writer schema read from a file.
 #[derive(Debug)]

@@ -321,6 +321,7 @@ fn write_field(array: &dyn Array, f: &Field, row: usize, out: &mut Vec<u8>) -> R
     write_plain(array, f, row, out)
 }
 
+/// One non-null cell in Avro binary. Long because it has one arm per Arrow type.
 fn write_plain(array: &dyn Array, f: &Field, row: usize, out: &mut Vec<u8>) -> Result<(), String> {
     macro_rules! int {
         ($t:ty) => {

@@ -12,7 +12,7 @@ use crate::engine::columnarschema::avro_file_sink::AvroFileSchema;
 use crate::engine::columnarschema::avro_writer::payload_fields;
 use crate::engine::columnarschema::json_schema_file_sink::{JsonFileSchema, RowRefusal};
 use crate::engine::columnarschema::proto_file_sink::{ImportedFile, ProtoFileSchema};
-use crate::engine::columnarschema::registry_sink::SinkFormat;
+use crate::engine::columnarschema::sink_format::SinkFormat;
 use crate::engine::schema::framing;
 use crate::engine::schema::registry::{SchemaSpec, SchemaType};
 

@@ -20,6 +20,7 @@ pub mod proto_file_sink;
 pub mod proto_writer;
 pub mod protobuf;
 pub mod registry_sink;
+pub mod sink_format;
 pub mod sink_rows;
 pub mod topology_codecs;
 pub mod writer_schemas;

@@ -379,6 +379,7 @@ fn text(array: &dyn Array, f: &Field, row: usize) -> Result<String, String> {
 }
 
 /// One non-null cell as a value of `kind`.
+/// Long because it has one arm per Protobuf kind and the Arrow types each accepts.
 fn single(array: &dyn Array, f: &Field, kind: &Kind, row: usize) -> Result<Value, String> {
     let name = f.name();
     let overflow = |v: i128, ty: &str| format!("column {name}: {v} does not fit a Protobuf {ty}");

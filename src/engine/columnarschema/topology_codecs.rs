@@ -31,9 +31,8 @@ use crate::engine::columnarschema::avro::codec::AvroValueDecoder;
 use crate::engine::columnarschema::json_schema::RegistryJsonDecoder;
 use crate::engine::columnarschema::json_schema_file_sink::RowRefusal;
 use crate::engine::columnarschema::protobuf::ProtobufValueDecoder;
-use crate::engine::columnarschema::registry_sink::{
-    RegistrySink, SinkFormat, file_schema, writer_schema_text,
-};
+use crate::engine::columnarschema::registry_sink::{RegistrySink, file_schema, writer_schema_text};
+use crate::engine::columnarschema::sink_format::SinkFormat;
 use crate::engine::columnarschema::sink_rows::{
     KeyCodec, Prerendered, column_keys, payload_json_rows,
 };

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::record::{COORDINATION_TOPIC, DEFAULT_PARTITIONS};
+use super::topic::{COORDINATION_TOPIC, DEFAULT_PARTITIONS};
 
 /// Default lease duration: 30 s.
 pub const DEFAULT_LEASE_MS: i64 = 30_000;

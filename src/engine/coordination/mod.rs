@@ -19,6 +19,7 @@ pub mod status;
 pub mod stop;
 pub mod succession;
 pub mod token;
+pub mod topic;
 pub mod transport;
 
 #[cfg(test)]
@@ -35,14 +36,14 @@ pub use lease::{
 pub use memory::{MemoryTransport, Operation};
 pub use partition::{PartitionCountError, role_partition};
 pub use record::{
-    COORDINATION_TOPIC, CoordinationKey, DEFAULT_PARTITIONS, IdentityError, LeaseValue,
-    MAX_ID_BYTES, RECORD_VERSION, RecordError, RecordKind, RecordPart, RegistrationValue,
-    check_member, check_role, is_tombstone,
+    CoordinationKey, IdentityError, LeaseValue, MAX_ID_BYTES, RECORD_VERSION, RecordError,
+    RecordKind, RecordPart, RegistrationValue, check_member, check_role, is_tombstone,
 };
 pub use status::LeadershipStatus;
 pub use stop::StopSignal;
 pub use succession::{Action, FoldError, FoldStage, RosterEntry, StateRecord, Succession};
 pub use token::{FencingToken, NO_EPOCH, NegativeTokenError, TokenParseError};
+pub use topic::{COORDINATION_TOPIC, DEFAULT_PARTITIONS};
 pub use transport::{
     Coordinator, FENCED_SENTINEL, LeaseWriter, Registrar, StateReader, TopicPartition, Transport,
     TransportError, TransportErrorKind,

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::record::COORDINATION_TOPIC;
+use super::topic::COORDINATION_TOPIC;
 use crate::engine::murmur2::mask_partition;
 
 /// The partition of `__coordination_state` holding every record of `role`.

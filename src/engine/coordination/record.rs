@@ -13,10 +13,6 @@ use super::lease::LeaseTerm;
 use super::token::{FencingToken, NegativeTokenError};
 use crate::engine::bytes::Reader;
 
-/// The compacted topic holding registrations and leases.
-pub const COORDINATION_TOPIC: &str = "__coordination_state";
-/// Partition count used when creating the topic; members read the real one from metadata.
-pub const DEFAULT_PARTITIONS: i32 = 16;
 /// Longest role or member id, in UTF-8 bytes.
 pub const MAX_ID_BYTES: usize = 249;
 /// The only version of keys and values.

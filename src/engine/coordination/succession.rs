@@ -11,9 +11,9 @@ use std::fmt;
 
 use super::lease::LeaseConfig;
 use super::record::{
-    COORDINATION_TOPIC, CoordinationKey, LeaseValue, RecordError, RecordKind, RegistrationValue,
-    is_tombstone,
+    CoordinationKey, LeaseValue, RecordError, RecordKind, RegistrationValue, is_tombstone,
 };
+use super::topic::COORDINATION_TOPIC;
 
 /// One record of `__coordination_state` as read: offset, key bytes, value bytes
 /// (`None` for a null value).

@@ -16,27 +16,9 @@ use super::token::FencingToken;
 /// The broker's rejection of a superseded token (error codes 47 and 90).
 pub const FENCED_SENTINEL: &str = "fenced: another member holds the role";
 
-/// One partition of the coordination topic.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TopicPartition {
-    pub topic: String,
-    pub partition: i32,
-}
-
-impl TopicPartition {
-    pub fn new(topic: impl Into<String>, partition: i32) -> Self {
-        TopicPartition {
-            topic: topic.into(),
-            partition,
-        }
-    }
-}
-
-impl fmt::Display for TopicPartition {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.topic, self.partition)
-    }
-}
+/// One partition of the coordination topic: the engine's one type
+/// (`engine::topic_partition`, standard library only).
+pub use crate::engine::topic_partition::TopicPartition;
 
 /// How a transport call failed; callers branch on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

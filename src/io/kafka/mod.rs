@@ -8,6 +8,7 @@ pub mod auth_failure;
 pub mod barrier_consumer;
 pub mod barrier_state;
 pub mod barrier_watch;
+pub mod classify;
 pub mod client_log;
 pub mod coordination;
 pub mod error;

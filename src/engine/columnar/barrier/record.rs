@@ -30,27 +30,9 @@ pub fn group_partition(group: &str, partitions: NonZeroU32) -> u32 {
     abs_partition(group, partitions.get())
 }
 
-/// A topic and partition, as named by cuts, missing lists and reader assignments.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TopicPartition {
-    pub topic: String,
-    pub partition: i32,
-}
-
-impl TopicPartition {
-    pub fn new(topic: impl Into<String>, partition: i32) -> Self {
-        TopicPartition {
-            topic: topic.into(),
-            partition,
-        }
-    }
-}
-
-impl fmt::Display for TopicPartition {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.topic, self.partition)
-    }
-}
+/// A topic and partition, as named by cuts, missing lists and reader assignments: the
+/// engine's one type (`engine::topic_partition`).
+pub use crate::engine::topic_partition::TopicPartition;
 
 /// The kind field of a key. Unknown kinds are kept so readers can skip them (forward compatible).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -171,29 +171,7 @@ impl Compiler<'_> {
             )),
             SqlExpr::Value(value) => literal(expr, &value.value),
             SqlExpr::Nested(inner) => self.node(inner),
-            SqlExpr::UnaryOp { op, expr: inner } => match op {
-                UnaryOperator::Not => Ok(Node::Not(Box::new(self.boolean(inner)?))),
-                UnaryOperator::Minus => {
-                    // -9223372036854775808 is i64::MIN: its digits alone do not fit.
-                    if let SqlExpr::Value(v) = inner.as_ref()
-                        && let Value::Number(text, _) = &v.value
-                        && let Ok(n) = format!("-{text}").parse::<i64>()
-                    {
-                        return Ok(Node::Literal(Arc::new(Int64Array::from(vec![n]))));
-                    }
-                    let node = self.node(inner)?;
-                    let ty = node.data_type();
-                    if !is_numeric(&ty) {
-                        return Err(err_at(expr, format!("cannot negate {}", type_name(&ty))));
-                    }
-                    if let Node::Literal(array) = &node {
-                        return fold_negate(expr, array);
-                    }
-                    Ok(Node::Negate(Box::new(node)))
-                }
-                UnaryOperator::Plus => self.node(inner),
-                other => Err(err_at(expr, format!("unsupported operator `{other}`"))),
-            },
+            SqlExpr::UnaryOp { op, expr: inner } => self.unary(expr, op, inner),
             SqlExpr::BinaryOp { left, op, right } => self.binary(expr, left, op, right),
             SqlExpr::IsNull(inner) => Ok(Node::IsNull {
                 expr: Box::new(self.node(inner)?),
@@ -203,59 +181,14 @@ impl Compiler<'_> {
                 expr: Box::new(self.node(inner)?),
                 negated: true,
             }),
-            SqlExpr::IsTrue(inner) | SqlExpr::IsNotFalse(inner) => {
-                let truth = self.boolean(inner)?;
-                let is_true = matches!(expr, SqlExpr::IsTrue(_));
-                // `x IS TRUE` never yields null: null → false (and null → true for IS NOT FALSE).
-                let value = Node::Call {
-                    func: Func::Coalesce,
-                    args: vec![
-                        truth,
-                        Node::Literal(Arc::new(BooleanArray::from(vec![!is_true]))),
-                    ],
-                    ty: DataType::Boolean,
-                };
-                Ok(value)
-            }
-            SqlExpr::IsFalse(inner) | SqlExpr::IsNotTrue(inner) => {
-                let truth = self.boolean(inner)?;
-                let is_false = matches!(expr, SqlExpr::IsFalse(_));
-                Ok(Node::Not(Box::new(Node::Call {
-                    func: Func::Coalesce,
-                    args: vec![
-                        truth,
-                        Node::Literal(Arc::new(BooleanArray::from(vec![is_false]))),
-                    ],
-                    ty: DataType::Boolean,
-                })))
-            }
+            SqlExpr::IsTrue(inner) | SqlExpr::IsNotFalse(inner) => self.is_true(expr, inner),
+            SqlExpr::IsFalse(inner) | SqlExpr::IsNotTrue(inner) => self.is_false(expr, inner),
             SqlExpr::In {
                 expr: inner,
                 target,
                 negated,
                 ..
-            } => {
-                let InTarget::List(list) = target else {
-                    return Err(err_at(expr, "IN takes a list of values, not a subquery"));
-                };
-                if list.is_empty() {
-                    return Err(err_at(expr, "IN needs at least one value"));
-                }
-                let mut any: Option<Node> = None;
-                for item in list {
-                    let eq = self.compare(item, self.node(inner)?, self.node(item)?, CmpOp::Eq)?;
-                    any = Some(match any {
-                        None => eq,
-                        Some(previous) => Node::Or(Box::new(previous), Box::new(eq)),
-                    });
-                }
-                let any = any.expect("non-empty list");
-                Ok(if *negated {
-                    Node::Not(Box::new(any))
-                } else {
-                    any
-                })
-            }
+            } => self.in_list(expr, inner, target, *negated),
             SqlExpr::Between {
                 expr: inner,
                 negated,
@@ -288,19 +221,7 @@ impl Compiler<'_> {
                 if *any || escape_char.is_some() {
                     return Err(err_at(expr, "LIKE ANY and ESCAPE are not supported"));
                 }
-                let value = self.string(inner)?;
-                let SqlExpr::Value(v) = pattern.as_ref() else {
-                    return Err(err_at(pattern, "a LIKE pattern must be a string literal"));
-                };
-                let Value::SingleQuotedString(text) = &v.value else {
-                    return Err(err_at(pattern, "a LIKE pattern must be a string literal"));
-                };
-                Ok(Node::Like {
-                    expr: Box::new(cast_to(value, &DataType::Utf8)),
-                    pattern: Arc::new(StringArray::from(vec![text.clone()])),
-                    negated: *negated,
-                    case_insensitive: matches!(expr, SqlExpr::ILike { .. }),
-                })
+                self.like(expr, inner, pattern, *negated)
             }
             SqlExpr::Cast {
                 kind,
@@ -311,28 +232,7 @@ impl Compiler<'_> {
                 if format.is_some() {
                     return Err(err_at(expr, "CAST … FORMAT is not supported"));
                 }
-                if !matches!(kind, CastKind::Cast | CastKind::DoubleColon) {
-                    return Err(err_at(
-                        expr,
-                        "only CAST(x AS type) and x::type are supported",
-                    ));
-                }
-                let to = sql_type(data_type).map_err(|m| err_at(expr, m))?;
-                let node = self.node(inner)?;
-                let from = node.data_type();
-                if !arrow::compute::can_cast_types(&from, &to) {
-                    return Err(err_at(
-                        expr,
-                        format!("cannot cast {} to {}", type_name(&from), type_name(&to)),
-                    ));
-                }
-                if let Node::Literal(array) = &node {
-                    return cast_literal(expr, array, &to).map(Node::Literal);
-                }
-                Ok(Node::Cast {
-                    expr: Box::new(node),
-                    to,
-                })
+                self.cast(expr, kind, inner, data_type)
             }
             SqlExpr::Substring {
                 expr: inner,
@@ -351,24 +251,185 @@ impl Compiler<'_> {
                 trim_where,
                 trim_what,
                 trim_characters,
-            } => {
-                if trim_what.is_some() || trim_characters.is_some() {
-                    return Err(err_at(
-                        expr,
-                        "trim takes no character list; it trims whitespace",
-                    ));
-                }
-                let (leading, trailing) = match trim_where {
-                    None | Some(TrimWhereField::Both) => (true, true),
-                    Some(TrimWhereField::Leading) => (true, false),
-                    Some(TrimWhereField::Trailing) => (false, true),
-                };
-                let arg = self.string(inner)?;
-                Ok(string_call(Func::Trim { leading, trailing }, vec![arg]))
-            }
+            } => self.trim(
+                expr,
+                inner,
+                trim_where.as_ref(),
+                trim_what.is_some() || trim_characters.is_some(),
+            ),
             SqlExpr::Function(function) => self.function(expr, function),
             other => Err(err_at(other, format!("unsupported expression `{other}`"))),
         }
+    }
+
+    /// `NOT x`, `-x` (a negative literal folded, `i64::MIN` included), `+x`.
+    fn unary(
+        &self,
+        expr: &SqlExpr,
+        op: &UnaryOperator,
+        inner: &SqlExpr,
+    ) -> Result<Node, ExprError> {
+        match op {
+            UnaryOperator::Not => Ok(Node::Not(Box::new(self.boolean(inner)?))),
+            UnaryOperator::Minus => {
+                // -9223372036854775808 is i64::MIN: its digits alone do not fit.
+                if let SqlExpr::Value(v) = inner
+                    && let Value::Number(text, _) = &v.value
+                    && let Ok(n) = format!("-{text}").parse::<i64>()
+                {
+                    return Ok(Node::Literal(Arc::new(Int64Array::from(vec![n]))));
+                }
+                let node = self.node(inner)?;
+                let ty = node.data_type();
+                if !is_numeric(&ty) {
+                    return Err(err_at(expr, format!("cannot negate {}", type_name(&ty))));
+                }
+                if let Node::Literal(array) = &node {
+                    return fold_negate(expr, array);
+                }
+                Ok(Node::Negate(Box::new(node)))
+            }
+            UnaryOperator::Plus => self.node(inner),
+            other => Err(err_at(expr, format!("unsupported operator `{other}`"))),
+        }
+    }
+
+    /// `x IS TRUE` / `x IS NOT FALSE`.
+    fn is_true(&self, expr: &SqlExpr, inner: &SqlExpr) -> Result<Node, ExprError> {
+        let truth = self.boolean(inner)?;
+        let is_true = matches!(expr, SqlExpr::IsTrue(_));
+        // `x IS TRUE` never yields null: null → false (and null → true for IS NOT FALSE).
+        let value = Node::Call {
+            func: Func::Coalesce,
+            args: vec![
+                truth,
+                Node::Literal(Arc::new(BooleanArray::from(vec![!is_true]))),
+            ],
+            ty: DataType::Boolean,
+        };
+        Ok(value)
+    }
+
+    /// `x IS FALSE` / `x IS NOT TRUE`.
+    fn is_false(&self, expr: &SqlExpr, inner: &SqlExpr) -> Result<Node, ExprError> {
+        let truth = self.boolean(inner)?;
+        let is_false = matches!(expr, SqlExpr::IsFalse(_));
+        Ok(Node::Not(Box::new(Node::Call {
+            func: Func::Coalesce,
+            args: vec![
+                truth,
+                Node::Literal(Arc::new(BooleanArray::from(vec![is_false]))),
+            ],
+            ty: DataType::Boolean,
+        })))
+    }
+
+    /// `x [NOT] IN (a, b, …)` as a chain of equalities.
+    fn in_list(
+        &self,
+        expr: &SqlExpr,
+        inner: &SqlExpr,
+        target: &InTarget,
+        negated: bool,
+    ) -> Result<Node, ExprError> {
+        let InTarget::List(list) = target else {
+            return Err(err_at(expr, "IN takes a list of values, not a subquery"));
+        };
+        if list.is_empty() {
+            return Err(err_at(expr, "IN needs at least one value"));
+        }
+        let mut any: Option<Node> = None;
+        for item in list {
+            let eq = self.compare(item, self.node(inner)?, self.node(item)?, CmpOp::Eq)?;
+            any = Some(match any {
+                None => eq,
+                Some(previous) => Node::Or(Box::new(previous), Box::new(eq)),
+            });
+        }
+        let any = any.expect("non-empty list");
+        Ok(if negated {
+            Node::Not(Box::new(any))
+        } else {
+            any
+        })
+    }
+
+    /// `x [NOT] [I]LIKE 'pattern'`.
+    fn like(
+        &self,
+        expr: &SqlExpr,
+        inner: &SqlExpr,
+        pattern: &SqlExpr,
+        negated: bool,
+    ) -> Result<Node, ExprError> {
+        let value = self.string(inner)?;
+        let SqlExpr::Value(v) = pattern else {
+            return Err(err_at(pattern, "a LIKE pattern must be a string literal"));
+        };
+        let Value::SingleQuotedString(text) = &v.value else {
+            return Err(err_at(pattern, "a LIKE pattern must be a string literal"));
+        };
+        Ok(Node::Like {
+            expr: Box::new(cast_to(value, &DataType::Utf8)),
+            pattern: Arc::new(StringArray::from(vec![text.clone()])),
+            negated,
+            case_insensitive: matches!(expr, SqlExpr::ILike { .. }),
+        })
+    }
+
+    /// `CAST(x AS type)` and `x::type` (a literal is cast at compile time).
+    fn cast(
+        &self,
+        expr: &SqlExpr,
+        kind: &CastKind,
+        inner: &SqlExpr,
+        data_type: &sqlparser::ast::DataType,
+    ) -> Result<Node, ExprError> {
+        if !matches!(kind, CastKind::Cast | CastKind::DoubleColon) {
+            return Err(err_at(
+                expr,
+                "only CAST(x AS type) and x::type are supported",
+            ));
+        }
+        let to = sql_type(data_type).map_err(|m| err_at(expr, m))?;
+        let node = self.node(inner)?;
+        let from = node.data_type();
+        if !arrow::compute::can_cast_types(&from, &to) {
+            return Err(err_at(
+                expr,
+                format!("cannot cast {} to {}", type_name(&from), type_name(&to)),
+            ));
+        }
+        if let Node::Literal(array) = &node {
+            return cast_literal(expr, array, &to).map(Node::Literal);
+        }
+        Ok(Node::Cast {
+            expr: Box::new(node),
+            to,
+        })
+    }
+
+    /// `TRIM([BOTH | LEADING | TRAILING] x)`: whitespace only.
+    fn trim(
+        &self,
+        expr: &SqlExpr,
+        inner: &SqlExpr,
+        trim_where: Option<&TrimWhereField>,
+        with_characters: bool,
+    ) -> Result<Node, ExprError> {
+        if with_characters {
+            return Err(err_at(
+                expr,
+                "trim takes no character list; it trims whitespace",
+            ));
+        }
+        let (leading, trailing) = match trim_where {
+            None | Some(TrimWhereField::Both) => (true, true),
+            Some(TrimWhereField::Leading) => (true, false),
+            Some(TrimWhereField::Trailing) => (false, true),
+        };
+        let arg = self.string(inner)?;
+        Ok(string_call(Func::Trim { leading, trailing }, vec![arg]))
     }
 
     fn column(&self, expr: &SqlExpr, name: &str) -> Result<Node, ExprError> {

@@ -10,10 +10,10 @@ use arrow::compute::{
 use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, Scalar, UInt32Array};
 use arrow_schema::{ArrowError, DataType};
 
-use super::EvalError;
 use super::compile::{ArithOp, CmpOp, Func, Node};
 use super::strings;
 use super::types::type_name;
+use super::{EvalError, arrow_error};
 
 /// A value during evaluation: a full column or a one-element scalar.
 #[derive(Debug, Clone)]
@@ -45,15 +45,6 @@ impl Val {
 fn broadcast(scalar: &ArrayRef, len: usize) -> Result<ArrayRef, EvalError> {
     let indices = UInt32Array::from(vec![0u32; len]);
     arrow::compute::take(scalar.as_ref(), &indices, None).map_err(arrow_error)
-}
-
-pub(super) fn arrow_error(e: ArrowError) -> EvalError {
-    match e {
-        ArrowError::ArithmeticOverflow(m) => EvalError(format!("integer overflow: {m}")),
-        ArrowError::DivideByZero => EvalError("division by zero".into()),
-        ArrowError::CastError(m) => EvalError(format!("cast failed: {m}")),
-        other => EvalError(other.to_string()),
-    }
 }
 
 pub fn evaluate(node: &Node, batch: &RecordBatch) -> Result<ArrayRef, EvalError> {
@@ -106,6 +97,8 @@ fn same_shape(like: &[&Val], array: ArrayRef) -> Val {
     }
 }
 
+/// Evaluates one node over a batch. Long because it is one arm per expression node, each
+/// a few lines: the match is the evaluator's table.
 pub(super) fn eval(node: &Node, batch: &RecordBatch) -> Result<Val, EvalError> {
     let len = batch.num_rows();
     match node {

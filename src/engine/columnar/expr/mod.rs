@@ -57,6 +57,17 @@ impl std::error::Error for ExprError {}
 #[error("{0}")]
 pub struct EvalError(pub String);
 
+/// An Arrow kernel's failure as the evaluation error the user reads.
+pub(super) fn arrow_error(e: arrow_schema::ArrowError) -> EvalError {
+    use arrow_schema::ArrowError;
+    match e {
+        ArrowError::ArithmeticOverflow(m) => EvalError(format!("integer overflow: {m}")),
+        ArrowError::DivideByZero => EvalError("division by zero".into()),
+        ArrowError::CastError(m) => EvalError(format!("cast failed: {m}")),
+        other => EvalError(other.to_string()),
+    }
+}
+
 /// An expression whose syntax is valid; not yet checked against a schema.
 #[derive(Debug, Clone)]
 pub struct ParsedExpr {

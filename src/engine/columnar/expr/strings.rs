@@ -11,9 +11,8 @@ use arrow::compute::kernels::substring::substring_by_char;
 use arrow_array::{Array, ArrayRef, Int32Array, StringArray};
 use arrow_buffer::{Buffer, OffsetBuffer};
 
-use super::EvalError;
 use super::compile::Func;
-use super::eval::arrow_error;
+use super::{EvalError, arrow_error};
 
 fn utf8(array: &ArrayRef) -> Result<&StringArray, EvalError> {
     array

@@ -327,6 +327,8 @@ impl GroupByProcessor {
     /// creating groups for new keys. Rows go in chunks: encode and hash the
     /// chunk's keys, then look them up with the table slots prefetched
     /// `AHEAD` rows in advance, so the cache misses of several rows overlap.
+    /// Long because it is one hot loop whose stages share the chunk's buffers; split, every
+    /// stage would take all of them.
     fn assign_groups(
         &mut self,
         batch: &RecordBatch,

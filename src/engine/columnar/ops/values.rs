@@ -331,6 +331,7 @@ fn float(value: &TaggedValue, to: &DataType) -> Result<f64, OpError> {
 }
 
 /// Builds a column of type `to` from values (null → null), range-checking integers.
+/// Long because it has one arm per Arrow type it can build.
 pub fn build_array<'a>(
     to: &DataType,
     values: impl ExactSizeIterator<Item = &'a TaggedValue>,

@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use super::group::{RunnerError, Tp};
+use super::error::{RunnerError, Tp};
 use crate::engine::columnar::barrier::{
     BarrierConsumer, BarrierCut, CutReadError, CutReader, InjectionTarget,
 };

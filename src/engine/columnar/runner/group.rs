@@ -41,27 +41,7 @@ use crate::engine::columnar::topology::{BuiltTopology, OutRecord, Produced, Reco
 /// The live (non-barrier) snapshot epoch of Java/Go file stores (formats §8.3).
 pub const LIVE_EPOCH: i64 = -1;
 
-/// A topic-partition.
-pub type Tp = (String, i32);
-
-/// A runner failure; `retriable` ones (a pending schema fetch) leave everything
-/// to be consumed again. Transaction failures, fencing included, are never
-/// retriable: the run stops.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct RunnerError {
-    pub message: String,
-    pub retriable: bool,
-}
-
-impl RunnerError {
-    pub fn new(message: impl Into<String>) -> Self {
-        RunnerError {
-            message: message.into(),
-            retriable: false,
-        }
-    }
-}
+pub use super::error::{RunnerError, Tp};
 
 /// The error of every transactional call on a producer without transactions.
 pub const NO_TRANSACTIONS: &str = "producer does not support transactions";

@@ -5,6 +5,7 @@
 //! store and its local copy). `metrics` is what both count.
 
 pub mod align;
+pub mod error;
 pub mod group;
 pub mod metrics;
 pub mod mirror;

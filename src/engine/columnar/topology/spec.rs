@@ -432,6 +432,35 @@ pub fn build(
     codecs: &dyn CodecResolver,
     inputs: &HashMap<String, SchemaRef>,
 ) -> Result<BuiltSpec, SpecError> {
+    check_graph(spec)?;
+    let mut topology = Topology::new();
+    let mut ids: HashMap<String, NodeId> = HashMap::new();
+    let mut schemas: Vec<Option<SchemaRef>> = Vec::new();
+    for node in &spec.nodes {
+        let mut ctx = NodeContext {
+            topology: &mut topology,
+            ids: &ids,
+            schemas: &schemas,
+            name: node.name.value.as_str(),
+            at: node.name.pos,
+        };
+        let (id, schema) = build_node(&mut ctx, node, codecs, inputs)?;
+        ids.insert(node.name.value.clone(), id);
+        schemas.push(schema);
+    }
+    let topology = topology
+        .build()
+        .map_err(|e| SpecError::at(spec.nodes_pos, e.message))?;
+    Ok(BuiltSpec {
+        topology,
+        settings: spec.settings.clone(),
+        schemas,
+    })
+}
+
+/// Whole-topology checks before any node is built: unique names, parents defined
+/// before their child, at least one source and one sink, a dead-letter topic named.
+fn check_graph(spec: &TopologySpec) -> Result<(), SpecError> {
     // 1. Duplicate names.
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (index, node) in spec.nodes.iter().enumerate() {
@@ -496,301 +525,386 @@ pub fn build(
             "deadLetterTopic requires ActionDeadLetter",
         ));
     }
+    Ok(())
+}
 
-    let mut topology = Topology::new();
-    let mut ids: HashMap<String, NodeId> = HashMap::new();
-    let mut schemas: Vec<Option<SchemaRef>> = Vec::new();
-    for node in &spec.nodes {
-        let parent_schema = |name: &Located<String>| -> Option<SchemaRef> {
-            schemas[ids[&name.value].index()].clone()
-        };
-        let name = node.name.value.as_str();
-        let at = node.name.pos;
-        let (id, schema) = match &node.op {
-            NodeOp::Source {
-                topics,
-                codec,
-                columns,
-            } => {
-                check_codec_name(&codec.value)?;
-                if let Some(key) = &codec.key {
-                    check_codec_name(key)?;
-                }
-                let declared = columns.as_deref().map(declared_schema);
-                let schema = match (inputs.get(name), columns) {
-                    (Some(actual), Some(columns)) => {
-                        check_declared(actual, columns)?;
-                        Some(actual.clone())
-                    }
-                    (Some(actual), None) => Some(actual.clone()),
-                    (None, _) => declared.clone(),
-                };
-                let resolved = codecs
-                    .resolve(codec, declared.as_ref())
-                    .map_err(|m| SpecError::at(codec.value.pos, m))?;
-                let topics = topics.iter().map(|t| t.value.clone()).collect();
-                let id = topology
-                    .add_source(name, topics, resolved)
-                    .map_err(|e| SpecError::at(at, e.message))?;
-                (id, schema)
-            }
-            NodeOp::Filter { parent, predicate } => {
-                let parsed = ParsedExpr::parse(&predicate.value, false)
+/// What building one node needs of the nodes before it.
+struct NodeContext<'a> {
+    topology: &'a mut Topology,
+    ids: &'a HashMap<String, NodeId>,
+    schemas: &'a [Option<SchemaRef>],
+    name: &'a str,
+    at: Pos,
+}
+
+impl NodeContext<'_> {
+    /// The schema of an earlier node, when it is known before running.
+    fn schema_of(&self, name: &Located<String>) -> Option<SchemaRef> {
+        self.schemas[self.ids[&name.value].index()].clone()
+    }
+}
+
+/// Adds one node to the topology and returns its id and, when known, its schema.
+fn build_node(
+    ctx: &mut NodeContext<'_>,
+    node: &NodeSpec,
+    codecs: &dyn CodecResolver,
+    inputs: &HashMap<String, SchemaRef>,
+) -> Result<(NodeId, Option<SchemaRef>), SpecError> {
+    let (name, at) = (ctx.name, ctx.at);
+    match &node.op {
+        NodeOp::Source {
+            topics,
+            codec,
+            columns,
+        } => build_source(ctx, topics, codec, columns.as_deref(), codecs, inputs),
+        NodeOp::Filter { parent, predicate } => {
+            let parsed =
+                ParsedExpr::parse(&predicate.value, false).map_err(|e| expr_error(predicate, e))?;
+            let input = ctx.schema_of(parent);
+            if let Some(input) = &input {
+                parsed
+                    .compile_predicate(input)
                     .map_err(|e| expr_error(predicate, e))?;
-                let input = parent_schema(parent);
-                if let Some(input) = &input {
-                    parsed
-                        .compile_predicate(input)
-                        .map_err(|e| expr_error(predicate, e))?;
-                }
-                let op: Arc<dyn Operator> = Arc::new(Filter::new(parsed));
-                add_operator(&mut topology, name, op, ids[&parent.value], input, at)?
             }
-            NodeOp::Select { parent, columns } => {
-                let input = parent_schema(parent);
-                if let Some(input) = &input {
-                    for column in columns {
-                        if input.index_of(&column.value).is_err() {
-                            return Err(SpecError::at(
-                                column.pos,
-                                format!(
-                                    "Arrow column does not exist: {}{}",
-                                    column.value,
-                                    column_hint(&column.value, input)
-                                ),
-                            ));
-                        }
-                    }
-                }
-                let op: Arc<dyn Operator> = Arc::new(Select::new(
-                    columns.iter().map(|c| c.value.clone()).collect(),
+            let op: Arc<dyn Operator> = Arc::new(Filter::new(parsed));
+            add_operator(ctx.topology, name, op, ctx.ids[&parent.value], input, at)
+        }
+        NodeOp::Select { parent, columns } => build_select(ctx, parent, columns),
+        NodeOp::WithColumns { parent, columns } => build_with_columns(ctx, parent, columns),
+        NodeOp::GroupBy {
+            parent,
+            keys,
+            aggregates,
+            window,
+        } => build_group_by(ctx, parent, keys, aggregates, window.as_ref()),
+        NodeOp::Merge { parents } => build_merge(ctx, parents),
+        NodeOp::Join {
+            left,
+            right,
+            left_key,
+            right_key,
+            window,
+            left_prefix,
+            right_prefix,
+        } => build_join(
+            ctx,
+            (left, right),
+            (left_key, right_key),
+            window,
+            (left_prefix, right_prefix),
+        ),
+        NodeOp::Sink {
+            parent,
+            topic,
+            codec,
+        } => build_sink(ctx, parent, topic, codec.as_ref(), codecs),
+    }
+}
+
+fn build_source(
+    ctx: &mut NodeContext<'_>,
+    topics: &[Located<String>],
+    codec: &CodecSpec,
+    columns: Option<&[(Located<String>, Located<DataType>)]>,
+    codecs: &dyn CodecResolver,
+    inputs: &HashMap<String, SchemaRef>,
+) -> Result<(NodeId, Option<SchemaRef>), SpecError> {
+    let (name, at) = (ctx.name, ctx.at);
+    check_codec_name(&codec.value)?;
+    if let Some(key) = &codec.key {
+        check_codec_name(key)?;
+    }
+    let declared = columns.map(declared_schema);
+    let schema = match (inputs.get(name), columns) {
+        (Some(actual), Some(columns)) => {
+            check_declared(actual, columns)?;
+            Some(actual.clone())
+        }
+        (Some(actual), None) => Some(actual.clone()),
+        (None, _) => declared.clone(),
+    };
+    let resolved = codecs
+        .resolve(codec, declared.as_ref())
+        .map_err(|m| SpecError::at(codec.value.pos, m))?;
+    let topics = topics.iter().map(|t| t.value.clone()).collect();
+    let id = ctx
+        .topology
+        .add_source(name, topics, resolved)
+        .map_err(|e| SpecError::at(at, e.message))?;
+    Ok((id, schema))
+}
+
+fn build_select(
+    ctx: &mut NodeContext<'_>,
+    parent: &Located<String>,
+    columns: &[Located<String>],
+) -> Result<(NodeId, Option<SchemaRef>), SpecError> {
+    let (name, at) = (ctx.name, ctx.at);
+    let input = ctx.schema_of(parent);
+    if let Some(input) = &input {
+        for column in columns {
+            if input.index_of(&column.value).is_err() {
+                return Err(SpecError::at(
+                    column.pos,
+                    format!(
+                        "Arrow column does not exist: {}{}",
+                        column.value,
+                        column_hint(&column.value, input)
+                    ),
                 ));
-                add_operator(&mut topology, name, op, ids[&parent.value], input, at)?
             }
-            NodeOp::WithColumns { parent, columns } => {
-                let input = parent_schema(parent);
-                let mut derived = Vec::new();
-                for column in columns {
-                    let parsed = ParsedExpr::parse(&column.value, true)
-                        .map_err(|e| expr_error(column, e))?;
-                    let out_name = match (parsed.alias(), parsed.column_name()) {
-                        (Some(alias), _) => alias.to_owned(),
-                        (None, Some(column_name)) => column_name.to_owned(),
-                        (None, None) => {
-                            return Err(SpecError::at(
-                                column.pos,
-                                "a derived column needs a name: write `<expression> AS <name>`",
-                            ));
-                        }
-                    };
-                    if let Some(input) = &input {
-                        parsed.compile(input).map_err(|e| expr_error(column, e))?;
-                    }
-                    WithColumns::new(vec![(out_name.clone(), parsed.clone())])
-                        .map_err(|e| op_error(column.pos, e))?;
-                    derived.push((out_name, parsed));
-                }
-                let op: Arc<dyn Operator> =
-                    Arc::new(WithColumns::new(derived).map_err(|e| op_error(at, e))?);
-                add_operator(&mut topology, name, op, ids[&parent.value], input, at)?
+        }
+    }
+    let op: Arc<dyn Operator> = Arc::new(Select::new(
+        columns.iter().map(|c| c.value.clone()).collect(),
+    ));
+    add_operator(ctx.topology, name, op, ctx.ids[&parent.value], input, at)
+}
+
+fn build_with_columns(
+    ctx: &mut NodeContext<'_>,
+    parent: &Located<String>,
+    columns: &[Located<String>],
+) -> Result<(NodeId, Option<SchemaRef>), SpecError> {
+    let (name, at) = (ctx.name, ctx.at);
+    let input = ctx.schema_of(parent);
+    let mut derived = Vec::new();
+    for column in columns {
+        let parsed = ParsedExpr::parse(&column.value, true).map_err(|e| expr_error(column, e))?;
+        let out_name = match (parsed.alias(), parsed.column_name()) {
+            (Some(alias), _) => alias.to_owned(),
+            (None, Some(column_name)) => column_name.to_owned(),
+            (None, None) => {
+                return Err(SpecError::at(
+                    column.pos,
+                    "a derived column needs a name: write `<expression> AS <name>`",
+                ));
             }
-            NodeOp::GroupBy {
-                parent,
-                keys,
-                aggregates,
-                window,
-            } => {
-                let input = parent_schema(parent);
-                if keys.is_empty() {
+        };
+        if let Some(input) = &input {
+            parsed.compile(input).map_err(|e| expr_error(column, e))?;
+        }
+        WithColumns::new(vec![(out_name.clone(), parsed.clone())])
+            .map_err(|e| op_error(column.pos, e))?;
+        derived.push((out_name, parsed));
+    }
+    let op: Arc<dyn Operator> = Arc::new(WithColumns::new(derived).map_err(|e| op_error(at, e))?);
+    add_operator(ctx.topology, name, op, ctx.ids[&parent.value], input, at)
+}
+
+fn build_group_by(
+    ctx: &mut NodeContext<'_>,
+    parent: &Located<String>,
+    keys: &[Located<String>],
+    aggregates: &[Located<String>],
+    window: Option<&(Located<Duration>, Option<Located<Duration>>)>,
+) -> Result<(NodeId, Option<SchemaRef>), SpecError> {
+    let (name, at) = (ctx.name, ctx.at);
+    let input = ctx.schema_of(parent);
+    if keys.is_empty() {
+        return Err(SpecError::at(
+            at,
+            "groupBy requires at least one key column",
+        ));
+    }
+    if let Some(input) = &input {
+        for key in keys {
+            if input.index_of(&key.value).is_err() {
+                return Err(SpecError::at(
+                    key.pos,
+                    format!(
+                        "Arrow column does not exist: {}{}",
+                        key.value,
+                        column_hint(&key.value, input)
+                    ),
+                ));
+            }
+        }
+    }
+    let aggs = aggregations(keys, aggregates, input.as_deref())?;
+    let window = window.map(group_window).transpose()?;
+    let op: Arc<dyn Operator> = Arc::new(GroupBy::new(
+        keys.iter().map(|k| k.value.clone()).collect(),
+        aggs,
+        window,
+    ));
+    add_operator(ctx.topology, name, op, ctx.ids[&parent.value], input, at)
+}
+
+/// The aggregations of a `groupBy`, checked against its input when known.
+fn aggregations(
+    keys: &[Located<String>],
+    aggregates: &[Located<String>],
+    input: Option<&Schema>,
+) -> Result<Vec<Aggregation>, SpecError> {
+    let mut aggs = Vec::new();
+    for text in aggregates {
+        let call = parse_aggregate(&text.value).map_err(|e| expr_error(text, e))?;
+        let func = match call.function.as_str() {
+            "count" => AggFunc::Count,
+            "sum" => AggFunc::Sum,
+            "min" => AggFunc::Min,
+            _ => AggFunc::Max,
+        };
+        let input_column = match call.column.clone() {
+            Some(c) => c,
+            // count(*) counts rows; any column will do, the first key is always there.
+            None => keys[0].value.clone(),
+        };
+        if let Some(input) = input
+            && input.index_of(&input_column).is_err()
+        {
+            return Err(SpecError::at(
+                text.pos,
+                format!(
+                    "Arrow column does not exist: {input_column}{}",
+                    column_hint(&input_column, input)
+                ),
+            ));
+        }
+        let output = call.alias.clone().unwrap_or_else(|| match &call.column {
+            Some(c) => format!("{}_{c}", call.function),
+            None => "count".to_owned(),
+        });
+        aggs.push(Aggregation {
+            input: input_column,
+            output,
+            func,
+            output_type: call.output_type,
+        });
+    }
+    Ok(aggs)
+}
+
+/// A `groupBy` window: size and retention in milliseconds.
+fn group_window(
+    (size, retention): &(Located<Duration>, Option<Located<Duration>>),
+) -> Result<Window, SpecError> {
+    // Beyond i64 milliseconds no window bound is representable.
+    let ms = |d: &Located<Duration>| {
+        i64::try_from(d.value.as_millis()).map_err(|_| {
+            SpecError::at(
+                d.pos,
+                format!(
+                    "{} ms is beyond the 64-bit millisecond range of window bounds (at most {} ms, about 292 million years)",
+                    d.value.as_millis(),
+                    i64::MAX
+                ),
+            )
+        })
+    };
+    let retention_ms = retention.as_ref().map(ms).transpose()?;
+    Window::new(ms(size)?, retention_ms).map_err(|e| {
+        let pos = match (&e.message, retention) {
+            (m, Some(r)) if m.starts_with("retention") => r.pos,
+            _ => size.pos,
+        };
+        op_error(pos, e)
+    })
+}
+
+fn build_merge(
+    ctx: &mut NodeContext<'_>,
+    parents: &[Located<String>],
+) -> Result<(NodeId, Option<SchemaRef>), SpecError> {
+    let (name, at) = (ctx.name, ctx.at);
+    let known: Vec<SchemaRef> = parents.iter().filter_map(|p| ctx.schema_of(p)).collect();
+    let schema = if known.len() == parents.len() {
+        if known.iter().any(|s| s != &known[0]) {
+            return Err(SpecError::at(
+                at,
+                format!(
+                    "merge `{name}`: parents have different schemas ({})",
+                    known
+                        .iter()
+                        .map(|s| describe_schema(s))
+                        .collect::<Vec<_>>()
+                        .join(" vs ")
+                ),
+            ));
+        }
+        Some(known[0].clone())
+    } else {
+        None
+    };
+    let parent_ids: Vec<NodeId> = parents.iter().map(|p| ctx.ids[&p.value]).collect();
+    let id = ctx
+        .topology
+        .add_merge(name, &parent_ids)
+        .map_err(|e| SpecError::at(at, e.message))?;
+    Ok((id, schema))
+}
+
+fn build_join(
+    ctx: &mut NodeContext<'_>,
+    (left, right): (&Located<String>, &Located<String>),
+    (left_key, right_key): (&Located<String>, &Located<String>),
+    window: &Located<Duration>,
+    (left_prefix, right_prefix): (&Option<String>, &Option<String>),
+) -> Result<(NodeId, Option<SchemaRef>), SpecError> {
+    let (name, at) = (ctx.name, ctx.at);
+    let join = JoinSpec::new(
+        left_key.value.clone(),
+        right_key.value.clone(),
+        window.value.as_nanos() as i128,
+        left_prefix.clone(),
+        right_prefix.clone(),
+    )
+    .map_err(|e| op_error(window.pos, e))?;
+    let schema = match (ctx.schema_of(left), ctx.schema_of(right)) {
+        (Some(l), Some(r)) => {
+            for (schema, key) in [(&l, left_key), (&r, right_key)] {
+                if schema.index_of(&key.value).is_err() {
                     return Err(SpecError::at(
-                        at,
-                        "groupBy requires at least one key column",
+                        key.pos,
+                        format!(
+                            "join key column does not exist: {}{}",
+                            key.value,
+                            column_hint(&key.value, schema)
+                        ),
                     ));
                 }
-                if let Some(input) = &input {
-                    for key in keys {
-                        if input.index_of(&key.value).is_err() {
-                            return Err(SpecError::at(
-                                key.pos,
-                                format!(
-                                    "Arrow column does not exist: {}{}",
-                                    key.value,
-                                    column_hint(&key.value, input)
-                                ),
-                            ));
-                        }
-                    }
-                }
-                let mut aggs = Vec::new();
-                for text in aggregates {
-                    let call = parse_aggregate(&text.value).map_err(|e| expr_error(text, e))?;
-                    let func = match call.function.as_str() {
-                        "count" => AggFunc::Count,
-                        "sum" => AggFunc::Sum,
-                        "min" => AggFunc::Min,
-                        _ => AggFunc::Max,
-                    };
-                    let input_column = match call.column.clone() {
-                        Some(c) => c,
-                        // count(*) counts rows; any column will do, the first key is always there.
-                        None => keys[0].value.clone(),
-                    };
-                    if let Some(input) = &input
-                        && input.index_of(&input_column).is_err()
-                    {
-                        return Err(SpecError::at(
-                            text.pos,
-                            format!(
-                                "Arrow column does not exist: {input_column}{}",
-                                column_hint(&input_column, input)
-                            ),
-                        ));
-                    }
-                    let output = call.alias.clone().unwrap_or_else(|| match &call.column {
-                        Some(c) => format!("{}_{c}", call.function),
-                        None => "count".to_owned(),
-                    });
-                    aggs.push(Aggregation {
-                        input: input_column,
-                        output,
-                        func,
-                        output_type: call.output_type,
-                    });
-                }
-                let window = match window {
-                    None => None,
-                    Some((size, retention)) => {
-                        // Beyond i64 milliseconds no window bound is representable.
-                        let ms = |d: &Located<Duration>| {
-                            i64::try_from(d.value.as_millis()).map_err(|_| {
-                                SpecError::at(
-                                    d.pos,
-                                    format!(
-                                        "{} ms is beyond the 64-bit millisecond range of window bounds (at most {} ms, about 292 million years)",
-                                        d.value.as_millis(),
-                                        i64::MAX
-                                    ),
-                                )
-                            })
-                        };
-                        let retention_ms = retention.as_ref().map(ms).transpose()?;
-                        Some(Window::new(ms(size)?, retention_ms).map_err(|e| {
-                            let pos = match (&e.message, retention) {
-                                (m, Some(r)) if m.starts_with("retention") => r.pos,
-                                _ => size.pos,
-                            };
-                            op_error(pos, e)
-                        })?)
-                    }
-                };
-                let op: Arc<dyn Operator> = Arc::new(GroupBy::new(
-                    keys.iter().map(|k| k.value.clone()).collect(),
-                    aggs,
-                    window,
-                ));
-                add_operator(&mut topology, name, op, ids[&parent.value], input, at)?
             }
-            NodeOp::Merge { parents } => {
-                let known: Vec<SchemaRef> = parents.iter().filter_map(parent_schema).collect();
-                let schema = if known.len() == parents.len() {
-                    if known.iter().any(|s| s != &known[0]) {
-                        return Err(SpecError::at(
-                            at,
-                            format!(
-                                "merge `{name}`: parents have different schemas ({})",
-                                known
-                                    .iter()
-                                    .map(|s| describe_schema(s))
-                                    .collect::<Vec<_>>()
-                                    .join(" vs ")
-                            ),
-                        ));
-                    }
-                    Some(known[0].clone())
-                } else {
-                    None
-                };
-                let parent_ids: Vec<NodeId> = parents.iter().map(|p| ids[&p.value]).collect();
-                let id = topology
-                    .add_merge(name, &parent_ids)
-                    .map_err(|e| SpecError::at(at, e.message))?;
-                (id, schema)
+            Some(join.output_schema(&l, &r).map_err(|e| op_error(at, e))?)
+        }
+        _ => None,
+    };
+    let id = ctx
+        .topology
+        .add_join(name, join, ctx.ids[&left.value], ctx.ids[&right.value])
+        .map_err(|e| SpecError::at(right.pos, e.message))?;
+    Ok((id, schema))
+}
+
+fn build_sink(
+    ctx: &mut NodeContext<'_>,
+    parent: &Located<String>,
+    topic: &Located<String>,
+    codec: Option<&CodecSpec>,
+    codecs: &dyn CodecResolver,
+) -> Result<(NodeId, Option<SchemaRef>), SpecError> {
+    let name = ctx.name;
+    let input = ctx.schema_of(parent);
+    let id = match codec {
+        Some(codec) => {
+            check_codec_name(&codec.value)?;
+            if let Some(key) = &codec.key {
+                check_codec_name(key)?;
             }
-            NodeOp::Join {
-                left,
-                right,
-                left_key,
-                right_key,
-                window,
-                left_prefix,
-                right_prefix,
-            } => {
-                let join = JoinSpec::new(
-                    left_key.value.clone(),
-                    right_key.value.clone(),
-                    window.value.as_nanos() as i128,
-                    left_prefix.clone(),
-                    right_prefix.clone(),
-                )
-                .map_err(|e| op_error(window.pos, e))?;
-                let schema = match (parent_schema(left), parent_schema(right)) {
-                    (Some(l), Some(r)) => {
-                        for (schema, key) in [(&l, left_key), (&r, right_key)] {
-                            if schema.index_of(&key.value).is_err() {
-                                return Err(SpecError::at(
-                                    key.pos,
-                                    format!(
-                                        "join key column does not exist: {}{}",
-                                        key.value,
-                                        column_hint(&key.value, schema)
-                                    ),
-                                ));
-                            }
-                        }
-                        Some(join.output_schema(&l, &r).map_err(|e| op_error(at, e))?)
-                    }
-                    _ => None,
-                };
-                let id = topology
-                    .add_join(name, join, ids[&left.value], ids[&right.value])
-                    .map_err(|e| SpecError::at(right.pos, e.message))?;
-                (id, schema)
-            }
-            NodeOp::Sink {
-                parent,
-                topic,
-                codec,
-            } => {
-                let input = parent_schema(parent);
-                let id = match codec {
-                    Some(codec) => {
-                        check_codec_name(&codec.value)?;
-                        if let Some(key) = &codec.key {
-                            check_codec_name(key)?;
-                        }
-                        check_sink_key(codec, input.as_deref())?;
-                        let resolved = codecs
-                            .resolve(codec, input.as_ref())
-                            .map_err(|m| SpecError::at(codec.value.pos, m))?;
-                        topology.add_sink(name, &topic.value, resolved, ids[&parent.value])
-                    }
-                    None => topology.add_pass_through_sink(name, &topic.value, ids[&parent.value]),
-                }
-                .map_err(|e| SpecError::at(parent.pos, e.message))?;
-                (id, input)
-            }
-        };
-        ids.insert(name.to_owned(), id);
-        schemas.push(schema);
+            check_sink_key(codec, input.as_deref())?;
+            let resolved = codecs
+                .resolve(codec, input.as_ref())
+                .map_err(|m| SpecError::at(codec.value.pos, m))?;
+            ctx.topology
+                .add_sink(name, &topic.value, resolved, ctx.ids[&parent.value])
+        }
+        None => ctx
+            .topology
+            .add_pass_through_sink(name, &topic.value, ctx.ids[&parent.value]),
     }
-    let topology = topology
-        .build()
-        .map_err(|e| SpecError::at(spec.nodes_pos, e.message))?;
-    Ok(BuiltSpec {
-        topology,
-        settings: spec.settings.clone(),
-        schemas,
-    })
+    .map_err(|e| SpecError::at(parent.pos, e.message))?;
+    Ok((id, input))
 }
 
 fn add_operator(

@@ -353,171 +353,204 @@ fn compile(
             Node::TsMicros,
         ),
         AvroType::Decimal { precision, scale } => decimal(*precision, *scale, None, field)?,
-        AvroType::Array(item) => {
-            let c = compile(schema, item, field, stack)?;
-            let item_field = Arc::new(c.field("item"));
-            let item_min_size = min_size(&c.node);
-            Compiled::plain(
-                DataType::List(item_field.clone()),
-                Node::List {
-                    item_field,
-                    offsets: vec![0],
-                    item: Box::new(c.node),
-                    nulls: NullBufferBuilder::new(0),
-                    item_min_size,
-                },
-            )
+        AvroType::Array(item) => compile_array(schema, item, field, stack)?,
+        AvroType::Map(values) => compile_map(schema, values, field, stack)?,
+        AvroType::Union(branches) => compile_union(schema, branches, field, stack)?,
+        AvroType::Named(index) => compile_named(schema, ty, *index, field, stack)?,
+    })
+}
+
+fn compile_array(
+    schema: &Arc<AvroSchema>,
+    item: &AvroType,
+    field: &str,
+    stack: &mut Vec<usize>,
+) -> Result<Compiled, MappingError> {
+    let c = compile(schema, item, field, stack)?;
+    let item_field = Arc::new(c.field("item"));
+    let item_min_size = min_size(&c.node);
+    Ok(Compiled::plain(
+        DataType::List(item_field.clone()),
+        Node::List {
+            item_field,
+            offsets: vec![0],
+            item: Box::new(c.node),
+            nulls: NullBufferBuilder::new(0),
+            item_min_size,
+        },
+    ))
+}
+
+fn compile_map(
+    schema: &Arc<AvroSchema>,
+    values: &AvroType,
+    field: &str,
+    stack: &mut Vec<usize>,
+) -> Result<Compiled, MappingError> {
+    let c = compile(schema, values, field, stack)?;
+    let entry_fields = Fields::from(vec![
+        Field::new("key", DataType::Utf8, false),
+        c.field("value"),
+    ]);
+    let entries_field = Arc::new(Field::new(
+        "entries",
+        DataType::Struct(entry_fields.clone()),
+        false,
+    ));
+    Ok(Compiled::plain(
+        DataType::Map(entries_field.clone(), false),
+        Node::Map {
+            entries_field,
+            entry_fields,
+            offsets: vec![0],
+            keys: StringBuilder::new(),
+            values: Box::new(c.node),
+            nulls: NullBufferBuilder::new(0),
+        },
+    ))
+}
+
+/// A union: a nullable column for one non-null branch, a struct of branches otherwise.
+fn compile_union(
+    schema: &Arc<AvroSchema>,
+    branches: &[AvroType],
+    field: &str,
+    stack: &mut Vec<usize>,
+) -> Result<Compiled, MappingError> {
+    let null_branch = branches.iter().position(|b| *b == AvroType::Null);
+    let non_null: Vec<(usize, &AvroType)> = branches
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b != AvroType::Null)
+        .collect();
+    Ok(match non_null.len() {
+        0 => {
+            return Err(MappingError(format!(
+                "Avro field has only null branches: {field}"
+            )));
         }
-        AvroType::Map(values) => {
-            let c = compile(schema, values, field, stack)?;
-            let entry_fields = Fields::from(vec![
-                Field::new("key", DataType::Utf8, false),
-                c.field("value"),
-            ]);
-            let entries_field = Arc::new(Field::new(
-                "entries",
-                DataType::Struct(entry_fields.clone()),
-                false,
-            ));
-            Compiled::plain(
-                DataType::Map(entries_field.clone(), false),
-                Node::Map {
-                    entries_field,
-                    entry_fields,
-                    offsets: vec![0],
-                    keys: StringBuilder::new(),
-                    values: Box::new(c.node),
-                    nulls: NullBufferBuilder::new(0),
+        1 => {
+            let (value_branch, inner) = non_null[0];
+            let c = compile(schema, inner, field, stack)?;
+            Compiled {
+                data_type: c.data_type,
+                metadata: c.metadata,
+                nullable: null_branch.is_some(),
+                node: Node::Optional {
+                    null_branch,
+                    value_branch,
+                    branches: branches.len(),
+                    inner: Box::new(c.node),
                 },
-            )
+            }
         }
-        AvroType::Union(branches) => {
-            let null_branch = branches.iter().position(|b| *b == AvroType::Null);
-            let non_null: Vec<(usize, &AvroType)> = branches
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| **b != AvroType::Null)
-                .collect();
-            match non_null.len() {
-                0 => {
+        _ => {
+            let mut fields = Vec::new();
+            let mut children = Vec::new();
+            let mut branch_child = vec![None; branches.len()];
+            for (i, b) in non_null {
+                let name = branch_name(schema, b);
+                if fields.iter().any(|f: &Field| f.name() == &name) {
                     return Err(MappingError(format!(
-                        "Avro field has only null branches: {field}"
+                        "Avro union branch names collide in field {field}"
                     )));
                 }
-                1 => {
-                    let (value_branch, inner) = non_null[0];
-                    let c = compile(schema, inner, field, stack)?;
-                    Compiled {
-                        data_type: c.data_type,
-                        metadata: c.metadata,
-                        nullable: null_branch.is_some(),
-                        node: Node::Optional {
-                            null_branch,
-                            value_branch,
-                            branches: branches.len(),
-                            inner: Box::new(c.node),
-                        },
-                    }
-                }
-                _ => {
-                    let mut fields = Vec::new();
-                    let mut children = Vec::new();
-                    let mut branch_child = vec![None; branches.len()];
-                    for (i, b) in non_null {
-                        let name = branch_name(schema, b);
-                        if fields.iter().any(|f: &Field| f.name() == &name) {
-                            return Err(MappingError(format!(
-                                "Avro union branch names collide in field {field}"
-                            )));
-                        }
-                        let c = compile(schema, b, field, stack)?;
-                        fields.push(c.field(&name).with_nullable(true));
-                        branch_child[i] = Some(children.len());
-                        children.push(c.node);
-                    }
-                    let fields = Fields::from(fields);
-                    Compiled {
-                        data_type: DataType::Struct(fields.clone()),
-                        metadata: meta(&[(UNION_KEY, "true".into())]),
-                        nullable: null_branch.is_some(),
-                        node: Node::Union {
-                            fields,
-                            branch_child,
-                            children,
-                            nulls: NullBufferBuilder::new(0),
-                        },
-                    }
-                }
+                let c = compile(schema, b, field, stack)?;
+                fields.push(c.field(&name).with_nullable(true));
+                branch_child[i] = Some(children.len());
+                children.push(c.node);
+            }
+            let fields = Fields::from(fields);
+            Compiled {
+                data_type: DataType::Struct(fields.clone()),
+                metadata: meta(&[(UNION_KEY, "true".into())]),
+                nullable: null_branch.is_some(),
+                node: Node::Union {
+                    fields,
+                    branch_child,
+                    children,
+                    nulls: NullBufferBuilder::new(0),
+                },
             }
         }
-        AvroType::Named(index) => match schema.named(*index) {
-            NamedType::Record { fields, .. } => {
-                if stack.contains(index) {
-                    return Ok(Compiled {
-                        metadata: meta(&[(JSON_KEY, "true".into())]),
-                        ..Compiled::plain(
-                            DataType::Utf8,
-                            Node::Json {
-                                b: StringBuilder::new(),
-                                schema: schema.clone(),
-                                ty: ty.clone(),
-                            },
-                        )
-                    });
-                }
-                stack.push(*index);
-                let mut arrow_fields = Vec::with_capacity(fields.len());
-                let mut children = Vec::with_capacity(fields.len());
-                for f in fields {
-                    let c = compile(schema, &f.ty, &f.name, stack)?;
-                    arrow_fields.push(c.field(&f.name));
-                    children.push(c.node);
-                }
-                stack.pop();
-                let fields = Fields::from(arrow_fields);
-                Compiled::plain(
-                    DataType::Struct(fields.clone()),
-                    Node::Record {
-                        fields,
-                        children,
-                        nulls: NullBufferBuilder::new(0),
-                    },
-                )
+    })
+}
+
+/// A named type: a record (a JSON string column when it recurses), an enum or a fixed.
+fn compile_named(
+    schema: &Arc<AvroSchema>,
+    ty: &AvroType,
+    index: usize,
+    field: &str,
+    stack: &mut Vec<usize>,
+) -> Result<Compiled, MappingError> {
+    Ok(match schema.named(index) {
+        NamedType::Record { fields, .. } => {
+            if stack.contains(&index) {
+                return Ok(Compiled {
+                    metadata: meta(&[(JSON_KEY, "true".into())]),
+                    ..Compiled::plain(
+                        DataType::Utf8,
+                        Node::Json {
+                            b: StringBuilder::new(),
+                            schema: schema.clone(),
+                            ty: ty.clone(),
+                        },
+                    )
+                });
             }
-            NamedType::Enum { name, symbols } => Compiled {
-                metadata: meta(&[
-                    (ENUM_KEY, name.clone()),
-                    (ENUM_SYMBOLS_KEY, symbols.join(",")),
-                ]),
-                ..Compiled::plain(
-                    DataType::Utf8,
-                    Node::Enum {
-                        b: RawStrings::new(),
-                        symbols: symbols.clone().into(),
-                    },
-                )
-            },
-            NamedType::Fixed {
-                name,
-                size,
-                decimal: dec,
-            } => match dec {
-                Some((p, s)) => decimal(*p, *s, Some(*size), field)?,
-                None => {
-                    let width = i32::try_from(*size)
-                        .map_err(|_| MappingError(format!("fixed {name} is too large")))?;
-                    Compiled {
-                        metadata: meta(&[(FIXED_KEY, name.clone())]),
-                        ..Compiled::plain(
-                            DataType::FixedSizeBinary(width),
-                            Node::Fixed {
-                                b: FixedSizeBinaryBuilder::new(width),
-                                size: *size,
-                            },
-                        )
-                    }
+            stack.push(index);
+            let mut arrow_fields = Vec::with_capacity(fields.len());
+            let mut children = Vec::with_capacity(fields.len());
+            for f in fields {
+                let c = compile(schema, &f.ty, &f.name, stack)?;
+                arrow_fields.push(c.field(&f.name));
+                children.push(c.node);
+            }
+            stack.pop();
+            let fields = Fields::from(arrow_fields);
+            Compiled::plain(
+                DataType::Struct(fields.clone()),
+                Node::Record {
+                    fields,
+                    children,
+                    nulls: NullBufferBuilder::new(0),
+                },
+            )
+        }
+        NamedType::Enum { name, symbols } => Compiled {
+            metadata: meta(&[
+                (ENUM_KEY, name.clone()),
+                (ENUM_SYMBOLS_KEY, symbols.join(",")),
+            ]),
+            ..Compiled::plain(
+                DataType::Utf8,
+                Node::Enum {
+                    b: RawStrings::new(),
+                    symbols: symbols.clone().into(),
+                },
+            )
+        },
+        NamedType::Fixed {
+            name,
+            size,
+            decimal: dec,
+        } => match dec {
+            Some((p, s)) => decimal(*p, *s, Some(*size), field)?,
+            None => {
+                let width = i32::try_from(*size)
+                    .map_err(|_| MappingError(format!("fixed {name} is too large")))?;
+                Compiled {
+                    metadata: meta(&[(FIXED_KEY, name.clone())]),
+                    ..Compiled::plain(
+                        DataType::FixedSizeBinary(width),
+                        Node::Fixed {
+                            b: FixedSizeBinaryBuilder::new(width),
+                            size: *size,
+                        },
+                    )
                 }
-            },
+            }
         },
     })
 }

@@ -162,6 +162,8 @@ fn write_schema(
     Ok(())
 }
 
+/// One schema object in Parsing Canonical Form. Long because it has one arm per Avro
+/// type, with the attributes the form keeps for each, in the form's order.
 fn write_object(
     obj: &serde_json::Map<String, Value>,
     namespace: &str,

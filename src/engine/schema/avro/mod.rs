@@ -5,6 +5,7 @@
 
 pub mod canonical;
 mod json;
+pub mod resolution;
 pub mod strict;
 
 use std::sync::Arc;
@@ -141,7 +142,7 @@ pub fn decode_body(
     let deser = |e: apache_avro::Error| SchemaError::Deserialize(e.to_string());
     if let Some(reader) = reader {
         // Our own walk (it honours aliases, which apache-avro's checker does not).
-        let problems = crate::engine::schema::compatibility::avro_reader_problems(writer, reader)?;
+        let problems = resolution::problems(writer, reader)?;
         if !problems.is_empty() {
             return Err(SchemaError::invalid(format!(
                 "cannot resolve writer schema {} against the reader schema: {}",

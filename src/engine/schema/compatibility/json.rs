@@ -187,6 +187,8 @@ impl<'a> Diff<'a> {
         out
     }
 
+    /// The differences between two typed schemas. Long because it follows the registry
+    /// checker's type rules one case after the other, so the two can be read side by side.
     fn types(&mut self, w: Loc<'a>, r: Loc<'a>, path: &str) -> SchemaResult<Vec<Difference>> {
         let wt = self.w.typed(w)?;
         let rt = self.r.typed(r)?;

@@ -41,6 +41,7 @@ const OPEN: &str = r#"{"type":"object","properties":{"a":{"type":"string"}}}"#;
 const CLOSED: &str =
     r#"{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}"#;
 
+/// Long because it is the table of cases, one row each.
 fn rows() -> Vec<Row> {
     vec![
         b("no change", OPEN, OPEN, None),

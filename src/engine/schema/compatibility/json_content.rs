@@ -11,6 +11,9 @@ use super::json_model::{Array, Docs, Loc, Object, Typed};
 use crate::engine::schema::error::SchemaResult;
 
 impl<'a> Diff<'a> {
+    /// The differences between two object schemas. Long because it follows the registry
+    /// checker's object rules in their order (properties, required, additional and pattern
+    /// properties, dependencies), each a few lines over the same paths and output.
     pub(super) fn objects(
         &mut self,
         out: &mut Vec<Difference>,
@@ -297,6 +300,8 @@ impl<'a> Diff<'a> {
         Ok(())
     }
 
+    /// The differences between two array schemas. Long because it follows the registry
+    /// checker's array rules in their order (items, additional items, sizes, uniqueness).
     pub(super) fn arrays(
         &mut self,
         out: &mut Vec<Difference>,

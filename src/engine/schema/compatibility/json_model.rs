@@ -494,6 +494,8 @@ impl Docs {
         }
     }
 
+    /// Reads one schema object as the given type. Long because it has one arm per type with
+    /// the keywords that type takes.
     fn typed_as<'a>(
         &'a self,
         l: Loc<'a>,

@@ -172,23 +172,6 @@ fn on_deep_stack<T: Send>(f: impl FnOnce() -> SchemaResult<T> + Send) -> SchemaR
     })
 }
 
-/// Why `reader` cannot read data written with `writer` (empty when it can).
-pub fn avro_reader_problems(
-    writer: &crate::engine::schema::avro::AvroSchema,
-    reader: &crate::engine::schema::avro::AvroSchema,
-) -> SchemaResult<Vec<String>> {
-    avro::problems(writer, reader)
-}
-
-/// Joins a dot path.
-fn join(path: &str, part: &str) -> String {
-    if path.is_empty() {
-        part.to_string()
-    } else {
-        format!("{path}.{part}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,6 +77,7 @@ fn with_import(
     }
 }
 
+/// Long because it is the table of cases, one row each.
 fn rows() -> Vec<Row> {
     let mut rows = vec![
         field("no change", "int32 a", "int32 a", None),
