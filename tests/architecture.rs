@@ -29,30 +29,26 @@ use std::path::{Path, PathBuf};
 /// Longest function body, in lines from `fn` to its closing brace, allowed without a reason.
 const MAX_FN_LINES: usize = 120;
 
-/// Cycles that another change is removing right now: a cycle is tolerated while every file of
-/// it sits under one of these folders. The integrator empties this after merging the moves of
-/// `cmd/tail` into `ops/tail`.
-const CYCLE_ALLOWLIST: &[&str] = &["src/cmd/tail/"];
+/// Folders whose cycles are tolerated (a cycle is, while every file of it sits under one of
+/// them). None: keep it that way.
+const CYCLE_ALLOWLIST: &[&str] = &[];
 
-/// Imports between subcommands that the moves into `ops/` are removing right now, as
-/// (importing subcommand, imported subcommand). The integrator empties this after the merge.
+/// Known imports between subcommands, as (importing subcommand, imported subcommand), each
+/// with why it is still there. Every entry is a debt to remove.
 const CMD_IMPORT_ALLOWLIST: &[(&str, &str)] = &[
-    ("run", "snapshot"),
-    ("demo", "tail"),
+    // The demo prints barrier cuts, verify reports, snapshot listings and dumps with the
+    // renderers of those subcommands; they belong in a shared cmd rendering module (open).
     ("demo", "barrier"),
     ("demo", "snapshot"),
-    ("demo", "run"),
 ];
 
-/// Folders whose long functions are being moved into `ops/` by other changes right now; the
-/// length rule applies to them again once the integrator empties this.
+/// Files or folders whose long functions are known and not yet split. Every entry is a debt.
 const LONG_FN_ALLOWLIST: &[&str] = &[
-    "src/cmd/tail/",
-    "src/cmd/run/",
-    "src/cmd/snapshot/",
-    "src/cmd/barrier/",
-    "src/cmd/leader/",
-    "src/cmd/schema/",
+    // Still to split (open): the prewarm use case, which has not moved to ops/schema yet,
+    // the parallel group-by's partial-aggregate merge and the topic-to-directory copy.
+    "src/cmd/schema/prewarm.rs",
+    "src/engine/columnar/ops/group_by/accumulators.rs",
+    "src/ops/state_copy.rs",
 ];
 
 /// Crates the standard library consists of.

@@ -1,7 +1,8 @@
 //! Every command line of the docs that needs a broker, a registry or data is run against
 //! a world built here, in document order: Tansu, the in-repo registry, Avro orders on
 //! `orders`, the schemas and files the lines name, a barrier group `orders-cut` with cuts
-//! 40 and 41 that `orders-app` committed at, and snapshot files of those cuts in the
+//! 40 and 41 that `orders-app` committed at, an empty `orders-copy` for the `produce` lines, and
+//! snapshot files of those cuts in the
 //! state directory the lines name. Hosts, ports and `/var/lib/app/state` are rewritten
 //! to the world's. Each line must exit 0, or as the table [`EXPECTED`] says, with the
 //! reason; a line that follows (waits for more records) is interrupted after a bound
@@ -118,6 +119,7 @@ fn build_world() -> World {
     let bootstrap = cluster.bootstrap();
     cluster.create_topic("orders", PARTITIONS, false);
     cluster.create_topic("large-orders-by-user", PARTITIONS, false);
+    cluster.create_topic("orders-copy", PARTITIONS, false);
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
     let client = HttpRegistry::new(HttpRegistryOptions::new(registry.url())).unwrap();
     // Id 1 is a pair of ints, so `schema decode 0000000001020a` (1, 5) decodes whole.

@@ -212,7 +212,10 @@ fn check_paths(
     }
     let out = output.path.clone().unwrap_or_else(|| PathBuf::from("-"));
     if args.rotate_rows.is_some() || args.rotate_bytes.is_some() {
-        named.push(Named::rotated_output(format!("--out {}", out.display()), out));
+        named.push(Named::rotated_output(
+            format!("--out {}", out.display()),
+            out,
+        ));
     } else {
         named.push(Named::output(format!("--out {}", out.display()), out));
     }

@@ -28,8 +28,8 @@ use crate::io::kafka::runner_cuts::BrokerCuts;
 use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::transactions;
-use crate::ops::state_store::{self, StoreRequest};
 use crate::ops::snapshot::restore_cut::CutSelector;
+use crate::ops::state_store::{self, StoreRequest};
 use crate::ops::{Error, Result};
 
 /// Records handed to the topology per round, at most. An exactly-once or barrier round
