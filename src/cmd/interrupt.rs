@@ -11,7 +11,9 @@
 //! * otherwise (an offline `run` writing Parquet, `tail` before it connected, a
 //!   FIFO input waiting for its writer, any other command) the listener removes
 //!   the temp files of outputs not yet published (`io::output_file`), so each
-//!   previous target stays as it was, prints the cancelled message and exits 130.
+//!   previous target stays as it was, flushes a registered producer (`produce`
+//!   blocked on its input: `io::kafka::exit_flush`, at most 10 s, saying what it could
+//!   not deliver), prints the cancelled message and exits 130.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -60,6 +62,19 @@ fn on_signal(mode: OutputMode, command: &str) {
         return;
     }
     crate::io::output_file::remove_unpublished();
+    if let Some(left) =
+        crate::io::kafka::exit_flush::flush_registered(std::time::Duration::from_secs(10))
+    {
+        if left > 0 {
+            eprintln!(
+                "krabka-streams {command}: {left} records handed to the producer were not delivered within 10 s; they are lost"
+            );
+        } else {
+            eprintln!(
+                "krabka-streams {command}: every record handed to the producer before the signal was delivered"
+            );
+        }
+    }
     crate::cmd::output::print_error(mode, command, &CliError::cancelled());
     std::process::exit(crate::cmd::exit::code(
         crate::cmd::exit::ExitCode::Cancelled,

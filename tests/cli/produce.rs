@@ -332,7 +332,8 @@ fn every_codec_round_trips_tail_produce_tail_row_for_row() {
 }
 
 #[test]
-fn avro_values_are_registry_frames_fastavro_decodes_with_the_registered_schema() {
+fn avro_values_are_registry_frames_fastavro_and_confluent_kafka_decode_with_the_registered_schema()
+{
     let broker = Tansu::start();
     let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
     let bootstrap = broker.bootstrap();
@@ -395,6 +396,22 @@ print(json.dumps(out))
 "#,
         &[&[url.clone()][..], &frames[..]].concat(),
     );
+    // confluent-kafka's own deserializer, its registry client asking the in-repo registry.
+    let confluent = venv_python(
+        r#"
+import base64, json, sys, warnings
+warnings.simplefilter("ignore")
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroDeserializer
+from confluent_kafka.serialization import SerializationContext, MessageField
+url, topic, frames = sys.argv[1], sys.argv[2], sys.argv[3:]
+d = AvroDeserializer(SchemaRegistryClient({"url": url}))
+ctx = SerializationContext(topic, MessageField.VALUE)
+print(json.dumps([d(base64.b64decode(f), ctx) for f in frames]))
+"#,
+        &[&[url.clone(), topic.clone()][..], &frames[..]].concat(),
+    );
+    assert_eq!(confluent, decoded, "confluent-kafka and fastavro disagree");
     let names: Vec<&str> = decoded
         .as_array()
         .unwrap()
@@ -707,5 +724,68 @@ fn drop_columns_leaves_tails_decoded_key_out_of_the_values_and_refuses_unknown_n
     assert_eq!(
         kcat_lines(&cluster.bootstrap, &topic),
         ["1:k|8:{\"id\":1}|"]
+    );
+}
+
+/// Bytes written into a pipe and not yet read, asked on its write end (FIONREAD).
+fn unread(pipe: &std::process::ChildStdin) -> i32 {
+    use std::os::fd::AsRawFd;
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer; the descriptor is open.
+    unsafe { libc::ioctl(pipe.as_raw_fd(), libc::FIONREAD, &mut n) };
+    n
+}
+
+/// Ctrl-C while `produce` waits for more input ends it with 130, and the records it
+/// had already handed to librdkafka (held there by a long linger) are delivered first,
+/// not dropped with the process.
+#[test]
+fn a_signal_while_the_input_waits_delivers_what_was_handed_to_the_producer() {
+    let topic = unique_name("signal");
+    let cluster = dev_cluster(&[&format!("{topic}:1")]);
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        let mut child = Command::new(binary())
+            .args(["-b", &cluster.bootstrap, "-X", "linger.ms=60000"])
+            .args(["produce", &topic, "-K", ":"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(b"k1:v1\nk2:v2\nk3:v3\n").unwrap();
+        input.flush().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while unread(&input) > 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "produce never read its input"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // The last line is read; it is handed to the producer right after.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let out = child.wait_with_output().unwrap();
+        drop(input);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{sig}: {err}");
+        assert!(
+            err.contains("every record handed to the producer before the signal was delivered"),
+            "{err}"
+        );
+    }
+    let lines = kcat_lines(&cluster.bootstrap, &topic);
+    assert_eq!(
+        lines,
+        [
+            "2:k1|2:v1|",
+            "2:k1|2:v1|",
+            "2:k2|2:v2|",
+            "2:k2|2:v2|",
+            "2:k3|2:v3|",
+            "2:k3|2:v3|"
+        ],
+        "both runs delivered all three records"
     );
 }

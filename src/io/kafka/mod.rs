@@ -12,6 +12,7 @@ pub mod classify;
 pub mod client_log;
 pub mod coordination;
 pub mod error;
+pub mod exit_flush;
 pub mod fetch_queue;
 pub mod groups;
 pub mod headers;

@@ -98,6 +98,11 @@ pub struct RunnerProducer {
 }
 
 impl RunnerProducer {
+    /// The native librdkafka handle, for `io::kafka::exit_flush`.
+    pub fn native(&self) -> *mut rdkafka::bindings::rd_kafka_t {
+        self.producer.client().native_ptr()
+    }
+
     /// A producer with the shared settings; `timeout` bounds one flush.
     pub fn new(settings: &KafkaSettings, timeout: Duration) -> Result<Self, RunnerError> {
         let mut config = settings.client_config();

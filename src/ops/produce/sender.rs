@@ -94,6 +94,13 @@ impl Sender {
             }
             partitions = Some(count);
             if !plan.dry_run {
+                if plan.transactional_id.is_none() {
+                    // A signal while the input blocks ends the process: what was handed
+                    // to librdkafka is flushed first. (A transaction is left open: the
+                    // broker aborts it, nothing of it is visible to read_committed.)
+                    // SAFETY: `Sender`'s Drop and `finish` unregister it before it is dropped.
+                    unsafe { crate::io::kafka::exit_flush::register(p.native()) };
+                }
                 producer = Some(p);
             }
         }
@@ -242,7 +249,7 @@ impl Sender {
         let Some(mut producer) = self.producer.take() else {
             return result;
         };
-        match result {
+        let finished = match result {
             Ok(()) if self.in_transaction => producer.commit_transaction().map_err(|e| {
                 let e = kafka_error(e);
                 let _ = producer.abort_transaction();
@@ -289,7 +296,17 @@ impl Sender {
                     message: format!("{} ({note})", e.message),
                 })
             }
-        }
+        };
+        // Before `producer` is dropped at the end of this function.
+        crate::io::kafka::exit_flush::unregister();
+        finished
+    }
+}
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        // Runs before the fields (the producer) are dropped.
+        crate::io::kafka::exit_flush::unregister();
     }
 }
 
