@@ -128,6 +128,29 @@ fn parse_on_error(values: &[String]) -> CliResult<OnError> {
     }
 }
 
+/// The dead-letter file never replaces or grows a file this command reads
+/// (`io::path_conflict`): the input, `--value-schema`, `--command-config`.
+fn check_paths(global: &GlobalArgs, args: &ProduceArgs) -> CliResult<()> {
+    use crate::io::path_conflict::{Named, check};
+    let OnError::DeadLetter(dead_letter) = parse_on_error(&args.on_error)? else {
+        return Ok(());
+    };
+    let mut named = vec![
+        Named::input(format!("--input {}", args.input), &args.input),
+        Named::output(
+            format!("--on-error dead-letter {}", dead_letter.display()),
+            &dead_letter,
+        ),
+    ];
+    if let Some(p) = &args.value_schema {
+        named.push(Named::input(format!("--value-schema {}", p.display()), p));
+    }
+    if let Some(p) = &global.connection.command_config {
+        named.push(Named::input(format!("--command-config {}", p.display()), p));
+    }
+    check(&named).map_err(CliError::usage)
+}
+
 fn plan(global: &GlobalArgs, args: &ProduceArgs) -> CliResult<ProducePlan> {
     let dry_run = global.output.dry_run;
     let kafka = if dry_run && global.connection.bootstrap_server.is_none() {
@@ -138,6 +161,7 @@ fn plan(global: &GlobalArgs, args: &ProduceArgs) -> CliResult<ProducePlan> {
     if args.batch_rows == 0 {
         return Err(CliError::usage("--batch-rows must be at least 1"));
     }
+    check_paths(global, args)?;
     let headers = args
         .headers
         .iter()

@@ -710,6 +710,40 @@ fn no_output_destroys_an_input_or_another_output() {
         );
         assert!(err.contains("same file"), "{err}");
     }
+    // produce: the dead-letter file over the input or the value schema it reads.
+    fs::write(p.join("rows.ndjson"), b"{\"a\":1}\n").unwrap();
+    fs::write(p.join("v.avsc"), br#"{"type":"string"}"#).unwrap();
+    for (dlq, flag) in [
+        ("./rows.ndjson", "--input rows.ndjson"),
+        ("v.avsc", "--value-schema v.avsc"),
+    ] {
+        let out = run_as(
+            &[],
+            p,
+            &[
+                "produce",
+                "t",
+                "--input",
+                "rows.ndjson",
+                "--value-format",
+                "avro",
+                "--value-schema",
+                "v.avsc",
+                "--on-error",
+                "dead-letter",
+                dlq,
+                "-b",
+                "127.0.0.1:1",
+            ],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{dlq}: {err}");
+        assert!(
+            err.contains(flag) && err.contains("--on-error dead-letter"),
+            "{err}"
+        );
+    }
+    assert_eq!(fs::read(p.join("rows.ndjson")).unwrap(), b"{\"a\":1}\n");
     // barrier list: the data file over the client settings it reads.
     fs::write(p.join("client.properties"), b"client.id=x\n").unwrap();
     let out = run_as(
