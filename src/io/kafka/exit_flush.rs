@@ -46,29 +46,49 @@ pub fn unregister() {
 /// registered, else the number of records still not delivered (0: all delivered).
 ///
 /// The producer reports deliveries as events on its main queue, which its owner
-/// serves; the owner is blocked elsewhere, so this serves them itself (dropping the
-/// reports: the process is about to exit) until nothing is left or `bound` passes.
+/// serves; the owner is blocked elsewhere, so a scoped thread serves them (dropping
+/// the reports: the process is about to exit) while librdkafka's flush, which ignores
+/// `linger.ms` for its duration, sends everything and waits for the acknowledgements.
 pub fn flush_registered(bound: Duration) -> Option<i32> {
     let slot = REGISTERED.lock().ok()?;
     let handle = slot.as_ref()?;
-    let deadline = std::time::Instant::now() + bound;
-    // SAFETY: the handle is live while registered (see the module doc) and the lock is
-    // held; the queue reference taken here is released before returning, and every event
-    // taken from it is destroyed.
-    unsafe {
-        let queue = rdsys::rd_kafka_queue_get_main(handle.0);
-        loop {
-            // Sends what linger.ms would still hold back, without waiting.
-            rdsys::rd_kafka_flush(handle.0, 0);
-            let event = rdsys::rd_kafka_queue_poll(queue, 100);
-            if !event.is_null() {
-                rdsys::rd_kafka_event_destroy(event);
+    let native = Native(handle.0);
+    let ms = i32::try_from(bound.as_millis()).unwrap_or(i32::MAX);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            // SAFETY: the handle is live while registered and the lock is held until
+            // this scope ends; every event taken is destroyed, the queue released.
+            unsafe {
+                let queue = rdsys::rd_kafka_queue_get_main(native.get());
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    let event = rdsys::rd_kafka_queue_poll(queue, 50);
+                    if !event.is_null() {
+                        rdsys::rd_kafka_event_destroy(event);
+                    }
+                }
+                rdsys::rd_kafka_queue_destroy(queue);
             }
-            if rdsys::rd_kafka_outq_len(handle.0) == 0 || std::time::Instant::now() >= deadline {
-                break;
-            }
-        }
-        rdsys::rd_kafka_queue_destroy(queue);
-        Some(rdsys::rd_kafka_outq_len(handle.0))
+        });
+        // SAFETY: as above; flush may run while another thread serves the queue.
+        unsafe { rdsys::rd_kafka_flush(native.get(), ms) };
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    // SAFETY: as above.
+    Some(unsafe { rdsys::rd_kafka_outq_len(native.get()) })
+}
+
+/// The handle as the serving thread borrows it.
+#[derive(Clone, Copy)]
+struct Native(*mut rdsys::rd_kafka_t);
+
+// SAFETY: librdkafka handles may be used from any thread; see `flush_registered` for
+// why the handle outlives every use.
+unsafe impl Send for Native {}
+unsafe impl Sync for Native {}
+
+impl Native {
+    fn get(self) -> *mut rdsys::rd_kafka_t {
+        self.0
     }
 }
