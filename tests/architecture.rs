@@ -1294,3 +1294,84 @@ fn the_reader_finds_known_edges() {
         .count();
     assert_eq!(braces, 6, "strings and chars hide their braces");
 }
+
+/// One topic-partition type (issue #17; it prints as in docs/formats.md §7): `engine::topic_partition::TopicPartition`.
+/// A `type` alias whose definition holds the tuple `(String, i32)`, or a second
+/// `struct TopicPartition`, brings back the parallel types that printed `t/p` in one place
+/// and `t-p` in another.
+#[test]
+fn one_topic_partition_type() {
+    const HOME: &str = "src/engine/topic_partition.rs";
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let mut problems = Vec::new();
+    for path in &files {
+        let rel = path.strip_prefix(root()).expect("under the root");
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(path).expect("read a source file");
+        problems.extend(topic_partition_doubles(&rel, &lex(&text), rel == HOME));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+
+    let caught = |src: &str| topic_partition_doubles("x.rs", &lex(src), false).len();
+    assert_eq!(caught("pub type Tp = (String, i32);"), 1);
+    assert_eq!(
+        caught("type M = BTreeMap<(std::string::String, i32), i64>;"),
+        1
+    );
+    assert_eq!(caught("pub(crate) struct TopicPartition { t: String }"), 1);
+    assert_eq!(
+        caught("type Key = (String, u32); // (String, i32)\nfn f(x: (String, i32)) {}"),
+        0
+    );
+}
+
+/// The lines of `tokens` that define a topic-partition type beside the one in the engine.
+fn topic_partition_doubles(rel: &str, tokens: &[Token], home: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if !home && is_ident(Some(t), "struct") && is_ident(tokens.get(i + 1), "TopicPartition") {
+            out.push(format!(
+                "{rel}:{}: a second struct TopicPartition; use engine::topic_partition::TopicPartition",
+                t.line
+            ));
+        }
+        let starts_alias = is_ident(Some(t), "type")
+            && ident(tokens.get(i + 1)).is_some()
+            && (i == 0 || !is_punct(tokens.get(i - 1), '.'));
+        if !starts_alias {
+            continue;
+        }
+        // The alias's definition: up to its `;`, with paths reduced to their last segment.
+        let body: Vec<&Token> = tokens[i + 2..]
+            .iter()
+            .take_while(|t| !is_punct(Some(t), ';'))
+            .filter(|t| t.tok != Tok::Path)
+            .collect();
+        let mut names: Vec<Option<&Token>> = Vec::new();
+        for t in &body {
+            if ident(Some(t)).is_some()
+                && names
+                    .last()
+                    .is_some_and(|l| l.is_some_and(|l| ident(Some(l)).is_some()))
+            {
+                names.pop();
+            }
+            names.push(Some(t));
+        }
+        let tuple = names.windows(5).any(|w| {
+            is_punct(w[0], '(')
+                && is_ident(w[1], "String")
+                && is_punct(w[2], ',')
+                && is_ident(w[3], "i32")
+                && is_punct(w[4], ')')
+        });
+        if tuple {
+            out.push(format!(
+                "{rel}:{}: a type alias over (String, i32); use engine::topic_partition::TopicPartition",
+                t.line
+            ));
+        }
+    }
+    out
+}

@@ -11,7 +11,7 @@ use arrow_array::RecordBatch;
 use krabka_streams::engine::columnar::headers::Header;
 use krabka_streams::engine::columnar::ipc;
 use krabka_streams::engine::columnar::runner::group::{
-    Consumer, GroupRunner, Producer, RunnerError, StateStore, Tp,
+    Consumer, GroupRunner, Producer, RunnerError, StateStore, TopicPartition,
 };
 use krabka_streams::engine::columnar::topology::driver::{DriverError, TopologyDriver};
 use krabka_streams::engine::columnar::topology::spec::ErrorPolicy;
@@ -25,8 +25,8 @@ use crate::columnar_ops::{ArrowValues, sum_count, value};
 #[derive(Default)]
 struct FakeConsumer {
     polls: Vec<Vec<Record>>,
-    commits: Vec<BTreeMap<Tp, i64>>,
-    seeks: Vec<(Tp, i64)>,
+    commits: Vec<BTreeMap<TopicPartition, i64>>,
+    seeks: Vec<(TopicPartition, i64)>,
 }
 
 impl Consumer for FakeConsumer {
@@ -39,14 +39,14 @@ impl Consumer for FakeConsumer {
             self.polls.remove(0)
         })
     }
-    fn commit(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+    fn commit(&mut self, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), RunnerError> {
         self.commits.push(offsets.clone());
         Ok(())
     }
-    fn assign(&mut self, _tps: &[Tp]) -> Result<(), RunnerError> {
+    fn assign(&mut self, _tps: &[TopicPartition]) -> Result<(), RunnerError> {
         Ok(())
     }
-    fn seek(&mut self, tp: &Tp, offset: i64) -> Result<(), RunnerError> {
+    fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), RunnerError> {
         self.seeks.push((tp.clone(), offset));
         Ok(())
     }
@@ -157,9 +157,9 @@ fn i64_at(v: &Value, what: &str) -> i64 {
 }
 
 /// `"in/0"` → `("in", 0)`.
-fn tp_of(text: &str) -> Tp {
+fn tp_of(text: &str) -> TopicPartition {
     let (topic, partition) = text.rsplit_once('/').expect("topic/partition");
-    (topic.to_owned(), partition.parse().unwrap())
+    TopicPartition::new(topic, partition.parse().unwrap())
 }
 
 fn pairs(v: &Value) -> Vec<(i32, i64)> {
@@ -184,7 +184,7 @@ fn col_runner_partition_once(v: &Value) {
     let (next, result) = r.run_partition_once("in", 0, offset);
     result.unwrap();
     assert_eq!(next, i64_at(&e["returns"], "returns"));
-    let tp: Tp = ("in".into(), 0);
+    let tp = TopicPartition::new("in", 0);
     assert_eq!(r.consumer.seeks, [(tp.clone(), i64_at(&e["seek"], "seek"))]);
     assert_eq!(
         r.consumer.commits,
@@ -241,7 +241,7 @@ fn col_runner_dead_letter(v: &Value) {
         vec![trace.clone()],
     )]);
     let committed = r.run_once().unwrap();
-    let want: BTreeMap<Tp, i64> = e["commit"]
+    let want: BTreeMap<TopicPartition, i64> = e["commit"]
         .as_object()
         .unwrap()
         .iter()
@@ -317,7 +317,7 @@ fn col_runner_rebalance(v: &Value) {
     let e = &v["expected"];
     let mut r = runner(Arc::new(ArrowValues), ErrorPolicy::Fail);
     let loads = pairs(&e["loads"]);
-    let tp: Tp = ("in".into(), loads[0].0);
+    let tp = TopicPartition::new("in", loads[0].0);
     r.on_assigned(std::slice::from_ref(&tp));
     r.on_revoked(&[tp]);
     assert_eq!(r.store.loads, loads);

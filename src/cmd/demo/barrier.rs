@@ -193,11 +193,7 @@ pub fn prepare_verification(
         .log
         .complete_cut_at(BARRIER_GROUP, VERIFIED_EPOCH)
         .ok_or_else(|| CliError::failure("the demo cut was not read back"))?;
-    let offsets: BTreeMap<(String, i32), i64> = cut
-        .cut
-        .offsets()
-        .map(|(tp, offset)| ((tp.topic, tp.partition), offset))
-        .collect();
+    let offsets: BTreeMap<TopicPartition, i64> = cut.cut.offsets().collect();
     commit_offsets(&settings(bootstrap), CONSUMER_GROUP, &offsets, TIMEOUT)
         .map_err(CliError::from)?;
     for (tp, _) in cut.cut.offsets() {

@@ -20,6 +20,7 @@ use crate::engine::schema::avro::{AvroSchema, decode_body};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::framing;
 use crate::engine::schema::registry::Registry;
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::topology_file;
@@ -95,8 +96,8 @@ pub fn run_until_committed(
     })?;
     let mut runner = started.runner;
     let deadline = Instant::now() + DEADLINE;
-    let mut committed: BTreeMap<(String, i32), i64> = BTreeMap::new();
-    let done = |c: &BTreeMap<(String, i32), i64>| c.values().sum::<i64>() >= records as i64;
+    let mut committed: BTreeMap<TopicPartition, i64> = BTreeMap::new();
+    let done = |c: &BTreeMap<TopicPartition, i64>| c.values().sum::<i64>() >= records as i64;
     let mut result = Ok(());
     while !done(&committed) && Instant::now() < deadline {
         match online::round(&mut runner) {

@@ -71,8 +71,8 @@ fn plan_json(
         "consumer_group_state": plan.group_state,
         "files": plan.writes.iter().map(|w| write_json(w, files_written)).collect::<Vec<_>>(),
         "offsets": plan.offsets.iter().map(|o| json!({
-            "topic": o.tp.0,
-            "partition": o.tp.1,
+            "topic": o.tp.topic,
+            "partition": o.tp.partition,
             "current": o.current,
             "new": o.new,
             "committed": committed,
@@ -121,8 +121,8 @@ fn plan_human(
     let mut t = table(&["topic", "partition", "committed now", "set to"]);
     for o in &plan.offsets {
         t.add_row(vec![
-            o.tp.0.clone(),
-            o.tp.1.to_string(),
+            o.tp.topic.clone(),
+            o.tp.partition.to_string(),
             o.current.map_or("none".to_owned(), |c| c.to_string()),
             o.new.to_string(),
         ]);

@@ -10,6 +10,7 @@ use crate::cmd::output::{Ui, table};
 use crate::engine::columnar::snapshot::container::ReadSnapshot;
 use crate::engine::columnar::snapshot::plan::epoch_label;
 use crate::engine::columnar::snapshot::state_record::encode_offsets;
+use crate::engine::topic_partition::TopicPartition;
 use crate::ops::state_inspect::{TopicEntry, TopicListing};
 
 fn entry_json(e: &TopicEntry) -> Value {
@@ -24,7 +25,7 @@ fn entry_json(e: &TopicEntry) -> Value {
         "chunks": e.chunks,
         "consumer_group": e.group,
         "fingerprint": e.fingerprint,
-        "input_offsets": e.offsets.iter().map(|((t, p), o)| json!({"topic": t, "partition": p, "offset": o})).collect::<Vec<_>>(),
+        "input_offsets": e.offsets.iter().map(|(TopicPartition { topic: t, partition: p }, o)| json!({"topic": t, "partition": p, "offset": o})).collect::<Vec<_>>(),
         "decodes": e.decoded.is_ok(),
     });
     match &e.decoded {

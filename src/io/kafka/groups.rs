@@ -7,12 +7,10 @@ use std::time::Duration;
 use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
-
-/// A topic-partition, ordered by topic then partition.
-pub type TopicPartition = (String, i32);
 
 fn group_consumer(settings: &KafkaSettings, group: &str) -> Result<ReaderConsumer, KafkaIoError> {
     settings.refuse_dead_bootstrap()?;
@@ -29,7 +27,14 @@ fn tpl_of(
     tps: impl IntoIterator<Item = (TopicPartition, Offset)>,
 ) -> Result<TopicPartitionList, KafkaIoError> {
     let mut tpl = TopicPartitionList::new();
-    for ((t, p), o) in tps {
+    for (
+        TopicPartition {
+            topic: t,
+            partition: p,
+        },
+        o,
+    ) in tps
+    {
         tpl.add_partition_offset(&t, p, o)
             .map_err(|e| KafkaIoError::failed(format!("{t}-{p}: {e}")))?;
     }
@@ -62,7 +67,7 @@ pub fn committed_offsets(
             Offset::Offset(o) => Some(o),
             _ => None,
         };
-        out.insert((e.topic().to_string(), e.partition()), offset);
+        out.insert(TopicPartition::new(e.topic(), e.partition()), offset);
     }
     Ok(out)
 }

@@ -40,7 +40,7 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::engine::columnar::headers::Header;
-use crate::engine::columnar::runner::group::{self, RunnerError, Tp};
+use crate::engine::columnar::runner::group::{self, RunnerError, TopicPartition};
 use crate::engine::columnar::topology::Record;
 use crate::io::kafka::error::{KafkaIoError, is_unreachable_error};
 use crate::io::kafka::fetch_queue::FetchQueue;
@@ -50,10 +50,10 @@ use crate::io::kafka::topic_reader::partition_count;
 /// A change of the group assignment, in the order it happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RebalanceEvent {
-    Assigned(Vec<Tp>),
-    Revoked(Vec<Tp>),
+    Assigned(Vec<TopicPartition>),
+    Revoked(Vec<TopicPartition>),
     /// Taken away without a clean revoke (session lost): state is not saved.
-    Lost(Vec<Tp>),
+    Lost(Vec<TopicPartition>),
 }
 
 /// Queues rebalances for the runner and forwards assigned partitions to its
@@ -66,17 +66,17 @@ pub struct RunnerContext {
     /// taken out (destroyed) before it is.
     fetch: Mutex<Option<FetchQueue>>,
     /// The partitions assigned, so that an idle poll knows where to wait.
-    assigned: Mutex<BTreeSet<Tp>>,
+    assigned: Mutex<BTreeSet<TopicPartition>>,
 }
 
 fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn tps(list: &TopicPartitionList) -> Vec<Tp> {
+fn tps(list: &TopicPartitionList) -> Vec<TopicPartition> {
     list.elements()
         .iter()
-        .map(|e| (e.topic().to_owned(), e.partition()))
+        .map(|e| TopicPartition::new(e.topic(), e.partition()))
         .collect()
 }
 
@@ -140,9 +140,9 @@ impl RunnerContext {
 
     /// Forwards partitions about to be assigned to the fetch queue. One that
     /// fails keeps its messages on the consumer's queue, which polls serve too.
-    fn forward(&self, rk: *mut rdsys::rd_kafka_t, list: &[Tp]) {
+    fn forward(&self, rk: *mut rdsys::rd_kafka_t, list: &[TopicPartition]) {
         if let Some(fetch) = locked(&self.fetch).as_ref() {
-            for (topic, partition) in list {
+            for TopicPartition { topic, partition } in list {
                 // SAFETY: `rk` is the live client the queue was made with.
                 if let Err(e) = unsafe { fetch.forward(rk, topic, *partition) } {
                     tracing::warn!("{e}; its records are polled one by one");
@@ -295,7 +295,7 @@ impl RunnerConsumer {
     /// partitions they take away.
     fn absorb_rebalances(&mut self, gathered: &mut Vec<Record>) {
         let events = self.consumer.context().take();
-        let gone: BTreeSet<Tp> = events
+        let gone: BTreeSet<TopicPartition> = events
             .iter()
             .flat_map(|e| match e {
                 RebalanceEvent::Revoked(t) | RebalanceEvent::Lost(t) => t.clone(),
@@ -303,7 +303,7 @@ impl RunnerConsumer {
             })
             .collect();
         self.context_events.extend(events);
-        let keep = |r: &Record| !gone.contains(&(r.topic.clone(), r.partition));
+        let keep = |r: &Record| !gone.contains(&TopicPartition::new(r.topic.clone(), r.partition));
         self.held.retain(keep);
         gathered.retain(keep);
     }
@@ -317,14 +317,14 @@ impl RunnerConsumer {
 
     fn commit_in(
         &mut self,
-        offsets: &BTreeMap<Tp, i64>,
+        offsets: &BTreeMap<TopicPartition, i64>,
         mode: CommitMode,
     ) -> Result<(), RunnerError> {
         if offsets.is_empty() {
             return Ok(());
         }
         let mut list = TopicPartitionList::new();
-        for ((topic, partition), offset) in offsets {
+        for (TopicPartition { topic, partition }, offset) in offsets {
             list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
                 .map_err(|e| RunnerError::new(e.to_string()))?;
         }
@@ -425,11 +425,11 @@ impl group::Consumer for RunnerConsumer {
         Ok(gathered)
     }
 
-    fn commit(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+    fn commit(&mut self, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), RunnerError> {
         self.commit_in(offsets, CommitMode::Sync)
     }
 
-    fn commit_async(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+    fn commit_async(&mut self, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), RunnerError> {
         self.commit_in(offsets, CommitMode::Async)
     }
 
@@ -440,9 +440,9 @@ impl group::Consumer for RunnerConsumer {
             .swap(false, Ordering::Relaxed)
     }
 
-    fn assign(&mut self, tps: &[Tp]) -> Result<(), RunnerError> {
+    fn assign(&mut self, tps: &[TopicPartition]) -> Result<(), RunnerError> {
         let mut list = TopicPartitionList::new();
-        for (topic, partition) in tps {
+        for TopicPartition { topic, partition } in tps {
             list.add_partition(topic, *partition);
         }
         let context = self.consumer.context();
@@ -453,23 +453,31 @@ impl group::Consumer for RunnerConsumer {
             .map_err(|e| RunnerError::new(format!("assign partitions: {e}")))
     }
 
-    fn seek(&mut self, tp: &Tp, offset: i64) -> Result<(), RunnerError> {
+    fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), RunnerError> {
         self.consumer
-            .seek(&tp.0, tp.1, Offset::Offset(offset), self.timeout)
+            .seek(
+                &tp.topic,
+                tp.partition,
+                Offset::Offset(offset),
+                self.timeout,
+            )
             .map_err(|e| RunnerError {
-                message: format!("seek {}/{} to {offset}: {e}", tp.0, tp.1),
+                message: format!("seek {}/{} to {offset}: {e}", tp.topic, tp.partition),
                 retriable: is_unreachable_error(&e),
             })
     }
 
-    fn positions(&mut self, tps: &[Tp]) -> Result<Option<BTreeMap<Tp, i64>>, RunnerError> {
+    fn positions(
+        &mut self,
+        tps: &[TopicPartition],
+    ) -> Result<Option<BTreeMap<TopicPartition, i64>>, RunnerError> {
         let list = self.consumer.position().map_err(|e| RunnerError {
             message: format!("read consumer positions: {e}"),
             retriable: true,
         })?;
         let mut out = BTreeMap::new();
         for e in list.elements() {
-            let tp = (e.topic().to_owned(), e.partition());
+            let tp = TopicPartition::new(e.topic(), e.partition());
             // A partition not fetched from yet has no position (OFFSET_INVALID).
             if let Offset::Offset(o) = e.offset()
                 && tps.contains(&tp)
@@ -480,16 +488,19 @@ impl group::Consumer for RunnerConsumer {
         // Records kept back by a poll that saw a rebalance have not reached the
         // runner yet: its position on such a partition is the first of them.
         for r in &self.held {
-            if let Some(p) = out.get_mut(&(r.topic.clone(), r.partition)) {
+            if let Some(p) = out.get_mut(&TopicPartition::new(r.topic.clone(), r.partition)) {
                 *p = (*p).min(r.offset);
             }
         }
         Ok(Some(out))
     }
 
-    fn committed(&mut self, tps: &[Tp]) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    fn committed(
+        &mut self,
+        tps: &[TopicPartition],
+    ) -> Result<BTreeMap<TopicPartition, i64>, RunnerError> {
         let mut list = TopicPartitionList::new();
-        for (topic, partition) in tps {
+        for TopicPartition { topic, partition } in tps {
             list.add_partition(topic, *partition);
         }
         let committed = self
@@ -503,7 +514,7 @@ impl group::Consumer for RunnerConsumer {
             .elements()
             .iter()
             .filter_map(|e| match e.offset() {
-                Offset::Offset(o) => Some(((e.topic().to_owned(), e.partition()), o)),
+                Offset::Offset(o) => Some((TopicPartition::new(e.topic(), e.partition()), o)),
                 _ => None,
             })
             .collect())

@@ -19,7 +19,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
 
-use crate::engine::columnar::runner::group::{self, RunnerError, Tp};
+use crate::engine::columnar::runner::group::{self, RunnerError, TopicPartition};
 use crate::engine::columnar::topology::OutRecord;
 use crate::io::kafka::error::is_unreachable_error;
 use crate::io::kafka::settings::KafkaSettings;
@@ -331,7 +331,7 @@ impl group::Producer for RunnerProducer {
 
     fn send_offsets_to_transaction(
         &mut self,
-        offsets: &BTreeMap<Tp, i64>,
+        offsets: &BTreeMap<TopicPartition, i64>,
         group: Option<&ConsumerGroupMetadata>,
     ) -> Result<(), RunnerError> {
         self.transactional_id()?;

@@ -24,7 +24,7 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::record::OutRecord;
-use crate::engine::columnar::runner::group::{RunnerError, StateOut, StateStore, Tp};
+use crate::engine::columnar::runner::group::{RunnerError, StateOut, StateStore, TopicPartition};
 use crate::engine::columnar::snapshot::container;
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::snapshot::state_record::{
@@ -335,7 +335,7 @@ impl KafkaStateStore {
         let offsets: InputOffsets = self
             .offsets
             .iter()
-            .filter(|(tp, _)| tp.1 == partition)
+            .filter(|(tp, _)| tp.partition == partition)
             .map(|(tp, o)| (tp.clone(), *o))
             .collect();
         self.version += 1;
@@ -410,10 +410,10 @@ impl KafkaStateStore {
     }
 
     fn committed(&self, partition: i32) -> Result<InputOffsets, String> {
-        let tps: Vec<Tp> = self
+        let tps: Vec<TopicPartition> = self
             .source_topics
             .iter()
-            .map(|t| (t.clone(), partition))
+            .map(|t| TopicPartition::new(t.clone(), partition))
             .collect();
         let found = committed_offsets(&self.settings, &self.group, &tps, self.timeout)
             .map_err(|e| e.message)?;
@@ -447,7 +447,13 @@ impl KafkaStateStore {
                     self.topic.name
                 ));
             }
-            if let Some(((topic, p), offset)) = committed.iter().next()
+            if let Some((
+                TopicPartition {
+                    topic,
+                    partition: p,
+                },
+                offset,
+            )) = committed.iter().next()
                 && !self.adopt
             {
                 return Err(format!(
@@ -469,7 +475,7 @@ impl KafkaStateStore {
         }
         if epoch < 0 {
             for (tp, offset) in &found.offsets {
-                if tp.1 == partition {
+                if tp.partition == partition {
                     self.offsets.insert(tp.clone(), *offset);
                 }
             }
@@ -552,7 +558,7 @@ impl StateStore for KafkaStateStore {
         ))
     }
 
-    fn reflect(&mut self, offsets: &BTreeMap<Tp, i64>) {
+    fn reflect(&mut self, offsets: &BTreeMap<TopicPartition, i64>) {
         for (tp, offset) in offsets {
             let entry = self.offsets.entry(tp.clone()).or_insert(*offset);
             *entry = (*entry).max(*offset);

@@ -16,6 +16,7 @@ use rdkafka::error::KafkaError;
 use rdkafka::topic_partition_list::TopicPartitionListElem;
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::fetch_queue::{FetchQueue, FetchWaker, NativeMessage};
 use crate::io::kafka::settings::KafkaSettings;
@@ -201,13 +202,13 @@ impl TailConsumer {
     }
 
     /// The partitions currently assigned (group mode changes them on rebalance).
-    pub fn assignment(&self) -> Vec<(String, i32)> {
+    pub fn assignment(&self) -> Vec<TopicPartition> {
         self.consumer
             .assignment()
             .map(|tpl| {
                 tpl.elements()
                     .iter()
-                    .map(|e| (e.topic().to_string(), e.partition()))
+                    .map(|e| TopicPartition::new(e.topic(), e.partition()))
                     .collect()
             })
             .unwrap_or_default()

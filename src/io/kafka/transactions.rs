@@ -10,7 +10,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::engine::columnar::runner::group::{RunnerError, Tp};
+use crate::engine::columnar::runner::group::{RunnerError, TopicPartition};
 use crate::io::kafka::settings::KafkaSettings;
 
 /// `-X transactional.id=…` when given, else one derived from the consumer group, so
@@ -32,9 +32,11 @@ pub fn configure(config: &mut ClientConfig, transactional_id: &str) {
 }
 
 /// Next offsets as a partition list.
-pub fn offsets_list(offsets: &BTreeMap<Tp, i64>) -> Result<TopicPartitionList, RunnerError> {
+pub fn offsets_list(
+    offsets: &BTreeMap<TopicPartition, i64>,
+) -> Result<TopicPartitionList, RunnerError> {
     let mut list = TopicPartitionList::new();
-    for ((topic, partition), offset) in offsets {
+    for (TopicPartition { topic, partition }, offset) in offsets {
         list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
             .map_err(|e| RunnerError::new(format!("{topic}-{partition}: {e}")))?;
     }

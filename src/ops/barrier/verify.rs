@@ -191,15 +191,9 @@ fn verify_committed(
     cut: &Cut,
     request: &ConsumerGroupRequest,
 ) -> Result<CommittedReport> {
-    let tps: Vec<(String, i32)> = cut
-        .offsets()
-        .map(|(tp, _)| (tp.topic, tp.partition))
-        .collect();
+    let tps: Vec<TopicPartition> = cut.offsets().map(|(tp, _)| tp).collect();
     let committed: BTreeMap<TopicPartition, Option<i64>> =
-        committed_offsets(settings, &request.group, &tps, timeout)?
-            .into_iter()
-            .map(|((topic, partition), offset)| (TopicPartition::new(topic, partition), offset))
-            .collect();
+        committed_offsets(settings, &request.group, &tps, timeout)?;
     Ok(CommittedReport {
         group: request.group.clone(),
         at_least: request.at_least,

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use super::plan::{RunHooks, RunPlan, StartedInfo, invalid};
 use super::restore_cut;
-use crate::engine::columnar::runner::group::{GroupRunner, RunnerError, StateStore, Tp};
+use crate::engine::columnar::runner::group::{
+    GroupRunner, RunnerError, StateStore, TopicPartition,
+};
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, TopologySpec};
 use crate::engine::columnarschema::topology_codecs::{self, OnlineCodecs};
@@ -264,7 +266,9 @@ pub enum StartError {
 
 /// One round, then the rebalances it queued; returns the offsets committed
 /// (none when the round is retried). `Err` only for a failure that ends the run.
-pub fn round(runner: &mut OnlineRunner) -> std::result::Result<BTreeMap<Tp, i64>, RunnerError> {
+pub fn round(
+    runner: &mut OnlineRunner,
+) -> std::result::Result<BTreeMap<TopicPartition, i64>, RunnerError> {
     let committed = match runner.run_once() {
         Ok(offsets) => offsets,
         Err(e) if e.retriable => {
@@ -281,9 +285,14 @@ pub fn round(runner: &mut OnlineRunner) -> std::result::Result<BTreeMap<Tp, i64>
         tracing::warn!("{warning}");
     }
     for event in runner.consumer.take_rebalances() {
-        let named = |tps: &[Tp]| {
+        let named = |tps: &[TopicPartition]| {
             tps.iter()
-                .map(|(t, p)| format!("{t}/{p}"))
+                .map(
+                    |TopicPartition {
+                         topic: t,
+                         partition: p,
+                     }| format!("{t}/{p}"),
+                )
                 .collect::<Vec<_>>()
                 .join(", ")
         };

@@ -13,6 +13,7 @@ use crate::engine::columnar::barrier::BarrierCut;
 use crate::engine::columnar::runner::align::cut_offsets;
 use crate::engine::columnar::runner::group::StateStore;
 use crate::engine::columnar::runner::group::restore::{PartitionState, load_cut};
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::groups::{commit_offsets, group_activity};
 use crate::io::kafka::settings::KafkaSettings;
 use crate::ops::snapshot::restore_cut::{CutLookupError, CutSelector, find_cut};
@@ -56,7 +57,7 @@ pub fn prepare(
             activity.state, activity.members
         )));
     }
-    let offsets: BTreeMap<(String, i32), i64> = cut_offsets(&cut);
+    let offsets: BTreeMap<TopicPartition, i64> = cut_offsets(&cut);
     commit_offsets(kafka, consumer_group, &offsets, timeout).map_err(|e| {
         let kind = if e.unreachable {
             ErrorKind::Unreachable

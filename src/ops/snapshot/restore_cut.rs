@@ -25,8 +25,9 @@ use crate::engine::columnar::barrier::record::BARRIER_STATE_TOPIC;
 use crate::engine::columnar::barrier::require_group;
 use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotLayout};
 use crate::engine::columnar::snapshot::plan::{SnapshotUnit, parse_epoch};
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::barrier_state::{BarrierStateReadError, read_barrier_state};
-use crate::io::kafka::groups::{TopicPartition, commit_offsets, committed_offsets, group_activity};
+use crate::io::kafka::groups::{commit_offsets, committed_offsets, group_activity};
 use crate::io::kafka::settings::KafkaSettings;
 use crate::ops::{Error, ErrorKind, Result};
 
@@ -186,11 +187,7 @@ pub fn restore_cut(
         .collect();
     let writes = prepare_epoch_copy(&dir, &units, cut.epoch, NO_EPOCH)?;
 
-    let new_offsets: BTreeMap<TopicPartition, i64> = cut
-        .cut
-        .offsets()
-        .map(|(tp, offset)| ((tp.topic, tp.partition), offset))
-        .collect();
+    let new_offsets: BTreeMap<TopicPartition, i64> = cut.cut.offsets().collect();
     let tps: Vec<TopicPartition> = new_offsets.keys().cloned().collect();
     let activity = group_activity(&settings, &plan.consumer_group, timeout)?;
     if !activity.is_inactive() {

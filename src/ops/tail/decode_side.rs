@@ -26,11 +26,12 @@ use crate::engine::columnar::record_filter::RecordFilter;
 use crate::engine::columnar::reserved::with_topic_column;
 use crate::engine::columnar::reserved_types::to_typed;
 use crate::engine::columnar::text_view::{TextView, text_view};
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::batch_sink::SinkError;
 use crate::ops::Error;
 use crate::ops::tail::OnError;
 use crate::ops::tail::dead_letter::DeadLetterSink;
-use crate::ops::tail::handoff::{BATCH_BYTES, Report, Shared, Tp};
+use crate::ops::tail::handoff::{BATCH_BYTES, Report, Shared};
 use crate::ops::tail::predicate::WherePredicate;
 use crate::ops::tail::sink::TailSink;
 
@@ -102,7 +103,7 @@ pub struct DecodeSide {
     pub dead_lettered: u64,
     /// The schema of the first batch written (a file with no rows still gets columns).
     pub first_schema: Option<SchemaRef>,
-    held: BTreeMap<Tp, Held>,
+    held: BTreeMap<TopicPartition, Held>,
     /// Held records being retried are copied here.
     scratch: RawBatch,
 }
@@ -232,15 +233,15 @@ impl DecodeSide {
         if self.held.is_empty() {
             return Ok(());
         }
-        let mut retrying: HashMap<Tp, Instant> = HashMap::new();
+        let mut retrying: HashMap<TopicPartition, Instant> = HashMap::new();
         let mut retried: Vec<Vec<Record>> = Vec::new();
         for (tp, mut held) in std::mem::take(&mut self.held) {
             if held.since.elapsed() > self.timeout {
                 let offset = held.records.first().map(|r| r.offset).unwrap_or_default();
                 return Err(Error::unreachable(format!(
                     "{}/{} offset {offset}: {}; still pending after {} (--timeout): check that the schema registry is reachable, or prewarm the id into --schema-cache",
-                    tp.0,
-                    tp.1,
+                    tp.topic,
+                    tp.partition,
                     held.why,
                     humantime_secs(self.timeout)
                 ))
@@ -248,7 +249,7 @@ impl DecodeSide {
             }
             // Still pending? Its first record alone tells: then the records stay held
             // as they are instead of being copied out and back every few milliseconds.
-            let pending = match (held.records.first(), self.decoders.get_mut(&tp.0)) {
+            let pending = match (held.records.first(), self.decoders.get_mut(&tp.topic)) {
                 (Some(first), Some(decoder)) => decoder
                     .decode(&[first])
                     .err()
@@ -301,12 +302,12 @@ impl DecodeSide {
         batch: &RawBatch,
         reports: &Sender<Report>,
         shared: &Shared,
-        retrying: &HashMap<Tp, Instant>,
+        retrying: &HashMap<TopicPartition, Instant>,
     ) -> Result<(), End> {
         if batch.is_empty() || self.max_records.is_some_and(|n| self.records >= n) {
             return Ok(());
         }
-        let mut processed_next: HashMap<Tp, i64> = HashMap::new();
+        let mut processed_next: HashMap<TopicPartition, i64> = HashMap::new();
         let (per_topic, filtered_next) = self.route(batch);
         let mut reached_max = false;
         'topics: for (topic, mut records) in per_topic {
@@ -343,7 +344,10 @@ impl DecodeSide {
                         let bad = batch.get(records[failure.index] as usize).to_record();
                         self.reject(&bad, &failure)?;
                         records.remove(failure.index);
-                        processed_next.insert((bad.topic, bad.partition), bad.offset + 1);
+                        processed_next.insert(
+                            TopicPartition::new(bad.topic, bad.partition),
+                            bad.offset + 1,
+                        );
                     }
                 }
             }
@@ -363,15 +367,18 @@ impl DecodeSide {
     /// the offset after the last filtered record per partition, to be merged into
     /// the processed offsets only when the whole arena was gone through (a
     /// `--max-records` cut leaves later records unread).
-    fn route<'b>(&mut self, batch: &'b RawBatch) -> (Vec<TopicRows<'b>>, HashMap<Tp, i64>) {
-        let mut filtered_next: HashMap<Tp, i64> = HashMap::new();
+    fn route<'b>(
+        &mut self,
+        batch: &'b RawBatch,
+    ) -> (Vec<TopicRows<'b>>, HashMap<TopicPartition, i64>) {
+        let mut filtered_next: HashMap<TopicPartition, i64> = HashMap::new();
         let mut by_topic: Vec<Vec<u32>> = vec![Vec::new(); batch.topic_count()];
         let filtering = !self.filter.is_empty();
         for i in 0..batch.len() {
             if filtering {
                 let r = batch.get(i);
                 if !self.filter.keeps_view(&r) {
-                    filtered_next.insert((r.topic.to_owned(), r.partition), r.offset + 1);
+                    filtered_next.insert(TopicPartition::new(r.topic, r.partition), r.offset + 1);
                     continue;
                 }
             }
@@ -380,7 +387,15 @@ impl DecodeSide {
                 if let Some(held) = self
                     .held
                     .iter_mut()
-                    .find(|((t, p), _)| *p == r.partition && t == r.topic)
+                    .find(
+                        |(
+                            TopicPartition {
+                                topic: t,
+                                partition: p,
+                            },
+                            _,
+                        )| *p == r.partition && t == r.topic,
+                    )
                     .map(|(_, h)| h)
                 {
                     held.records.push(r.to_record());
@@ -412,14 +427,14 @@ impl DecodeSide {
         records: Vec<u32>,
         failure: &RecordFailure,
         reports: &Sender<Report>,
-        retrying: &HashMap<Tp, Instant>,
+        retrying: &HashMap<TopicPartition, Instant>,
     ) -> Vec<u32> {
         let bad = batch.get(records[failure.index] as usize);
-        let tp = (bad.topic.to_owned(), bad.partition);
+        let tp = TopicPartition::new(bad.topic, bad.partition);
         let from = bad.offset;
         let (moved, kept): (Vec<u32>, Vec<u32>) = records.into_iter().partition(|&row| {
             let r = batch.get(row as usize);
-            r.partition == tp.1 && r.offset >= from
+            r.partition == tp.partition && r.offset >= from
         });
         let moved = moved
             .into_iter()
@@ -484,8 +499,8 @@ impl DecodeSide {
     /// `--max-records` cut stopped the arena — for partitions not held.
     fn report_processed(
         &self,
-        mut processed_next: HashMap<Tp, i64>,
-        filtered_next: HashMap<Tp, i64>,
+        mut processed_next: HashMap<TopicPartition, i64>,
+        filtered_next: HashMap<TopicPartition, i64>,
         reports: &Sender<Report>,
     ) {
         if self.max_records.is_none_or(|n| self.records < n) {
@@ -494,7 +509,7 @@ impl DecodeSide {
                 *at = (*at).max(next);
             }
         }
-        let done: Vec<(Tp, i64)> = processed_next
+        let done: Vec<(TopicPartition, i64)> = processed_next
             .into_iter()
             .filter(|(tp, _)| !self.held.contains_key(tp))
             .collect();
@@ -578,7 +593,11 @@ impl DecodeSide {
 
 /// The offset after the last of `rows` per partition. Records come in runs of one
 /// partition, so the map is touched once per run, not per record.
-fn note_processed(batch: &RawBatch, rows: &[u32], processed_next: &mut HashMap<Tp, i64>) {
+fn note_processed(
+    batch: &RawBatch,
+    rows: &[u32],
+    processed_next: &mut HashMap<TopicPartition, i64>,
+) {
     let mut last: HashMap<(u32, i32), i64, foldhash::fast::RandomState> = HashMap::default();
     let mut previous: Option<(u32, i32, i64)> = None;
     for &row in rows {
@@ -594,7 +613,7 @@ fn note_processed(batch: &RawBatch, rows: &[u32], processed_next: &mut HashMap<T
         last.insert((p.0, p.1), p.2 + 1);
     }
     for ((t, p), next) in last {
-        processed_next.insert((batch.topic_name(t).to_owned(), p), next);
+        processed_next.insert(TopicPartition::new(batch.topic_name(t), p), next);
     }
 }
 

@@ -17,10 +17,11 @@ use crate::engine::columnar::batch::BatchDecoder;
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::batch_sink::{BatchSink, DataFormat, SinkOptions};
 use crate::ops::tail::OnError;
 use crate::ops::tail::formats::{self, Format};
-use crate::ops::tail::handoff::{Report, Shared, Tp};
+use crate::ops::tail::handoff::{Report, Shared};
 use crate::ops::tail::predicate::WherePredicate;
 
 fn record(topic: &str, partition: i32, offset: i64, key: &str) -> Record {
@@ -47,7 +48,7 @@ fn arena(records: &[Record]) -> RawBatch {
 /// processed offsets it reported, merged per partition (highest wins).
 struct Decoded {
     written: Vec<(String, i32, i64)>,
-    processed: BTreeMap<Tp, i64>,
+    processed: BTreeMap<TopicPartition, i64>,
 }
 
 fn decode(
@@ -100,7 +101,7 @@ fn decode(
         .clone()
         .unwrap_or_else(|| Arc::new(arrow_schema::Schema::empty()));
     side.output.finish(&schema).unwrap();
-    let mut processed: BTreeMap<Tp, i64> = BTreeMap::new();
+    let mut processed: BTreeMap<TopicPartition, i64> = BTreeMap::new();
     for report in report_rx.try_iter() {
         if let Report::Processed(offsets) = report {
             for (tp, next) in offsets {
@@ -144,10 +145,12 @@ fn two_topics() -> Vec<RawBatch> {
 }
 
 /// The partitions' next offsets after the rows written.
-fn after_written(written: &[(String, i32, i64)]) -> BTreeMap<Tp, i64> {
+fn after_written(written: &[(String, i32, i64)]) -> BTreeMap<TopicPartition, i64> {
     let mut out = BTreeMap::new();
     for (t, p, o) in written {
-        let at = out.entry((t.clone(), *p)).or_insert(o + 1);
+        let at = out
+            .entry(TopicPartition::new(t.clone(), *p))
+            .or_insert(o + 1);
         *at = (*at).max(o + 1);
     }
     out
@@ -158,7 +161,7 @@ fn everything_written_is_reported_processed_per_topic_partition() {
     let d = decode(two_topics(), None, None, RecordFilter::default());
     assert_eq!(d.written.len(), 9);
     assert_eq!(d.processed, after_written(&d.written));
-    assert_eq!(d.processed[&("tb".to_owned(), 0)], 3);
+    assert_eq!(d.processed[&TopicPartition::new("tb", 0)], 3);
 }
 
 #[test]
@@ -192,8 +195,8 @@ fn rows_where_drops_and_records_a_key_filter_drops_count_as_processed() {
         ]
     );
     // tb's rows were all dropped by --where: gone through, so committed past.
-    assert_eq!(d.processed[&("tb".to_owned(), 0)], 3);
-    assert_eq!(d.processed[&("ta".to_owned(), 1)], 2);
+    assert_eq!(d.processed[&TopicPartition::new("tb", 0)], 3);
+    assert_eq!(d.processed[&TopicPartition::new("ta", 1)], 2);
 
     let filter = RecordFilter {
         key: Some(Glob::new("keep").unwrap()),
@@ -206,7 +209,7 @@ fn rows_where_drops_and_records_a_key_filter_drops_count_as_processed() {
             .all(|(t, p, o)| !(t == "ta" && *p == 0 && o % 2 == 1))
     );
     assert_eq!(
-        d.processed[&("ta".to_owned(), 0)],
+        d.processed[&TopicPartition::new("ta", 0)],
         4,
         "the last record was filtered"
     );

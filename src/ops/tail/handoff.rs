@@ -1,12 +1,11 @@
 //! What the two sides of the tail pipeline exchange, in a module of its own so
-//! neither side imports the other: the partition key, the decode side's reports to
+//! neither side imports the other: the decode side's reports to
 //! the poll side, the flags both read, and the arena's byte limit both obey.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 
-/// A partition: topic and number.
-pub type Tp = (String, i32);
+use crate::engine::topic_partition::TopicPartition;
 
 /// Largest number of value bytes put into one arena (the poll side fills up to it;
 /// the decode side retries held records in batches of at most it).
@@ -16,12 +15,12 @@ pub const BATCH_BYTES: usize = 16 << 20;
 #[derive(Debug, PartialEq, Eq)]
 pub enum Report {
     /// A record's writer schema is pending: stop fetching the partition.
-    Pause(Tp),
+    Pause(TopicPartition),
     /// The partition's held records are written: fetch it again after the last
     /// record the poll side delivered.
-    Resume(Tp),
+    Resume(TopicPartition),
     /// Group mode: records before these offsets are written (or skipped) and may be committed.
-    Processed(Vec<(Tp, i64)>),
+    Processed(Vec<(TopicPartition, i64)>),
 }
 
 /// State both sides read.

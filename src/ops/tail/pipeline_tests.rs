@@ -20,11 +20,11 @@ use crate::engine::columnar::codec::{CodecError, PayloadColumns, ValueDecoder};
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::batch_sink::SinkError;
 use crate::io::kafka::error::KafkaIoError;
 use crate::ops::ErrorKind;
 use crate::ops::tail::dead_letter::DeadLetterSink;
-use crate::ops::tail::handoff::Tp;
 use crate::ops::tail::positions::{Positions, Start, Stop};
 use crate::ops::tail::sink::TailSink;
 use crate::ops::tail::source::{
@@ -75,19 +75,19 @@ struct Stored {
 /// the consumer's fetch position, pause state; what the consumer was told.
 #[derive(Default)]
 struct Log {
-    logs: BTreeMap<Tp, Vec<Stored>>,
-    position: BTreeMap<Tp, i64>,
-    paused: BTreeSet<Tp>,
+    logs: BTreeMap<TopicPartition, Vec<Stored>>,
+    position: BTreeMap<TopicPartition, i64>,
+    paused: BTreeSet<TopicPartition>,
     /// An EOF event is due when a partition's position reaches its end.
-    eof_sent: BTreeSet<Tp>,
-    pauses: Vec<Tp>,
+    eof_sent: BTreeSet<TopicPartition>,
+    pauses: Vec<TopicPartition>,
     /// (partition, offset resumed at, position the consumer had reached).
-    resumes: Vec<(Tp, i64, i64)>,
-    stored: BTreeMap<Tp, i64>,
+    resumes: Vec<(TopicPartition, i64, i64)>,
+    stored: BTreeMap<TopicPartition, i64>,
     commits: u32,
     /// Offsets the consumer delivered, per partition, in order (a re-delivery
     /// shows up twice).
-    delivered: BTreeMap<Tp, Vec<i64>>,
+    delivered: BTreeMap<TopicPartition, Vec<i64>>,
     subscribed: bool,
 }
 
@@ -101,7 +101,7 @@ struct FakeConsumer {
     /// partition was paused (or after 15 s): the pause then always comes while the
     /// partition still has records to deliver, and some records after the pending
     /// one arrive before it takes effect.
-    gate: Option<(Tp, i64)>,
+    gate: Option<(TopicPartition, i64)>,
     /// The schema arrives once the held partition was paused and this many polls
     /// went by.
     arrive_after_polls: Option<(Arc<AtomicBool>, usize)>,
@@ -110,7 +110,7 @@ struct FakeConsumer {
 }
 
 impl FakeConsumer {
-    fn new(logs: BTreeMap<Tp, Vec<Stored>>, chunk: usize, group: bool) -> Self {
+    fn new(logs: BTreeMap<TopicPartition, Vec<Stored>>, chunk: usize, group: bool) -> Self {
         FakeConsumer {
             log: Mutex::new(Log {
                 logs,
@@ -125,7 +125,7 @@ impl FakeConsumer {
         }
     }
 
-    fn gated(&self, log: &Log, tp: &Tp, offset: i64) -> bool {
+    fn gated(&self, log: &Log, tp: &TopicPartition, offset: i64) -> bool {
         self.gate.as_ref().is_some_and(|(g, from)| {
             g == tp
                 && offset >= *from
@@ -135,10 +135,10 @@ impl FakeConsumer {
     }
 
     /// The next things to deliver: records of unpaused partitions, then EOFs.
-    fn take(&self, max: usize) -> Vec<(Tp, Taken)> {
+    fn take(&self, max: usize) -> Vec<(TopicPartition, Taken)> {
         let mut log = self.log.lock().unwrap();
         let mut out = Vec::new();
-        let tps: Vec<Tp> = log.position.keys().cloned().collect();
+        let tps: Vec<TopicPartition> = log.position.keys().cloned().collect();
         let mut progressed = true;
         while out.len() < max && progressed {
             progressed = false;
@@ -229,14 +229,14 @@ impl FetchSource for FakeConsumer {
             // Every taken item is handed over, even after `f` said stop.
             let answer = match item {
                 Taken::Record(offset, record) => f(Ok(Fetched::Message(FakeMessage {
-                    topic: &tp.0,
-                    partition: tp.1,
+                    topic: &tp.topic,
+                    partition: tp.partition,
                     offset: *offset,
                     record,
                 }))),
                 Taken::End(end) => f(Ok(Fetched::End {
-                    topic: &tp.0,
-                    partition: tp.1,
+                    topic: &tp.topic,
+                    partition: tp.partition,
                     offset: *end,
                 })),
             };
@@ -253,14 +253,14 @@ impl FetchSource for FakeConsumer {
 impl PartitionControl for FakeConsumer {
     fn pause(&self, topic: &str, partition: i32) -> Result<(), KafkaIoError> {
         let mut log = self.log.lock().unwrap();
-        let tp = (topic.to_owned(), partition);
+        let tp = TopicPartition::new(topic, partition);
         log.paused.insert(tp.clone());
         log.pauses.push(tp);
         Ok(())
     }
     fn resume(&self, topic: &str, partition: i32, next: i64) -> Result<(), KafkaIoError> {
         let mut log = self.log.lock().unwrap();
-        let tp = (topic.to_owned(), partition);
+        let tp = TopicPartition::new(topic, partition);
         let reached = log.position.get(&tp).copied().unwrap_or_default();
         log.paused.remove(&tp);
         log.resumes.push((tp.clone(), next, reached));
@@ -271,7 +271,10 @@ impl PartitionControl for FakeConsumer {
     }
     fn store_offset(&self, topic: &str, partition: i32, next: i64) -> Result<(), KafkaIoError> {
         let mut log = self.log.lock().unwrap();
-        let at = log.stored.entry((topic.to_owned(), partition)).or_default();
+        let at = log
+            .stored
+            .entry(TopicPartition::new(topic, partition))
+            .or_default();
         *at = (*at).max(next);
         Ok(())
     }
@@ -279,7 +282,7 @@ impl PartitionControl for FakeConsumer {
         self.log.lock().unwrap().commits += 1;
         Ok(())
     }
-    fn assignment(&self) -> Vec<Tp> {
+    fn assignment(&self) -> Vec<TopicPartition> {
         let log = self.log.lock().unwrap();
         match self.group && log.subscribed {
             true => log.logs.keys().cloned().collect(),
@@ -294,13 +297,13 @@ impl PositionLookup for FakeConsumer {
         Ok(log
             .logs
             .keys()
-            .filter(|(t, _)| t == topic)
-            .map(|(_, p)| *p)
+            .filter(|TopicPartition { topic: t, .. }| t == topic)
+            .map(|TopicPartition { partition: p, .. }| *p)
             .collect())
     }
     fn watermarks(&self, topic: &str, partition: i32) -> Result<(i64, i64), KafkaIoError> {
         let log = self.log.lock().unwrap();
-        let len = log.logs[&(topic.to_owned(), partition)].len() as i64;
+        let len = log.logs[&TopicPartition::new(topic, partition)].len() as i64;
         Ok((0, len))
     }
     fn offset_for_time(&self, _: &str, _: i32, _: i64) -> Result<Option<i64>, KafkaIoError> {
@@ -309,7 +312,7 @@ impl PositionLookup for FakeConsumer {
     fn assign(&mut self, at: &[(String, i32, i64)]) -> Result<(), KafkaIoError> {
         let mut log = self.log.lock().unwrap();
         for (t, p, o) in at {
-            log.position.insert((t.clone(), *p), *o);
+            log.position.insert(TopicPartition::new(t.clone(), *p), *o);
         }
         Ok(())
     }
@@ -317,7 +320,7 @@ impl PositionLookup for FakeConsumer {
         // No committed offsets: every partition starts at its log start.
         let mut log = self.log.lock().unwrap();
         log.subscribed = true;
-        let tps: Vec<Tp> = log.logs.keys().cloned().collect();
+        let tps: Vec<TopicPartition> = log.logs.keys().cloned().collect();
         for tp in tps {
             log.position.insert(tp, 0);
         }
@@ -408,7 +411,7 @@ fn logs(
     partitions: &[(&str, i32, i64)],
     value: impl Fn(&str, i32, i64) -> Vec<u8>,
     drop_key: impl Fn(&str, i32, i64) -> bool,
-) -> BTreeMap<Tp, Vec<Stored>> {
+) -> BTreeMap<TopicPartition, Vec<Stored>> {
     partitions
         .iter()
         .map(|&(t, p, n)| {
@@ -418,7 +421,7 @@ fn logs(
                     value: value(t, p, o),
                 })
                 .collect();
-            ((t.to_owned(), p), records)
+            (TopicPartition::new(t, p), records)
         })
         .collect()
 }
@@ -512,7 +515,7 @@ fn a_pending_schema_holds_its_partition_then_writes_it_in_order_and_resumes_afte
         (0, 3) => PENDING.to_vec(),
         _ => text(t, p, o),
     };
-    let tp0: Tp = ("t".into(), 0);
+    let tp0: TopicPartition = TopicPartition::new("t", 0);
     let mut consumer = FakeConsumer::new(
         logs(&[("t", 0, 12), ("t", 1, 9)], value, |_, _, _| false),
         2,
@@ -574,9 +577,11 @@ fn max_records_cuts_exactly_and_the_group_commits_only_what_was_written() {
         let rows = t.sink.rows();
         assert_eq!(rows.len() as u64, n.min(15), "-n {n}");
         assert_eq!(t.finished.summary.records, n.min(15));
-        let mut written: BTreeMap<Tp, i64> = BTreeMap::new();
+        let mut written: BTreeMap<TopicPartition, i64> = BTreeMap::new();
         for (topic, p, o, _) in &rows {
-            let at = written.entry((topic.clone(), *p)).or_default();
+            let at = written
+                .entry(TopicPartition::new(topic.clone(), *p))
+                .or_default();
             assert_eq!(*at, *o, "-n {n}: {topic}/{p} written in order, no gap");
             *at = o + 1;
         }
@@ -604,11 +609,11 @@ fn a_group_commits_filtered_records_only_of_a_batch_not_cut() {
     assert_eq!(offsets_of(&t.sink.rows(), "t", 0), vec![0, 2, 4]);
     let log = t.consumer.log.lock().unwrap();
     assert_eq!(
-        log.stored[&("t".to_owned(), 0)],
+        log.stored[&TopicPartition::new("t", 0)],
         6,
         "offset 5 was filtered, gone through"
     );
-    assert_eq!(log.stored[&("t".to_owned(), 1)], 3);
+    assert_eq!(log.stored[&TopicPartition::new("t", 1)], 3);
     drop(log);
 
     let mut cut = plan(&["t"], true, Some(1), OnError::Fail);
@@ -622,7 +627,7 @@ fn a_group_commits_filtered_records_only_of_a_batch_not_cut() {
     assert_eq!(offsets_of(&t.sink.rows(), "t", 0), vec![0]);
     let log = t.consumer.log.lock().unwrap();
     assert_eq!(
-        log.stored.get(&("t".to_owned(), 0)),
+        log.stored.get(&TopicPartition::new("t", 0)),
         Some(&1),
         "only the written record; the filtered offset 1 after it stays uncommitted"
     );
@@ -661,8 +666,8 @@ fn undecodable_records_are_dead_lettered_skipped_or_fail_the_tail() {
     assert_eq!(t.finished.summary.dead_lettered, 2);
     assert_eq!(t.finished.summary.skipped, 0);
     let log = t.consumer.log.lock().unwrap();
-    assert_eq!(log.stored[&("t".to_owned(), 0)], 6);
-    assert_eq!(log.stored[&("t".to_owned(), 1)], 5);
+    assert_eq!(log.stored[&TopicPartition::new("t", 0)], 6);
+    assert_eq!(log.stored[&TopicPartition::new("t", 1)], 5);
     drop(log);
 
     let t = tail(

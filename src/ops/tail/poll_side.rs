@@ -12,9 +12,10 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::{Duration, Instant};
 
 use crate::engine::columnar::raw_batch::RawBatch;
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::auth_failure;
 use crate::ops::Error;
-use crate::ops::tail::handoff::{BATCH_BYTES, Report, Shared, Tp};
+use crate::ops::tail::handoff::{BATCH_BYTES, Report, Shared};
 use crate::ops::tail::outage::{Outage, round_failure};
 use crate::ops::tail::source::{FetchSource, Fetched, FetchedMessage, PartitionControl};
 use crate::ops::tail::{Progress, ProgressNumbers};
@@ -23,7 +24,7 @@ use crate::ops::tail::{Progress, ProgressNumbers};
 const POLL_CHUNK: usize = 1000;
 
 /// A map keyed by partition, hashed cheaply (looked up per run of records).
-type TpMap<V> = HashMap<Tp, V, foldhash::fast::RandomState>;
+type TpMap<V> = HashMap<TopicPartition, V, foldhash::fast::RandomState>;
 
 /// Where each assigned partition stands relative to its stop. Every rule is per
 /// topic-partition: partition 3 of one topic says nothing about partition 3 of another.
@@ -33,14 +34,14 @@ pub struct Stops {
     pub stop: TpMap<i64>,
     /// The tail stops (at the end offsets captured at start, or at given offsets or times).
     pub bounded: bool,
-    pub done: BTreeSet<Tp>,
+    pub done: BTreeSet<TopicPartition>,
     /// Next offset to fetch per partition (last received + 1).
     pub next: TpMap<i64>,
     /// Group mode with `-p`: only these partition numbers are read; the group's
     /// other partitions are paused and their records neither written nor committed.
     pub only: Option<BTreeSet<i32>>,
     /// Partitions outside `only` that delivered records: to be paused.
-    pub unread: BTreeSet<Tp>,
+    pub unread: BTreeSet<TopicPartition>,
 }
 
 impl Stops {
@@ -50,7 +51,7 @@ impl Stops {
 
     /// Registers a partition with its stop and, without a group, its start (with a
     /// group the committed offsets decide); `false` when there is nothing to fetch.
-    pub fn add(&mut self, tp: Tp, start: Option<i64>, stop: Option<i64>) -> bool {
+    pub fn add(&mut self, tp: TopicPartition, start: Option<i64>, stop: Option<i64>) -> bool {
         if let Some(s) = stop {
             self.stop.insert(tp.clone(), s);
         }
@@ -70,7 +71,7 @@ impl Stops {
     /// (paused) partition too: its records are all with the decode side, which
     /// writes them once their schema comes, and the resume's seek finds nothing new.
     fn reached_end(&mut self, topic: &str, partition: i32, offset: i64) {
-        let tp = (topic.to_owned(), partition);
+        let tp = TopicPartition::new(topic, partition);
         if self.stop.get(&tp).is_some_and(|s| offset >= *s) {
             self.done.insert(tp);
         }
@@ -84,10 +85,10 @@ impl Stops {
     }
 
     /// Records arrive in runs of one partition: its stop is looked up once per run.
-    fn begin_run(&self, tp: Tp) -> Run {
+    fn begin_run(&self, tp: TopicPartition) -> Run {
         Run {
             stop: self.stop.get(&tp).copied(),
-            read: self.reads(tp.1),
+            read: self.reads(tp.partition),
             tp,
             next: None,
             handle: std::ptr::null(),
@@ -132,7 +133,7 @@ impl Stops {
 
 /// The partition whose records are arriving, its stop, and its next offset so far.
 struct Run {
-    tp: Tp,
+    tp: TopicPartition,
     stop: Option<i64>,
     /// `false`: a group partition outside `-p`, whose records are dropped.
     read: bool,
@@ -149,7 +150,7 @@ pub struct PollSide<'a, S: FetchSource + PartitionControl> {
     pub stops: Stops,
     /// Partitions assigned without a group (with a group, the consumer knows).
     pub assignment: Vec<(String, i32, i64)>,
-    pub all_partitions: Vec<Tp>,
+    pub all_partitions: Vec<TopicPartition>,
     pub group: bool,
     pub batch_records: usize,
     pub timeout: Duration,
@@ -174,7 +175,7 @@ impl<S: FetchSource + PartitionControl> PollSide<'_, S> {
         let mut lag: Option<i64> = None;
         let mut outage = Outage::default();
         // Partitions the decode side holds (paused here).
-        let mut paused: BTreeSet<Tp> = BTreeSet::new();
+        let mut paused: BTreeSet<TopicPartition> = BTreeSet::new();
         // An arena that came back empty from a fetch, for the next one.
         let mut spare: Option<RawBatch> = None;
         loop {
@@ -199,9 +200,12 @@ impl<S: FetchSource + PartitionControl> PollSide<'_, S> {
             batch.clear();
             self.fill(&mut batch, &mut outage)?;
             outage.check(self.timeout, || {
-                self.all_partitions
-                    .first()
-                    .is_some_and(|(t, p)| self.consumer.watermarks_quick(t, *p).is_some())
+                self.all_partitions.first().is_some_and(
+                    |TopicPartition {
+                         topic: t,
+                         partition: p,
+                     }| self.consumer.watermarks_quick(t, *p).is_some(),
+                )
             })?;
             if batch.is_empty() {
                 spare = Some(batch);
@@ -230,20 +234,31 @@ impl<S: FetchSource + PartitionControl> PollSide<'_, S> {
     }
 
     /// Applies one report of the decode side.
-    pub fn act_on(&mut self, report: Report, paused: &mut BTreeSet<Tp>) -> crate::ops::Result<()> {
+    pub fn act_on(
+        &mut self,
+        report: Report,
+        paused: &mut BTreeSet<TopicPartition>,
+    ) -> crate::ops::Result<()> {
         match report {
             Report::Pause(tp) => {
-                self.consumer.pause(&tp.0, tp.1)?;
+                self.consumer.pause(&tp.topic, tp.partition)?;
                 paused.insert(tp);
             }
             Report::Resume(tp) => {
                 paused.remove(&tp);
                 // Everything delivered so far went to the decode side: go on after it.
                 let next = self.stops.next.get(&tp).copied().unwrap_or_default();
-                self.consumer.resume(&tp.0, tp.1, next)?;
+                self.consumer.resume(&tp.topic, tp.partition, next)?;
             }
             Report::Processed(offsets) => {
-                for ((t, p), next) in offsets {
+                for (
+                    TopicPartition {
+                        topic: t,
+                        partition: p,
+                    },
+                    next,
+                ) in offsets
+                {
                     self.consumer.store_offset(&t, p, next)?;
                 }
             }
@@ -252,12 +267,12 @@ impl<S: FetchSource + PartitionControl> PollSide<'_, S> {
     }
 
     /// Partitions still short of their stop (bounded reads only).
-    fn pending(&self) -> Vec<Tp> {
+    fn pending(&self) -> Vec<TopicPartition> {
         if self.group {
             // Only partitions this tail reads (-p) and was given count; none yet: wait.
             let a = self.consumer.assignment();
             if a.is_empty() {
-                return vec![("".into(), -1)];
+                return vec![TopicPartition::new("", -1)];
             }
             a.into_iter()
                 .filter(|tp| self.stops.stop.contains_key(tp) && !self.stops.done.contains(tp))
@@ -265,7 +280,7 @@ impl<S: FetchSource + PartitionControl> PollSide<'_, S> {
         } else {
             self.assignment
                 .iter()
-                .map(|(t, p, _)| (t.clone(), *p))
+                .map(|(t, p, _)| TopicPartition::new(t.clone(), *p))
                 .filter(|tp| !self.stops.done.contains(tp))
                 .collect()
         }
@@ -314,15 +329,15 @@ impl<S: FetchSource + PartitionControl> PollSide<'_, S> {
                         outage.clear();
                         let (handle, partition) = (m.topic_handle(), m.partition());
                         // The topic's name is read and looked up once per run of messages.
-                        if !run
-                            .as_ref()
-                            .is_some_and(|run| run.tp.1 == partition && run.handle == handle)
-                        {
+                        if !run.as_ref().is_some_and(|run| {
+                            run.tp.partition == partition && run.handle == handle
+                        }) {
                             if let Some(ended) = run.take() {
                                 stops.end_run(ended);
                             }
                             let topic = m.topic();
-                            let mut started = stops.begin_run((topic.to_owned(), partition));
+                            let mut started =
+                                stops.begin_run(TopicPartition::new(topic, partition));
                             started.handle = handle;
                             started.topic = batch.topic_index(topic);
                             run = Some(started);
@@ -343,7 +358,11 @@ impl<S: FetchSource + PartitionControl> PollSide<'_, S> {
         if let Some(ended) = run.take() {
             stops.end_run(ended);
         }
-        for (t, p) in std::mem::take(&mut stops.unread) {
+        for TopicPartition {
+            topic: t,
+            partition: p,
+        } in std::mem::take(&mut stops.unread)
+        {
             self.consumer.pause(&t, p)?;
         }
         // Credentials rotated or a certificate expired mid-tail: librdkafka would retry
@@ -360,7 +379,7 @@ fn compute_lag<S: FetchSource>(consumer: &S, stops: &Stops) -> Option<i64> {
     for (tp, next) in &stops.next {
         let end = match stops.stop.get(tp) {
             Some(s) => *s,
-            None => consumer.watermarks_quick(&tp.0, tp.1)?.1,
+            None => consumer.watermarks_quick(&tp.topic, tp.partition)?.1,
         };
         lag += (end - next).max(0);
     }

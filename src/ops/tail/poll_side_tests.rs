@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use super::{PollSide, Stops};
 use crate::engine::columnar::raw_batch::RawBatch;
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::error::KafkaIoError;
 use crate::ops::Result as OpsResult;
-use crate::ops::tail::handoff::{Report, Shared, Tp};
+use crate::ops::tail::handoff::{Report, Shared};
 use crate::ops::tail::source::{FetchSource, Fetched, FetchedMessage, PartitionControl};
 
 /// What the fake delivers, in this order.
@@ -63,10 +64,10 @@ impl FetchedMessage for FakeMessage<'_> {
 struct FakeSource {
     events: VecDeque<Event>,
     reports: Sender<Report>,
-    paused: RefCell<BTreeSet<Tp>>,
-    resumed: RefCell<Vec<(Tp, i64)>>,
-    stored: RefCell<Vec<(Tp, i64)>>,
-    assigned: Vec<Tp>,
+    paused: RefCell<BTreeSet<TopicPartition>>,
+    resumed: RefCell<Vec<(TopicPartition, i64)>>,
+    stored: RefCell<Vec<(TopicPartition, i64)>>,
+    assigned: Vec<TopicPartition>,
     idle_polls: u32,
     cancel: Arc<AtomicBool>,
 }
@@ -75,7 +76,9 @@ impl FakeSource {
     fn deliverable(&self) -> Option<usize> {
         let paused = self.paused.borrow();
         self.events.iter().position(|e| match e {
-            Event::Record(t, p, _) | Event::End(t, p, _) => !paused.contains(&(t.to_string(), *p)),
+            Event::Record(t, p, _) | Event::End(t, p, _) => {
+                !paused.contains(&TopicPartition::new(&**t, *p))
+            }
             Event::Say(_) => true,
         })
     }
@@ -138,11 +141,13 @@ impl FetchSource for FakeSource {
 
 impl PartitionControl for FakeSource {
     fn pause(&self, topic: &str, partition: i32) -> Result<(), KafkaIoError> {
-        self.paused.borrow_mut().insert((topic.into(), partition));
+        self.paused
+            .borrow_mut()
+            .insert(TopicPartition::new(topic, partition));
         Ok(())
     }
     fn resume(&self, topic: &str, partition: i32, next: i64) -> Result<(), KafkaIoError> {
-        let tp: Tp = (topic.into(), partition);
+        let tp: TopicPartition = TopicPartition::new(topic, partition);
         self.paused.borrow_mut().remove(&tp);
         self.resumed.borrow_mut().push((tp, next));
         Ok(())
@@ -150,13 +155,13 @@ impl PartitionControl for FakeSource {
     fn store_offset(&self, topic: &str, partition: i32, next: i64) -> Result<(), KafkaIoError> {
         self.stored
             .borrow_mut()
-            .push(((topic.into(), partition), next));
+            .push((TopicPartition::new(topic, partition), next));
         Ok(())
     }
     fn commit_stored(&self) -> Result<(), KafkaIoError> {
         Ok(())
     }
-    fn assignment(&self) -> Vec<Tp> {
+    fn assignment(&self) -> Vec<TopicPartition> {
         self.assigned.clone()
     }
 }
@@ -168,7 +173,7 @@ struct Part(&'static str, i32, i64, i64);
 struct Ran {
     outcome: OpsResult<()>,
     /// Records handed to the decode side, per partition, in order.
-    handed: BTreeMap<Tp, Vec<i64>>,
+    handed: BTreeMap<TopicPartition, Vec<i64>>,
     source: FakeSource,
 }
 
@@ -191,14 +196,14 @@ fn run(
     let mut assignment = Vec::new();
     let mut all = Vec::new();
     for Part(t, p, low, high) in parts {
-        let tp: Tp = (t.to_string(), *p);
+        let tp = TopicPartition::new(*t, *p);
         if only.is_some_and(|o| !o.contains(p)) {
             continue;
         }
         all.push(tp.clone());
         let start = (!group).then_some(*low);
         if stops.add(tp.clone(), start, Some(*high)) && !group {
-            assignment.push((tp.0, tp.1, *low));
+            assignment.push((tp.topic, tp.partition, *low));
         }
     }
     let mut source = FakeSource {
@@ -210,7 +215,7 @@ fn run(
         assigned: if group {
             parts
                 .iter()
-                .map(|Part(t, p, ..)| (t.to_string(), *p))
+                .map(|Part(t, p, ..)| TopicPartition::new(*t, *p))
                 .collect()
         } else {
             Vec::new()
@@ -244,12 +249,12 @@ fn run(
     }
     drop(side);
     drop(work_tx);
-    let mut handed: BTreeMap<Tp, Vec<i64>> = BTreeMap::new();
+    let mut handed: BTreeMap<TopicPartition, Vec<i64>> = BTreeMap::new();
     for batch in work_rx.iter() {
         for i in 0..batch.len() {
             let r = batch.get(i);
             handed
-                .entry((r.topic.to_owned(), r.partition))
+                .entry(TopicPartition::new(r.topic, r.partition))
                 .or_default()
                 .push(r.offset);
         }
@@ -271,8 +276,8 @@ fn end(topic: &Arc<str>, partition: i32, offset: i64) -> Event {
     Event::End(topic.clone(), partition, offset)
 }
 
-fn tp(t: &str, p: i32) -> Tp {
-    (t.into(), p)
+fn tp(t: &str, p: i32) -> TopicPartition {
+    TopicPartition::new(t, p)
 }
 
 #[test]

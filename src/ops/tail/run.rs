@@ -20,12 +20,13 @@ use crate::engine::columnar::reserved::{reserved_fields, topic_field, with_topic
 use crate::engine::columnar::reserved_types::typed_schema;
 use crate::engine::columnar::text_view::TextView;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::batch_sink::SinkError;
 use crate::io::kafka::tail_consumer::{TailConsumer, TailConsumerOptions};
 use crate::ops::tail::dead_letter::{DeadLetterFile, DeadLetterSink};
 use crate::ops::tail::decode_side::{DecodeSettings, DecodeSide};
 use crate::ops::tail::formats;
-use crate::ops::tail::handoff::{Report, Shared, Tp};
+use crate::ops::tail::handoff::{Report, Shared};
 use crate::ops::tail::poll_side::{PollSide, Stops};
 use crate::ops::tail::positions::{Start, Stop};
 use crate::ops::tail::sink::TailSink;
@@ -119,7 +120,7 @@ fn build_decoders(
 struct Positioned {
     stops: Stops,
     assignment: Vec<(String, i32, i64)>,
-    all_partitions: Vec<Tp>,
+    all_partitions: Vec<TopicPartition>,
 }
 
 /// Resolves `--from`/`-e`/`-p` against each partition's watermarks and assigns
@@ -132,25 +133,29 @@ fn position<C: TailClient>(consumer: &mut C, plan: &TailPlan) -> Result<Position
             .then(|| plan.partitions.iter().copied().collect()),
         ..Default::default()
     };
-    let mut all_partitions: Vec<Tp> = Vec::new();
+    let mut all_partitions: Vec<TopicPartition> = Vec::new();
     for t in &plan.topics {
         for p in consumer.partitions(t)? {
             if plan.partitions.is_empty() || plan.partitions.contains(&p) {
-                all_partitions.push((t.clone(), p));
+                all_partitions.push(TopicPartition::new(t.clone(), p));
             }
         }
     }
-    if let Some(&p) = plan
-        .partitions
-        .iter()
-        .find(|p| !all_partitions.iter().any(|(_, q)| q == *p))
-    {
+    if let Some(&p) = plan.partitions.iter().find(|p| {
+        !all_partitions
+            .iter()
+            .any(|TopicPartition { partition: q, .. }| q == *p)
+    }) {
         return Err(Error::usage(format!(
             "partition {p} does not exist in the tailed topics"
         )));
     }
     let mut assignment = Vec::new();
-    for (t, p) in &all_partitions {
+    for TopicPartition {
+        topic: t,
+        partition: p,
+    } in &all_partitions
+    {
         let bounded = plan.positions.stop != Stop::Never;
         let needs_marks = bounded
             || !matches!(plan.positions.start, Start::Beginning | Start::End)
@@ -167,7 +172,7 @@ fn position<C: TailClient>(consumer: &mut C, plan: &TailPlan) -> Result<Position
             Stop::Time(ts) => Some(consumer.offset_for_time(t, *p, ts)?.unwrap_or(high)),
         };
         if plan.group.is_some() {
-            stops.add((t.clone(), *p), None, stop);
+            stops.add(TopicPartition::new(t.clone(), *p), None, stop);
             continue;
         }
         let start = match plan.positions.start {
@@ -179,7 +184,7 @@ fn position<C: TailClient>(consumer: &mut C, plan: &TailPlan) -> Result<Position
             Start::Offset(o) => o.max(low),
             Start::Time(ts) => consumer.offset_for_time(t, *p, ts)?.unwrap_or(high),
         };
-        if stops.add((t.clone(), *p), Some(start), stop) {
+        if stops.add(TopicPartition::new(t.clone(), *p), Some(start), stop) {
             if start > high {
                 // The broker answers a fetch past the end "out of range", and the client
                 // then restarts at auto.offset.reset (the log start): a wrong answer.

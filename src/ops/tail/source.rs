@@ -11,10 +11,10 @@
 use std::time::Duration;
 
 use crate::engine::columnar::raw_batch::RawBatch;
+use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::fetch_queue::NativeMessage;
 use crate::io::kafka::tail_consumer::{Polled, TailConsumer};
-use crate::ops::tail::handoff::Tp;
 
 /// One fetched record, copied into an arena only when it is kept.
 pub trait FetchedMessage {
@@ -69,7 +69,7 @@ pub trait PartitionControl {
     /// Group mode: commits the stored offsets (nothing without a group).
     fn commit_stored(&self) -> Result<(), KafkaIoError>;
     /// The partitions a group assigned to this consumer (none without a group).
-    fn assignment(&self) -> Vec<Tp>;
+    fn assignment(&self) -> Vec<TopicPartition>;
 }
 
 /// The consumer as the tail positions it before the pipeline runs.
@@ -156,7 +156,7 @@ impl PartitionControl for TailConsumer {
     fn commit_stored(&self) -> Result<(), KafkaIoError> {
         TailConsumer::commit_stored(self)
     }
-    fn assignment(&self) -> Vec<Tp> {
+    fn assignment(&self) -> Vec<TopicPartition> {
         TailConsumer::assignment(self)
     }
 }

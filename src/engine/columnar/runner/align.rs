@@ -24,11 +24,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use super::error::{RunnerError, Tp};
+use super::error::RunnerError;
 use crate::engine::columnar::barrier::{
     BarrierConsumer, BarrierCut, CutReadError, CutReader, InjectionTarget,
 };
 use crate::engine::columnar::topology::Record;
+use crate::engine::topic_partition::TopicPartition;
 
 /// Where the runner reads complete cuts from: a [`CutReader`] in production.
 pub trait CutSource {
@@ -105,17 +106,14 @@ pub struct Barrier {
     /// (none is saved when `late`).
     pub partitions: Vec<i32>,
     /// The commits of the aligned topic-partitions.
-    pub offsets: BTreeMap<Tp, i64>,
+    pub offsets: BTreeMap<TopicPartition, i64>,
     /// D9: why no snapshot is saved for this epoch (a partition was past its cut).
     pub late: Option<String>,
 }
 
 /// The offsets of a cut by topic-partition.
-pub fn cut_offsets(cut: &BarrierCut) -> BTreeMap<Tp, i64> {
-    cut.cut
-        .offsets()
-        .map(|(tp, offset)| ((tp.topic, tp.partition), offset))
-        .collect()
+pub fn cut_offsets(cut: &BarrierCut) -> BTreeMap<TopicPartition, i64> {
+    cut.cut.offsets().collect()
 }
 
 /// How long records of an announced cut are held by default: longer than the
@@ -132,14 +130,14 @@ struct Announced {
     /// The hold limit passed: its partitions are processed again.
     expired: bool,
     /// Partitions already reported as holding records for it.
-    holding: BTreeSet<Tp>,
+    holding: BTreeSet<TopicPartition>,
 }
 
 impl Announced {
-    fn targets(&self, tp: &Tp) -> bool {
+    fn targets(&self, tp: &TopicPartition) -> bool {
         self.targets
-            .get(&tp.0)
-            .is_some_and(|count| tp.1 >= 0 && tp.1 < *count)
+            .get(&tp.topic)
+            .is_some_and(|count| tp.partition >= 0 && tp.partition < *count)
     }
 }
 
@@ -148,13 +146,13 @@ pub struct Aligner {
     pub(super) group: String,
     pub(super) source: Box<dyn CutSource + Send>,
     last_epoch: i64,
-    pending: Option<(BarrierCut, BTreeMap<Tp, i64>)>,
-    aligned: BTreeMap<Tp, i64>,
-    reached: BTreeSet<Tp>,
-    held: BTreeMap<Tp, Vec<Record>>,
-    positions: BTreeMap<Tp, i64>,
-    accepted: BTreeMap<Tp, i64>,
-    assigned: BTreeSet<Tp>,
+    pending: Option<(BarrierCut, BTreeMap<TopicPartition, i64>)>,
+    aligned: BTreeMap<TopicPartition, i64>,
+    reached: BTreeSet<TopicPartition>,
+    held: BTreeMap<TopicPartition, Vec<Record>>,
+    positions: BTreeMap<TopicPartition, i64>,
+    accepted: BTreeMap<TopicPartition, i64>,
+    assigned: BTreeSet<TopicPartition>,
     /// Whether the cuts passed before this run were skipped (or a restore placed the aligner).
     started: bool,
     announced: Option<Announced>,
@@ -196,7 +194,7 @@ impl Aligner {
     /// topic-partitions (absent = none).
     pub fn start(
         &mut self,
-        committed: impl FnOnce(&[Tp]) -> Result<BTreeMap<Tp, i64>, RunnerError>,
+        committed: impl FnOnce(&[TopicPartition]) -> Result<BTreeMap<TopicPartition, i64>, RunnerError>,
     ) -> Result<(), RunnerError> {
         let cuts = self
             .source
@@ -205,11 +203,11 @@ impl Aligner {
             self.started = true;
             return Ok(());
         }
-        let tps: BTreeSet<Tp> = cuts
+        let tps: BTreeSet<TopicPartition> = cuts
             .iter()
             .flat_map(|c| cut_offsets(c).into_keys())
             .collect();
-        let tps: Vec<Tp> = tps.into_iter().collect();
+        let tps: Vec<TopicPartition> = tps.into_iter().collect();
         let committed = committed(&tps)?;
         let passed: Vec<i64> = cuts
             .iter()
@@ -259,7 +257,7 @@ impl Aligner {
 
     /// Step 1: takes the owned set; begins the oldest complete cut after the last
     /// epoch when none is pending, else follows an injection whose cut is on its way.
-    pub fn refresh(&mut self, owned: &BTreeSet<Tp>) -> Result<(), RunnerError> {
+    pub fn refresh(&mut self, owned: &BTreeSet<TopicPartition>) -> Result<(), RunnerError> {
         self.assigned = owned.clone();
         if !owned.is_empty() {
             // Held records of a revoked partition were never committed: its next owner reads them.
@@ -326,7 +324,7 @@ impl Aligner {
     }
 
     /// Reports, once per partition and injection, that records wait for its cut.
-    fn note_holding(&mut self, tp: &Tp, records: &[Record]) {
+    fn note_holding(&mut self, tp: &TopicPartition, records: &[Record]) {
         let Some(first) = records.iter().map(|r| r.offset).min() else {
             return;
         };
@@ -336,13 +334,13 @@ impl Aligner {
         if announced.holding.insert(tp.clone()) {
             self.notices.push(format!(
                 "holding {}-{} from offset {first} for barrier epoch {}",
-                tp.0, tp.1, announced.epoch
+                tp.topic, tp.partition, announced.epoch
             ));
         }
     }
 
     /// Whether records of `tp` wait for an announced cut.
-    fn holds_for_injection(&self, tp: &Tp) -> bool {
+    fn holds_for_injection(&self, tp: &TopicPartition) -> bool {
         self.announced
             .as_ref()
             .is_some_and(|a| !a.expired && a.targets(tp))
@@ -350,12 +348,12 @@ impl Aligner {
     }
 
     /// The aligned topic-partitions, sorted by topic then partition.
-    pub fn aligned_tps(&self) -> Vec<Tp> {
+    pub fn aligned_tps(&self) -> Vec<TopicPartition> {
         self.aligned.keys().cloned().collect()
     }
 
     /// Step 2: positions reported by the consumer, taken only while a cut is pending.
-    pub fn observe_positions(&mut self, positions: &BTreeMap<Tp, i64>) {
+    pub fn observe_positions(&mut self, positions: &BTreeMap<TopicPartition, i64>) {
         if self.pending.is_none() {
             return;
         }
@@ -367,7 +365,7 @@ impl Aligner {
     }
 
     /// Offsets the group has committed: records below them were accepted before.
-    pub fn observe_committed(&mut self, committed: &BTreeMap<Tp, i64>) {
+    pub fn observe_committed(&mut self, committed: &BTreeMap<TopicPartition, i64>) {
         for (tp, offset) in committed {
             let known = self.accepted.entry(tp.clone()).or_insert(*offset);
             *known = (*known).max(*offset);
@@ -375,14 +373,14 @@ impl Aligner {
     }
 
     /// Forgets what was accepted on these topic-partitions (they were just assigned).
-    pub fn forget_accepted(&mut self, tps: &[Tp]) {
+    pub fn forget_accepted(&mut self, tps: &[TopicPartition]) {
         for tp in tps {
             self.accepted.remove(tp);
         }
     }
 
     /// Topic-partitions whose accepted offset is not known yet.
-    pub fn unknown_accepted(&self, tps: &[Tp]) -> Vec<Tp> {
+    pub fn unknown_accepted(&self, tps: &[TopicPartition]) -> Vec<TopicPartition> {
         tps.iter()
             .filter(|tp| !self.accepted.contains_key(*tp))
             .cloned()
@@ -390,13 +388,13 @@ impl Aligner {
     }
 
     /// Step 3 (first half): the records held by the previous round, to go in front of the fetched ones.
-    pub fn take_held(&mut self) -> BTreeMap<Tp, Vec<Record>> {
+    pub fn take_held(&mut self) -> BTreeMap<TopicPartition, Vec<Record>> {
         std::mem::take(&mut self.held)
     }
 
     /// Step 3: raises the position and, for an aligned partition, keeps the records
     /// before the cut and holds the rest.
-    pub fn accept(&mut self, tp: &Tp, mut records: Vec<Record>) -> Vec<Record> {
+    pub fn accept(&mut self, tp: &TopicPartition, mut records: Vec<Record>) -> Vec<Record> {
         if let Some(last) = records.iter().map(|r| r.offset).max() {
             let position = self.positions.entry(tp.clone()).or_insert(0);
             *position = (*position).max(last.saturating_add(1));
@@ -426,7 +424,7 @@ impl Aligner {
 
     /// Step 6: raises the round's commits to the cut offsets (never below what was
     /// already accepted) and describes the barrier. Call only when [`Self::fired`].
-    pub fn barrier(&self, offsets: &mut BTreeMap<Tp, i64>) -> Option<Barrier> {
+    pub fn barrier(&self, offsets: &mut BTreeMap<TopicPartition, i64>) -> Option<Barrier> {
         let (cut, _) = self.pending.as_ref()?;
         let mut committed = BTreeMap::new();
         let mut partitions = BTreeSet::new();
@@ -438,7 +436,7 @@ impl Aligner {
             if accepted > cut_offset.saturating_add(1) && late.is_none() {
                 late = Some(format!(
                     "barrier epoch {} began after {}-{} passed offset {}",
-                    cut.epoch, tp.0, tp.1, cut_offset
+                    cut.epoch, tp.topic, tp.partition, cut_offset
                 ));
             }
             if accepted <= cut_offset {
@@ -448,7 +446,7 @@ impl Aligner {
             if let Some(commit) = offsets.get(tp) {
                 committed.insert(tp.clone(), *commit);
             }
-            partitions.insert(tp.1);
+            partitions.insert(tp.partition);
         }
         Some(Barrier {
             cut: cut.clone(),
@@ -471,7 +469,7 @@ impl Aligner {
     }
 
     /// After a restore to `cut`: the targets sit at their cut offsets; held records belong to a position left behind.
-    pub fn restored(&mut self, cut: &BarrierCut, targets: &[Tp]) {
+    pub fn restored(&mut self, cut: &BarrierCut, targets: &[TopicPartition]) {
         let offsets = cut_offsets(cut);
         self.started = true;
         self.announced = None;
@@ -489,17 +487,17 @@ impl Aligner {
     }
 
     /// A failed round sent the consumer back to `offset`: what was held or reached there is void.
-    pub fn rewound(&mut self, tp: &Tp, offset: i64) {
+    pub fn rewound(&mut self, tp: &TopicPartition, offset: i64) {
         self.held.remove(tp);
         self.reached.remove(tp);
         self.positions.insert(tp.clone(), offset);
     }
 
-    fn position(&self, tp: &Tp) -> i64 {
+    fn position(&self, tp: &TopicPartition) -> i64 {
         self.positions.get(tp).copied().unwrap_or(0)
     }
 
-    fn owns(&self, tp: &Tp) -> bool {
+    fn owns(&self, tp: &TopicPartition) -> bool {
         self.assigned.is_empty() || self.assigned.contains(tp)
     }
 
@@ -508,7 +506,7 @@ impl Aligner {
         let Some((_, offsets)) = &self.pending else {
             return;
         };
-        let aligned: BTreeMap<Tp, i64> = offsets
+        let aligned: BTreeMap<TopicPartition, i64> = offsets
             .iter()
             .filter(|(tp, _)| self.owns(tp))
             .map(|(tp, o)| (tp.clone(), *o))
@@ -519,7 +517,7 @@ impl Aligner {
             }
         }
         self.reached.retain(|tp| aligned.contains_key(tp));
-        let owned = |tp: &Tp| self.assigned.is_empty() || self.assigned.contains(tp);
+        let owned = |tp: &TopicPartition| self.assigned.is_empty() || self.assigned.contains(tp);
         self.held
             .retain(|tp, _| aligned.contains_key(tp) || owned(tp));
         self.aligned = aligned;

@@ -1,9 +1,6 @@
-//! The runner's error and the topic-partition it keys offsets by, apart from the group
-//! runner so that the barrier aligner, which the runner drives, can name them without
-//! importing the runner.
-
-/// A topic-partition.
-pub type Tp = (String, i32);
+//! The runner's error, apart from the group runner so that the barrier aligner, which
+//! the runner drives, can name it without importing the runner. Offsets are keyed by
+//! `engine::topic_partition::TopicPartition`, the one topic-partition type.
 
 /// A runner failure; `retriable` ones (a pending schema fetch) leave everything
 /// to be consumed again. Transaction failures, fencing included, are never

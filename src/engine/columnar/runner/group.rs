@@ -41,7 +41,8 @@ use crate::engine::columnar::topology::{BuiltTopology, OutRecord, Produced, Reco
 /// The live (non-barrier) snapshot epoch of Java/Go file stores (formats §8.3).
 pub const LIVE_EPOCH: i64 = -1;
 
-pub use super::error::{RunnerError, Tp};
+pub use super::error::RunnerError;
+pub use crate::engine::topic_partition::TopicPartition;
 
 /// The error of every transactional call on a producer without transactions.
 pub const NO_TRANSACTIONS: &str = "producer does not support transactions";
@@ -49,17 +50,23 @@ pub const NO_TRANSACTIONS: &str = "producer does not support transactions";
 /// What the runner needs from a Kafka consumer.
 pub trait Consumer {
     fn poll(&mut self, timeout: Duration) -> Result<Vec<Record>, RunnerError>;
-    fn commit(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError>;
-    fn assign(&mut self, tps: &[Tp]) -> Result<(), RunnerError>;
-    fn seek(&mut self, tp: &Tp, offset: i64) -> Result<(), RunnerError>;
+    fn commit(&mut self, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), RunnerError>;
+    fn assign(&mut self, tps: &[TopicPartition]) -> Result<(), RunnerError>;
+    fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), RunnerError>;
     /// Next offsets of assigned topic-partitions, so an idle partition can reach
     /// a barrier (semantics §8 step 2); `None` when the consumer cannot report them.
-    fn positions(&mut self, _tps: &[Tp]) -> Result<Option<BTreeMap<Tp, i64>>, RunnerError> {
+    fn positions(
+        &mut self,
+        _tps: &[TopicPartition],
+    ) -> Result<Option<BTreeMap<TopicPartition, i64>>, RunnerError> {
         Ok(None)
     }
     /// The group's committed offsets of these topic-partitions (absent = none), so
     /// a cut the group had already passed is recognised as late (D9).
-    fn committed(&mut self, _tps: &[Tp]) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    fn committed(
+        &mut self,
+        _tps: &[TopicPartition],
+    ) -> Result<BTreeMap<TopicPartition, i64>, RunnerError> {
         Ok(BTreeMap::new())
     }
     /// What the consumer's group is to a transactional producer (group, generation,
@@ -73,7 +80,7 @@ pub trait Consumer {
     }
     /// Commits without waiting for the broker's answer; a later commit of the
     /// same partitions supersedes one that fails.
-    fn commit_async(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+    fn commit_async(&mut self, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), RunnerError> {
         self.commit(offsets)
     }
     /// Whether an asynchronous commit failed since the last call; the runner
@@ -121,7 +128,7 @@ pub trait Producer {
     /// Adds the consumed next offsets to the open transaction.
     fn send_offsets_to_transaction(
         &mut self,
-        _offsets: &BTreeMap<Tp, i64>,
+        _offsets: &BTreeMap<TopicPartition, i64>,
         _group: Option<&Self::GroupMetadata>,
     ) -> Result<(), RunnerError> {
         Err(RunnerError::new(NO_TRANSACTIONS))
@@ -158,7 +165,7 @@ pub trait StateStore {
     }
     /// The next offsets a completed round consumed, told before its live saves,
     /// so a store that records what its snapshots reflect (the Kafka store) can.
-    fn reflect(&mut self, _offsets: &BTreeMap<Tp, i64>) {}
+    fn reflect(&mut self, _offsets: &BTreeMap<TopicPartition, i64>) {}
     /// Exactly-once: the records that save `state`, for the runner to send in
     /// its open transaction (topic, partition, record); `None` when this store
     /// saves by itself ([`StateStore::save`]).
@@ -192,7 +199,7 @@ impl<T: StateStore + ?Sized> StateStore for Box<T> {
     fn epochs(&mut self, partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
         (**self).epochs(partition)
     }
-    fn reflect(&mut self, offsets: &BTreeMap<Tp, i64>) {
+    fn reflect(&mut self, offsets: &BTreeMap<TopicPartition, i64>) {
         (**self).reflect(offsets)
     }
     fn transactional_records(
@@ -230,10 +237,10 @@ pub struct GroupRunner<C, P, S> {
     in_flight: VecDeque<InFlight>,
     /// The next offsets of acknowledged rounds per owned topic-partition: what
     /// the group may commit.
-    acked: BTreeMap<Tp, i64>,
+    acked: BTreeMap<TopicPartition, i64>,
     /// `acked` changed (or its commit failed) since it was last committed.
     commit_due: bool,
-    owned: BTreeSet<Tp>,
+    owned: BTreeSet<TopicPartition>,
     /// Partitions holding state adopted from a cut, kept on their first assignment.
     adopted: BTreeSet<i32>,
     barrier: Option<Aligner>,
@@ -246,8 +253,8 @@ pub struct GroupRunner<C, P, S> {
 /// A pipelined round whose outputs were sent but not all acknowledged.
 struct InFlight {
     ticket: u64,
-    first: BTreeMap<Tp, i64>,
-    offsets: BTreeMap<Tp, i64>,
+    first: BTreeMap<TopicPartition, i64>,
+    offsets: BTreeMap<TopicPartition, i64>,
     prior: Vec<(i32, BTreeMap<String, Vec<u8>>)>,
 }
 
@@ -255,8 +262,8 @@ struct InFlight {
 #[derive(Default)]
 struct Round {
     /// The first offset read per topic-partition (held records included): where a failed round rewinds to.
-    first: BTreeMap<Tp, i64>,
-    offsets: BTreeMap<Tp, i64>,
+    first: BTreeMap<TopicPartition, i64>,
+    offsets: BTreeMap<TopicPartition, i64>,
     outputs: Vec<Produced>,
     prior: Vec<(i32, BTreeMap<String, Vec<u8>>)>,
     barrier: Option<Barrier>,
@@ -338,12 +345,15 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
     }
 
     fn owned_partitions(&self) -> BTreeSet<i32> {
-        self.owned.iter().map(|(_, p)| *p).collect()
+        self.owned
+            .iter()
+            .map(|TopicPartition { partition: p, .. }| *p)
+            .collect()
     }
 
     /// Newly assigned topic-partitions: a logical partition not owned before loads
     /// its live state, unless it holds state adopted from a cut.
-    pub fn on_assigned(&mut self, tps: &[Tp]) {
+    pub fn on_assigned(&mut self, tps: &[TopicPartition]) {
         let before = self.owned_partitions();
         self.owned.extend(tps.iter().cloned());
         if let Some(aligner) = self.barrier.as_mut() {
@@ -372,7 +382,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
     /// Revoked topic-partitions: the rounds in flight are drained (their
     /// offsets committed while the group still counts this member), then a
     /// logical partition no longer owned is saved and released.
-    pub fn on_revoked(&mut self, tps: &[Tp]) {
+    pub fn on_revoked(&mut self, tps: &[TopicPartition]) {
         self.drain_or_warn();
         self.forget(tps, true);
     }
@@ -390,7 +400,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
 
     /// Lost topic-partitions: released without saving. Their offsets in flight
     /// are never committed (the group has moved on; the next owner reads them).
-    pub fn on_lost(&mut self, tps: &[Tp]) {
+    pub fn on_lost(&mut self, tps: &[TopicPartition]) {
         self.forget(tps, false);
         // Nor are they rolled back or rewound should a delivery fail later.
         let owned = self.owned_partitions();
@@ -403,7 +413,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
         }
     }
 
-    fn forget(&mut self, tps: &[Tp], save: bool) {
+    fn forget(&mut self, tps: &[TopicPartition], save: bool) {
         let before = self.owned_partitions();
         for tp in tps {
             self.owned.remove(tp);
@@ -420,14 +430,14 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
     /// Drains the rounds in flight, then releases every owned partition with a save.
     pub fn close(&mut self) {
         self.drain_or_warn();
-        let all: Vec<Tp> = self.owned.iter().cloned().collect();
+        let all: Vec<TopicPartition> = self.owned.iter().cloned().collect();
         self.forget(&all, true);
     }
 
     /// One poll round (semantics §7–8); returns the committed offsets. A failed
     /// round rolls state back and seeks every topic-partition it read back to
     /// where the round began, so nothing it read is lost.
-    pub fn run_once(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    pub fn run_once(&mut self) -> Result<BTreeMap<TopicPartition, i64>, RunnerError> {
         if let Some(e) = self.fatal.take() {
             return Err(e);
         }
@@ -482,7 +492,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
 
     /// A pipelined round: poll, process, send without waiting, then commit what
     /// is acknowledged; returns the offsets committed now (of earlier rounds too).
-    fn run_pipelined(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    fn run_pipelined(&mut self) -> Result<BTreeMap<TopicPartition, i64>, RunnerError> {
         let records = self.consumer.poll(self.poll_timeout)?;
         let mut round = Round::default();
         if let Err(e) = self.process(records, &mut round) {
@@ -515,12 +525,12 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
 
     /// Moves the acknowledged rounds in flight into `acked` and commits it
     /// (`sync`: waiting for the broker); returns the offsets of those rounds.
-    fn settle(&mut self, sync: bool) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    fn settle(&mut self, sync: bool) -> Result<BTreeMap<TopicPartition, i64>, RunnerError> {
         let acknowledged = match self.producer.acknowledged() {
             Ok(ticket) => ticket,
             Err(e) => return Err(self.fail_in_flight(e)),
         };
-        let mut done: BTreeMap<Tp, i64> = BTreeMap::new();
+        let mut done: BTreeMap<TopicPartition, i64> = BTreeMap::new();
         while self
             .in_flight
             .front()
@@ -561,7 +571,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
     /// Waits for every round in flight to be acknowledged and commits the
     /// acknowledged offsets synchronously: before partitions are revoked and on
     /// shutdown. Does nothing when rounds are not pipelined.
-    pub fn drain(&mut self) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    pub fn drain(&mut self) -> Result<BTreeMap<TopicPartition, i64>, RunnerError> {
         if !self.pipelined() {
             return Ok(BTreeMap::new());
         }
@@ -578,7 +588,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
     /// rewinds each topic-partition to the first offset any of them read.
     fn fail_in_flight(&mut self, error: RunnerError) -> RunnerError {
         let rounds: Vec<InFlight> = self.in_flight.drain(..).collect();
-        let mut first: BTreeMap<Tp, i64> = BTreeMap::new();
+        let mut first: BTreeMap<TopicPartition, i64> = BTreeMap::new();
         for round in rounds.iter().rev() {
             for (partition, state) in round.prior.iter().rev() {
                 self.restore(*partition, state);
@@ -629,7 +639,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
     /// The poll cycle: held records first, truncation at the cut, processing by
     /// logical partition, error policy, barrier commits.
     fn process(&mut self, records: Vec<Record>, round: &mut Round) -> Result<(), RunnerError> {
-        let mut by_tp: BTreeMap<Tp, Vec<Record>> = match self.barrier.as_mut() {
+        let mut by_tp: BTreeMap<TopicPartition, Vec<Record>> = match self.barrier.as_mut() {
             Some(aligner) => aligner.take_held(),
             None => BTreeMap::new(),
         };
@@ -643,7 +653,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
             {
                 let first = &run[0];
                 by_tp
-                    .entry((first.topic.clone(), first.partition))
+                    .entry(TopicPartition::new(first.topic.clone(), first.partition))
                     .or_default()
                     .append(&mut run);
             }
@@ -651,7 +661,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
         }
         if let Some(first) = run.first() {
             by_tp
-                .entry((first.topic.clone(), first.partition))
+                .entry(TopicPartition::new(first.topic.clone(), first.partition))
                 .or_default()
                 .append(&mut run);
         }
@@ -670,7 +680,10 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
                 continue;
             };
             round.offsets.insert(tp.clone(), last + 1);
-            by_partition.entry(tp.1).or_default().insert(tp.0, records);
+            by_partition
+                .entry(tp.partition)
+                .or_default()
+                .insert(tp.topic, records);
         }
         for (partition, input) in &by_partition {
             self.process_partition(*partition, input, round)?;
@@ -911,7 +924,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
             if let Err(e) = self.consumer.seek(tp, *offset) {
                 error.message = format!(
                     "{}; rewinding {}-{} to offset {offset} failed: {}",
-                    error.message, tp.0, tp.1, e.message
+                    error.message, tp.topic, tp.partition, e.message
                 );
                 error.retriable = false;
             }
@@ -954,7 +967,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
         partition: i32,
         offset: i64,
     ) -> (i64, Result<(), RunnerError>) {
-        let tp: Tp = (topic.to_owned(), partition);
+        let tp: TopicPartition = TopicPartition::new(topic, partition);
         if let Err(e) = self
             .consumer
             .assign(std::slice::from_ref(&tp))

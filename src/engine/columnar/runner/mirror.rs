@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use super::group::{RunnerError, StateOut, StateStore, Tp};
+use super::group::{RunnerError, StateOut, StateStore, TopicPartition};
 
 pub struct Mirrored<A, B> {
     pub authority: A,
@@ -62,7 +62,7 @@ impl<A: StateStore, B: StateStore> StateStore for Mirrored<A, B> {
         self.authority.epochs(partition)
     }
 
-    fn reflect(&mut self, offsets: &BTreeMap<Tp, i64>) {
+    fn reflect(&mut self, offsets: &BTreeMap<TopicPartition, i64>) {
         self.authority.reflect(offsets);
         self.copy.reflect(offsets);
     }

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::snapshot::identity::StateIdentity;
+use crate::engine::topic_partition::TopicPartition;
 
 pub const GROUP_HEADER: &str = "krabka.state.group";
 pub const FINGERPRINT_HEADER: &str = "krabka.state.fingerprint";
@@ -31,7 +32,7 @@ pub const CHUNKS_HEADER: &str = "krabka.state.chunks";
 pub const NODES_HEADER: &str = "krabka.state.nodes";
 
 /// Source topic-partition → next offset the state reflects.
-pub type InputOffsets = BTreeMap<(String, i32), i64>;
+pub type InputOffsets = BTreeMap<TopicPartition, i64>;
 
 /// The record key of a (logical partition, epoch).
 pub fn snapshot_key(partition: i32, epoch: i64) -> String {
@@ -82,7 +83,7 @@ fn header_text<'a>(headers: &'a [Header], key: &str) -> Option<&'a str> {
 pub fn encode_offsets(offsets: &InputOffsets) -> String {
     offsets
         .iter()
-        .map(|((topic, partition), offset)| format!("{topic}:{partition}:{offset}"))
+        .map(|(tp, offset)| format!("{}:{}:{offset}", tp.topic, tp.partition))
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -99,7 +100,7 @@ pub fn decode_offsets(text: &str) -> Result<InputOffsets, String> {
         if topic.is_empty() || partition < 0 || offset < 0 {
             return Err(bad());
         }
-        offsets.insert((topic.to_owned(), partition), offset);
+        offsets.insert(TopicPartition::new(topic, partition), offset);
     }
     Ok(offsets)
 }
@@ -398,7 +399,7 @@ pub fn refusal(
         if reflected < *committed {
             return Some(format!(
                 "{key} (state topic offset {}) reflects {}-{} up to offset {reflected}, but the group committed {committed}: restoring it would miss the records between",
-                found.offset, tp.0, tp.1
+                found.offset, tp.topic, tp.partition
             ));
         }
     }
@@ -430,7 +431,7 @@ mod tests {
     }
 
     fn offsets(o: i64) -> InputOffsets {
-        InputOffsets::from([(("orders".into(), 3), o)])
+        InputOffsets::from([(TopicPartition::new("orders", 3), o)])
     }
 
     #[test]
@@ -630,7 +631,10 @@ mod tests {
 
     #[test]
     fn offsets_round_trip_and_malformed_ones_are_refused() {
-        let o = InputOffsets::from([(("a.b".into(), 0), 5), (("c".into(), 12), 0)]);
+        let o = InputOffsets::from([
+            (TopicPartition::new("a.b", 0), 5),
+            (TopicPartition::new("c", 12), 0),
+        ]);
         assert_eq!(decode_offsets(&encode_offsets(&o)), Ok(o));
         assert_eq!(decode_offsets(""), Ok(InputOffsets::new()));
         for bad in ["a:1", "a:x:1", ":1:2", "a:-1:2", "a:1:-2"] {

@@ -23,6 +23,8 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
+use crate::engine::topic_partition::TopicPartition;
+
 use super::error::{
     TOPIC_ALREADY_EXISTS, TRANSACTIONAL_ID_NOT_FOUND, UNKNOWN_TOPIC_OR_PARTITION, WireError,
 };
@@ -76,7 +78,7 @@ struct Inner {
     security: WireSecurity,
     brokers: HashMap<i32, String>,
     conns: HashMap<String, BrokerConnection>,
-    leaders: HashMap<(String, i32), String>,
+    leaders: HashMap<TopicPartition, String>,
     coordinators: HashMap<String, String>,
 }
 
@@ -549,7 +551,7 @@ impl Inner {
         partition: i32,
         timeout: Duration,
     ) -> Result<String, WireError> {
-        let key = (topic.to_string(), partition);
+        let key = TopicPartition::new(topic, partition);
         if let Some(address) = self.leaders.get(&key) {
             return Ok(address.clone());
         }

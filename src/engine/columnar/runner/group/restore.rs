@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Consumer, GroupRunner, Producer, RunnerError, StateStore, Tp};
+use super::{Consumer, GroupRunner, Producer, RunnerError, StateStore, TopicPartition};
 use crate::engine::columnar::barrier::BarrierCut;
 use crate::engine::columnar::runner::align::{CutSource, cut_offsets};
 
@@ -76,7 +76,7 @@ pub fn load_cut(
     store: &mut dyn StateStore,
     cut: &BarrierCut,
 ) -> Result<Vec<(i32, PartitionState)>, RunnerError> {
-    let partitions: BTreeSet<i32> = cut_offsets(cut).keys().map(|tp| tp.1).collect();
+    let partitions: BTreeSet<i32> = cut_offsets(cut).keys().map(|tp| tp.partition).collect();
     check_retained(store, &partitions, cut.epoch)?;
     partitions
         .into_iter()
@@ -105,12 +105,12 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
         let group = aligner.group.clone();
         let cut = find_cut(aligner.source.as_mut(), &group, choice)?;
         let offsets = cut_offsets(&cut);
-        let targets: Vec<Tp> = offsets
+        let targets: Vec<TopicPartition> = offsets
             .keys()
             .filter(|tp| self.owned.is_empty() || self.owned.contains(*tp))
             .cloned()
             .collect();
-        let partitions: BTreeSet<i32> = targets.iter().map(|tp| tp.1).collect();
+        let partitions: BTreeSet<i32> = targets.iter().map(|tp| tp.partition).collect();
         check_retained(&mut self.store, &partitions, cut.epoch)?;
         for partition in &partitions {
             let state = self.store.load(*partition, cut.epoch)?;
@@ -147,7 +147,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
         Ok(())
     }
 
-    fn started_from_cut(&mut self, cut: &BarrierCut, targets: &[Tp]) {
+    fn started_from_cut(&mut self, cut: &BarrierCut, targets: &[TopicPartition]) {
         if let Some(aligner) = self.barrier.as_mut() {
             aligner.restored(cut, targets);
         }

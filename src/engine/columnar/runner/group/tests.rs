@@ -13,8 +13,8 @@ use crate::engine::columnar::topology::{BatchCodec, CodecError, Topology};
 #[derive(Default)]
 struct FakeConsumer {
     polls: Vec<Vec<Record>>,
-    commits: Vec<BTreeMap<Tp, i64>>,
-    seeks: Vec<(Tp, i64)>,
+    commits: Vec<BTreeMap<TopicPartition, i64>>,
+    seeks: Vec<(TopicPartition, i64)>,
 }
 
 impl Consumer for FakeConsumer {
@@ -27,14 +27,14 @@ impl Consumer for FakeConsumer {
             self.polls.remove(0)
         })
     }
-    fn commit(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+    fn commit(&mut self, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), RunnerError> {
         self.commits.push(offsets.clone());
         Ok(())
     }
-    fn assign(&mut self, _tps: &[Tp]) -> Result<(), RunnerError> {
+    fn assign(&mut self, _tps: &[TopicPartition]) -> Result<(), RunnerError> {
         Ok(())
     }
-    fn seek(&mut self, tp: &Tp, offset: i64) -> Result<(), RunnerError> {
+    fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), RunnerError> {
         self.seeks.push((tp.clone(), offset));
         Ok(())
     }
@@ -62,7 +62,7 @@ struct FakeStore {
     loads: Vec<(i32, i64)>,
     saves: Vec<(i32, i64)>,
     refuse: Option<String>,
-    reflected: Vec<BTreeMap<Tp, i64>>,
+    reflected: Vec<BTreeMap<TopicPartition, i64>>,
 }
 
 impl StateStore for FakeStore {
@@ -77,7 +77,7 @@ impl StateStore for FakeStore {
             None => Ok(BTreeMap::new()),
         }
     }
-    fn reflect(&mut self, offsets: &BTreeMap<Tp, i64>) {
+    fn reflect(&mut self, offsets: &BTreeMap<TopicPartition, i64>) {
         self.reflected.push(offsets.clone());
     }
     fn save(
@@ -185,10 +185,10 @@ fn run_partition_once_commits_past_the_record_and_an_empty_poll_keeps_the_offset
     let (next, result) = r.run_partition_once("in", 0, 100);
     result.unwrap();
     assert_eq!(next, 101);
-    assert_eq!(r.consumer.seeks, [(("in".to_owned(), 0), 100)]);
+    assert_eq!(r.consumer.seeks, [(TopicPartition::new("in", 0), 100)]);
     assert_eq!(
         r.consumer.commits,
-        [BTreeMap::from([(("in".to_owned(), 0), 101)])]
+        [BTreeMap::from([(TopicPartition::new("in", 0), 101)])]
     );
     let out: Vec<&OutRecord> = r
         .producer
@@ -228,7 +228,10 @@ fn junk_runner(
 fn dead_letter_commits_past_the_failure_keeps_the_record_and_rolls_state_back() {
     let mut r = junk_runner(dead_letter_policy(), 0);
     let committed = r.run_once().unwrap();
-    assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 1)]));
+    assert_eq!(
+        committed,
+        BTreeMap::from([(TopicPartition::new("in", 0), 1)])
+    );
     let dlq: Vec<&OutRecord> = r
         .producer
         .sent
@@ -310,7 +313,7 @@ fn the_fail_policy_rolls_back_every_partition_of_the_round() {
 #[test]
 fn a_rebalance_loads_and_saves_live_state() {
     let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
-    let tp = ("in".to_owned(), 3);
+    let tp = TopicPartition::new("in", 3);
     r.on_assigned(std::slice::from_ref(&tp));
     r.on_revoked(&[tp]);
     assert_eq!(r.store.loads, [(3, LIVE_EPOCH)]);
@@ -323,7 +326,7 @@ fn a_state_that_cannot_be_loaded_on_assignment_fails_the_next_round_before_it_po
     let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
     r.store.refuse = Some("load partition 3 state: it holds the state of another group".into());
     r.consumer.polls = vec![vec![record(orders(&["a"], &[5]), 3, 0)]];
-    r.on_assigned(&[("in".to_owned(), 3)]);
+    r.on_assigned(&[TopicPartition::new("in", 3)]);
     let e = r.run_once().unwrap_err();
     assert_eq!(
         e.message,
@@ -483,7 +486,10 @@ fn a_sink_row_refused_alone_is_dead_lettered_as_its_source_record_and_the_batchs
  {
     let mut r = refusing_runner(dead_letter_policy());
     let committed = r.run_once().unwrap();
-    assert_eq!(committed, BTreeMap::from([(("in".to_owned(), 0), 7)]));
+    assert_eq!(
+        committed,
+        BTreeMap::from([(TopicPartition::new("in", 0), 7)])
+    );
     let dlq = assert_b_alone_dead_lettered(&r);
     let header = |key: &str| {
         dlq[0]

@@ -72,11 +72,11 @@ type Events = Arc<Mutex<Vec<String>>>;
 #[derive(Default)]
 struct Consumer {
     polls: Vec<Vec<Record>>,
-    commits: Vec<BTreeMap<Tp, i64>>,
-    seeks: Vec<(Tp, i64)>,
-    positions: Option<BTreeMap<Tp, i64>>,
+    commits: Vec<BTreeMap<TopicPartition, i64>>,
+    seeks: Vec<(TopicPartition, i64)>,
+    positions: Option<BTreeMap<TopicPartition, i64>>,
     position_calls: usize,
-    committed: BTreeMap<Tp, i64>,
+    committed: BTreeMap<TopicPartition, i64>,
 }
 
 impl super::super::Consumer for Consumer {
@@ -87,18 +87,21 @@ impl super::super::Consumer for Consumer {
             self.polls.remove(0)
         })
     }
-    fn commit(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+    fn commit(&mut self, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), RunnerError> {
         self.commits.push(offsets.clone());
         Ok(())
     }
-    fn assign(&mut self, _tps: &[Tp]) -> Result<(), RunnerError> {
+    fn assign(&mut self, _tps: &[TopicPartition]) -> Result<(), RunnerError> {
         Ok(())
     }
-    fn seek(&mut self, tp: &Tp, offset: i64) -> Result<(), RunnerError> {
+    fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), RunnerError> {
         self.seeks.push((tp.clone(), offset));
         Ok(())
     }
-    fn positions(&mut self, tps: &[Tp]) -> Result<Option<BTreeMap<Tp, i64>>, RunnerError> {
+    fn positions(
+        &mut self,
+        tps: &[TopicPartition],
+    ) -> Result<Option<BTreeMap<TopicPartition, i64>>, RunnerError> {
         self.position_calls += 1;
         Ok(self.positions.as_ref().map(|known| {
             known
@@ -108,7 +111,10 @@ impl super::super::Consumer for Consumer {
                 .collect()
         }))
     }
-    fn committed(&mut self, tps: &[Tp]) -> Result<BTreeMap<Tp, i64>, RunnerError> {
+    fn committed(
+        &mut self,
+        tps: &[TopicPartition],
+    ) -> Result<BTreeMap<TopicPartition, i64>, RunnerError> {
         Ok(self
             .committed
             .iter()
@@ -165,7 +171,7 @@ impl super::super::Producer for Producer {
     }
     fn send_offsets_to_transaction(
         &mut self,
-        offsets: &BTreeMap<Tp, i64>,
+        offsets: &BTreeMap<TopicPartition, i64>,
         group: Option<&&'static str>,
     ) -> Result<(), RunnerError> {
         self.transactions()?;
@@ -278,7 +284,12 @@ type Runner = GroupRunner<Consumer, Producer, Store>;
 const GROUP: &str = "audit";
 
 /// A cut to write: epoch, status, offsets, missing partitions.
-type CutSpec = (i64, CutStatus, BTreeMap<Tp, i64>, Vec<Tp>);
+type CutSpec = (
+    i64,
+    CutStatus,
+    BTreeMap<TopicPartition, i64>,
+    Vec<TopicPartition>,
+);
 
 fn runner(cuts: &[CutSpec]) -> Runner {
     runner_with_log(cuts).0
@@ -332,11 +343,11 @@ fn cut_record(
     offset: i64,
     epoch: i64,
     status: CutStatus,
-    offsets: &BTreeMap<Tp, i64>,
-    missing: &[Tp],
+    offsets: &BTreeMap<TopicPartition, i64>,
+    missing: &[TopicPartition],
 ) -> ConsumedRecord {
     let mut topics: Vec<CutTopic> = Vec::new();
-    for ((topic, partition), o) in offsets {
+    for (TopicPartition { topic, partition }, o) in offsets {
         if topics.last().is_none_or(|t| &t.topic != topic) {
             topics.push(CutTopic {
                 topic: topic.clone(),
@@ -353,10 +364,7 @@ fn cut_record(
         completed_at: 2,
         status,
         topics,
-        missing: missing
-            .iter()
-            .map(|(t, p)| TopicPartition::new(t.clone(), *p))
-            .collect(),
+        missing: missing.to_vec(),
     };
     ConsumedRecord {
         partition: 0,
@@ -386,12 +394,12 @@ fn vector(id: &str) -> Value {
         .unwrap_or_else(|| panic!("{id} missing from barrier.json"))
 }
 
-fn tp(text: &str) -> Tp {
+fn tp(text: &str) -> TopicPartition {
     let (topic, partition) = text.rsplit_once('/').unwrap();
-    (topic.to_owned(), partition.parse().unwrap())
+    TopicPartition::new(topic, partition.parse().unwrap())
 }
 
-fn tp_map(v: &Value) -> BTreeMap<Tp, i64> {
+fn tp_map(v: &Value) -> BTreeMap<TopicPartition, i64> {
     v.as_object()
         .map(|m| {
             m.iter()
@@ -401,7 +409,7 @@ fn tp_map(v: &Value) -> BTreeMap<Tp, i64> {
         .unwrap_or_default()
 }
 
-fn tps(v: &Value) -> Vec<Tp> {
+fn tps(v: &Value) -> Vec<TopicPartition> {
     v.as_array()
         .map(|a| a.iter().map(|t| tp(t.as_str().unwrap())).collect())
         .unwrap_or_default()
@@ -439,7 +447,7 @@ fn vector_polls(v: &Value) -> Vec<Vec<Record>> {
         .map(|poll| {
             let mut records = Vec::new();
             for (name, offsets) in poll.as_object().unwrap() {
-                let (topic, partition) = tp(name);
+                let TopicPartition { topic, partition } = tp(name);
                 for offset in offsets.as_array().unwrap() {
                     records.push(Record {
                         topic: topic.clone(),
@@ -828,7 +836,12 @@ fn a_cut_naming_none_of_the_owned_partitions_fires_at_once_without_a_snapshot() 
 
 // ---- a caught-up runner and a restarted one -------------------------------------------
 
-fn append_cut(log: &SharedLog, epoch: i64, status: CutStatus, offsets: &BTreeMap<Tp, i64>) {
+fn append_cut(
+    log: &SharedLog,
+    epoch: i64,
+    status: CutStatus,
+    offsets: &BTreeMap<TopicPartition, i64>,
+) {
     let mut log = log.lock().unwrap();
     let missing = if status == CutStatus::Partial {
         offsets.keys().cloned().collect()

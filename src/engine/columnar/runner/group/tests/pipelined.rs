@@ -9,9 +9,9 @@ use super::*;
 #[derive(Default)]
 struct Consumer {
     polls: Vec<Vec<Record>>,
-    sync: Vec<BTreeMap<Tp, i64>>,
-    asynchronous: Vec<BTreeMap<Tp, i64>>,
-    seeks: Vec<(Tp, i64)>,
+    sync: Vec<BTreeMap<TopicPartition, i64>>,
+    asynchronous: Vec<BTreeMap<TopicPartition, i64>>,
+    seeks: Vec<(TopicPartition, i64)>,
     failed_async: bool,
 }
 
@@ -25,21 +25,21 @@ impl super::Consumer for Consumer {
             self.polls.remove(0)
         })
     }
-    fn commit(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+    fn commit(&mut self, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), RunnerError> {
         self.sync.push(offsets.clone());
         Ok(())
     }
-    fn commit_async(&mut self, offsets: &BTreeMap<Tp, i64>) -> Result<(), RunnerError> {
+    fn commit_async(&mut self, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), RunnerError> {
         self.asynchronous.push(offsets.clone());
         Ok(())
     }
     fn commit_failed(&mut self) -> bool {
         std::mem::take(&mut self.failed_async)
     }
-    fn assign(&mut self, _tps: &[Tp]) -> Result<(), RunnerError> {
+    fn assign(&mut self, _tps: &[TopicPartition]) -> Result<(), RunnerError> {
         Ok(())
     }
-    fn seek(&mut self, tp: &Tp, offset: i64) -> Result<(), RunnerError> {
+    fn seek(&mut self, tp: &TopicPartition, offset: i64) -> Result<(), RunnerError> {
         self.seeks.push((tp.clone(), offset));
         Ok(())
     }
@@ -93,8 +93,8 @@ fn pipelined() -> GroupRunner<Consumer, Producer, FakeStore> {
     )
 }
 
-fn in0(offset: i64) -> BTreeMap<Tp, i64> {
-    BTreeMap::from([(("in".to_owned(), 0), offset)])
+fn in0(offset: i64) -> BTreeMap<TopicPartition, i64> {
+    BTreeMap::from([(TopicPartition::new("in", 0), offset)])
 }
 
 fn totals(sent: &[(String, OutRecord)]) -> Vec<Option<i64>> {
@@ -141,7 +141,10 @@ fn only_rounds_up_to_the_acknowledged_batch_are_committed() {
     r.producer.acknowledged = 1;
     assert_eq!(r.run_once().unwrap(), in0(1));
     r.producer.acknowledged = 3;
-    let both = BTreeMap::from([(("in".to_owned(), 0), 2), (("in".to_owned(), 1), 1)]);
+    let both = BTreeMap::from([
+        (TopicPartition::new("in", 0), 2),
+        (TopicPartition::new("in", 1), 1),
+    ]);
     assert_eq!(r.run_once().unwrap(), both);
     assert_eq!(r.consumer.asynchronous, [in0(1), both]);
 }
@@ -163,7 +166,7 @@ fn a_failed_delivery_rolls_back_every_round_in_flight_and_rewinds_to_the_first()
         !err.retriable && err.message.contains("broker down"),
         "{err}"
     );
-    assert_eq!(r.consumer.seeks, [(("in".to_owned(), 0), 1)]);
+    assert_eq!(r.consumer.seeks, [(TopicPartition::new("in", 0), 1)]);
     assert_eq!(
         r.consumer.asynchronous,
         [in0(1)],
@@ -182,7 +185,7 @@ fn a_failed_delivery_rolls_back_every_round_in_flight_and_rewinds_to_the_first()
 #[test]
 fn a_revoke_and_a_close_wait_for_the_acknowledgements_and_commit_synchronously() {
     let mut r = pipelined();
-    let tp = ("in".to_owned(), 0);
+    let tp = TopicPartition::new("in", 0);
     r.on_assigned(std::slice::from_ref(&tp));
     r.consumer.polls = vec![vec![record(orders(&["a"], &[5]), 0, 0)]];
     r.run_once().unwrap();
@@ -236,7 +239,7 @@ fn per_round_state_saves_keep_the_synchronous_round() {
 #[test]
 fn a_lost_partition_is_never_committed_nor_rewound_from_its_rounds_in_flight() {
     let mut r = pipelined();
-    let (lost, kept) = (("in".to_owned(), 0), ("in".to_owned(), 1));
+    let (lost, kept) = (TopicPartition::new("in", 0), TopicPartition::new("in", 1));
     r.on_assigned(&[lost.clone(), kept.clone()]);
     r.consumer.polls = vec![vec![
         record(orders(&["a"], &[5]), 0, 0),
