@@ -17,7 +17,6 @@ use clap::{Args, Subcommand};
 
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
-use crate::engine::columnar::barrier::verify::EpochSelector;
 
 pub use list::ListArgs;
 pub use show::ShowArgs;
@@ -83,9 +82,4 @@ pub fn run(global: &GlobalArgs, args: BarrierArgs) -> CliResult<()> {
         BarrierCommand::Verify(a) => verify::run(global, name, a),
         BarrierCommand::Decode(a) => decode::run(global, a),
     }
-}
-
-/// Parses `--epoch`.
-fn parse_epoch(text: &str) -> Result<EpochSelector, String> {
-    text.parse()
 }

@@ -1,13 +1,15 @@
 //! `barrier show`: one cut in full (arguments and rendering; the use case is
 //! `ops::barrier::show`).
 
+use std::str::FromStr;
+
 use clap::Args;
 
 use crate::cmd::barrier::render::{cut_full_json, write_cut_detail};
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
-use crate::engine::columnar::barrier::verify::EpochSelector;
+use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::ops::barrier::show::show;
 
 #[derive(Debug, Args)]
@@ -25,7 +27,7 @@ pub struct ShowArgs {
     pub group: String,
 
     /// Epoch of the cut, or `latest` (the highest complete cut).
-    #[arg(long, value_name = "EPOCH|latest", value_parser = super::parse_epoch)]
+    #[arg(long, value_name = "EPOCH|latest", value_parser = EpochSelector::from_str)]
     pub epoch: EpochSelector,
 }
 

@@ -3,6 +3,8 @@
 //! per-partition report of each difference otherwise. Arguments and rendering; the checks
 //! are `ops::barrier::verify`.
 
+use std::str::FromStr;
+
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -12,9 +14,8 @@ use serde_json::{Value, json};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
-use crate::engine::columnar::barrier::verify::{
-    CutSelection, EpochSelector, InputPartitionCheck, OffsetRanges,
-};
+use crate::engine::columnar::barrier::selection::{CutSelection, EpochSelector};
+use crate::engine::columnar::barrier::verify::{InputPartitionCheck, OffsetRanges};
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
 use crate::engine::time::rfc3339_millis;
 use crate::ops::barrier::verify::{
@@ -54,7 +55,7 @@ pub struct VerifyArgs {
     pub group: String,
 
     /// Epoch of the cut, or `latest` (the highest complete cut).
-    #[arg(long, value_name = "EPOCH|latest", value_parser = super::parse_epoch)]
+    #[arg(long, value_name = "EPOCH|latest", value_parser = EpochSelector::from_str)]
     pub epoch: EpochSelector,
 
     /// Consumer group whose committed offsets must equal the cut offsets.

@@ -14,7 +14,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
 use crate::cmd::exit::{CliError, CliResult};
-use crate::engine::columnar::barrier::verify::EpochSelector;
+use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::barrier::{
     BARRIER_STATE_TOPIC, BarrierStateKey, Cut, CutOffset, CutStatus, CutTopic, GroupDefinition,
     InjectionStart, InjectionTarget, TopicPartition, group_partition,

@@ -5,6 +5,8 @@
 //! terminal check, the Ctrl-C listener, the metrics printer) and renders the
 //! answer; the use cases themselves are `ops::run`.
 
+use std::str::FromStr;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -16,13 +18,13 @@ use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::{Ui, refuse_binary_on_tty_or};
 use crate::cmd::schema_cache::{SchemaCacheArgs, decoding_cache, open_cache};
+use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::Outcome;
 use crate::engine::schema::cache::SchemaCache;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::ops::run::StartedInfo;
 use crate::ops::run::{ExplainedNode, OfflineReport, OnlineReport, RunAnswer, RunHooks, RunPlan};
-use crate::ops::snapshot::restore_cut::{CutSelector, cut_selector};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -58,8 +60,8 @@ pub struct RunArgs {
     pub metrics_interval: Option<Duration>,
 
     /// Online with a barrier group: start from a complete cut (an epoch or `latest`): each partition's state from the cut's epoch snapshots, the consumer group's offsets set to the cut offsets. The group must have no members.
-    #[arg(long, value_name = "E|latest", value_parser = cut_selector, conflicts_with_all = ["check", "explain", "inputs"])]
-    pub restore_cut: Option<CutSelector>,
+    #[arg(long, value_name = "E|latest", value_parser = EpochSelector::from_str, conflicts_with_all = ["check", "explain", "inputs"])]
+    pub restore_cut: Option<EpochSelector>,
 
     /// Online: load the state store's snapshots even though they belong to another consumer group or topology (or record no owner), and record this run as their owner. Without it such state is refused, nothing processed, exit 1.
     #[arg(long, conflicts_with_all = ["check", "explain", "inputs"])]

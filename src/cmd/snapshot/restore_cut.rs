@@ -9,6 +9,8 @@
 //! exactly which files were written and whether the offsets changed (exit 1; 4
 //! when the broker did not answer the commit, so its outcome is unknown).
 
+use std::str::FromStr;
+
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -20,10 +22,9 @@ use super::{layout_arg, utc_text};
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
+use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
-use crate::ops::snapshot::restore_cut::{
-    CutRestore, CutSelector, RestoreCutPlan, cut_selector, restore_cut,
-};
+use crate::ops::snapshot::restore_cut::{CutRestore, RestoreCutPlan, restore_cut};
 
 #[derive(Debug, Args)]
 #[command(
@@ -40,8 +41,8 @@ pub struct RestoreCutArgs {
     pub group: String,
 
     /// The cut's epoch, or `latest` for the highest complete cut.
-    #[arg(long, value_name = "E|latest", value_parser = cut_selector)]
-    pub epoch: CutSelector,
+    #[arg(long, value_name = "E|latest", value_parser = EpochSelector::from_str)]
+    pub epoch: EpochSelector,
 
     /// The application's snapshot directory.
     #[arg(long, value_name = "DIR")]

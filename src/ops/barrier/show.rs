@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::engine::columnar::barrier::BarrierCut;
 use crate::engine::columnar::barrier::require_group;
-use crate::engine::columnar::barrier::verify::{CutSelection, EpochSelector, select_cut};
+use crate::engine::columnar::barrier::selection::{CutSelection, EpochSelector, select_cut};
 use crate::io::kafka::settings::KafkaSettings;
 use crate::ops::barrier::read_state;
 use crate::ops::{Error, Result};

@@ -10,10 +10,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::engine::columnar::barrier::record::TopicPartition;
+use crate::engine::columnar::barrier::selection::{
+    CutSelection, EpochSelector, logical_partitions, select_cut,
+};
 use crate::engine::columnar::barrier::verify::{
-    CommittedOffsetCheck, CutSelection, EpochSelector, InputReport, SnapshotNaming,
-    SnapshotPartitionCheck, check_committed_offsets, check_input, check_snapshots, input_topic,
-    logical_partitions, select_cut,
+    CommittedOffsetCheck, InputReport, SnapshotNaming, SnapshotPartitionCheck,
+    check_committed_offsets, check_input, check_snapshots, input_topic,
 };
 use crate::engine::columnar::barrier::{BarrierCut, Cut, require_group};
 use crate::engine::columnar::snapshot::naming::{DirectoryLayout, SnapshotLayout, detect_layout};

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::plan::{RunHooks, RunPlan, StartedInfo, invalid};
 use super::restore_cut;
+use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::runner::group::{
     GroupRunner, RunnerError, StateStore, TopicPartition,
 };
@@ -30,7 +31,6 @@ use crate::io::kafka::runner_cuts::BrokerCuts;
 use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::io::kafka::transactions;
-use crate::ops::snapshot::restore_cut::CutSelector;
 use crate::ops::state_store::{self, StoreRequest};
 use crate::ops::{Error, Result};
 
@@ -139,7 +139,7 @@ pub fn start(
     spec: &TopologySpec,
     schemas: Option<SchemaCache>,
     timeout: Duration,
-    restore_cut: Option<CutSelector>,
+    restore_cut: Option<EpochSelector>,
     adopt_state: bool,
 ) -> std::result::Result<Started, StartError> {
     let settings = &spec.settings;

@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::topology::spec::{self, NodeOp, TopologySpec};
 use crate::engine::schema::cache::SchemaCache;
 use crate::io::arrow_files::IpcInput;
 use crate::io::kafka::settings::KafkaSettings;
-use crate::ops::snapshot::restore_cut::CutSelector;
 use crate::ops::{Error, ErrorKind, Result};
 
 use super::restore_cut::RestoredCut;
@@ -35,7 +35,7 @@ pub struct RunPlan {
     /// Report the metrics so far at this interval.
     pub metrics_interval: Option<Duration>,
     /// Online: start from this barrier cut.
-    pub restore_cut: Option<CutSelector>,
+    pub restore_cut: Option<EpochSelector>,
     /// Online: take over state recorded for another owner.
     pub adopt_state: bool,
     /// `--command-config`, an input no output may overwrite.

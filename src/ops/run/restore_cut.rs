@@ -10,13 +10,14 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::engine::columnar::barrier::BarrierCut;
+use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::runner::align::cut_offsets;
 use crate::engine::columnar::runner::group::StateStore;
 use crate::engine::columnar::runner::group::restore::{PartitionState, load_cut};
 use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::groups::{commit_offsets, group_activity};
 use crate::io::kafka::settings::KafkaSettings;
-use crate::ops::snapshot::restore_cut::{CutLookupError, CutSelector, find_cut};
+use crate::ops::snapshot::restore_cut::{CutLookupError, find_cut};
 use crate::ops::{Error, ErrorKind, Result};
 
 /// The cut the run starts from and the state it adopts.
@@ -31,7 +32,7 @@ pub fn prepare(
     timeout: Duration,
     barrier_group: Option<&str>,
     consumer_group: &str,
-    selector: CutSelector,
+    selector: EpochSelector,
     store: &mut dyn StateStore,
 ) -> Result<RestoredCut> {
     let Some(barrier_group) = barrier_group else {

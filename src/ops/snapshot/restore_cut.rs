@@ -23,37 +23,23 @@ use super::restore::{PreparedWrite, execute_writes, prepare_epoch_copy};
 use crate::engine::columnar::barrier::cut_log::{BarrierCut, CutLog};
 use crate::engine::columnar::barrier::record::BARRIER_STATE_TOPIC;
 use crate::engine::columnar::barrier::require_group;
+use crate::engine::columnar::barrier::selection::{
+    CutSelection, EpochSelector, logical_partitions, select_cut,
+};
 use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotLayout};
-use crate::engine::columnar::snapshot::plan::{SnapshotUnit, parse_epoch};
+use crate::engine::columnar::snapshot::plan::SnapshotUnit;
 use crate::engine::topic_partition::TopicPartition;
 use crate::io::kafka::barrier_state::{BarrierStateReadError, read_barrier_state};
 use crate::io::kafka::groups::{commit_offsets, committed_offsets, group_activity};
 use crate::io::kafka::settings::KafkaSettings;
 use crate::ops::{Error, ErrorKind, Result};
 
-/// Which cut: an epoch number or the latest complete one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CutSelector {
-    Epoch(i64),
-    Latest,
-}
-
-/// Parses `E|latest` (the value of `--epoch` and `--restore-cut`).
-pub fn cut_selector(text: &str) -> std::result::Result<CutSelector, String> {
-    if text == "latest" {
-        return Ok(CutSelector::Latest);
-    }
-    parse_epoch(text, false)
-        .map(CutSelector::Epoch)
-        .map_err(|e| format!("{e} or `latest`"))
-}
-
 /// What to restore to, and whether to do it.
 #[derive(Debug, Clone)]
 pub struct RestoreCutPlan {
     /// The barrier group.
     pub group: String,
-    pub epoch: CutSelector,
+    pub epoch: EpochSelector,
     pub snapshot_dir: PathBuf,
     pub consumer_group: String,
     pub layout: SnapshotLayout,
@@ -62,12 +48,13 @@ pub struct RestoreCutPlan {
     pub timeout: Duration,
 }
 
-/// Picks the cut, with the semantics §8 wording when there is none to restore to.
-pub fn select_cut(
+/// The complete cut the selector names (found by [`select_cut`]), with the docs/semantics.md
+/// §8 wording when there is none to restore to.
+pub fn restorable_cut(
     log: &CutLog,
     topic_exists: bool,
     group: &str,
-    selector: CutSelector,
+    selector: EpochSelector,
 ) -> std::result::Result<BarrierCut, String> {
     require_group(log, topic_exists, group).map_err(|e| e.to_string())?;
     let known: Vec<String> = log
@@ -82,47 +69,32 @@ pub fn select_cut(
     } else {
         format!(" (cuts of the group: {})", known.join(", "))
     };
-    match selector {
-        CutSelector::Latest => log
-            .latest_complete_cut(group)
-            .ok_or_else(|| format!("barrier group {group} has no complete cut{context}")),
-        CutSelector::Epoch(epoch) => {
-            if let Some(cut) = log.complete_cut_at(group, epoch) {
-                return Ok(cut);
-            }
-            let partial = log.cuts(group).into_iter().find(|c| c.epoch == epoch);
-            Err(match partial {
-                Some(p) => format!(
-                    "barrier group {group} has no complete cut at epoch {epoch}: that cut is {} (missing: {})",
-                    p.cut.status,
-                    p.cut
-                        .missing
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None => {
-                    format!("barrier group {group} has no complete cut at epoch {epoch}{context}")
-                }
-            })
-        }
+    match (select_cut(log, group, selector), selector) {
+        (CutSelection::Complete(cut), _) => Ok(cut),
+        (CutSelection::Partial(p), EpochSelector::Exact(epoch)) => Err(format!(
+            "barrier group {group} has no complete cut at epoch {epoch}: that cut is {} (missing: {})",
+            p.cut.status,
+            p.cut
+                .missing
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        (_, EpochSelector::Exact(epoch)) => Err(format!(
+            "barrier group {group} has no complete cut at epoch {epoch}{context}"
+        )),
+        (_, EpochSelector::Latest) => Err(format!(
+            "barrier group {group} has no complete cut{context}"
+        )),
     }
-}
-
-/// The distinct logical partitions of a cut, ascending (semantics §5, §8).
-fn logical_partitions(cut: &BarrierCut) -> Vec<i32> {
-    let mut partitions: Vec<i32> = cut.cut.offsets().map(|(tp, _)| tp.partition).collect();
-    partitions.sort_unstable();
-    partitions.dedup();
-    partitions
 }
 
 /// Why no cut was found: `__barrier_state` could not be read, or holds no such cut.
 #[derive(Debug)]
 pub enum CutLookupError {
     Read(Error),
-    /// The semantics §8 wording of [`select_cut`].
+    /// The docs/semantics.md §8 wording of [`restorable_cut`].
     NoCut(String),
 }
 
@@ -131,7 +103,7 @@ pub fn find_cut(
     kafka: &KafkaSettings,
     timeout: Duration,
     group: &str,
-    selector: CutSelector,
+    selector: EpochSelector,
 ) -> std::result::Result<BarrierCut, CutLookupError> {
     let state = read_barrier_state(kafka, timeout).map_err(|e| {
         CutLookupError::Read(match e {
@@ -139,7 +111,7 @@ pub fn find_cut(
             malformed => Error::failure(malformed.to_string()),
         })
     })?;
-    select_cut(&state.log, state.topic_exists, group, selector).map_err(CutLookupError::NoCut)
+    restorable_cut(&state.log, state.topic_exists, group, selector).map_err(CutLookupError::NoCut)
 }
 
 /// One committed offset the restore sets.
@@ -181,7 +153,7 @@ pub fn restore_cut(
         CutLookupError::Read(e) => e,
         CutLookupError::NoCut(m) => Error::failure(m),
     })?;
-    let units: Vec<SnapshotUnit> = logical_partitions(&cut)
+    let units: Vec<SnapshotUnit> = logical_partitions(&cut.cut)
         .into_iter()
         .map(SnapshotUnit::Partition)
         .collect();
@@ -314,25 +286,25 @@ mod tests {
             (4, cut(CutStatus::Partial, &[(0, 12)])),
         ]);
         assert_eq!(
-            select_cut(&log, true, "app", CutSelector::Latest)
+            restorable_cut(&log, true, "app", EpochSelector::Latest)
                 .unwrap()
                 .epoch,
             3
         );
         assert_eq!(
-            select_cut(&log, true, "app", CutSelector::Epoch(4)).unwrap_err(),
+            restorable_cut(&log, true, "app", EpochSelector::Exact(4)).unwrap_err(),
             "barrier group app has no complete cut at epoch 4: that cut is partial (missing: orders/9)"
         );
         assert_eq!(
-            select_cut(&log, true, "app", CutSelector::Epoch(7)).unwrap_err(),
+            restorable_cut(&log, true, "app", EpochSelector::Exact(7)).unwrap_err(),
             "barrier group app has no complete cut at epoch 7 (cuts of the group: 3 (complete), 4 (partial))"
         );
         assert_eq!(
-            select_cut(&CutLog::new(), false, "app", CutSelector::Latest).unwrap_err(),
+            restorable_cut(&CutLog::new(), false, "app", EpochSelector::Latest).unwrap_err(),
             "no such barrier group: app (__barrier_state does not exist)"
         );
         assert_eq!(
-            select_cut(&log, true, "ap", CutSelector::Latest).unwrap_err(),
+            restorable_cut(&log, true, "ap", EpochSelector::Latest).unwrap_err(),
             "no such barrier group: ap (no record of it in __barrier_state; groups: app)"
         );
     }
@@ -348,14 +320,19 @@ mod tests {
             }],
         });
         let log = log_of(&[(1, c)]);
-        let selected = select_cut(&log, true, "app", CutSelector::Epoch(1)).unwrap();
-        assert_eq!(logical_partitions(&selected), [0, 2]);
+        let selected = restorable_cut(&log, true, "app", EpochSelector::Exact(1)).unwrap();
+        assert_eq!(
+            logical_partitions(&selected.cut)
+                .into_iter()
+                .collect::<Vec<_>>(),
+            [0, 2]
+        );
     }
 
     #[test]
     fn the_cut_selector_accepts_numbers_and_latest() {
-        assert_eq!(cut_selector("latest"), Ok(CutSelector::Latest));
-        assert_eq!(cut_selector("12"), Ok(CutSelector::Epoch(12)));
-        assert!(cut_selector("live").is_err());
+        assert_eq!("latest".parse(), Ok(EpochSelector::Latest));
+        assert_eq!("12".parse(), Ok(EpochSelector::Exact(12)));
+        assert!("live".parse::<EpochSelector>().is_err());
     }
 }

@@ -21,6 +21,7 @@ pub mod marker;
 pub mod reader;
 pub mod record;
 pub mod rows;
+pub mod selection;
 pub mod unknown_group;
 pub mod verify;
 mod wire;

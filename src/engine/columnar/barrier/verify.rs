@@ -5,8 +5,10 @@
 //! the offsets the topic holds) and these functions answer, per partition, whether they match
 //! the cut, keeping every difference so a report can show it.
 //!
-//! * [`selection`]: which cut `--epoch E|latest` names; a partial or missing cut is a finding,
-//!   never something to verify against.
+//! Which cut `--epoch E|latest` names is [`super::selection`]'s (shared with `barrier show`,
+//! `snapshot restore-cut` and `run --restore-cut`); a partial or missing cut is a finding,
+//! never something to verify against.
+//!
 //! * [`offsets`]: committed offsets equal to the cut (or at least at it).
 //! * [`snapshots`]: a decodable snapshot file for every logical partition at the cut's epoch.
 //! * [`input`]: an Arrow input holds exactly the records before the cut.
@@ -15,7 +17,6 @@
 pub mod input;
 pub mod offsets;
 pub mod ranges;
-pub mod selection;
 pub mod snapshots;
 
 pub use input::{
@@ -24,8 +25,6 @@ pub use input::{
 };
 pub use offsets::{CommittedOffsetCheck, OffsetVerdict, check_committed_offsets};
 pub use ranges::OffsetRanges;
-pub use selection::{CutSelection, EpochSelector, MissingCut, select_cut};
 pub use snapshots::{
     SnapshotFileCheck, SnapshotNaming, SnapshotPartitionCheck, SnapshotSummary, check_snapshots,
-    logical_partitions,
 };

@@ -10,7 +10,6 @@
 
 use std::collections::BTreeSet;
 
-use crate::engine::columnar::barrier::record::Cut;
 use crate::engine::columnar::snapshot::container::{self, Generation};
 use crate::engine::columnar::snapshot::naming::{
     SnapshotFileName, SnapshotKey, SnapshotLayout, parse_file_name, sanitise,
@@ -97,11 +96,6 @@ impl SnapshotNaming {
     }
 }
 
-/// The distinct partition numbers a cut names, across all its topics, ascending.
-pub fn logical_partitions(cut: &Cut) -> BTreeSet<i32> {
-    cut.offsets().map(|(tp, _)| tp.partition).collect()
-}
-
 /// What one snapshot file held.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotSummary {
@@ -179,7 +173,9 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::engine::columnar::barrier::record::Cut;
     use crate::engine::columnar::barrier::record::{CutOffset, CutStatus, CutTopic};
+    use crate::engine::columnar::barrier::selection::logical_partitions;
 
     fn cut() -> Cut {
         let topic = |name: &str, partitions: &[i32]| CutTopic {

@@ -1,14 +1,20 @@
-//! Which cut `--epoch E|latest` names in a folded log.
+//! Which cut an epoch selector (`E|latest`) names in a folded log: the one selector type, its
+//! one parser and its one lookup for every command that names a cut (`barrier show`/`verify`,
+//! `snapshot restore-cut`, `run --restore-cut`), so `--epoch 0` or `--epoch x` is refused with
+//! the same words everywhere.
 //!
-//! `latest` means the highest-epoch **complete** cut (semantics §8 `LatestCompleteCut`). An
-//! exact epoch finds its cut whether complete or partial, so a partial one can be shown and
+//! `latest` means the highest-epoch **complete** cut (docs/semantics.md §8 `LatestCompleteCut`).
+//! An exact epoch finds its cut whether complete or partial, so a partial one can be shown and
 //! reported as such; a missing epoch (never written, or deleted by a tombstone) says what the
-//! group does have instead.
+//! group does have instead. Snapshot-file epochs (`E|live`, 0 allowed) are another concept:
+//! `engine::columnar::snapshot::plan::parse_epoch`.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
 use crate::engine::columnar::barrier::cut_log::{BarrierCut, CutLog};
+use crate::engine::columnar::barrier::record::Cut;
 
 /// `--epoch`: an exact epoch (≥ 1) or the latest complete cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,14 +30,18 @@ impl FromStr for EpochSelector {
         if text == "latest" {
             return Ok(EpochSelector::Latest);
         }
+        // Decimal digits only: `+3`, ` 3` or `3.0` name no epoch a user typed on purpose.
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!(
+                "invalid epoch {text:?}: expected a number (≥ 1) or `latest`"
+            ));
+        }
         match text.parse::<i64>() {
             Ok(epoch) if epoch >= 1 => Ok(EpochSelector::Exact(epoch)),
             Ok(epoch) => Err(format!(
                 "epoch {epoch} cannot name a cut: barrier epochs start at 1"
             )),
-            Err(_) => Err(format!(
-                "invalid epoch {text:?}: expected a number (≥ 1) or `latest`"
-            )),
+            Err(_) => Err(format!("invalid epoch {text:?}: too large")),
         }
     }
 }
@@ -133,6 +143,12 @@ pub fn select_cut(log: &CutLog, group: &str, selector: EpochSelector) -> CutSele
     }
 }
 
+/// The distinct partition numbers a cut names, across all its topics, ascending: the
+/// logical partitions whose snapshots belong to it (docs/semantics.md §8).
+pub fn logical_partitions(cut: &Cut) -> BTreeSet<i32> {
+    cut.offsets().map(|(tp, _)| tp.partition).collect()
+}
+
 fn partial_message(cut: &BarrierCut) -> String {
     let missing: Vec<String> = cut.cut.missing.iter().map(|tp| tp.to_string()).collect();
     format!(
@@ -207,6 +223,13 @@ mod tests {
                 .contains("start at 1")
         );
         assert!("-1".parse::<EpochSelector>().is_err());
+        assert!("+3".parse::<EpochSelector>().is_err());
+        assert!(
+            "99999999999999999999"
+                .parse::<EpochSelector>()
+                .unwrap_err()
+                .contains("too large")
+        );
         assert!(
             "seven"
                 .parse::<EpochSelector>()
