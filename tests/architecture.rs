@@ -1375,3 +1375,24 @@ fn topic_partition_doubles(rel: &str, tokens: &[Token], home: bool) -> Vec<Strin
     }
     out
 }
+
+/// clap is the command line's: `engine`, `io` and `ops` never name it (issue #17), so a
+/// `ValueEnum` for one of their types is implemented in the `cmd` module that offers it.
+#[test]
+fn only_cmd_and_the_binaries_know_clap() {
+    let mut files = Vec::new();
+    for layer in ["engine", "io", "ops"] {
+        rust_files(&root().join("src").join(layer), &mut files);
+    }
+    let mut problems = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("read a source file");
+        let rel = path.strip_prefix(root()).expect("under the root").display();
+        for t in lex(&text) {
+            if t.tok == Tok::Ident("clap".into()) {
+                problems.push(format!("{rel}:{}: names clap outside cmd", t.line));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -1,4 +1,5 @@
-//! Writing record batches as data output (`--format arrow|arrow-file|parquet --out PATH`):
+//! Writing a list of record batches as data output (`--format arrow|arrow-file|parquet --out PATH`)
+//! in the one output-format type, `io::batch_sink::DataFormat`:
 //! the Arrow IPC stream format (`.arrows`), the IPC file format (`.arrow`), or Parquet
 //! (tail's settings: `batch_sink::parquet_writer`). A file is written atomically through a temp file in its directory, so a
 //! failed write never leaves a half-written output; `-` writes to stdout.
@@ -6,33 +7,12 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use crate::io::batch_sink::{DEFAULT_ROW_GROUP_ROWS, parquet_writer, to_parquet_batch};
+use crate::engine::columnar::json_values::batch_to_json_lines;
+use crate::io::batch_sink::{DEFAULT_ROW_GROUP_ROWS, DataFormat, parquet_writer, to_parquet_batch};
 use crate::io::output_file::write_atomically_with;
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::SchemaRef;
-
-/// The data formats batches can be written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchFormat {
-    /// Arrow IPC stream (`application/vnd.apache.arrow.stream`, `.arrows`).
-    ArrowStream,
-    /// Arrow IPC file (`.arrow`).
-    ArrowFile,
-    /// Parquet with tail's writer settings (zstd, µs timestamps).
-    Parquet,
-}
-
-impl BatchFormat {
-    /// How reports name the format.
-    pub fn label(self) -> &'static str {
-        match self {
-            BatchFormat::ArrowStream => "Arrow IPC stream",
-            BatchFormat::ArrowFile => "Arrow IPC file",
-            BatchFormat::Parquet => "Parquet",
-        }
-    }
-}
 
 /// Where data output goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +35,7 @@ impl Destination {
 /// Writes `batches` (all of `schema`) to `destination` in `format`.
 pub fn write_batches(
     destination: &Destination,
-    format: BatchFormat,
+    format: DataFormat,
     schema: &SchemaRef,
     batches: &[RecordBatch],
 ) -> io::Result<()> {
@@ -75,26 +55,26 @@ pub fn write_batches(
 /// Encodes into any writer; the writer is flushed by the caller.
 pub fn encode<W: Write + Send>(
     out: &mut W,
-    format: BatchFormat,
+    format: DataFormat,
     schema: &SchemaRef,
     batches: &[RecordBatch],
 ) -> io::Result<()> {
     match format {
-        BatchFormat::ArrowStream => {
+        DataFormat::ArrowStream => {
             let mut writer = StreamWriter::try_new(out, schema).map_err(io::Error::other)?;
             for batch in batches {
                 writer.write(batch).map_err(io::Error::other)?;
             }
             writer.finish().map_err(io::Error::other)
         }
-        BatchFormat::ArrowFile => {
+        DataFormat::ArrowFile => {
             let mut writer = FileWriter::try_new(out, schema).map_err(io::Error::other)?;
             for batch in batches {
                 writer.write(batch).map_err(io::Error::other)?;
             }
             writer.finish().map_err(io::Error::other)
         }
-        BatchFormat::Parquet => {
+        DataFormat::Parquet => {
             let (mut writer, written) =
                 parquet_writer(out, schema, DEFAULT_ROW_GROUP_ROWS).map_err(io::Error::other)?;
             for batch in batches {
@@ -102,6 +82,16 @@ pub fn encode<W: Write + Send>(
                 writer.write(&batch).map_err(io::Error::other)?;
             }
             writer.close().map(|_| ()).map_err(io::Error::other)
+        }
+        // The lines `io::batch_sink` writes for `tail --format ndjson`.
+        DataFormat::Ndjson => {
+            for batch in batches {
+                for line in batch_to_json_lines(batch).map_err(io::Error::other)? {
+                    out.write_all(line.as_bytes())?;
+                    out.write_all(b"\n")?;
+                }
+            }
+            Ok(())
         }
     }
 }
@@ -134,7 +124,7 @@ mod tests {
     #[test]
     fn arrow_stream_and_file_outputs_read_back_identically() {
         let (schema, batch) = batch();
-        for format in [BatchFormat::ArrowStream, BatchFormat::ArrowFile] {
+        for format in [DataFormat::ArrowStream, DataFormat::ArrowFile] {
             let mut bytes = Vec::new();
             encode(&mut bytes, format, &schema, std::slice::from_ref(&batch)).unwrap();
             let (read_schema, read) = ipc::read_batches(&bytes).unwrap();
@@ -150,7 +140,7 @@ mod tests {
         let path = dir.path().join("cuts.parquet");
         write_batches(
             &Destination::File(path.clone()),
-            BatchFormat::Parquet,
+            DataFormat::Parquet,
             &schema,
             std::slice::from_ref(&batch),
         )

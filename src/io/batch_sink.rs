@@ -20,13 +20,32 @@ use crate::engine::columnar::parallel::default_threads;
 use crate::io::output_file::OutputFile;
 use crate::io::parquet_columns::ParquetColumnsWriter;
 
-/// The binary and text data formats.
+/// The one output data-format type: what `tail`, `barrier list --format` and the demo write
+/// batches as (`io::batch_file` writes whole batch lists in it too). The table preview is a
+/// rendering, not a data format (`cmd::tail`); reading a format is another concept (the
+/// readers of `io::arrow_files`, `produce`'s input), kept apart. Its clap side is in `cmd`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataFormat {
+    /// Arrow IPC stream (`application/vnd.apache.arrow.stream`, `.arrows`).
     ArrowStream,
+    /// Arrow IPC file (`.arrow`).
     ArrowFile,
+    /// Parquet with tail's writer settings (zstd, µs timestamps).
     Parquet,
+    /// One JSON object per line.
     Ndjson,
+}
+
+impl DataFormat {
+    /// How reports name the format.
+    pub fn label(self) -> &'static str {
+        match self {
+            DataFormat::ArrowStream => "Arrow IPC stream",
+            DataFormat::ArrowFile => "Arrow IPC file",
+            DataFormat::Parquet => "Parquet",
+            DataFormat::Ndjson => "NDJSON",
+        }
+    }
 }
 
 /// Why a sink failed.

@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
@@ -12,7 +13,8 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, finish_stdout, refuse_binary_on_tty, table};
 use crate::engine::columnar::barrier::{BARRIER_STATE_TOPIC, BarrierCut};
 use crate::engine::time::rfc3339_millis;
-use crate::io::batch_file::{BatchFormat, Destination, write_batches};
+use crate::io::batch_file::{Destination, write_batches};
+use crate::io::batch_sink::DataFormat;
 use crate::ops::barrier::list::{
     DefinitionEntry, InjectionEntry, ListPlan, list, rows as rows_batch,
 };
@@ -47,24 +49,28 @@ pub struct ListArgs {
     pub out: String,
 }
 
-/// Data formats of `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DataFormat {
-    /// Arrow IPC stream (.arrows).
-    Arrow,
-    /// Arrow IPC file (.arrow).
-    ArrowFile,
-    /// Parquet, zstd-compressed.
-    Parquet,
-}
+/// `--format`: the clap side of the one output-format type, `io::batch_sink::DataFormat`
+/// (io never derives clap traits); `barrier list` offers its binary formats.
+impl ValueEnum for DataFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            DataFormat::ArrowStream,
+            DataFormat::ArrowFile,
+            DataFormat::Parquet,
+        ]
+    }
 
-impl DataFormat {
-    fn batch_format(self) -> BatchFormat {
-        match self {
-            DataFormat::Arrow => BatchFormat::ArrowStream,
-            DataFormat::ArrowFile => BatchFormat::ArrowFile,
-            DataFormat::Parquet => BatchFormat::Parquet,
-        }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            DataFormat::ArrowStream => {
+                PossibleValue::new("arrow").help("Arrow IPC stream (.arrows)")
+            }
+            DataFormat::ArrowFile => {
+                PossibleValue::new("arrow-file").help("Arrow IPC file (.arrow)")
+            }
+            DataFormat::Parquet => PossibleValue::new("parquet").help("Parquet, zstd-compressed"),
+            DataFormat::Ndjson => return None,
+        })
     }
 }
 
@@ -158,7 +164,7 @@ fn write_rows(
     let rows = batch.num_rows();
     let written = write_batches(
         destination,
-        format.batch_format(),
+        format,
         &batch.schema(),
         std::slice::from_ref(&batch),
     );
@@ -167,27 +173,27 @@ fn write_rows(
         if ui.is_json() {
             eprintln!(
                 "{}",
-                json!({"data": {"rows": rows, "cuts": cuts.len(), "format": format.batch_format().label(), "out": "-"}})
+                json!({"data": {"rows": rows, "cuts": cuts.len(), "format": format.label(), "out": "-"}})
             );
         } else {
             tracing::info!(
                 "wrote {rows} rows ({} cuts) to stdout as {}",
                 cuts.len(),
-                format.batch_format().label()
+                format.label()
             );
         }
         return Ok(());
     };
     written.map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
     ui.report(
-        json!({"rows": rows, "cuts": cuts.len(), "format": format.batch_format().label(), "out": path.display().to_string()}),
+        json!({"rows": rows, "cuts": cuts.len(), "format": format.label(), "out": path.display().to_string()}),
         |out| {
             writeln!(
                 out,
                 "wrote {rows} rows ({} cuts) to {} as {}",
                 cuts.len(),
                 path.display(),
-                format.batch_format().label()
+                format.label()
             )
         },
     )

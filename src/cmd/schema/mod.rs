@@ -11,10 +11,12 @@ mod prewarm;
 
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
+use clap::builder::PossibleValue;
+use clap::{Args, Subcommand, ValueEnum};
 
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
+use crate::ops::schema::source::Kind;
 
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
@@ -74,5 +76,20 @@ pub fn run(global: &GlobalArgs, args: SchemaArgs) -> CliResult<()> {
         SchemaCommand::Inspect(a) => inspect::run(global, &conn, a),
         SchemaCommand::Decode(a) => decode::run(global, &conn, a),
         SchemaCommand::Check(a) => check::run(global, &conn, a),
+    }
+}
+
+/// `--kind`: the clap side of `ops::schema::source::Kind` (ops never derive clap traits).
+impl ValueEnum for Kind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Kind::Avro, Kind::Protobuf, Kind::Json]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(match self {
+            Kind::Avro => "avro",
+            Kind::Protobuf => "protobuf",
+            Kind::Json => "json",
+        }))
     }
 }

@@ -14,6 +14,7 @@ mod render;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 
 use crate::cmd::exit::CliResult;
@@ -21,7 +22,7 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::schema_cache::{SchemaCacheArgs, decoding_cache};
 use crate::cmd::tail_host::ConsoleHost;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
-use crate::ops::tail::{DEFAULT_BATCH_RECORDS, TailContext};
+use crate::ops::tail::{DEFAULT_BATCH_RECORDS, Isolation, TailContext};
 
 pub use crate::io::batch_sink::DEFAULT_ROW_GROUP_ROWS;
 pub use plan::ARROW_PIPE_HINT;
@@ -58,10 +59,19 @@ pub enum HeadersEncoding {
     Library,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Isolation {
-    ReadCommitted,
-    ReadUncommitted,
+/// `--isolation`: the clap side of the one isolation type, `ops::tail::Isolation` (ops never
+/// derive clap traits).
+impl ValueEnum for Isolation {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Isolation::ReadCommitted, Isolation::ReadUncommitted]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(match self {
+            Isolation::ReadCommitted => "read-committed",
+            Isolation::ReadUncommitted => "read-uncommitted",
+        }))
+    }
 }
 
 /// Parses a byte size: a number with an optional K/M/G (×1024) suffix, e.g. `128MiB`.

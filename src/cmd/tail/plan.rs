@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::refuse_binary_on_tty;
-use crate::cmd::tail::{BinaryArg, HeadersEncoding, Isolation, OutputFormat, TailArgs};
+use crate::cmd::tail::{BinaryArg, HeadersEncoding, OutputFormat, TailArgs};
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
 use crate::engine::columnar::text_view::BinaryText;
 use crate::io::batch_sink::DataFormat;
@@ -358,10 +358,7 @@ pub fn build(global: &GlobalArgs, args: &TailArgs) -> CliResult<(TailPlan, Outpu
         positions,
         max_records: args.max_records,
         group: args.group.clone(),
-        isolation: match args.isolation {
-            Isolation::ReadCommitted => crate::ops::tail::Isolation::ReadCommitted,
-            Isolation::ReadUncommitted => crate::ops::tail::Isolation::ReadUncommitted,
-        },
+        isolation: args.isolation,
         filter,
         predicate,
         columns: args.columns.clone(),

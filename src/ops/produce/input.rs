@@ -36,7 +36,9 @@ pub const LINE: bounded_read::Cap = bounded_read::Cap {
     what: "one input line",
 };
 
-/// The input formats.
+/// The input formats. Reading is another concept than the one output-format type
+/// (`io::batch_sink::DataFormat`): detection from the extension or first bytes, kcat's lines,
+/// and Arrow's stream and file read alike, so it stays a type of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputFormat {
     /// From the file's extension, else its first bytes (Arrow IPC, Parquet), else lines.

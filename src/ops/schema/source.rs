@@ -20,7 +20,6 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::ValueEnum;
 use serde::Deserialize;
 
 use crate::engine::schema::avro::{self, AvroSchema};
@@ -32,8 +31,8 @@ use crate::engine::schema::registry::{
 use crate::ops::schema::connect::registry_error;
 use crate::ops::{Error, Result};
 
-/// A schema kind on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize)]
+/// A schema kind on the command line (its clap side, `--kind`, is in `cmd::schema`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Avro,

@@ -6,6 +6,9 @@
 //! schema = first writer schema),
 //! `avro:READER.avsc` (fixed reader schema), `arrow` (IPC blobs, values only), or
 //! `gzip+FORMAT`. A format without a topic is the default for every topic.
+//!
+//! This is how record keys and values are decoded, not what tail writes: the output
+//! format is `io::batch_sink::DataFormat` (with `cmd::tail`'s table preview beside it).
 
 use std::path::PathBuf;
 use std::sync::Arc;
