@@ -22,6 +22,7 @@ pub mod registry_client;
 pub mod registry_server;
 pub mod remote_contact;
 pub mod runner_state;
+pub mod schema_file;
 pub mod snapshot_dir;
 pub mod temp_file;
 pub mod topology_file;

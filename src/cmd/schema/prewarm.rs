@@ -18,8 +18,7 @@ use crate::engine::schema::cache_file::{CacheFile, SubjectEntry};
 use crate::engine::schema::prewarm::{PrewarmMode, prewarm_with_written};
 use crate::engine::schema::registry::{Registry, SchemaSpec, SchemaType};
 use crate::ops::schema::source::{
-    Kind, SubjectSource, kind_for, local_spec, parse_reference, read_manifest, read_schema_file,
-    reference_texts,
+    Kind, SubjectSource, kind_for, local_spec, parse_reference, read_manifest, reference_texts,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -129,7 +128,7 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
     }
     let texts: Vec<String> = sources
         .iter()
-        .map(|s| read_schema_file(&s.file))
+        .map(|s| crate::io::schema_file::read(&s.file).map_err(CliError::from))
         .collect::<CliResult<_>>()?;
     let connected = connect(global, conn)?;
     let registry: &dyn Registry = connected.registry.as_ref();
