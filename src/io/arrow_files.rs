@@ -23,8 +23,8 @@ use crate::engine::columnar::reserved_types::{
     has_typed_columns, library_schema, to_library, to_typed, typed_schema,
 };
 use crate::engine::columnar::runner::offline::{BatchReader, BatchWriter, WriteError};
+use crate::io::atomic_file::OutputFile;
 use crate::io::batch_sink::{BatchSink, DataFormat, SinkError, SinkOptions};
-use crate::io::output_file::OutputFile;
 
 enum Inner {
     /// Streams are read message by message into one allocation each, decoded
@@ -311,7 +311,7 @@ enum Writer {
     File(FileWriter<Sink>),
 }
 
-/// Where an IPC output's bytes go: stdout, or an output file (`io::output_file`).
+/// Where an IPC output's bytes go: stdout, or an output file (`io::atomic_file`).
 enum Sink {
     Stdout(BufWriter<std::io::Stdout>),
     File(OutputFile),
@@ -358,7 +358,7 @@ impl IpcOutput {
     pub fn create(target: &str) -> Result<IpcOutput, String> {
         if target.ends_with(".parquet") {
             // Parquet opens its file with the first batch: check the directory now.
-            crate::io::output_file::check_writable(Path::new(target))
+            crate::io::atomic_file::check_writable(Path::new(target))
                 .map_err(|e| format!("cannot create {target}: {e}"))?;
             return Ok(IpcOutput {
                 target: target.to_owned(),

@@ -4,15 +4,14 @@
 //! gathering of facts from the broker and the file system.
 
 pub mod arrow_files;
+pub mod atomic_file;
 pub mod barrier_verify;
 pub mod batch_file;
 pub mod batch_sink;
 pub mod bounded_read;
-pub mod file_mode;
 pub mod kafka;
 #[cfg(test)]
 mod offline_run_tests;
-pub mod output_file;
 pub(crate) mod parquet_columns;
 pub mod path_conflict;
 pub mod process;
@@ -24,5 +23,4 @@ pub mod remote_contact;
 pub mod runner_state;
 pub mod schema_file;
 pub mod snapshot_dir;
-pub mod temp_file;
 pub mod topology_file;

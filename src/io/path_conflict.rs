@@ -17,7 +17,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use crate::io::output_file::{Resolved, resolve};
+use crate::io::atomic_file::{Resolved, resolve};
 
 /// Whether a named file is read or written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +137,7 @@ fn identity(named: &Named) -> Option<Identity> {
     }
     match resolve(&named.path) {
         Ok(Resolved::Descriptor(fd)) => Some(descriptor(fd)),
-        Ok(Resolved::Direct) | Err(_) => None,
+        Ok(Resolved::InPlace) | Err(_) => None,
         Ok(Resolved::Replace(target)) => match std::fs::metadata(&target) {
             Ok(m) => Some(Identity::Inode(m.dev(), m.ino())),
             Err(_) => {

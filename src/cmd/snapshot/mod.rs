@@ -32,7 +32,7 @@ use crate::cmd::global::GlobalArgs;
 use crate::engine::columnar::snapshot::naming::{SnapshotFileName, SnapshotLayout};
 use crate::engine::columnar::snapshot::plan::{epoch_label, parse_epoch};
 use crate::engine::time::rfc3339_millis;
-use crate::io::temp_file::StaleTemp;
+use crate::io::atomic_file::temp_name::StaleTemp;
 use crate::ops::snapshot::Identities;
 
 #[derive(Debug, Args)]

@@ -124,8 +124,8 @@ impl OutputPlan {
         if let Some(p) = &path
             && (args.rotate_rows.is_some() || args.rotate_bytes.is_some())
             && !matches!(
-                crate::io::output_file::resolve(p),
-                Ok(crate::io::output_file::Resolved::Replace(_))
+                crate::io::atomic_file::resolve(p),
+                Ok(crate::io::atomic_file::Resolved::Replace(_))
             )
         {
             return Err(CliError::usage(format!(

@@ -200,7 +200,7 @@ fn check_paths(plan: &RunPlan) -> Result<()> {
         .filter_map(|a| a.split_once('=').map(|(_, p)| p))
         .chain(plan.dead_letter.as_deref());
     for path in outputs.filter(|p| *p != "-") {
-        crate::io::output_file::check_writable(Path::new(path))
+        crate::io::atomic_file::check_writable(Path::new(path))
             .map_err(|e| Error::usage(format!("cannot create {path}: {e}")))?;
     }
     Ok(())
