@@ -65,6 +65,17 @@ impl Named {
     }
 }
 
+/// The files a broker or registry connection reads (`--command-config`: client
+/// properties and the registry's TLS keys), as inputs no output may replace. Every
+/// command that connects lists them through here (`cmd::global::ConnectionArgs::
+/// read_files`, `ops::run`), so a new command cannot forget one.
+pub fn connection_inputs(command_config: Option<&Path>) -> Vec<Named> {
+    command_config
+        .map(|p| Named::input(format!("--command-config {}", p.display()), p))
+        .into_iter()
+        .collect()
+}
+
 /// The names a rotated output writes: `stem-<digits>[.ext]` in one resolved directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Family {

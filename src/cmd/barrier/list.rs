@@ -73,15 +73,12 @@ pub fn run(global: &GlobalArgs, command: &str, args: ListArgs) -> CliResult<()> 
     if args.format.is_some() && destination == Destination::Stdout {
         refuse_binary_on_tty("Arrow/Parquet data")?;
     }
-    if let (Some(config), Destination::File(out)) =
-        (&global.connection.command_config, &destination)
-    {
+    let read = global.connection.read_files();
+    if let (false, Destination::File(out)) = (read.is_empty(), &destination) {
         use crate::io::path_conflict::{Named, check};
-        check(&[
-            Named::input(format!("--command-config {}", config.display()), config),
-            Named::output(format!("--out {}", out.display()), out),
-        ])
-        .map_err(CliError::usage)?;
+        let mut named = read;
+        named.push(Named::output(format!("--out {}", out.display()), out));
+        check(&named).map_err(CliError::usage)?;
     }
     let settings = global.connection.kafka_settings(command)?;
     let plan = ListPlan {

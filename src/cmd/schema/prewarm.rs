@@ -380,9 +380,7 @@ fn check_paths(
         format!("--write-cache {}", cache.display()),
         cache,
     )];
-    if let Some(p) = &global.connection.command_config {
-        named.push(Named::input(format!("--command-config {}", p.display()), p));
-    }
+    named.extend(global.connection.read_files());
     if let Some(p) = &args.manifest {
         named.push(Named::input(format!("--manifest {}", p.display()), p));
     }

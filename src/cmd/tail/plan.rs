@@ -197,9 +197,7 @@ fn check_paths(
 ) -> CliResult<()> {
     use crate::io::path_conflict::{Named, check};
     let mut named = Vec::new();
-    if let Some(p) = &global.connection.command_config {
-        named.push(Named::input(format!("--command-config {}", p.display()), p));
-    }
+    named.extend(global.connection.read_files());
     if let Some(p) = &args.schema_cache.schema_cache {
         named.push(Named::input(format!("--schema-cache {}", p.display()), p));
     }

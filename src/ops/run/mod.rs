@@ -158,9 +158,9 @@ fn check_paths(plan: &RunPlan) -> Result<()> {
         format!("the topology file {}", plan.file.display()),
         &plan.file,
     )];
-    if let Some(p) = &plan.command_config {
-        named.push(Named::input(format!("--command-config {}", p.display()), p));
-    }
+    named.extend(crate::io::path_conflict::connection_inputs(
+        plan.command_config.as_deref(),
+    ));
     if let Some(p) = &plan.schema_cache {
         named.push(Named::input(format!("--schema-cache {}", p.display()), p));
     }
