@@ -35,12 +35,7 @@ const CYCLE_ALLOWLIST: &[&str] = &[];
 
 /// Known imports between subcommands, as (importing subcommand, imported subcommand), each
 /// with why it is still there. Every entry is a debt to remove.
-const CMD_IMPORT_ALLOWLIST: &[(&str, &str)] = &[
-    // The demo prints barrier cuts, verify reports, snapshot listings and dumps with the
-    // renderers of those subcommands; they belong in a shared cmd rendering module (open).
-    ("demo", "barrier"),
-    ("demo", "snapshot"),
-];
+const CMD_IMPORT_ALLOWLIST: &[(&str, &str)] = &[];
 
 /// Files or folders whose long functions are known and not yet split. Every entry is a debt.
 const LONG_FN_ALLOWLIST: &[&str] = &[

@@ -17,6 +17,7 @@ pub mod leader;
 pub mod logging;
 pub mod output;
 pub mod produce;
+pub mod render;
 pub mod run;
 pub mod schema;
 pub mod schema_cache;

@@ -6,10 +6,10 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
-use crate::cmd::barrier::render::{CUT_HEADERS, cut_row, cut_summary_json};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, finish_stdout, refuse_binary_on_tty, table};
+use crate::cmd::render::barrier::{CUT_HEADERS, cut_row, cut_summary_json};
 use crate::engine::columnar::barrier::{BARRIER_STATE_TOPIC, BarrierCut};
 use crate::engine::time::rfc3339_millis;
 use crate::io::batch_file::{BatchFormat, Destination, write_batches};

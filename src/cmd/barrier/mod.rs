@@ -8,7 +8,6 @@
 
 mod decode;
 mod list;
-pub mod render;
 mod show;
 mod verify;
 mod watch;
@@ -21,9 +20,7 @@ use crate::engine::columnar::barrier::verify::EpochSelector;
 
 pub use list::ListArgs;
 pub use show::ShowArgs;
-pub use verify::{
-    VerifyArgs, report_json as verify_report_json, write_report as write_verify_report,
-};
+pub use verify::VerifyArgs;
 pub use watch::WatchArgs;
 
 #[derive(Debug, Args)]

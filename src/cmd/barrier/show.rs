@@ -3,10 +3,10 @@
 
 use clap::Args;
 
-use crate::cmd::barrier::render::{cut_full_json, write_cut_detail};
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
+use crate::cmd::render::barrier::{cut_full_json, write_cut_detail};
 use crate::engine::columnar::barrier::verify::EpochSelector;
 use crate::ops::barrier::show::show;
 
