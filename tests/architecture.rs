@@ -38,13 +38,7 @@ const CYCLE_ALLOWLIST: &[&str] = &[];
 const CMD_IMPORT_ALLOWLIST: &[(&str, &str)] = &[];
 
 /// Files or folders whose long functions are known and not yet split. Every entry is a debt.
-const LONG_FN_ALLOWLIST: &[&str] = &[
-    // Still to split (open): the prewarm use case, which has not moved to ops/schema yet,
-    // the parallel group-by's partial-aggregate merge and the topic-to-directory copy.
-    "src/cmd/schema/prewarm.rs",
-    "src/engine/columnar/ops/group_by/accumulators.rs",
-    "src/ops/state_copy.rs",
-];
+const LONG_FN_ALLOWLIST: &[&str] = &[];
 
 /// Crates the standard library consists of.
 const STD_CRATES: &[&str] = &["std", "core", "alloc"];
