@@ -1,5 +1,7 @@
 //! Adapters: Kafka (rdkafka), the registry over HTTP (client and in-repo test
-//! server), files (atomic writes, Arrow/Parquet data output, snapshot directories),
+//! server), files (every write through `atomic_file`, every whole-file read under a cap
+//! through `bounded_read`, schema files through `schema_file`, Arrow/Parquet data,
+//! snapshot directories, `path_conflict` between a command's inputs and outputs),
 //! property files, the process's OS settings (`process`), and `barrier verify`'s
 //! gathering of facts from the broker and the file system.
 

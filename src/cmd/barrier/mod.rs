@@ -1,7 +1,8 @@
 //! `barrier`: read-only views of `__barrier_state` (list, show, watch), verification of a cut
 //! against consumer offsets, snapshot files and Arrow inputs, and offline decoding of raw
 //! records. Arguments and rendering only: each subcommand builds a plan, calls one function
-//! of `ops::barrier` and renders its answer.
+//! of `ops::barrier` and renders its answer with `cmd::render::barrier` /
+//! `cmd::render::barrier_verify` (shared with the demo).
 //!
 //! The barrier control plane (define, trigger) belongs to `krabka-barrier`; nothing here
 //! writes to the broker.

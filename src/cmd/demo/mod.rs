@@ -1,5 +1,6 @@
 //! `demo`: a walkthrough of every subcommand that exists, on an embedded cluster
-//! and an embedded registry, with no setup. Each capability adds its step here.
+//! and an embedded registry, with no setup. Each capability adds its step here; the
+//! steps print with the subcommands' own renderers, from `cmd::render`.
 
 mod barrier;
 mod leader;

@@ -3,7 +3,8 @@
 //!
 //! Each subcommand module turns its flags into the plan of its use case in
 //! `ops::snapshot`, calls it and renders the report (table or JSON, exit code);
-//! this file holds the clap parsers and the rendering pieces they share.
+//! this file holds the clap parsers they share. Their renderers live in
+//! `cmd::render::snapshot` (the demo prints the same reports).
 
 mod copy;
 mod dump;
