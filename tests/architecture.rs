@@ -35,21 +35,10 @@ const CYCLE_ALLOWLIST: &[&str] = &[];
 
 /// Known imports between subcommands, as (importing subcommand, imported subcommand), each
 /// with why it is still there. Every entry is a debt to remove.
-const CMD_IMPORT_ALLOWLIST: &[(&str, &str)] = &[
-    // The demo prints barrier cuts, verify reports, snapshot listings and dumps with the
-    // renderers of those subcommands; they belong in a shared cmd rendering module (open).
-    ("demo", "barrier"),
-    ("demo", "snapshot"),
-];
+const CMD_IMPORT_ALLOWLIST: &[(&str, &str)] = &[];
 
 /// Files or folders whose long functions are known and not yet split. Every entry is a debt.
-const LONG_FN_ALLOWLIST: &[&str] = &[
-    // Still to split (open): the prewarm use case, which has not moved to ops/schema yet,
-    // the parallel group-by's partial-aggregate merge and the topic-to-directory copy.
-    "src/cmd/schema/prewarm.rs",
-    "src/engine/columnar/ops/group_by/accumulators.rs",
-    "src/ops/state_copy.rs",
-];
+const LONG_FN_ALLOWLIST: &[&str] = &[];
 
 /// Crates the standard library consists of.
 const STD_CRATES: &[&str] = &["std", "core", "alloc"];

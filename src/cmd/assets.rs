@@ -73,7 +73,7 @@ pub fn write_all(root: &Path) -> std::io::Result<()> {
         }
     }
     for (rel, bytes) in files {
-        crate::io::output_file::write_atomically(&root.join(rel), &bytes)?;
+        crate::io::atomic_file::write_whole(&root.join(rel), &bytes)?;
     }
     Ok(())
 }

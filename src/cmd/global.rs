@@ -71,6 +71,14 @@ pub struct ConnectionArgs {
     pub bootstrap_from_env: bool,
 }
 
+impl ConnectionArgs {
+    /// The files this connection reads, as `io::path_conflict` inputs: every command
+    /// that checks its outputs against its inputs starts from these.
+    pub fn read_files(&self) -> Vec<crate::io::path_conflict::Named> {
+        crate::io::path_conflict::connection_inputs(self.command_config.as_deref())
+    }
+}
+
 /// Schema registry connection.
 #[derive(Debug, Clone, Args, Default)]
 #[command(next_help_heading = "Schema registry")]

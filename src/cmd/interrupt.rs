@@ -10,7 +10,7 @@
 //!   as they document;
 //! * otherwise (an offline `run` writing Parquet, `tail` before it connected, a
 //!   FIFO input waiting for its writer, any other command) the listener removes
-//!   the temp files of outputs not yet published (`io::output_file`), so each
+//!   the temp files of outputs not yet published (`io::atomic_file`), so each
 //!   previous target stays as it was, flushes a registered producer (`produce`
 //!   blocked on its input: `io::kafka::exit_flush`, at most 10 s, saying what it could
 //!   not deliver), prints the cancelled message and exits 130.
@@ -61,7 +61,7 @@ fn on_signal(mode: OutputMode, command: &str) {
         }
         return;
     }
-    crate::io::output_file::remove_unpublished();
+    crate::io::atomic_file::remove_unpublished();
     if let Some(left) =
         crate::io::kafka::exit_flush::flush_registered(std::time::Duration::from_secs(10))
     {

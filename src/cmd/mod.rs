@@ -1,4 +1,7 @@
-//! Subcommands: argument structs, translation to engine calls, output rendering.
+//! Subcommands: argument structs, translation into the plan of one `ops` call, output
+//! rendering and the exit code. One module per subcommand (`barrier`, `snapshot`, `tail`,
+//! …; none imports another); what several of them print alike is in [`render`], and the
+//! shared plumbing (global flags, exit codes, output, interrupts) in the other files here.
 //!
 //! Every subcommand shares [`global::GlobalArgs`]; [`dispatch`] runs one parsed
 //! command and returns a [`exit::CliError`] that the binary maps to its exit code.
@@ -17,6 +20,7 @@ pub mod leader;
 pub mod logging;
 pub mod output;
 pub mod produce;
+pub mod render;
 pub mod run;
 pub mod schema;
 pub mod schema_cache;

@@ -145,9 +145,7 @@ fn check_paths(global: &GlobalArgs, args: &ProduceArgs) -> CliResult<()> {
     if let Some(p) = &args.value_schema {
         named.push(Named::input(format!("--value-schema {}", p.display()), p));
     }
-    if let Some(p) = &global.connection.command_config {
-        named.push(Named::input(format!("--command-config {}", p.display()), p));
-    }
+    named.extend(global.connection.read_files());
     check(&named).map_err(CliError::usage)
 }
 

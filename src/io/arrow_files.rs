@@ -17,14 +17,14 @@ use arrow_ipc::reader::FileReader;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 
-use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER, check_ipc_file};
+use crate::engine::columnar::ipc::{IPC_FILE_TRAILER, IpcFormat, check_ipc_file, sniff_head};
 use crate::engine::columnar::ipc_stream::{Seekable, StreamBatches};
 use crate::engine::columnar::reserved_types::{
     has_typed_columns, library_schema, to_library, to_typed, typed_schema,
 };
 use crate::engine::columnar::runner::offline::{BatchReader, BatchWriter, WriteError};
+use crate::io::atomic_file::OutputFile;
 use crate::io::batch_sink::{BatchSink, DataFormat, SinkError, SinkOptions};
-use crate::io::output_file::OutputFile;
 
 enum Inner {
     /// Streams are read message by message into one allocation each, decoded
@@ -141,11 +141,11 @@ impl IpcInput {
         file.seek(SeekFrom::Start(0))
             .map_err(|e| format!("cannot read {path}: {e}"))?;
         refuse_parquet(path, &head[..n])?;
-        if n >= 6 && head[..6] == IPC_FILE_HEADER[..6] {
+        if sniff_head(&head[..n]) == IpcFormat::File {
             let mut tail = [0u8; 6];
             let ends_right = file.seek(SeekFrom::End(-6)).is_ok()
                 && file.read_exact(&mut tail).is_ok()
-                && tail == IPC_FILE_HEADER[..6];
+                && tail == IPC_FILE_TRAILER;
             if !ends_right {
                 return Err(truncated_file(path));
             }
@@ -170,13 +170,13 @@ impl IpcInput {
         let n =
             read_up_to(&mut input, &mut head).map_err(|e| format!("cannot read {name}: {e}"))?;
         refuse_parquet(name, &head[..n])?;
-        if head[..n].starts_with(&IPC_FILE_HEADER[..6.min(n)]) && n >= 6 {
+        if sniff_head(&head[..n]) == IpcFormat::File {
             let mut all = head[..n].to_vec();
             let rest =
                 crate::io::bounded_read::read_stream(input, crate::io::bounded_read::IPC_FILE_PIPE)
                     .map_err(|e| format!("cannot read {name}: {e}"))?;
             all.extend_from_slice(&rest);
-            if all.len() < 12 || !all.ends_with(&IPC_FILE_HEADER[..6]) {
+            if all.len() < 12 || !all.ends_with(&IPC_FILE_TRAILER) {
                 return Err(truncated_file(name));
             }
             return Self::file(name, Box::new(Cursor::new(all)));
@@ -225,11 +225,6 @@ impl IpcInput {
             inner: Inner::File(reader),
             failed: false,
         })
-    }
-
-    /// Whether these bytes start like Arrow IPC (used to explain a refusal).
-    pub fn looks_like_ipc(head: &[u8]) -> bool {
-        head.starts_with(&IPC_CONTINUATION_MARKER) || head.starts_with(&IPC_FILE_HEADER)
     }
 }
 
@@ -316,7 +311,7 @@ enum Writer {
     File(FileWriter<Sink>),
 }
 
-/// Where an IPC output's bytes go: stdout, or an output file (`io::output_file`).
+/// Where an IPC output's bytes go: stdout, or an output file (`io::atomic_file`).
 enum Sink {
     Stdout(BufWriter<std::io::Stdout>),
     File(OutputFile),
@@ -363,7 +358,7 @@ impl IpcOutput {
     pub fn create(target: &str) -> Result<IpcOutput, String> {
         if target.ends_with(".parquet") {
             // Parquet opens its file with the first batch: check the directory now.
-            crate::io::output_file::check_writable(Path::new(target))
+            crate::io::atomic_file::check_writable(Path::new(target))
                 .map_err(|e| format!("cannot create {target}: {e}"))?;
             return Ok(IpcOutput {
                 target: target.to_owned(),

@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::engine::columnar::barrier::verify::InputOffsets;
-use crate::engine::columnar::ipc::{self, IPC_FILE_HEADER, IPC_FILE_TRAILER, IpcFormat};
+use crate::engine::columnar::ipc::{self, IPC_FILE_TRAILER, IpcFormat};
 use crate::engine::columnar::ipc_stream::StreamBatches;
 
 /// A file, directory or input that cannot be read or is not what it should be; the message
@@ -96,10 +96,11 @@ fn read_input_offsets(
         .take(8)
         .read_to_end(&mut head)
         .map_err(unreadable)?;
-    let is_file = head == IPC_FILE_HEADER;
-    if !is_file && ipc::sniff(&head) != IpcFormat::Stream {
+    let format = ipc::sniff_head(&head);
+    if format == IpcFormat::Unknown {
         return Err(failed(&"not an Arrow IPC stream or file"));
     }
+    let is_file = format == IpcFormat::File;
     // A stream's first 8 bytes are its first message; a file's are its header, which writers
     // may pad with zeros up to their alignment (arrow-rs: 64 bytes) before the first message.
     let replay = if is_file {

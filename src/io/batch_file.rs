@@ -8,8 +8,8 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use crate::engine::columnar::json_values::batch_to_json_lines;
+use crate::io::atomic_file::write_streamed;
 use crate::io::batch_sink::{DEFAULT_ROW_GROUP_ROWS, DataFormat, parquet_writer, to_parquet_batch};
-use crate::io::output_file::write_atomically_with;
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::SchemaRef;
@@ -45,7 +45,7 @@ pub fn write_batches(
             encode(&mut out, format, schema, batches)?;
             out.flush()
         }
-        Destination::File(path) => write_atomically_with(path, |out| {
+        Destination::File(path) => write_streamed(path, |out| {
             encode(out, format, schema, batches)?;
             out.flush()
         }),

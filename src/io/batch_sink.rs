@@ -17,7 +17,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::engine::columnar::json_values::batch_to_json_lines;
 use crate::engine::columnar::parallel::default_threads;
-use crate::io::output_file::OutputFile;
+use crate::io::atomic_file::OutputFile;
 use crate::io::parquet_columns::ParquetColumnsWriter;
 
 /// The one output data-format type: what `tail`, `barrier list --format` and the demo write
@@ -107,7 +107,7 @@ impl Write for RawStdout {
     }
 }
 
-/// Where bytes go: stdout or an output file (`io::output_file`: a regular file is
+/// Where bytes go: stdout or an output file (`io::atomic_file`: a regular file is
 /// published atomically, a device or descriptor written in place).
 pub enum Target {
     Stdout(io::BufWriter<RawStdout>),

@@ -9,7 +9,7 @@
 //! | cap | bytes | read by |
 //! |---|---|---|
 //! | [`CONFIG`] | 1 MiB | `--command-config`, the registry password file, PEM keys |
-//! | [`SCHEMA`] | 16 MiB | `json:FILE`/`avro:FILE` formats, schema files of sinks, `schema` sources |
+//! | [`SCHEMA`] | 16 MiB | every schema file (through `io::schema_file`), the `schema prewarm` manifest |
 //! | [`SCHEMA_CACHE`] | 256 MiB | `--schema-cache` |
 //! | [`RECORD`] | 128 MiB | `schema decode --file`, `barrier decode --key-file` |
 //! | [`SNAPSHOT`] | 2 GiB | snapshot containers (`snapshot list/verify/dump`, restores) |

@@ -17,7 +17,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use crate::io::output_file::{Resolved, resolve};
+use crate::io::atomic_file::{Resolved, resolve};
 
 /// Whether a named file is read or written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +63,17 @@ impl Named {
             ..Named::output(flag, path)
         }
     }
+}
+
+/// The files a broker or registry connection reads (`--command-config`: client
+/// properties and the registry's TLS keys), as inputs no output may replace. Every
+/// command that connects lists them through here (`cmd::global::ConnectionArgs::
+/// read_files`, `ops::run`), so a new command cannot forget one.
+pub fn connection_inputs(command_config: Option<&Path>) -> Vec<Named> {
+    command_config
+        .map(|p| Named::input(format!("--command-config {}", p.display()), p))
+        .into_iter()
+        .collect()
 }
 
 /// The names a rotated output writes: `stem-<digits>[.ext]` in one resolved directory.
@@ -137,7 +148,7 @@ fn identity(named: &Named) -> Option<Identity> {
     }
     match resolve(&named.path) {
         Ok(Resolved::Descriptor(fd)) => Some(descriptor(fd)),
-        Ok(Resolved::Direct) | Err(_) => None,
+        Ok(Resolved::InPlace) | Err(_) => None,
         Ok(Resolved::Replace(target)) => match std::fs::metadata(&target) {
             Ok(m) => Some(Identity::Inode(m.dev(), m.ino())),
             Err(_) => {

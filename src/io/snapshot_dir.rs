@@ -31,15 +31,15 @@ use crate::engine::columnar::snapshot::naming::{
     EpochNotRetained, NO_EPOCH, SnapshotFileName, SnapshotKey, parse_file_name,
 };
 use crate::engine::columnar::snapshot::store::{EMPTY_CONTAINER, SnapshotStore, StoreError};
-use crate::io::output_file::write_atomically;
-use crate::io::temp_file::{self, StaleTemp};
+use crate::io::atomic_file::temp_name::{self, StaleTemp};
+use crate::io::atomic_file::write_whole;
 
 /// The entry as a temp file of ours whose writer is dead (a regular file, not followed).
 fn stale_temp(entry: &fs::DirEntry) -> Option<StaleTemp> {
     let name = entry.file_name();
-    let parsed = temp_file::parse(name.to_str()?)?;
+    let parsed = temp_name::parse(name.to_str()?)?;
     let regular = entry.file_type().is_ok_and(|t| t.is_file());
-    (regular && parsed.pid != std::process::id() && !temp_file::process_alive(parsed.pid)).then(
+    (regular && parsed.pid != std::process::id() && !temp_name::process_alive(parsed.pid)).then(
         || StaleTemp {
             path: entry.path(),
             target: parsed.target.to_string(),
@@ -143,7 +143,7 @@ pub struct Listing {
     pub ignored: usize,
     /// The identity manifests present (file names), sorted.
     pub identity_files: Vec<String>,
-    /// Temp files of writers that were killed (`io::temp_file`): their pid is gone.
+    /// Temp files of writers that were killed (`io::atomic_file::temp_name`): their pid is gone.
     pub stale_temps: Vec<StaleTemp>,
 }
 
@@ -294,7 +294,7 @@ impl SnapshotDir {
             Ok(m) if !m.is_file() => return Err(DirError::NotRegular(display(&path))),
             _ => {}
         }
-        write_atomically(&path, &identity.encode()).map_err(|e| DirError::Write {
+        write_whole(&path, &identity.encode()).map_err(|e| DirError::Write {
             path: display(&path),
             message: e.to_string(),
         })
@@ -316,7 +316,7 @@ impl SnapshotDir {
             Some(EntryKind::Other) => return Err(DirError::NotRegular(display(&path))),
             _ => {}
         }
-        write_atomically(&path, bytes).map_err(|e| DirError::Write {
+        write_whole(&path, bytes).map_err(|e| DirError::Write {
             path: display(&path),
             message: e.to_string(),
         })

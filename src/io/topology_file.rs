@@ -17,7 +17,7 @@ use crate::engine::columnar::topology::spec::{
     SpecError, StateLayout, StateStoreKind, TOPOLOGY_FILE_VERSION, TopologySpec,
 };
 use crate::engine::units::parse_duration;
-use crate::io::proto_imports::read_imports;
+use crate::io::schema_file;
 
 /// Node kinds, as the key that names the node.
 pub const NODE_KINDS: [&str; 10] = [
@@ -228,11 +228,10 @@ pub fn load_schema_files(spec: &mut TopologySpec, dir: &Path) -> Result<(), Spec
             ] {
                 let Some(file) = file else { continue };
                 let path = dir.join(&file.path.value);
-                let text = read_schema_file(&path)
-                    .map_err(|e| SpecError::at(file.path.pos, format!("schema file {e}")))?;
+                let text = schema_file::read(&path)
+                    .map_err(|e| SpecError::at(file.path.pos, e.to_string()))?;
                 if proto {
-                    let base = path.parent().unwrap_or(dir);
-                    file.imports = read_imports(base, &text, read_schema_file).map_err(|e| {
+                    file.imports = schema_file::read_proto_imports(&path, &text).map_err(|e| {
                         SpecError::at(
                             file.path.pos,
                             format!("schema file {}: {e}", path.display()),
@@ -244,13 +243,6 @@ pub fn load_schema_files(spec: &mut TopologySpec, dir: &Path) -> Result<(), Spec
         }
     }
     Ok(())
-}
-
-/// A schema file: at most [`MAX_TOPOLOGY_BYTES`], UTF-8.
-fn read_schema_file(path: &Path) -> Result<String, String> {
-    let name = path.display();
-    crate::io::bounded_read::read_to_string(path, crate::io::bounded_read::SCHEMA)
-        .map_err(|e| format!("{name}: {e}"))
 }
 
 /// A sink key's codec and column.

@@ -77,6 +77,13 @@ impl Error {
     }
 }
 
+/// A schema file that cannot be read is fixed on the command line (or in the file).
+impl From<crate::io::schema_file::SchemaFileError> for Error {
+    fn from(e: crate::io::schema_file::SchemaFileError) -> Self {
+        Error::usage(e.to_string())
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

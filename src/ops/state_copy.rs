@@ -269,8 +269,9 @@ fn dir_to_topic(
     Ok(report)
 }
 
-fn topic_to_dir(plan: &CopyPlan<'_>, name: &str, dir: &std::path::Path) -> Result<CopyReport> {
-    plan.kafka.refuse_dead_bootstrap()?;
+/// The snapshots of state topic `name`, checked to decode and to share one owner
+/// identity (the directory's manifest), before anything is written.
+fn topic_sources(plan: &CopyPlan<'_>, name: &str) -> Result<(Vec<Source>, Option<StateIdentity>)> {
     let topic = find_state_topic(plan.kafka, name, plan.timeout)
         .map_err(Error::failure)?
         .ok_or_else(|| Error::failure(format!("the state topic {name} does not exist")))?;
@@ -308,8 +309,8 @@ fn topic_to_dir(plan: &CopyPlan<'_>, name: &str, dir: &std::path::Path) -> Resul
             "the state topic {name} holds no snapshot: nothing to copy"
         )));
     }
-    let identity = match identities.as_slice() {
-        [one] => one.clone(),
+    match identities.as_slice() {
+        [one] => Ok((sources, one.clone())),
         _ => {
             let named: Vec<String> = identities
                 .iter()
@@ -318,13 +319,18 @@ fn topic_to_dir(plan: &CopyPlan<'_>, name: &str, dir: &std::path::Path) -> Resul
                         .map_or("(none recorded)".to_owned(), ToString::to_string)
                 })
                 .collect();
-            return Err(Error::failure(format!(
+            Err(Error::failure(format!(
                 "the state topic {name} holds the state of {} owners ({}): a directory has one identity; nothing was copied",
                 named.len(),
                 named.join("; ")
-            )));
+            )))
         }
-    };
+    }
+}
+
+fn topic_to_dir(plan: &CopyPlan<'_>, name: &str, dir: &std::path::Path) -> Result<CopyReport> {
+    plan.kafka.refuse_dead_bootstrap()?;
+    let (sources, identity) = topic_sources(plan, name)?;
     let location = dir.display().to_string();
     let opened = match SnapshotDir::open(dir) {
         Ok(opened) => Some(opened),

@@ -1267,6 +1267,166 @@ fn every_read_is_bounded() {
     );
 }
 
+/// Every command that reads a schema file reads it through `io::schema_file`: one cap
+/// (16 MiB), and one refusal naming the file, whichever flag, manifest, topology sink or
+/// `.proto` import names it (docs/formats.md §4). The files are sparse, one byte over.
+#[test]
+fn every_command_that_reads_a_schema_file_refuses_one_over_the_cap() {
+    let dir = workdir();
+    let p = dir.path();
+    for name in ["big.avsc", "big.json", "big.proto"] {
+        fs::File::create(p.join(name))
+            .unwrap()
+            .set_len((16 << 20) + 1)
+            .unwrap();
+    }
+    fs::write(
+        p.join("order.proto"),
+        "syntax = \"proto3\";\npackage shop;\nimport \"big.proto\";\nmessage Order { string user = 1; }\n",
+    )
+    .unwrap();
+    fs::write(
+        p.join("manifest.json"),
+        br#"[{"subject":"s-value","schema_file":"big.avsc"}]"#,
+    )
+    .unwrap();
+    fs::write(p.join("rows.ndjson"), b"{\"a\":1}\n").unwrap();
+    let sink = |value: &str| {
+        TWO_SINKS.replace(
+            "    topic: a\n    value: json",
+            &format!("    topic: a\n    value: {value}"),
+        )
+    };
+    fs::write(p.join("avro-sink.yaml"), sink("avro:big.avsc")).unwrap();
+    fs::write(p.join("json-sink.yaml"), sink("json-schema:big.json")).unwrap();
+    fs::write(
+        p.join("proto-sink.yaml"),
+        sink("protobuf:order.proto:shop.Order"),
+    )
+    .unwrap();
+    let registry = "http://127.0.0.1:1";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--registry",
+                registry,
+                "schema",
+                "check",
+                "--against",
+                "s-value",
+                "big.avsc",
+            ],
+            "big.avsc",
+        ),
+        (
+            &[
+                "--registry",
+                registry,
+                "schema",
+                "prewarm",
+                "--subject",
+                "s-value",
+                "--schema-file",
+                "big.avsc",
+            ],
+            "big.avsc",
+        ),
+        (
+            &[
+                "--registry",
+                registry,
+                "schema",
+                "prewarm",
+                "--manifest",
+                "manifest.json",
+            ],
+            "big.avsc",
+        ),
+        (
+            &[
+                "--registry",
+                registry,
+                "produce",
+                "t",
+                "--input",
+                "rows.ndjson",
+                "--value-format",
+                "avro",
+                "--value-schema",
+                "big.avsc",
+                "-b",
+                "127.0.0.1:1",
+            ],
+            "big.avsc",
+        ),
+        (
+            &[
+                "--registry",
+                registry,
+                "produce",
+                "t",
+                "--input",
+                "rows.ndjson",
+                "--value-format",
+                "protobuf",
+                "--value-schema",
+                "order.proto:shop.Order",
+                "-b",
+                "127.0.0.1:1",
+            ],
+            "big.proto",
+        ),
+        (
+            &[
+                "tail",
+                "t",
+                "--value-format",
+                "json:big.json",
+                "--format",
+                "ndjson",
+                "-b",
+                "127.0.0.1:1",
+            ],
+            "big.json",
+        ),
+        (
+            &[
+                "--registry",
+                registry,
+                "tail",
+                "t",
+                "--value-format",
+                "avro:big.avsc",
+                "--format",
+                "ndjson",
+                "-b",
+                "127.0.0.1:1",
+            ],
+            "big.avsc",
+        ),
+        (&["run", "--check", "avro-sink.yaml"], "big.avsc"),
+        (&["run", "--check", "json-sink.yaml"], "big.json"),
+        (&["run", "--check", "proto-sink.yaml"], "big.proto"),
+    ];
+    for (args, file) in cases {
+        let out = run_fed(p, args, None, Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("{args:?} did not end"));
+        assert_not_a_crash(&out, &format!("{args:?}"));
+        let err = stderr(&out);
+        assert!(
+            matches!(out.status.code(), Some(2 | 3)),
+            "{args:?}: {:?} {err}",
+            out.status.code()
+        );
+        let refusal =
+            format!("{file}: larger than 16 MiB (16777216 bytes), the cap for a schema file");
+        assert!(
+            err.contains("schema file ") && err.contains(&refusal),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 fn mkfifo(path: &std::path::Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: a valid NUL-terminated path.

@@ -409,7 +409,7 @@ fn a_parquet_sink_holds_the_totals_and_appears_only_when_the_run_succeeds() {
     std::fs::write(dir.path().join("orders.arrows"), ipc_stream(&batches)).unwrap();
     let out = run_large_orders(dir.path(), "orders.arrows", "totals.parquet");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    // The file follows the tool's mode rule (io::file_mode), not the temp file's 0600.
+    // The file follows the tool's mode rule (io::atomic_file::mode), not the temp file's 0600.
     let mode = {
         use std::os::unix::fs::PermissionsExt;
         std::fs::metadata(dir.path().join("totals.parquet"))

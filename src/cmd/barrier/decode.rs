@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args};
 use serde_json::{Value, json};
 
-use crate::cmd::barrier::render::{cut_full_json, write_cut_detail};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
+use crate::cmd::render::barrier::{cut_full_json, write_cut_detail};
 use crate::engine::columnar::barrier::{
     BARRIER_MARKER_CONTROL_TYPE, BarrierCut, BarrierMarker, BarrierStateKey, BarrierStateValue,
     RecordKind,

@@ -7,10 +7,10 @@ use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
-use crate::cmd::barrier::render::{CUT_HEADERS, cut_row, cut_summary_json};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, finish_stdout, refuse_binary_on_tty, table};
+use crate::cmd::render::barrier::{CUT_HEADERS, cut_row, cut_summary_json};
 use crate::engine::columnar::barrier::{BARRIER_STATE_TOPIC, BarrierCut};
 use crate::engine::time::rfc3339_millis;
 use crate::io::batch_file::{Destination, write_batches};
@@ -79,15 +79,12 @@ pub fn run(global: &GlobalArgs, command: &str, args: ListArgs) -> CliResult<()> 
     if args.format.is_some() && destination == Destination::Stdout {
         refuse_binary_on_tty("Arrow/Parquet data")?;
     }
-    if let (Some(config), Destination::File(out)) =
-        (&global.connection.command_config, &destination)
-    {
+    let read = global.connection.read_files();
+    if let (false, Destination::File(out)) = (read.is_empty(), &destination) {
         use crate::io::path_conflict::{Named, check};
-        check(&[
-            Named::input(format!("--command-config {}", config.display()), config),
-            Named::output(format!("--out {}", out.display()), out),
-        ])
-        .map_err(CliError::usage)?;
+        let mut named = read;
+        named.push(Named::output(format!("--out {}", out.display()), out));
+        check(&named).map_err(CliError::usage)?;
     }
     let settings = global.connection.kafka_settings(command)?;
     let plan = ListPlan {

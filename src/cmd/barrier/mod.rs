@@ -1,14 +1,14 @@
 //! `barrier`: read-only views of `__barrier_state` (list, show, watch), verification of a cut
 //! against consumer offsets, snapshot files and Arrow inputs, and offline decoding of raw
 //! records. Arguments and rendering only: each subcommand builds a plan, calls one function
-//! of `ops::barrier` and renders its answer.
+//! of `ops::barrier` and renders its answer with `cmd::render::barrier` /
+//! `cmd::render::barrier_verify` (shared with the demo).
 //!
 //! The barrier control plane (define, trigger) belongs to `krabka-barrier`; nothing here
 //! writes to the broker.
 
 mod decode;
 mod list;
-pub mod render;
 mod show;
 mod verify;
 mod watch;
@@ -20,9 +20,7 @@ use crate::cmd::global::GlobalArgs;
 
 pub use list::ListArgs;
 pub use show::ShowArgs;
-pub use verify::{
-    VerifyArgs, report_json as verify_report_json, write_report as write_verify_report,
-};
+pub use verify::VerifyArgs;
 pub use watch::WatchArgs;
 
 #[derive(Debug, Args)]

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::cmd::barrier::render::{cut_full_json, cut_line};
 use crate::cmd::exit::{CliError, CliResult, is_broken_pipe};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::Ui;
+use crate::cmd::render::barrier::{cut_full_json, cut_line};
 use crate::ops::barrier::watch::{Emitted, WatchPlan, watch};
 
 #[derive(Debug, Args)]

@@ -21,11 +21,11 @@ use crate::engine::columnar::barrier::{
 };
 use crate::engine::columnar::snapshot::container;
 use crate::engine::columnar::snapshot::naming::{SnapshotKey, SnapshotLayout};
+use crate::io::atomic_file::write_whole;
 use crate::io::kafka::barrier_state::{BarrierState, read_barrier_state};
 use crate::io::kafka::groups::commit_offsets;
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 use crate::io::kafka::settings::KafkaSettings;
-use crate::io::output_file::write_atomically;
 use crate::ops::barrier::verify::{
     ConsumerGroupRequest, SnapshotDirRequest, VerifyReport, VerifyRequest, verify,
 };
@@ -208,7 +208,7 @@ pub fn prepare_verification(
             "count-by-country".to_owned(),
             (tp.partition as u64 + 1).to_be_bytes().to_vec(),
         )]));
-        write_atomically(&snapshot_dir.join(&name), &state)
+        write_whole(&snapshot_dir.join(&name), &state)
             .map_err(|e| CliError::failure(format!("cannot save {name}: {e}")))?;
     }
     Ok(())

@@ -1,5 +1,6 @@
 //! `demo`: a walkthrough of every subcommand that exists, on an embedded cluster
-//! and an embedded registry, with no setup. Each capability adds its step here.
+//! and an embedded registry, with no setup. Each capability adds its step here; the
+//! steps print with the subcommands' own renderers, from `cmd::render`.
 
 mod barrier;
 mod leader;
@@ -15,11 +16,13 @@ mod topology;
 use clap::Args;
 use serde_json::{Value, json};
 
-use crate::cmd::barrier::render::{CUT_HEADERS, cut_row, cut_summary_json};
-use crate::cmd::barrier::{verify_report_json, write_verify_report};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
+use crate::cmd::render::barrier::{CUT_HEADERS, cut_row, cut_summary_json};
+use crate::cmd::render::barrier_verify::{
+    report_json as verify_report_json, write_report as write_verify_report,
+};
 use crate::io::kafka::mock_cluster::EmbeddedCluster;
 use crate::io::registry_client::{HttpRegistry, HttpRegistryOptions};
 use crate::io::registry_server::{RegistryServer, RegistryServerOptions};

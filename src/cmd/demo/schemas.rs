@@ -109,7 +109,7 @@ fn write_cache_file(
         );
         file.add_writer(&writer);
     }
-    crate::io::output_file::write_atomically(path, file.to_json().as_bytes()).map_err(|e| {
+    crate::io::atomic_file::write_whole(path, file.to_json().as_bytes()).map_err(|e| {
         CliError::failure(format!("cannot write schema cache {}: {e}", path.display()))
     })
 }

@@ -12,7 +12,7 @@ use super::orders::{ORDERS_PARTITIONS, Order};
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::OutputArgs;
 use crate::cmd::output::Ui;
-use crate::cmd::snapshot::{
+use crate::cmd::render::snapshot::{
     copy_report_human, copy_report_json, dumped_human, dumped_json, list_human, list_json,
 };
 use crate::engine::columnar::snapshot::container;

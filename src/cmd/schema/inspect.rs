@@ -1,14 +1,16 @@
-//! `schema inspect`: read-only views of the registry.
+//! `schema inspect`: read-only views of the registry. Parses the question, asks
+//! `ops::schema::inspect`, renders the answer.
 
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use crate::cmd::exit::{CliError, CliResult};
+use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
-use crate::cmd::schema::connect::{ConnectOptions, connect, registry_error};
-use crate::engine::schema::registry::{RegisteredSchema, Registry};
-use crate::engine::schema::resolve::{ResolvedReference, resolved_schema_by_id};
+use crate::cmd::schema::connect::{ConnectOptions, connect};
+use crate::engine::schema::registry::RegisteredSchema;
+use crate::engine::schema::resolve::ResolvedReference;
+use crate::ops::schema::inspect::{Answer, Query, inspect};
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
@@ -48,116 +50,78 @@ pub enum InspectCommand {
 }
 
 pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: InspectArgs) -> CliResult<()> {
+    let query = match args.what {
+        InspectCommand::Subjects => Query::Subjects,
+        InspectCommand::Versions { subject } => Query::Versions { subject },
+        InspectCommand::Get {
+            subject,
+            version,
+            arrow,
+        } => Query::Get {
+            subject,
+            version,
+            arrow,
+        },
+        InspectCommand::Id { id, arrow } => Query::Id { id, arrow },
+        InspectCommand::IdUsage { id } => Query::IdUsage { id },
+        InspectCommand::Compatibility { subject } => Query::Compatibility { subject },
+    };
     let connected = connect(global, conn)?;
-    let registry: &dyn Registry = connected.registry.as_ref();
-    let ui = Ui::new(&global.output);
-    match args.what {
-        InspectCommand::Subjects => {
-            let subjects = registry
-                .subjects()
-                .map_err(|e| registry_error(&e, "list subjects"))?;
-            ui.report(json!({"subjects": subjects}), |out| {
-                if subjects.is_empty() {
-                    writeln!(out, "the registry holds no subjects")?;
-                }
-                for s in &subjects {
-                    writeln!(out, "{s}")?;
-                }
-                Ok(())
-            })
-        }
-        InspectCommand::Versions { subject } => {
-            let versions = registry
-                .versions(&subject)
-                .map_err(|e| registry_error(&e, &format!("list versions of {subject}")))?;
+    let answer = inspect(connected.registry.as_ref(), query)?;
+    render(&Ui::new(&global.output), &answer)
+}
+
+/// The answer as text or its JSON document.
+fn render(ui: &Ui, answer: &Answer) -> CliResult<()> {
+    match answer {
+        Answer::Subjects(subjects) => ui.report(json!({"subjects": subjects}), |out| {
+            if subjects.is_empty() {
+                writeln!(out, "the registry holds no subjects")?;
+            }
+            for s in subjects {
+                writeln!(out, "{s}")?;
+            }
+            Ok(())
+        }),
+        Answer::Versions { subject, versions } => {
             ui.report(json!({"subject": subject, "versions": versions}), |out| {
-                for v in &versions {
+                for v in versions {
                     writeln!(out, "{v}")?;
                 }
                 Ok(())
             })
         }
-        InspectCommand::Get {
-            subject,
-            version,
+        Answer::Schema {
+            schema,
+            references,
             arrow,
-        } => {
-            let what = format!("get {subject} version {version}");
-            let found = if version == "latest" {
-                registry.latest(&subject)
-            } else {
-                let v: i32 = version
-                    .parse()
-                    .ok()
-                    .filter(|v: &i32| *v > 0)
-                    .ok_or_else(|| {
-                        CliError::usage(format!(
-                            "--version {version:?} is not a positive integer or latest"
-                        ))
-                    })?;
-                registry.version(&subject, v)
-            }
-            .map_err(|e| registry_error(&e, &what))?;
-            let resolved = resolved_schema_by_id(registry, found.id).map_err(|e| {
-                registry_error(
-                    &e,
-                    &format!("resolve the references of schema {}", found.id as u32),
-                )
-            })?;
-            show(&ui, &found, &resolved.references, arrow)
-        }
-        InspectCommand::Id { id, arrow } => {
-            let resolved = resolved_schema_by_id(registry, id as i32)
-                .map_err(|e| registry_error(&e, &format!("get schema id {id}")))?;
-            show(&ui, &resolved.schema, &resolved.references, arrow)
-        }
-        InspectCommand::IdUsage { id } => {
-            let usage = registry.id_versions(id as i32).map_err(|e| {
-                registry_error(&e, &format!("list the subjects using schema id {id}"))
-            })?;
-            ui.report(
-                json!({"id": id, "versions": usage.iter().map(|u| json!({"subject": u.subject, "version": u.version})).collect::<Vec<_>>()}),
-                |out| {
-                    let mut t = table(&["subject", "version"]);
-                    for u in &usage {
-                        t.add_row(vec![u.subject.clone(), u.version.to_string()]);
-                    }
-                    writeln!(out, "{t}")
-                },
-            )
-        }
-        InspectCommand::Compatibility { subject } => {
-            let level = registry
-                .compatibility(subject.as_deref())
-                .map_err(|e| registry_error(&e, "get the compatibility level"))?;
-            ui.report(
-                json!({"subject": subject, "compatibility": level}),
-                |out| match &subject {
-                    Some(s) => writeln!(out, "{s}: {level}"),
-                    None => writeln!(out, "global: {level}"),
-                },
-            )
-        }
+        } => show(ui, schema, references, arrow.as_deref()),
+        Answer::IdUsage { id, usage } => ui.report(
+            json!({"id": id, "versions": usage.iter().map(|u| json!({"subject": u.subject, "version": u.version})).collect::<Vec<_>>()}),
+            |out| {
+                let mut t = table(&["subject", "version"]);
+                for u in usage {
+                    t.add_row(vec![u.subject.clone(), u.version.to_string()]);
+                }
+                writeln!(out, "{t}")
+            },
+        ),
+        Answer::Compatibility { subject, level } => ui.report(
+            json!({"subject": subject, "compatibility": level}),
+            |out| match subject {
+                Some(s) => writeln!(out, "{s}: {level}"),
+                None => writeln!(out, "global: {level}"),
+            },
+        ),
     }
 }
 
-fn show(ui: &Ui, s: &RegisteredSchema, refs: &[ResolvedReference], arrow: bool) -> CliResult<()> {
-    let arrow_text = if arrow {
-        Some(
-            crate::engine::columnarschema::describe_arrow(
-                s.spec.schema_type,
-                &s.spec.schema,
-                s.spec.message_type.as_deref(),
-                &refs
-                    .iter()
-                    .map(|r| (r.name.clone(), r.spec_text.clone()))
-                    .collect::<Vec<_>>(),
-            )
-            .map_err(|e| CliError::failure(format!("map schema {} to Arrow: {e}", s.id as u32)))?,
-        )
-    } else {
-        None
-    };
+fn show(
+    ui: &Ui,
+    s: &RegisteredSchema,
+    refs: &[ResolvedReference],
+    arrow_text: Option<&str>,
+) -> CliResult<()> {
     let data = json!({
         "subject": s.subject,
         "id": s.id as u32,
@@ -188,7 +152,7 @@ fn show(ui: &Ui, s: &RegisteredSchema, refs: &[ResolvedReference], arrow: bool) 
                 r.name, r.subject, r.version, r.spec_text
             )?;
         }
-        if let Some(a) = &arrow_text {
+        if let Some(a) = arrow_text {
             writeln!(out, "arrow schema:\n{a}")?;
         }
         Ok(())

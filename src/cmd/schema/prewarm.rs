@@ -15,11 +15,10 @@ use crate::cmd::schema::connect::{ConnectOptions, connect, registry_error};
 use crate::engine::schema::avro::canonical::{canonical_text, dropped_attributes};
 use crate::engine::schema::cache::SchemaCache;
 use crate::engine::schema::cache_file::{CacheFile, SubjectEntry};
-use crate::engine::schema::prewarm::{PrewarmMode, prewarm_with_written};
+use crate::engine::schema::prewarm::{PrewarmMode, PrewarmReport, prewarm_with_written};
 use crate::engine::schema::registry::{Registry, SchemaSpec, SchemaType};
 use crate::ops::schema::source::{
-    Kind, SubjectSource, kind_for, local_spec, parse_reference, read_manifest, read_schema_file,
-    reference_texts,
+    Kind, SubjectSource, kind_for, local_spec, parse_reference, read_manifest, reference_texts,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -106,30 +105,13 @@ struct Row {
 }
 
 pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) -> CliResult<()> {
-    let mut sources: Vec<SubjectSource> = Vec::new();
-    if let (Some(subject), Some(file)) = (&args.subject, &args.schema_file) {
-        sources.push(SubjectSource {
-            subject: subject.clone(),
-            kind: args.kind.unwrap_or_else(|| kind_for(file)),
-            file: file.clone(),
-            message_type: args.message_type.clone(),
-            references: args.references.clone(),
-        });
-    }
-    if let Some(manifest) = &args.manifest {
-        sources.extend(read_manifest(manifest)?);
-    }
-    if sources.is_empty() {
-        return Err(CliError::usage(
-            "nothing to prewarm: pass --subject S --schema-file FILE and/or --manifest FILE",
-        ));
-    }
+    let sources = collect_sources(&args)?;
     if let Some(cache) = &args.write_cache {
         check_paths(global, &args, &sources, cache)?;
     }
     let texts: Vec<String> = sources
         .iter()
-        .map(|s| read_schema_file(&s.file))
+        .map(|s| crate::io::schema_file::read(&s.file).map_err(CliError::from))
         .collect::<CliResult<_>>()?;
     let connected = connect(global, conn)?;
     let registry: &dyn Registry = connected.registry.as_ref();
@@ -204,8 +186,73 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
     let report = prewarm_with_written(&cache, mode, &written)
         .map_err(|e| CliError::failure(e.to_string()))?;
 
+    let rows = report_rows(
+        global,
+        &args,
+        registry,
+        &report,
+        &locals,
+        mode,
+        (&written, &dropped),
+    );
+
+    if let Some(path) = &args.write_cache
+        && report.failures.is_empty()
+        && !global.output.dry_run
+    {
+        write_cache(
+            path,
+            &connected.url,
+            &connected.registry,
+            &report,
+            &locals,
+            mode,
+            &rows,
+        )?;
+    }
+
+    render(global, &args, mode, &rows, report.failures.is_empty())?;
+    outcome(&rows, !report.resolved.is_empty(), &connected.url)
+}
+
+/// The subjects to resolve: `--subject`/`--schema-file`, then the manifest's entries.
+fn collect_sources(args: &PrewarmArgs) -> CliResult<Vec<SubjectSource>> {
+    let mut sources: Vec<SubjectSource> = Vec::new();
+    if let (Some(subject), Some(file)) = (&args.subject, &args.schema_file) {
+        sources.push(SubjectSource {
+            subject: subject.clone(),
+            kind: args.kind.unwrap_or_else(|| kind_for(file)),
+            file: file.clone(),
+            message_type: args.message_type.clone(),
+            references: args.references.clone(),
+        });
+    }
+    if let Some(manifest) = &args.manifest {
+        sources.extend(read_manifest(manifest)?);
+    }
+    if sources.is_empty() {
+        return Err(CliError::usage(
+            "nothing to prewarm: pass --subject S --schema-file FILE and/or --manifest FILE",
+        ));
+    }
+    Ok(sources)
+}
+
+/// One row per subject: its id and version, or the registry's error.
+fn report_rows(
+    global: &GlobalArgs,
+    args: &PrewarmArgs,
+    registry: &dyn Registry,
+    report: &PrewarmReport,
+    locals: &[(String, SchemaSpec)],
+    mode: PrewarmMode,
+    (written, dropped): (
+        &BTreeMap<String, SchemaSpec>,
+        &BTreeMap<String, Vec<String>>,
+    ),
+) -> Vec<Row> {
     let mut rows = Vec::new();
-    for (subject, local) in &locals {
+    for (subject, local) in locals {
         if let Some(e) = report.failures.get(subject) {
             rows.push(Row {
                 subject: subject.clone(),
@@ -259,22 +306,17 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
             unreachable: false,
         });
     }
+    rows
+}
 
-    if let Some(path) = &args.write_cache
-        && report.failures.is_empty()
-        && !global.output.dry_run
-    {
-        write_cache(
-            path,
-            &connected.url,
-            &connected.registry,
-            &report,
-            &locals,
-            mode,
-            &rows,
-        )?;
-    }
-
+/// The report: a table (and notes) or the JSON document.
+fn render(
+    global: &GlobalArgs,
+    args: &PrewarmArgs,
+    mode: PrewarmMode,
+    rows: &[Row],
+    all_resolved: bool,
+) -> CliResult<()> {
     let ui = Ui::new(&global.output);
     let data = json!({
         "mode": mode.name(),
@@ -289,7 +331,7 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
             "dropped_attributes": r.dropped,
             "error": r.error.as_ref().map(|m| json!({"message": m})),
         })).collect::<Vec<Value>>(),
-        "cache_file": args.write_cache.as_ref().filter(|_| report.failures.is_empty()).map(|p| p.display().to_string()),
+        "cache_file": args.write_cache.as_ref().filter(|_| all_resolved).map(|p| p.display().to_string()),
     });
     ui.report(data, |out| {
         let mut t = table(&[
@@ -301,7 +343,7 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
             "texts differ",
             "error",
         ]);
-        for r in &rows {
+        for r in rows {
             t.add_row(vec![
                 r.subject.clone(),
                 r.id.map_or("-".into(), |i| i.to_string()),
@@ -326,7 +368,7 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
             )?;
         }
         if let Some(p) = &args.write_cache {
-            if report.failures.is_empty() {
+            if all_resolved {
                 writeln!(out, "wrote schema cache {}", p.display())?;
             } else {
                 writeln!(
@@ -338,6 +380,12 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
         }
         Ok(())
     })?;
+    Ok(())
+}
+
+/// Exit 0 when every subject resolved; 4 when none did because the registry is
+/// unreachable; 1 otherwise.
+fn outcome(rows: &[Row], any_resolved: bool, url: &str) -> CliResult<()> {
     let failed: Vec<&Row> = rows.iter().filter(|r| r.error.is_some()).collect();
     if failed.is_empty() {
         return Ok(());
@@ -347,10 +395,10 @@ pub fn run(global: &GlobalArgs, conn: &ConnectOptions<'_>, args: PrewarmArgs) ->
         failed.len(),
         rows.len()
     );
-    if report.resolved.is_empty() && failed.iter().all(|r| r.unreachable) {
+    if !any_resolved && failed.iter().all(|r| r.unreachable) {
         Err(CliError::unreachable(format!(
             "{summary}: the schema registry at {} is unreachable",
-            connected.url
+            url
         )))
     } else {
         Err(CliError::failure(summary))
@@ -381,9 +429,7 @@ fn check_paths(
         format!("--write-cache {}", cache.display()),
         cache,
     )];
-    if let Some(p) = &global.connection.command_config {
-        named.push(Named::input(format!("--command-config {}", p.display()), p));
-    }
+    named.extend(global.connection.read_files());
     if let Some(p) = &args.manifest {
         named.push(Named::input(format!("--manifest {}", p.display()), p));
     }
@@ -438,7 +484,7 @@ fn write_cache(
             })?;
         file.add_writer(&writer);
     }
-    crate::io::output_file::write_atomically(path, file.to_json().as_bytes()).map_err(|e| {
+    crate::io::atomic_file::write_whole(path, file.to_json().as_bytes()).map_err(|e| {
         CliError::failure(format!("cannot write schema cache {}: {e}", path.display()))
     })
 }

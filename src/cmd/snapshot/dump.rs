@@ -11,14 +11,12 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::epoch_or_live;
-use super::render::{payload_human, payload_json};
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, finish_stdout};
-use crate::engine::columnar::snapshot::container::Generation;
+use crate::cmd::render::snapshot::{dumped_human, dumped_json};
 use crate::engine::columnar::snapshot::lossless::write_lossless;
-use crate::engine::columnar::snapshot::payload::classify;
-use crate::ops::snapshot::dump::{DumpPlan, Dumped, dump, dump_bytes, write_lossless_file};
+use crate::ops::snapshot::dump::{DumpPlan, dump, dump_bytes, write_lossless_file};
 
 #[derive(Debug, Args)]
 pub struct DumpArgs {
@@ -56,63 +54,6 @@ pub struct DumpArgs {
     /// With --lossless: write the document to this file instead of stdout.
     #[arg(long, value_name = "FILE", requires = "lossless")]
     pub out: Option<PathBuf>,
-}
-
-/// The container as the JSON document of `snapshot dump`.
-pub fn dumped_json(dumped: &Dumped) -> Value {
-    let entries: Vec<Value> = dumped
-        .snapshot
-        .entries
-        .iter()
-        .map(|e| {
-            let payload = classify(&e.value);
-            json!({
-                "name": e.name,
-                "size": e.value.len(),
-                "kind": payload.kind(),
-                "payload": payload_json(&payload, &e.value),
-            })
-        })
-        .collect();
-    json!({
-        "file": dumped.source,
-        "size": dumped.size,
-        "generation": dumped.snapshot.generation.label(),
-        "entries": entries,
-    })
-}
-
-/// The container as the text of `snapshot dump`.
-pub fn dumped_human(dumped: &Dumped, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "{}: {} bytes, container {}, {} entries",
-        dumped.source,
-        dumped.size,
-        match dumped.snapshot.generation {
-            Generation::B => "gen B",
-            other => other.label(),
-        },
-        dumped.snapshot.entries.len()
-    )?;
-    if dumped.snapshot.generation == Generation::A {
-        writeln!(
-            out,
-            "legacy (Java ≤ 1.2): read-only; restoring it writes gen B only with --convert-legacy"
-        )?;
-    }
-    for e in &dumped.snapshot.entries {
-        let payload = classify(&e.value);
-        writeln!(
-            out,
-            "\n── {} ({}, {} bytes)",
-            e.name,
-            payload.kind(),
-            e.value.len()
-        )?;
-        writeln!(out, "{}", payload_human(&payload, &e.value))?;
-    }
-    Ok(())
 }
 
 pub fn run(global: &GlobalArgs, args: DumpArgs) -> CliResult<()> {

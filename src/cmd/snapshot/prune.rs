@@ -10,10 +10,10 @@ use std::time::Duration;
 use clap::{ArgGroup, Args};
 use serde_json::json;
 
-use super::{epoch_text, owner_label, utc_text};
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
+use crate::cmd::render::snapshot::{epoch_text, owner_label, utc_text};
 use crate::engine::columnar::snapshot::plan::PartitionSet;
 use crate::ops::snapshot::prune::{PrunePlan, prune};
 

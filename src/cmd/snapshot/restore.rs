@@ -8,18 +8,17 @@
 //! first write). Replacing an existing file needs `--yes` (or a yes on a
 //! terminal); `--dry-run` reports the same plan and writes nothing.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{ArgAction, Args};
-use serde_json::{Value, json};
 
 use super::{epoch_number, epoch_or_live, layout_arg};
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
-use crate::cmd::output::{Ui, table};
+use crate::cmd::output::Ui;
+use crate::cmd::render::snapshot::{copy_report_human, copy_report_json};
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
-use crate::ops::snapshot::restore::{CopyReport, PreparedWrite, RestorePlan, restore};
+use crate::ops::snapshot::restore::{RestorePlan, restore};
 
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
@@ -69,57 +68,6 @@ pub struct RestoreArgs {
     /// Write the dump of a legacy gen A (Java ≤ 1.2) container as gen B (names re-sorted).
     #[arg(long)]
     pub convert_legacy: bool,
-}
-
-/// One row of a restore report.
-pub(super) fn write_json(w: &PreparedWrite, written: bool) -> Value {
-    json!({
-        "target": w.target,
-        "source": w.source,
-        "bytes": w.bytes.len(),
-        "action": w.action(),
-        "written": written,
-    })
-}
-
-/// The report as the JSON document of `snapshot restore`.
-pub fn copy_report_json(report: &CopyReport) -> Value {
-    json!({
-        "to": report.location,
-        "files": report.files.iter().map(|(w, written)| write_json(w, *written)).collect::<Vec<_>>(),
-        "written": report.files.iter().filter(|(_, w)| *w).count(),
-    })
-}
-
-/// The report as the table of `snapshot restore`.
-pub fn copy_report_human(report: &CopyReport, out: &mut dyn Write) -> std::io::Result<()> {
-    let mut t = table(&["target", "source", "bytes", "action", "written"]);
-    for (w, written) in &report.files {
-        t.add_row(vec![
-            w.target.clone(),
-            w.source.clone(),
-            w.bytes.len().to_string(),
-            w.action().to_owned(),
-            if *written { "yes" } else { "no" }.to_owned(),
-        ]);
-    }
-    writeln!(out, "{t}")?;
-    let replacing = report.files.iter().filter(|(w, _)| w.replaces).count();
-    if report.dry_run {
-        writeln!(
-            out,
-            "would write {} files in {} ({replacing} replacing existing files)",
-            report.files.len(),
-            report.location
-        )
-    } else {
-        writeln!(
-            out,
-            "wrote {} files in {} ({replacing} replaced)",
-            report.files.iter().filter(|(_, w)| *w).count(),
-            report.location
-        )
-    }
 }
 
 pub fn run(global: &GlobalArgs, args: RestoreArgs) -> CliResult<()> {

@@ -17,11 +17,12 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::restore::write_json;
-use super::{layout_arg, utc_text};
+use super::layout_arg;
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::{Ui, table};
+use crate::cmd::render::snapshot::utc_text;
+use crate::cmd::render::snapshot::write_json;
 use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
 use crate::ops::snapshot::restore_cut::{CutRestore, RestoreCutPlan, restore_cut};

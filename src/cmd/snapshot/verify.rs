@@ -51,8 +51,8 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
         "checked": report.checked,
         "bad": report.bad.iter().map(|(file, problem)| json!({"file": file, "problem": problem})).collect::<Vec<_>>(),
         "ignored": report.ignored,
-        "stale_temp_files": super::stale_temps_json(&report.stale_temps),
-        "identities": super::identities_json(&report.identities),
+        "stale_temp_files": crate::cmd::render::snapshot::stale_temps_json(&report.stale_temps),
+        "identities": crate::cmd::render::snapshot::identities_json(&report.identities),
         "ok": report.ok(),
     });
     ui.report(data, |out| {
@@ -71,8 +71,8 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CliResult<()> {
         if report.ignored > 0 {
             writeln!(out, "{} other files ignored", report.ignored)?;
         }
-        super::stale_temps_human(out, &report.stale_temps)?;
-        super::identities_human(out, &report.identities)?;
+        crate::cmd::render::snapshot::stale_temps_human(out, &report.stale_temps)?;
+        crate::cmd::render::snapshot::identities_human(out, &report.identities)?;
         Ok(())
     })?;
     report.verdict()

@@ -124,8 +124,8 @@ impl OutputPlan {
         if let Some(p) = &path
             && (args.rotate_rows.is_some() || args.rotate_bytes.is_some())
             && !matches!(
-                crate::io::output_file::resolve(p),
-                Ok(crate::io::output_file::Resolved::Replace(_))
+                crate::io::atomic_file::resolve(p),
+                Ok(crate::io::atomic_file::Resolved::Replace(_))
             )
         {
             return Err(CliError::usage(format!(
@@ -197,9 +197,7 @@ fn check_paths(
 ) -> CliResult<()> {
     use crate::io::path_conflict::{Named, check};
     let mut named = Vec::new();
-    if let Some(p) = &global.connection.command_config {
-        named.push(Named::input(format!("--command-config {}", p.display()), p));
-    }
+    named.extend(global.connection.read_files());
     if let Some(p) = &args.schema_cache.schema_cache {
         named.push(Named::input(format!("--schema-cache {}", p.display()), p));
     }

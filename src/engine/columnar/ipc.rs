@@ -27,18 +27,37 @@ pub enum IpcFormat {
     Unknown,
 }
 
-/// Sniffs the IPC format: a stream starts with `ffffffff` and a 4-byte
-/// metadata length; a file starts with `ARROW1\0\0` and ends with `ARROW1`.
-pub fn sniff(bytes: &[u8]) -> IpcFormat {
-    if bytes.len() >= 8 && bytes.starts_with(&IPC_CONTINUATION_MARKER) {
+/// The one place that tells an IPC stream from an IPC file by its first bytes
+/// (formats §5): a stream's first message starts with the continuation marker
+/// `ffffffff`, a file starts with the magic `ARROW1` (then padding). Every reader
+/// that has to choose (`run --input`, `produce`, `barrier verify`, snapshot payloads)
+/// asks this; `Unknown` means neither start, which each caller answers in its own
+/// words (a legacy marker-less stream, text lines, a refusal). `head` may be any
+/// prefix of the input; a shorter one than the marker or magic is `Unknown`.
+pub fn sniff_head(head: &[u8]) -> IpcFormat {
+    if head.starts_with(&IPC_CONTINUATION_MARKER) {
         IpcFormat::Stream
-    } else if bytes.len() >= IPC_FILE_HEADER.len() + IPC_FILE_TRAILER.len()
-        && bytes.starts_with(&IPC_FILE_HEADER)
-        && bytes.ends_with(&IPC_FILE_TRAILER)
-    {
+    } else if head.starts_with(&IPC_FILE_HEADER[..IPC_FILE_TRAILER.len()]) {
         IpcFormat::File
     } else {
         IpcFormat::Unknown
+    }
+}
+
+/// Sniffs the IPC format of complete bytes (a snapshot payload, a record value): as
+/// [`sniff_head`], and whole: a stream has at least its first message's marker and
+/// metadata length, a file also ends with `ARROW1`.
+pub fn sniff(bytes: &[u8]) -> IpcFormat {
+    match sniff_head(bytes) {
+        IpcFormat::Stream if bytes.len() >= 8 => IpcFormat::Stream,
+        IpcFormat::File
+            if bytes.len() >= IPC_FILE_HEADER.len() + IPC_FILE_TRAILER.len()
+                && bytes.starts_with(&IPC_FILE_HEADER)
+                && bytes.ends_with(&IPC_FILE_TRAILER) =>
+        {
+            IpcFormat::File
+        }
+        _ => IpcFormat::Unknown,
     }
 }
 
@@ -270,7 +289,7 @@ pub fn check_ipc_file<R: std::io::Read + std::io::Seek>(input: &mut R) -> Result
         len - IPC_FILE_TRAILER.len() as u64,
         IPC_FILE_TRAILER.len() as u64,
     )?;
-    if head[..6] != IPC_FILE_HEADER[..6] || tail != IPC_FILE_TRAILER {
+    if sniff_head(&head) != IpcFormat::File || tail != IPC_FILE_TRAILER {
         return Err(malformed(
             "not an Arrow IPC file (header or trailer magic missing)",
         ));
@@ -348,6 +367,25 @@ mod tests {
             Some(264)
         );
         assert!(read_batches(b"nope").is_err());
+    }
+
+    #[test]
+    fn a_head_is_told_by_its_marker_or_magic_alone() {
+        assert_eq!(sniff_head(&[0xff; 4]), IpcFormat::Stream);
+        assert_eq!(sniff_head(b"ARROW1"), IpcFormat::File);
+        assert_eq!(sniff_head(b"ARROW1\0\0"), IpcFormat::File);
+        for foreign in [
+            &b""[..],
+            b"ARROW",
+            &[0xff; 3],
+            b"PAR1abcd",
+            &[8, 0, 0, 0, 1, 2],
+        ] {
+            assert_eq!(sniff_head(foreign), IpcFormat::Unknown, "{foreign:?}");
+        }
+        // Whole bytes agree with their head whenever they are complete.
+        let stream = stream_of_one_batch();
+        assert_eq!(sniff_head(&stream[..8]), sniff(&stream));
     }
 
     fn stream_of_one_batch() -> Vec<u8> {

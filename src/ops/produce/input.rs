@@ -17,7 +17,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 
-use crate::engine::columnar::ipc::{IPC_CONTINUATION_MARKER, IPC_FILE_HEADER};
+use crate::engine::columnar::ipc::{self, IpcFormat};
 use crate::engine::columnar::reserved_types::{library_schema, to_library};
 use crate::engine::columnar::runner::offline::BatchReader;
 use crate::io::arrow_files::IpcInput;
@@ -139,7 +139,7 @@ pub fn format_of_extension(path: &str) -> Option<InputFormat> {
 /// Text that starts like a JSON object is refused rather than guessed: it could be
 /// NDJSON rows (with `__key`, `__headers` …) or JSON values to send as they are.
 fn sniff(name: &str, head: &[u8]) -> Result<InputFormat> {
-    if head.starts_with(&IPC_CONTINUATION_MARKER) || head.starts_with(&IPC_FILE_HEADER[..6]) {
+    if ipc::sniff_head(head) != IpcFormat::Unknown {
         return Ok(InputFormat::Arrow);
     }
     if head.starts_with(b"PAR1") {

@@ -21,6 +21,7 @@ use crate::engine::columnar::topology::BatchCodec;
 use crate::engine::columnar::topology::spec::{CodecResolver, CodecSpec, Located, SchemaFile};
 use crate::engine::columnarschema::topology_codecs::{OnlineCodecs, needs_registry};
 use crate::engine::schema::cache::SchemaCache;
+use crate::io::schema_file;
 use crate::ops::produce::{PartitionChoice, ProducePlan, inner_format};
 use crate::ops::{Error, Result};
 
@@ -85,14 +86,10 @@ fn schema_file(path: &Path, protobuf: bool) -> Result<SchemaFile> {
         ),
         _ => (text.clone(), None),
     };
-    let read = |p: &Path| {
-        crate::io::bounded_read::read_to_string(p, crate::io::bounded_read::SCHEMA)
-            .map_err(|e| format!("{}: {e}", p.display()))
-    };
-    let source = read(Path::new(&file)).map_err(|e| Error::usage(format!("--value-schema {e}")))?;
+    let source = schema_file::read(Path::new(&file))
+        .map_err(|e| Error::usage(format!("--value-schema: {e}")))?;
     let imports = if protobuf {
-        let dir = Path::new(&file).parent().unwrap_or(Path::new("."));
-        crate::io::proto_imports::read_imports(dir, &source, read)
+        schema_file::read_proto_imports(Path::new(&file), &source)
             .map_err(|e| Error::usage(format!("--value-schema {file}: {e}")))?
     } else {
         Vec::new()

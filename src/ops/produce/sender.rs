@@ -51,7 +51,7 @@ impl Sender {
     pub fn open(plan: &ProducePlan, _encoder: Option<&RowEncoder>) -> Result<Sender> {
         let dead_letter = match (&plan.on_error, plan.dry_run) {
             (OnError::DeadLetter(path), false) => {
-                Some(crate::io::output_file::open_append(path).map_err(|e| {
+                Some(crate::io::atomic_file::open_append(path).map_err(|e| {
                     Error::usage(format!(
                         "--on-error dead-letter {}: cannot open it: {e}",
                         path.display()

@@ -158,9 +158,9 @@ fn check_paths(plan: &RunPlan) -> Result<()> {
         format!("the topology file {}", plan.file.display()),
         &plan.file,
     )];
-    if let Some(p) = &plan.command_config {
-        named.push(Named::input(format!("--command-config {}", p.display()), p));
-    }
+    named.extend(crate::io::path_conflict::connection_inputs(
+        plan.command_config.as_deref(),
+    ));
     if let Some(p) = &plan.schema_cache {
         named.push(Named::input(format!("--schema-cache {}", p.display()), p));
     }
@@ -200,7 +200,7 @@ fn check_paths(plan: &RunPlan) -> Result<()> {
         .filter_map(|a| a.split_once('=').map(|(_, p)| p))
         .chain(plan.dead_letter.as_deref());
     for path in outputs.filter(|p| *p != "-") {
-        crate::io::output_file::check_writable(Path::new(path))
+        crate::io::atomic_file::check_writable(Path::new(path))
             .map_err(|e| Error::usage(format!("cannot create {path}: {e}")))?;
     }
     Ok(())

@@ -12,8 +12,8 @@ use crate::engine::schema::compatibility::registered::{
     Against, AgainstError, Outcome, check_against,
 };
 use crate::engine::schema::registry::{Registry, SchemaType};
+use crate::io::schema_file;
 use crate::ops::schema::connect::registry_error;
-use crate::ops::schema::source::read_schema_file;
 use crate::ops::{Error, Result};
 
 /// What to check.
@@ -60,7 +60,7 @@ pub fn check<R: Registry + 'static>(
     registry: impl FnOnce() -> Result<Arc<R>>,
 ) -> Result<Checked> {
     let (subject, pinned) = parse_against(&plan.against)?;
-    let candidate = read_schema_file(&plan.file)?;
+    let candidate = schema_file::read(&plan.file)?;
     let registry = registry()?;
     let against = Against {
         subject: &subject,

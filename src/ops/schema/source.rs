@@ -176,14 +176,6 @@ pub fn parse_reference(text: &str) -> std::result::Result<SchemaReference, Strin
     })
 }
 
-/// Reads a schema file as UTF-8 text.
-pub fn read_schema_file(path: &Path) -> Result<String> {
-    let bytes = crate::io::bounded_read::read(path, crate::io::bounded_read::SCHEMA)
-        .map_err(|e| Error::usage(format!("cannot read schema file {}: {e}", path.display())))?;
-    String::from_utf8(bytes)
-        .map_err(|_| Error::usage(format!("schema file {} is not UTF-8 text", path.display())))
-}
-
 /// The texts of `references`, fetched from the registry (name → text, in order).
 pub fn reference_texts(
     registry: Option<&dyn Registry>,

@@ -121,10 +121,10 @@ pub fn dump_bytes(source: String, file_name: Option<String>, bytes: Vec<u8>) -> 
     })
 }
 
-/// Streams the lossless document into `path` (`io::output_file`: a regular file
+/// Streams the lossless document into `path` (`io::atomic_file`: a regular file
 /// through a temp file renamed into place, a device or descriptor directly).
 pub fn write_lossless_file(path: &Path, dumped: &Dumped) -> Result<()> {
-    crate::io::output_file::write_atomically_with(path, |out| {
+    crate::io::atomic_file::write_streamed(path, |out| {
         write_lossless(out, dumped.file_name.as_deref(), &dumped.snapshot)
     })
     .map_err(|e| Error::failure(format!("cannot write {}: {e}", path.display())))

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use super::{Identities, decode_listed, dir_error, identities, open_dir};
 use crate::engine::columnar::snapshot::container::Generation;
+use crate::io::atomic_file::temp_name::StaleTemp;
 use crate::io::snapshot_dir::{ListedFile, SnapshotDir};
-use crate::io::temp_file::StaleTemp;
 use crate::ops::Result;
 
 /// One listed file and what decoding it gave: (generation, entry count) or why not.

@@ -18,7 +18,7 @@ use crate::engine::columnar::snapshot::container::{self, Generation};
 use crate::engine::columnar::snapshot::lossless::read_lossless;
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
 use crate::engine::columnar::snapshot::plan::{PartitionSet, SnapshotUnit, plan_epoch_copy};
-use crate::io::output_file::write_atomically;
+use crate::io::atomic_file::write_whole;
 use crate::io::snapshot_dir::{EntryKind, SnapshotDir};
 use crate::ops::{Error, Result};
 
@@ -129,7 +129,7 @@ pub fn execute_writes(writes: &[PreparedWrite]) -> Result<()> {
     for (i, w) in writes.iter().enumerate() {
         let result = match &w.dir {
             Some(dir) => dir.write(&w.target, &w.bytes).map_err(|e| e.to_string()),
-            None => write_atomically(&w.path, &w.bytes)
+            None => write_whole(&w.path, &w.bytes)
                 .map_err(|e| format!("cannot write {}: {e}", w.path.display())),
         };
         if let Err(e) = result {
@@ -301,16 +301,12 @@ fn prepare_from_json(
         )));
     }
     // A file outside a snapshot directory follows the rule of every output
-    // (`io::output_file`): a link to a regular file replaces the file it points to, a
+    // (`io::atomic_file`): a link to a regular file replaces the file it points to, a
     // device, FIFO or descriptor is written in place.
-    crate::io::output_file::check_writable(to)
-        .map_err(|e| Error::usage(format!("--to {}: {e}", to.display())))?;
-    let replaces = match crate::io::output_file::resolve(to) {
-        Ok(crate::io::output_file::Resolved::Replace(target)) => target.is_file(),
+    let replaces = match crate::io::atomic_file::check_writable(to) {
+        Ok(crate::io::atomic_file::Resolved::Replace(target)) => target.is_file(),
         Ok(_) => false,
-        Err(e) => {
-            return Err(Error::usage(format!("--to {}: {e}", to.display())));
-        }
+        Err(e) => return Err(Error::usage(format!("--to {}: {e}", to.display()))),
     };
     let location = match to.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.display().to_string(),

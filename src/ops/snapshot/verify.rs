@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use super::{Identities, decode_listed, dir_error, identities, open_dir};
 use crate::engine::columnar::snapshot::container::{Generation, ReadSnapshot};
 use crate::engine::columnar::snapshot::payload::{Payload, classify};
-use crate::io::temp_file::StaleTemp;
+use crate::io::atomic_file::temp_name::StaleTemp;
 use crate::ops::{Error, Result};
 
 /// What to verify.

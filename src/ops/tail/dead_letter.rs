@@ -35,8 +35,8 @@ fn b64(b: &[u8]) -> Value {
 
 impl DeadLetterFile {
     pub fn create(path: &Path) -> std::io::Result<Self> {
-        // Appended to; a device or descriptor written in place (`io::output_file`).
-        let file = crate::io::output_file::open_append(path)?;
+        // Appended to; a device or descriptor written in place (`io::atomic_file`).
+        let file = crate::io::atomic_file::open_append(path)?;
         Ok(DeadLetterFile {
             out: BufWriter::new(file),
         })

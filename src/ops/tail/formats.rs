@@ -177,7 +177,7 @@ pub fn decoder(
         Format::String => Box::new(StringDecoder::default()),
         Format::Json(None) => Box::new(JsonDecoder::inferring()),
         Format::Json(Some(path)) => {
-            let text = read(path)?;
+            let text = crate::io::schema_file::read(path)?;
             let schema = JsonRowSchema::from_json_schema(&text)
                 .map_err(|e| Error::usage(format!("{}: {e}", path.display())))?;
             Box::new(JsonDecoder::with_schema(schema))
@@ -191,7 +191,7 @@ pub fn decoder(
             match reader {
                 None => Box::new(AvroValueDecoder::new(schemas)),
                 Some(path) => {
-                    let text = read(path)?;
+                    let text = crate::io::schema_file::read(path)?;
                     let reader = WriterSchema {
                         id: -1,
                         schema_type: SchemaType::Avro,
@@ -229,11 +229,6 @@ pub fn decoder(
             Box::new(GzipDecoder::new(inner, DEFAULT_MAX_UNCOMPRESSED_BYTES))
         }
     }))
-}
-
-fn read(path: &std::path::Path) -> crate::ops::Result<String> {
-    crate::io::bounded_read::read_to_string(path, crate::io::bounded_read::SCHEMA)
-        .map_err(|e| Error::usage(format!("cannot read {}: {e}", path.display())))
 }
 
 #[cfg(test)]

@@ -213,132 +213,9 @@ impl Accumulators {
     /// report, a sum near the i128 range, values of different kinds).
     pub fn merge(&mut self, func: AggFunc, parts: &[&Accumulators]) -> bool {
         match self {
-            Accumulators::Counts(counts) => {
-                let Some(parts) = parts
-                    .iter()
-                    .map(|p| match p {
-                        Accumulators::Counts(c) if c.len() == counts.len() => Some(c),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<_>>>()
-                else {
-                    return false;
-                };
-                let mut merged = Vec::with_capacity(counts.len());
-                for (g, count) in counts.iter().enumerate() {
-                    // The fold fails on the increment past i64::MAX: a total above it.
-                    let mut total = *count;
-                    for part in &parts {
-                        match total.checked_add(part[g]) {
-                            Some(t) => total = t,
-                            None => return false,
-                        }
-                    }
-                    merged.push(total);
-                }
-                *counts = merged;
-                true
-            }
-            Accumulators::IntSums { sums, seen } => {
-                let Some(parts) = parts
-                    .iter()
-                    .map(|p| match p {
-                        Accumulators::IntSums { sums: s, seen: n } if s.len() == sums.len() => {
-                            Some((s, n))
-                        }
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<_>>>()
-                else {
-                    return false;
-                };
-                // A partial of fewer than 2^60 values of at most 64 bits stays
-                // below 2^124; a sum below 2^126 plus any prefix of them then
-                // stays inside i128, so neither fold can overflow and both are exact.
-                const BOUND: i128 = 1 << 126;
-                if sums.iter().any(|s| !(-BOUND..BOUND).contains(s)) {
-                    return false;
-                }
-                for (g, sum) in sums.iter_mut().enumerate() {
-                    for (part, part_seen) in &parts {
-                        *sum += part[g];
-                        seen[g] |= part_seen[g];
-                    }
-                }
-                true
-            }
-            Accumulators::Slots(slots) => {
-                use crate::engine::columnar::snapshot::tagged::TaggedValue as T;
-                let same_kind = |a: &T, b: &T| {
-                    matches!(
-                        (a, b),
-                        (T::String(_), T::String(_))
-                            | (T::Bytes(_), T::Bytes(_))
-                            | (T::Bool(_), T::Bool(_))
-                            | (T::Int(_), T::Int(_))
-                            | (T::Uint64(_), T::Uint64(_))
-                    )
-                };
-                if parts
-                    .iter()
-                    .any(|p| !matches!(p, Accumulators::Slots(s) if s.len() == slots.len()))
-                {
-                    return false;
-                }
-                let parts: Vec<&Vec<Slot>> = parts
-                    .iter()
-                    .map(|p| match p {
-                        Accumulators::Slots(s) => s,
-                        _ => unreachable!("checked"),
-                    })
-                    .collect();
-                // Per group, which part's value wins (None: the group's own); decided
-                // before anything changes.
-                let mut winners: Vec<Option<usize>> = Vec::with_capacity(slots.len());
-                for (g, own) in slots.iter().enumerate() {
-                    let mut best: Option<&T> = match own {
-                        Slot::Empty => None,
-                        Slot::Value(v) => Some(v),
-                        _ => return false,
-                    };
-                    let mut winner = None;
-                    for (p, part) in parts.iter().enumerate() {
-                        let next = match &part[g] {
-                            Slot::Empty => continue,
-                            Slot::Value(v) => v,
-                            _ => return false,
-                        };
-                        let replace = match best {
-                            None => true,
-                            Some(current) => {
-                                if !same_kind(current, next) {
-                                    return false;
-                                }
-                                let Ok(ord) = super::compare(current, next) else {
-                                    return false;
-                                };
-                                // Ties keep the current (earlier) value, as the fold does.
-                                if func == AggFunc::Min {
-                                    ord.is_gt()
-                                } else {
-                                    ord.is_lt()
-                                }
-                            }
-                        };
-                        if replace {
-                            best = Some(next);
-                            winner = Some(p);
-                        }
-                    }
-                    winners.push(winner);
-                }
-                for (g, winner) in winners.into_iter().enumerate() {
-                    if let Some(p) = winner {
-                        slots[g] = parts[p][g].clone();
-                    }
-                }
-                true
-            }
+            Accumulators::Counts(counts) => merge_counts(counts, parts),
+            Accumulators::IntSums { sums, seen } => merge_int_sums(sums, seen, parts),
+            Accumulators::Slots(slots) => merge_slots(slots, func, parts),
         }
     }
 
@@ -410,4 +287,135 @@ where
         }
     }
     Ok(())
+}
+
+/// [`Accumulators::merge`] of counts: `false` when a total would pass `i64::MAX`.
+fn merge_counts(counts: &mut Vec<i64>, parts: &[&Accumulators]) -> bool {
+    let Some(parts) = parts
+        .iter()
+        .map(|p| match p {
+            Accumulators::Counts(c) if c.len() == counts.len() => Some(c),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+    else {
+        return false;
+    };
+    let mut merged = Vec::with_capacity(counts.len());
+    for (g, count) in counts.iter().enumerate() {
+        // The fold fails on the increment past i64::MAX: a total above it.
+        let mut total = *count;
+        for part in &parts {
+            match total.checked_add(part[g]) {
+                Some(t) => total = t,
+                None => return false,
+            }
+        }
+        merged.push(total);
+    }
+    *counts = merged;
+    true
+}
+
+/// [`Accumulators::merge`] of integer sums: `false` when a sum is near the i128 range.
+fn merge_int_sums(sums: &mut [i128], seen: &mut [bool], parts: &[&Accumulators]) -> bool {
+    let Some(parts) = parts
+        .iter()
+        .map(|p| match p {
+            Accumulators::IntSums { sums: s, seen: n } if s.len() == sums.len() => Some((s, n)),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+    else {
+        return false;
+    };
+    // A partial of fewer than 2^60 values of at most 64 bits stays
+    // below 2^124; a sum below 2^126 plus any prefix of them then
+    // stays inside i128, so neither fold can overflow and both are exact.
+    const BOUND: i128 = 1 << 126;
+    if sums.iter().any(|s| !(-BOUND..BOUND).contains(s)) {
+        return false;
+    }
+    for (g, sum) in sums.iter_mut().enumerate() {
+        for (part, part_seen) in &parts {
+            *sum += part[g];
+            seen[g] |= part_seen[g];
+        }
+    }
+    true
+}
+
+/// [`Accumulators::merge`] of min/max slots: `false` for values of different kinds or
+/// that do not compare.
+fn merge_slots(slots: &mut [Slot], func: AggFunc, parts: &[&Accumulators]) -> bool {
+    use crate::engine::columnar::snapshot::tagged::TaggedValue as T;
+    let same_kind = |a: &T, b: &T| {
+        matches!(
+            (a, b),
+            (T::String(_), T::String(_))
+                | (T::Bytes(_), T::Bytes(_))
+                | (T::Bool(_), T::Bool(_))
+                | (T::Int(_), T::Int(_))
+                | (T::Uint64(_), T::Uint64(_))
+        )
+    };
+    if parts
+        .iter()
+        .any(|p| !matches!(p, Accumulators::Slots(s) if s.len() == slots.len()))
+    {
+        return false;
+    }
+    let parts: Vec<&Vec<Slot>> = parts
+        .iter()
+        .map(|p| match p {
+            Accumulators::Slots(s) => s,
+            _ => unreachable!("checked"),
+        })
+        .collect();
+    // Per group, which part's value wins (None: the group's own); decided
+    // before anything changes.
+    let mut winners: Vec<Option<usize>> = Vec::with_capacity(slots.len());
+    for (g, own) in slots.iter().enumerate() {
+        let mut best: Option<&T> = match own {
+            Slot::Empty => None,
+            Slot::Value(v) => Some(v),
+            _ => return false,
+        };
+        let mut winner = None;
+        for (p, part) in parts.iter().enumerate() {
+            let next = match &part[g] {
+                Slot::Empty => continue,
+                Slot::Value(v) => v,
+                _ => return false,
+            };
+            let replace = match best {
+                None => true,
+                Some(current) => {
+                    if !same_kind(current, next) {
+                        return false;
+                    }
+                    let Ok(ord) = super::compare(current, next) else {
+                        return false;
+                    };
+                    // Ties keep the current (earlier) value, as the fold does.
+                    if func == AggFunc::Min {
+                        ord.is_gt()
+                    } else {
+                        ord.is_lt()
+                    }
+                }
+            };
+            if replace {
+                best = Some(next);
+                winner = Some(p);
+            }
+        }
+        winners.push(winner);
+    }
+    for (g, winner) in winners.into_iter().enumerate() {
+        if let Some(p) = winner {
+            slots[g] = parts[p][g].clone();
+        }
+    }
+    true
 }

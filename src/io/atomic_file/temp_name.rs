@@ -1,5 +1,5 @@
-//! The temp files this tool writes beside a file it replaces, and the stale ones a
-//! killed writer leaves behind.
+//! Part of `io::atomic_file`: the names of the temp files written beside a file being
+//! replaced, and the stale ones a killed writer leaves behind.
 //!
 //! Every atomic write (snapshots, restores, tail and run outputs, dumps, cache
 //! files) streams into `<target name>.krabka-<pid>.<random>.tmp` in the target's

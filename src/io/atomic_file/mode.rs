@@ -1,5 +1,5 @@
-//! Permissions of the files the tool writes (outputs, snapshots, dumps, caches, dead
-//! letters). Writes go through a temp file, which `tempfile` creates private (0600);
+//! Part of `io::atomic_file`: permissions of the files the tool writes (outputs,
+//! snapshots, dumps, caches, dead letters). Writes go through a temp file, which `tempfile` creates private (0600);
 //! left that way, every output would silently become unreadable to the group that runs
 //! the application. The rule instead:
 //!
@@ -20,7 +20,7 @@ pub const NEW_FILE_MODE: u32 = 0o664;
 const NEVER: u32 = 0o7002;
 
 /// Creates the temp file that will replace `target`, in `target`'s directory and named
-/// as `io::temp_file` says (`<name>.krabka-<pid>.<random>.tmp`), with the permissions
+/// as `io::atomic_file::temp_name` says (`<name>.krabka-<pid>.<random>.tmp`), with the permissions
 /// `target` is to have (see the module rule). Stale temp files that killed writers of
 /// the same target left behind are removed first.
 pub fn temp_file_for(target: &Path) -> io::Result<tempfile::NamedTempFile> {
@@ -35,11 +35,11 @@ pub fn temp_file_for(target: &Path) -> io::Result<tempfile::NamedTempFile> {
         _ => Path::new("."),
     };
     if let Some(name) = file_name.to_str() {
-        crate::io::temp_file::remove_stale(dir, name);
+        crate::io::atomic_file::temp_name::remove_stale(dir, name);
     }
     let temp = tempfile::Builder::new()
-        .prefix(&crate::io::temp_file::prefix_for(file_name))
-        .suffix(crate::io::temp_file::suffix())
+        .prefix(&crate::io::atomic_file::temp_name::prefix_for(file_name))
+        .suffix(crate::io::atomic_file::temp_name::suffix())
         .permissions(new_file_permissions())
         .tempfile_in(dir)?;
     if let Some(kept) = kept_permissions(target) {

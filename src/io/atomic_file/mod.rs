@@ -1,23 +1,31 @@
-//! Opening an output the user named (`--out`, `--sink`, `--dead-letter`, dumps,
-//! restores, snapshots, caches): every file this tool writes is opened here.
+//! Every file this tool writes (`--out`, `--sink`, dead letters, dumps, restores,
+//! snapshots, caches, the runner's state) is opened here, and the caller never picks
+//! the method: what the path names decides it ([`resolve`] → [`Resolved`]).
 //!
-//! What the path names decides how it is written:
-//!
-//! * a regular file, a path that does not exist yet, or a symbolic link (chain) to
-//!   a regular file: the bytes go to a temp file beside the file the link resolves
-//!   to (named by `io::temp_file`, permissions by `io::file_mode`), are fsynced and
-//!   renamed over it on [`OutputFile::commit`], and the directory is fsynced. The
-//!   link itself stays a link. Dropping an uncommitted output removes the temp file,
-//!   so a failure leaves the previous file untouched and nothing half-written;
-//! * a descriptor of this process (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
-//!   `/proc/self/fd/N`): that descriptor is duplicated and written, so the bytes go
-//!   wherever the shell pointed it (a pipe, a terminal, a file opened with `>>`);
-//! * anything else (a character device such as `/dev/null`, a FIFO, a socket, a
-//!   descriptor of another process): opened for writing and written directly.
-//!   Replacing such a path would destroy it, and a temp file beside `/dev/null` is
-//!   not even allowed for a plain user.
+//! * [`Resolved::Replace`] — a regular file, a path that does not exist yet, or a
+//!   symbolic link (chain) to a regular file: the bytes go to a temp file beside the
+//!   file the link resolves to (named by [`temp_name`], permissions by [`mode`]), are
+//!   fsynced and renamed over it on [`OutputFile::commit`], and the directory is
+//!   fsynced. The link itself stays a link. Dropping an uncommitted output removes the
+//!   temp file, so a failure leaves the previous file untouched and nothing half-written;
+//! * [`Resolved::Descriptor`] — a descriptor of this process (`/dev/stdout`,
+//!   `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`): that descriptor is duplicated and
+//!   written, so the bytes go wherever the shell pointed it (a pipe, a terminal, `>>`);
+//! * [`Resolved::InPlace`] — anything else (a character device such as `/dev/null`, a
+//!   FIFO, a socket, a descriptor of another process): opened for writing and written
+//!   in place. Replacing such a path would destroy it, and a temp file beside
+//!   `/dev/null` is not even allowed for a plain user.
 //!
 //! A dangling link and a directory are refused: there is no file to write.
+//!
+//! Which function to call: [`write_whole`] for bytes in memory, [`write_streamed`] for
+//! content written piece by piece, [`OutputFile::create`] + [`OutputFile::commit`] for an
+//! output kept open across batches, [`open_append`] for the dead-letter logs (appended
+//! to, never replaced), [`check_writable`] to refuse a bad path before any input is read
+//! (it returns what [`resolve`] found, so the caller need not resolve again).
+
+pub mod mode;
+pub mod temp_name;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -41,7 +49,7 @@ pub enum Resolved {
     /// A descriptor of this process: duplicated and written.
     Descriptor(i32),
     /// A device, FIFO, socket or another process's descriptor: written in place.
-    Direct,
+    InPlace,
 }
 
 fn invalid(path: &Path, what: &str) -> io::Error {
@@ -102,7 +110,7 @@ pub fn resolve(path: &Path) -> io::Result<Resolved> {
                     }
                 }
                 // Another process's descriptor: its link text is not a path.
-                Some(false) => return Ok(Resolved::Direct),
+                Some(false) => return Ok(Resolved::InPlace),
                 None => {}
             }
             let next = std::fs::read_link(&current)?;
@@ -119,7 +127,7 @@ pub fn resolve(path: &Path) -> io::Result<Resolved> {
             // The file the chain ends at, by a path free of links.
             return Ok(Resolved::Replace(current.canonicalize()?));
         }
-        return Ok(Resolved::Direct);
+        return Ok(Resolved::InPlace);
     }
     Err(invalid(path, "is a chain of too many symbolic links"))
 }
@@ -180,7 +188,7 @@ enum Inner {
         temp: Unpublished,
         target: PathBuf,
     },
-    Direct(BufWriter<File>),
+    InPlace(BufWriter<File>),
 }
 
 /// An output being written; see the module rules for where the bytes go.
@@ -195,20 +203,21 @@ impl OutputFile {
     pub fn create(path: &Path) -> io::Result<OutputFile> {
         let inner = match resolve(path)? {
             Resolved::Replace(target) => {
-                let (file, temp) = crate::io::file_mode::temp_file_for(&target)?.into_parts();
+                let (file, temp) =
+                    crate::io::atomic_file::mode::temp_file_for(&target)?.into_parts();
                 Inner::Replace {
                     out: BufWriter::with_capacity(BUFFER, file),
                     temp: Unpublished::new(temp),
                     target,
                 }
             }
-            Resolved::Descriptor(fd) => Inner::Direct(BufWriter::with_capacity(BUFFER, dup(fd)?)),
-            Resolved::Direct => {
+            Resolved::Descriptor(fd) => Inner::InPlace(BufWriter::with_capacity(BUFFER, dup(fd)?)),
+            Resolved::InPlace => {
                 let file = std::fs::OpenOptions::new()
                     .write(true)
                     .custom_flags(libc::O_NOCTTY)
                     .open(path)?;
-                Inner::Direct(BufWriter::with_capacity(BUFFER, file))
+                Inner::InPlace(BufWriter::with_capacity(BUFFER, file))
             }
         };
         Ok(OutputFile {
@@ -223,8 +232,8 @@ impl OutputFile {
     }
 
     /// Whether the bytes go straight to a device, FIFO or descriptor (no temp file).
-    pub fn is_direct(&self) -> bool {
-        matches!(self.inner, Inner::Direct(_))
+    pub fn is_in_place(&self) -> bool {
+        matches!(self.inner, Inner::InPlace(_))
     }
 
     /// Publishes the output: a regular file is fsynced and renamed over its target
@@ -239,7 +248,7 @@ impl OutputFile {
                 temp.persist(&target)?;
                 sync_parent(&target)?;
             }
-            Inner::Direct(mut out) => out.flush()?,
+            Inner::InPlace(mut out) => out.flush()?,
         }
         Ok(self.path)
     }
@@ -267,19 +276,19 @@ fn sync_parent(target: &Path) -> io::Result<()> {
 impl Write for OutputFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.inner {
-            Inner::Replace { out, .. } | Inner::Direct(out) => out.write(buf),
+            Inner::Replace { out, .. } | Inner::InPlace(out) => out.write(buf),
         }
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut self.inner {
-            Inner::Replace { out, .. } | Inner::Direct(out) => out.write_all(buf),
+            Inner::Replace { out, .. } | Inner::InPlace(out) => out.write_all(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.inner {
-            Inner::Replace { out, .. } | Inner::Direct(out) => out.flush(),
+            Inner::Replace { out, .. } | Inner::InPlace(out) => out.flush(),
         }
     }
 }
@@ -287,8 +296,10 @@ impl Write for OutputFile {
 /// Checks, without creating anything, that `path` can be opened as an output: it
 /// resolves (see the module rules) and a regular file's directory exists. For outputs
 /// opened late (with their first batch), so a typo fails before any input is read.
-pub fn check_writable(path: &Path) -> io::Result<()> {
-    if let Resolved::Replace(target) = resolve(path)? {
+/// Returns what the path resolved to.
+pub fn check_writable(path: &Path) -> io::Result<Resolved> {
+    let resolved = resolve(path)?;
+    if let Resolved::Replace(target) = &resolved {
         let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -300,17 +311,17 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
             ));
         }
     }
-    Ok(())
+    Ok(resolved)
 }
 
 /// Writes `bytes` to `path` as the module rules say (atomically for a regular file).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomically_with(path, |out| out.write_all(bytes))
+pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_streamed(path, |out| out.write_all(bytes))
 }
 
-/// Like [`write_atomically`], but `write` streams the content, so large outputs are
+/// Like [`write_whole`], but `write` streams the content, so large outputs are
 /// never held in memory. A `write` error leaves a regular target untouched.
-pub fn write_atomically_with(
+pub fn write_streamed(
     path: &Path,
     write: impl FnOnce(&mut OutputFile) -> io::Result<()>,
 ) -> io::Result<()> {
@@ -327,10 +338,10 @@ pub fn open_append(path: &Path) -> io::Result<File> {
         Resolved::Replace(target) => std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .mode(crate::io::file_mode::NEW_FILE_MODE)
+            .mode(crate::io::atomic_file::mode::NEW_FILE_MODE)
             .open(target),
         Resolved::Descriptor(fd) => dup(fd),
-        Resolved::Direct => std::fs::OpenOptions::new()
+        Resolved::InPlace => std::fs::OpenOptions::new()
             .write(true)
             .custom_flags(libc::O_NOCTTY)
             .open(path),
@@ -354,9 +365,9 @@ mod tests {
     fn creates_then_replaces_leaving_no_temp_files() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("partition-4.snapshot");
-        write_atomically(&target, b"one").unwrap();
+        write_whole(&target, b"one").unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"one");
-        write_atomically(&target, b"").unwrap();
+        write_whole(&target, b"").unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"");
         assert_eq!(names(dir.path()), ["partition-4.snapshot"]);
     }
@@ -382,7 +393,7 @@ mod tests {
         let target = dir.path().join("blocked.snapshot");
         std::fs::create_dir(&target).unwrap();
         std::fs::write(target.join("keep"), b"x").unwrap();
-        assert!(write_atomically(&target, b"new").is_err());
+        assert!(write_whole(&target, b"new").is_err());
         assert!(target.is_dir());
         assert_eq!(names(dir.path()), ["blocked.snapshot"]);
     }
@@ -391,7 +402,7 @@ mod tests {
     fn missing_directory_fails_without_creating_anything() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("missing").join("x.snapshot");
-        assert!(write_atomically(&target, b"new").is_err());
+        assert!(write_whole(&target, b"new").is_err());
         assert!(names(dir.path()).is_empty());
     }
 
@@ -399,8 +410,8 @@ mod tests {
     fn a_failing_streamed_write_leaves_the_old_target_and_no_temp_file() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("cuts.parquet");
-        write_atomically(&target, b"old").unwrap();
-        let err = write_atomically_with(&target, |out| {
+        write_whole(&target, b"old").unwrap();
+        let err = write_streamed(&target, |out| {
             out.write_all(b"half")?;
             Err(io::Error::other("encoder failed"))
         })
@@ -412,7 +423,7 @@ mod tests {
 
     #[test]
     fn a_path_without_a_file_name_is_rejected() {
-        assert!(write_atomically(Path::new("/"), b"x").is_err());
+        assert!(write_whole(Path::new("/"), b"x").is_err());
     }
 
     #[test]
@@ -424,7 +435,7 @@ mod tests {
         std::os::unix::fs::symlink("real.arrows", &link).unwrap();
         let chained = dir.path().join("chained.arrows");
         std::os::unix::fs::symlink(&link, &chained).unwrap();
-        write_atomically(&chained, b"new").unwrap();
+        write_whole(&chained, b"new").unwrap();
         assert!(
             std::fs::symlink_metadata(&link)
                 .unwrap()
@@ -461,7 +472,7 @@ mod tests {
 
     #[test]
     fn devices_and_own_descriptors_are_written_in_place() {
-        assert_eq!(resolve(Path::new("/dev/null")).unwrap(), Resolved::Direct);
+        assert_eq!(resolve(Path::new("/dev/null")).unwrap(), Resolved::InPlace);
         assert_eq!(
             resolve(Path::new("/dev/stdout")).unwrap(),
             Resolved::Descriptor(1)
@@ -472,7 +483,7 @@ mod tests {
         );
         let mut null = OutputFile::create(Path::new("/dev/null")).unwrap();
         null.write_all(b"gone").unwrap();
-        assert!(null.is_direct());
+        assert!(null.is_in_place());
         null.commit().unwrap();
         let kind = std::fs::metadata("/dev/null").unwrap().file_type();
         assert!(std::os::unix::fs::FileTypeExt::is_char_device(&kind));
