@@ -331,55 +331,103 @@ fn every_codec_round_trips_tail_produce_tail_row_for_row() {
     round_trip(&broker, &registry, "arrow", false);
 }
 
+/// A Tansu broker and the in-repo registry, both stopped on drop.
+struct Registered {
+    broker: Tansu,
+    registry: RegistryServer,
+}
+
+impl Registered {
+    fn start() -> Self {
+        Registered {
+            broker: Tansu::start(),
+            registry: RegistryServer::start(RegistryServerOptions::default()).unwrap(),
+        }
+    }
+
+    fn bootstrap(&self) -> String {
+        self.broker.bootstrap()
+    }
+
+    fn url(&self) -> String {
+        self.registry.url()
+    }
+
+    /// A new one-partition topic holding `source_rows(false)` produced as `format`
+    /// (`extra` flags after it), and every record's value bytes (base64, as `tail
+    /// --binary base64` prints them) in order.
+    fn produce_rows(&self, prefix: &str, format: &str, extra: &[&str]) -> (String, Vec<String>) {
+        let (bootstrap, url) = (self.bootstrap(), self.url());
+        let topic = unique_name(prefix);
+        create_topic(&bootstrap, &topic, 1);
+        let mut args = vec!["-b", &bootstrap, "--registry", &url];
+        args.extend(ONE_PER_BATCH);
+        args.extend([
+            "produce",
+            &topic,
+            "--format",
+            "ndjson",
+            "--value-format",
+            format,
+            "--partition",
+            "0",
+        ]);
+        args.extend(extra);
+        ok(run(&args, Some(source_rows(false).as_bytes())));
+        let o = ok(run(
+            &[
+                "-b",
+                &bootstrap,
+                "tail",
+                &topic,
+                "-e",
+                "-q",
+                "--value-format",
+                "raw",
+                "--format",
+                "ndjson",
+                "--binary",
+                "base64",
+            ],
+            None,
+        ));
+        let frames = String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["value"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        (topic, frames)
+    }
+}
+
+/// The payload columns of `source_rows(false)`, as decoded records should hold them.
+fn assert_source_payloads(decoded: &Value, what: &str) {
+    let rows = decoded
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: {decoded}"));
+    assert_eq!(rows.len(), 6, "{what}: {decoded}");
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["id"].as_i64(), Some(i as i64), "{what} row {i}: {r}");
+        assert_eq!(r["name"], format!("n{i}"), "{what} row {i}: {r}");
+        assert_eq!(
+            r["score"].as_f64(),
+            Some(i as f64 * 3.0 + 0.5),
+            "{what} row {i}: {r}"
+        );
+    }
+}
+
 #[test]
 fn avro_values_are_registry_frames_fastavro_and_confluent_kafka_decode_with_the_registered_schema()
 {
-    let broker = Tansu::start();
-    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
-    let bootstrap = broker.bootstrap();
-    let url = registry.url();
-    let topic = unique_name("avro-out");
-    create_topic(&bootstrap, &topic, 1);
-    let mut args = vec!["-b", &bootstrap, "--registry", &url];
-    args.extend(ONE_PER_BATCH);
-    args.extend([
-        "produce",
-        &topic,
-        "--format",
-        "ndjson",
-        "--value-format",
-        "avro",
-        "--partition",
-        "0",
-    ]);
-    ok(run(&args, Some(source_rows(false).as_bytes())));
-    let o = ok(run(
-        &[
-            "-b",
-            &bootstrap,
-            "tail",
-            &topic,
-            "-e",
-            "-q",
-            "--value-format",
-            "raw",
-            "--format",
-            "ndjson",
-            "--binary",
-            "base64",
-        ],
-        None,
-    ));
-    let frames: Vec<String> = String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["value"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
+    let servers = Registered::start();
+    let url = servers.url();
+    let (topic, frames) = servers.produce_rows("avro-out", "avro", &[]);
     let decoded = venv_python(
         r#"
 import base64, io, json, struct, sys, urllib.request, fastavro
@@ -412,15 +460,91 @@ print(json.dumps([d(base64.b64decode(f), ctx) for f in frames]))
         &[&[url.clone(), topic.clone()][..], &frames[..]].concat(),
     );
     assert_eq!(confluent, decoded, "confluent-kafka and fastavro disagree");
-    let names: Vec<&str> = decoded
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["n0", "n1", "n2", "n3", "n4", "n5"]);
-    assert_eq!(decoded[3]["id"], 3);
-    assert_eq!(decoded[3]["score"], 9.5);
+    assert_source_payloads(&decoded, "avro");
+}
+
+/// The test's schema: `shop.Order` is the file's second message, so the frame's
+/// message indexes (docs/formats.md §2) must say [1], not the one-byte [0] shortcut.
+const ORDER_PROTO: &str = "syntax = \"proto3\";\npackage shop;\n\nmessage Note {\n  string text = 1;\n}\n\nmessage Order {\n  int64 id = 1;\n  string name = 2;\n  double score = 3;\n}\n";
+
+#[test]
+fn protobuf_values_are_registry_frames_confluent_kafkas_protobuf_deserializer_reads() {
+    let servers = Registered::start();
+    let dir = tempfile::tempdir().unwrap();
+    let proto = dir.path().join("order.proto");
+    std::fs::write(&proto, ORDER_PROTO).unwrap();
+    let schema = format!("{}:shop.Order", proto.display());
+    let (topic, frames) =
+        servers.produce_rows("proto-out", "protobuf", &["--value-schema", &schema]);
+    // No protoc here: the message class comes from a FileDescriptorProto written to
+    // match ORDER_PROTO. The deserializer reads the framing (magic byte, schema id,
+    // message indexes) itself; the registered schema is checked separately.
+    let decoded = venv_python(
+        r#"
+import base64, json, struct, sys, urllib.request, warnings
+warnings.simplefilter("ignore")
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, json_format
+from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer
+from confluent_kafka.serialization import SerializationContext, MessageField
+url, topic, frames = sys.argv[1], sys.argv[2], sys.argv[3:]
+F = descriptor_pb2.FieldDescriptorProto
+fdp = descriptor_pb2.FileDescriptorProto(name="order.proto", package="shop", syntax="proto3")
+note = fdp.message_type.add(name="Note")
+note.field.add(name="text", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+order = fdp.message_type.add(name="Order")
+order.field.add(name="id", number=1, type=F.TYPE_INT64, label=F.LABEL_OPTIONAL)
+order.field.add(name="name", number=2, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+order.field.add(name="score", number=3, type=F.TYPE_DOUBLE, label=F.LABEL_OPTIONAL)
+pool = descriptor_pool.DescriptorPool()
+pool.Add(fdp)
+Order = message_factory.GetMessageClass(pool.FindMessageTypeByName("shop.Order"))
+d = ProtobufDeserializer(Order, {"use.deprecated.format": False})
+ctx = SerializationContext(topic, MessageField.VALUE)
+rows, ids = [], set()
+for f in frames:
+    b = base64.b64decode(f)
+    assert b[0] == 0, b[:8]
+    ids.add(struct.unpack(">I", b[1:5])[0])
+    # message indexes: count 1 (zigzag 2), index 1 (zigzag 2)
+    assert b[5:7] == bytes([2, 2]), b[5:7]
+    m = d(b, ctx)
+    rows.append({"id": m.id, "name": m.name, "score": m.score})
+(sid,) = ids
+reg = json.load(urllib.request.urlopen(f"{url}/schemas/ids/{sid}"))
+print(json.dumps({"rows": rows, "type": reg.get("schemaType"), "schema": reg["schema"]}))
+"#,
+        &[&[servers.url(), topic][..], &frames[..]].concat(),
+    );
+    assert_source_payloads(&decoded["rows"], "protobuf");
+    assert_eq!(decoded["type"], "PROTOBUF", "{decoded}");
+    let registered = decoded["schema"].as_str().unwrap();
+    assert!(
+        registered.contains("message Order") && registered.contains("double score = 3"),
+        "{registered}"
+    );
+}
+
+#[test]
+fn json_sr_values_are_registry_frames_confluent_kafkas_json_deserializer_validates_and_reads() {
+    let servers = Registered::start();
+    let (topic, frames) = servers.produce_rows("jsonsr-out", "json-sr", &[]);
+    // The deserializer fetches the writer schema by the frame's id from the in-repo
+    // registry and validates every value against it (jsonschema) before returning it.
+    let decoded = venv_python(
+        r#"
+import base64, json, sys, warnings
+warnings.simplefilter("ignore")
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.json_schema import JSONDeserializer
+from confluent_kafka.serialization import SerializationContext, MessageField
+url, topic, frames = sys.argv[1], sys.argv[2], sys.argv[3:]
+d = JSONDeserializer(None, schema_registry_client=SchemaRegistryClient({"url": url}))
+ctx = SerializationContext(topic, MessageField.VALUE)
+print(json.dumps([d(base64.b64decode(f), ctx) for f in frames]))
+"#,
+        &[&[servers.url(), topic][..], &frames[..]].concat(),
+    );
+    assert_source_payloads(&decoded, "json-sr");
 }
 
 #[test]
