@@ -56,6 +56,7 @@ pub fn run(
         key_format: None,
         key_separator: None,
         headers: Vec::new(),
+        binary: Default::default(),
         partition: PartitionChoice::Keep,
         transactional_id: None,
         on_error: OnError::Fail,
@@ -69,6 +70,7 @@ pub fn run(
         &plan,
         &mut Hooks {
             cancelled: Arc::new(AtomicBool::new(false)),
+            catch_signals: None,
             progress: &mut |_, _| {},
             refused: &mut |_, _| {},
         },
