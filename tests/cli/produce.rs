@@ -1110,3 +1110,76 @@ fn keyless_records_are_left_to_librdkafkas_partitioner_and_the_summary_says_wher
     }
     assert_eq!(seen, said);
 }
+
+/// kcat's `-k KEY` (one key for every line) and `-p N` mean the same here; the records
+/// equal kcat's own for the same input, partition included.
+#[test]
+fn a_fixed_key_and_partition_give_the_records_kcat_p_k_gives() {
+    let (theirs, ours) = (unique_name("kcat-k"), unique_name("produce-k"));
+    let cluster = dev_cluster(&[&format!("{theirs}:3"), &format!("{ours}:3")]);
+    let input = b"a\nb\n\nc";
+    let mut kcat = Command::new(KCAT)
+        .args([
+            "-P",
+            "-b",
+            &cluster.bootstrap,
+            "-t",
+            &theirs,
+            "-k",
+            "fixed",
+            "-p",
+            "2",
+        ])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    kcat.stdin.take().unwrap().write_all(input).unwrap();
+    assert!(kcat.wait().unwrap().success());
+    ok(run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &ours,
+            "-k",
+            "fixed",
+            "-p",
+            "2",
+        ],
+        Some(input),
+    ));
+    let on = |topic: &str| {
+        let out = Command::new(KCAT)
+            .args([
+                "-C",
+                "-b",
+                &cluster.bootstrap,
+                "-t",
+                topic,
+                "-o",
+                "beginning",
+            ])
+            .args(["-e", "-q", "-f", "%p|%k|%s\\n"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let expected = on(&theirs);
+    assert_eq!(expected, "2|fixed|a\n2|fixed|b\n2|fixed|c\n");
+    assert_eq!(on(&ours), expected);
+    // -k with -K is refused: one key for all, or one per line.
+    let o = run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &ours,
+            "-k",
+            "x",
+            "-K",
+            ":",
+        ],
+        Some(b"a:b\n"),
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -55,6 +55,7 @@ pub fn run(
         drop_columns: vec!["key".to_owned()],
         key_format: None,
         key_separator: None,
+        line_key: None,
         headers: Vec::new(),
         binary: Default::default(),
         partition: PartitionChoice::Keep,

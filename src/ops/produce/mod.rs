@@ -73,6 +73,8 @@ pub struct ProducePlan {
     pub key_format: Option<String>,
     /// Lines: the key separator (`-K`).
     pub key_separator: Option<Vec<u8>>,
+    /// Lines: the key of every record (`-k`; never with `-K`).
+    pub line_key: Option<Vec<u8>>,
     /// Lines: headers added to every record (`-H`).
     pub headers: Vec<Header>,
     /// NDJSON: how raw bytes (`__key`, a raw `value`, header values) are written, as
@@ -176,9 +178,11 @@ pub fn produce(plan: &ProducePlan, hooks: &mut Hooks<'_>) -> Result<Summary> {
             "--binary base64 reads NDJSON rows as `tail --format ndjson --binary base64` writes them; pass --format ndjson (Arrow IPC and Parquet hold bytes as bytes, plain lines are sent as they are)",
         ));
     }
-    if !is_lines && (plan.key_separator.is_some() || !plan.headers.is_empty()) {
+    if !is_lines
+        && (plan.key_separator.is_some() || plan.line_key.is_some() || !plan.headers.is_empty())
+    {
         return Err(Error::usage(
-            "-K and -H apply to plain-text lines (--format lines); columnar and NDJSON rows carry __key and __headers",
+            "-k, -K and -H apply to plain-text lines (--format lines); columnar and NDJSON rows carry __key and __headers",
         ));
     }
     let (schemas, would_register) = match (&plan.schemas, plan.dry_run) {

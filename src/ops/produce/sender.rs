@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::atomic::Ordering;
 
 use arrow_array::RecordBatch;
 use base64::Engine as _;
@@ -91,6 +92,7 @@ pub struct Sender {
     /// While a transaction is open: signals cancel (the sender aborts) instead of
     /// ending the process (`Hooks::catch_signals`).
     _signals: Option<Box<dyn std::any::Any>>,
+    cancelled: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Sender {
@@ -150,8 +152,8 @@ impl Sender {
             if !plan.dry_run {
                 if plan.transactional_id.is_none() {
                     // A signal while the input blocks ends the process: what was handed
-                    // to librdkafka is flushed first. (A transaction is left open: the
-                    // broker aborts it, nothing of it is visible to read_committed.)
+                    // to librdkafka is flushed first. (A transactional run catches
+                    // signals instead and aborts: `with_client`.)
                     // SAFETY: `Sender`'s Drop and `finish` unregister it before it is dropped.
                     unsafe { crate::io::kafka::exit_flush::register(p.native()) };
                 }
@@ -181,6 +183,7 @@ impl Sender {
             counts: Summary::default(),
             partitioner_placed: 0,
             _signals: None,
+            cancelled: hooks.cancelled.clone(),
         };
         if plan.transactional_id.is_some()
             && let Some(p) = sender.producer.as_mut()
@@ -325,6 +328,14 @@ impl Sender {
         let Some(mut producer) = self.producer.take() else {
             return result;
         };
+        // A signal after the last record and before the commit still cancels: the
+        // user asked for nothing to be written.
+        let result = match result {
+            Ok(()) if self.in_transaction && self.cancelled.load(Ordering::SeqCst) => {
+                Err(Error::cancelled())
+            }
+            r => r,
+        };
         let finished = match result {
             Ok(()) if self.in_transaction => producer.commit_transaction().map_err(|e| {
                 let e = kafka_error(e);
@@ -463,9 +474,12 @@ pub fn send_lines(
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as i64);
-        let Some(record) = lines::line_record(&line, separator, &plan.headers, now) else {
+        let Some(mut record) = lines::line_record(&line, separator, &plan.headers, now) else {
             continue;
         };
+        if plan.line_key.is_some() {
+            record.key = plan.line_key.clone();
+        }
         if let Err(why) = sender.send(&record, None)? {
             let name = format!("{name} line {number}");
             sender.refuse(
@@ -548,6 +562,7 @@ mod tests {
             drop_columns: Vec::new(),
             key_format: None,
             key_separator: None,
+            line_key: None,
             headers: Vec::new(),
             binary: Default::default(),
             partition,
