@@ -43,7 +43,8 @@ use sender::Sender;
 pub enum PartitionChoice {
     /// The row's `__partition`.
     Keep,
-    /// murmur2 of the key, as Kafka's default partitioner; keyless records round-robin.
+    /// murmur2 of the key, as Kafka's default partitioner; a keyless record goes where
+    /// librdkafka's partitioner puts a null key (random, sticky for `sticky.partitioning.linger.ms`).
     Hash,
     Fixed(i32),
 }
