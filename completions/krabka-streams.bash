@@ -2133,7 +2133,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__produce)
-            opts="-i -K -H -b -X -v -q -y -h -V --input --format --value-format --value-schema --key-column --drop-columns --key-format --key-separator --header --partition --transactional --transactional-id --on-error --batch-rows --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-i -k -K -H -p -b -X -v -q -y -h -V --input --format --value-format --value-schema --key-column --drop-columns --key-format --key --key-separator --header --binary --partition --transactional --transactional-id --on-error --batch-rows --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2171,6 +2171,14 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --key-separator)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2187,7 +2195,15 @@ _krabka__streams() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --binary)
+                    COMPREPLY=($(compgen -W "auto base64" -- "${cur}"))
+                    return 0
+                    ;;
                 --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

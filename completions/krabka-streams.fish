@@ -713,9 +713,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l key-column -d 'Key from this column (encoded by --key-format) instead of __key' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l drop-columns -d 'Leave these input columns out (comma list), e.g. `key`, the decoded key column `tail --key-format` adds' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l key-format -d 'Encoding of --key-column: string|raw|json|avro|protobuf|json-sr [default: string]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s k -l key -d 'Lines: this key for every record (kcat -k)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s K -l key-separator -d 'Lines: the bytes before the first SEP are the key (kcat -K)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s H -l header -d 'Lines: add this header to every record, NAME=VALUE or NAME for a null value (repeatable; kcat -H)' -r
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l partition -d 'keep (each row\'s __partition), hash (murmur2 of the key, Kafka\'s default partitioner) or a partition number' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l binary -d 'NDJSON: raw keys, raw values and header values are text or {"base64": …} (auto), or every one base64 (base64), as `tail --binary` wrote them' -r -f -a "auto\t'Text when valid UTF-8, other bytes as {"base64": "…"}'
+base64\t'Every byte string a base64 JSON string'"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s p -l partition -d 'keep (each row\'s __partition), hash (murmur2 of the key as Kafka\'s default partitioner; a keyless record goes where librdkafka\'s partitioner puts it, a random partition kept for sticky.partitioning.linger.ms) or a partition number (kcat -p)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l transactional-id -d 'The transactional id [default: krabka-streams-produce-TOPIC-PID]' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l on-error -d 'Rows that cannot be encoded: fail (exit 1 naming the row), skip (reported on stderr), or dead-letter FILE (NDJSON)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l batch-rows -d 'Rows read and encoded at a time' -r
@@ -732,7 +735,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
-complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l transactional -d 'All or nothing: one transaction, aborted on any error (read_committed readers see all rows or none)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l transactional -d 'All or nothing: one transaction, aborted on any error, Ctrl-C or SIGTERM (exit 130) (read_committed readers see all rows or none)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand produce" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'

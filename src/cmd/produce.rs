@@ -15,7 +15,7 @@ use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
 use crate::cmd::schema_cache::decoding_cache;
 use crate::ops::produce::{
-    Hooks, InputFormat, OnError, PartitionChoice, ProducePlan, Summary, lines, produce,
+    BinaryText, Hooks, InputFormat, OnError, PartitionChoice, ProducePlan, Summary, lines, produce,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -29,6 +29,15 @@ pub enum FormatArg {
     Ndjson,
     /// One record per line, as kcat -P (-K key separator, -H headers).
     Lines,
+}
+
+/// How the NDJSON input holds raw bytes (tail's --binary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BinaryArg {
+    /// Text when valid UTF-8, other bytes as {"base64": "…"}.
+    Auto,
+    /// Every byte string a base64 JSON string.
+    Base64,
 }
 
 /// Write rows of Arrow IPC, Parquet or NDJSON (or plain lines, as kcat -P) to a topic, one record per row.
@@ -65,6 +74,15 @@ pub struct ProduceArgs {
     #[arg(long = "key-format", value_name = "FORMAT", requires = "key_column")]
     pub key_format: Option<String>,
 
+    /// Lines: this key for every record (kcat -k).
+    #[arg(
+        short = 'k',
+        long = "key",
+        value_name = "KEY",
+        conflicts_with = "key_separator"
+    )]
+    pub key: Option<String>,
+
     /// Lines: the bytes before the first SEP are the key (kcat -K).
     #[arg(short = 'K', long = "key-separator", value_name = "SEP")]
     pub key_separator: Option<String>,
@@ -73,11 +91,20 @@ pub struct ProduceArgs {
     #[arg(short = 'H', long = "header", value_name = "NAME=VALUE", action = clap::ArgAction::Append)]
     pub headers: Vec<String>,
 
-    /// keep (each row's __partition), hash (murmur2 of the key, Kafka's default partitioner) or a partition number.
-    #[arg(long = "partition", value_name = "keep|hash|N", default_value = "hash")]
+    /// NDJSON: raw keys, raw values and header values are text or {"base64": …} (auto), or every one base64 (base64), as `tail --binary` wrote them.
+    #[arg(long = "binary", value_enum, default_value_t = BinaryArg::Auto)]
+    pub binary: BinaryArg,
+
+    /// keep (each row's __partition), hash (murmur2 of the key as Kafka's default partitioner; a keyless record goes where librdkafka's partitioner puts it, a random partition kept for sticky.partitioning.linger.ms) or a partition number (kcat -p).
+    #[arg(
+        short = 'p',
+        long = "partition",
+        value_name = "keep|hash|N",
+        default_value = "hash"
+    )]
     pub partition: String,
 
-    /// All or nothing: one transaction, aborted on any error (read_committed readers see all rows or none).
+    /// All or nothing: one transaction, aborted on any error, Ctrl-C or SIGTERM (exit 130) (read_committed readers see all rows or none).
     #[arg(long = "transactional")]
     pub transactional: bool,
 
@@ -184,7 +211,12 @@ fn plan(global: &GlobalArgs, args: &ProduceArgs) -> CliResult<ProducePlan> {
         drop_columns: args.drop_columns.clone(),
         key_format: args.key_format.clone(),
         key_separator: args.key_separator.as_ref().map(|s| s.as_bytes().to_vec()),
+        line_key: args.key.as_ref().map(|s| s.as_bytes().to_vec()),
         headers,
+        binary: match args.binary {
+            BinaryArg::Auto => BinaryText::Auto,
+            BinaryArg::Base64 => BinaryText::Base64,
+        },
         partition: parse_partition(&args.partition)?,
         transactional_id: args.transactional.then(|| {
             args.transactional_id.clone().unwrap_or_else(|| {
@@ -269,8 +301,16 @@ pub fn run(global: &GlobalArgs, args: ProduceArgs) -> CliResult<()> {
             tracing::warn!("{row}: {why}");
         }
     };
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let catch_signals = {
+        let flag = cancelled.clone();
+        move || -> Box<dyn std::any::Any> {
+            Box::new(crate::cmd::interrupt::cooperate(flag.clone()))
+        }
+    };
     let mut hooks = Hooks {
-        cancelled: Arc::new(AtomicBool::new(false)),
+        cancelled,
+        catch_signals: Some(&catch_signals),
         progress: &mut progress,
         refused: &mut refused,
     };

@@ -6,14 +6,16 @@
 //! -X batch.num.messages=1`): Tansu's high watermark is wrong after multi-record
 //! batches (docs/testing.md §b), and `tail -e` stops at it.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Output, Stdio};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 
 use krabka_streams::io::registry_server::{RegistryServer, RegistryServerOptions};
 use serde_json::Value;
 
 use crate::support::admin::create_topic;
-use crate::support::tansu::{Tansu, free_port};
+use crate::support::dev_cluster::dev_cluster;
+use crate::support::tansu::Tansu;
+use crate::support::txn_log::TxnLog;
 use crate::support::{binary, unique_name, venv_python};
 
 const KCAT: &str = "/usr/bin/kcat";
@@ -43,38 +45,6 @@ fn ok(o: Output) -> Output {
         String::from_utf8_lossy(&o.stderr)
     );
     o
-}
-
-struct DevCluster {
-    child: Child,
-    bootstrap: String,
-}
-
-impl Drop for DevCluster {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn dev_cluster(topics: &[&str]) -> DevCluster {
-    let port = free_port().to_string();
-    let mut args = vec!["dev-cluster", "--port", &port];
-    for t in topics {
-        args.extend(["--topic", t]);
-    }
-    let mut child = Command::new(binary())
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let bootstrap = first.trim().strip_prefix("BOOTSTRAP=").unwrap().to_owned();
-    DevCluster { child, bootstrap }
 }
 
 /// Every record of `topic` as kcat prints it: key and value lengths (-1 = null), bytes, headers.
@@ -238,9 +208,9 @@ fn tail_rows(bootstrap: &str, registry: &str, topic: &str, format: &str) -> Vec<
 }
 
 /// tail T → o.arrows → produce T2 → tail T2 equals tail T, for one codec.
-fn round_trip(broker: &Tansu, registry: &RegistryServer, format: &str, keep_offsets: bool) {
-    let bootstrap = broker.bootstrap();
-    let url = registry.url();
+fn round_trip(servers: &Registered, format: &str, keep_offsets: bool) {
+    let bootstrap = servers.bootstrap();
+    let url = servers.url();
     let (source, copy) = (unique_name("rt-src"), unique_name("rt-copy"));
     create_topic(&bootstrap, &source, 2);
     create_topic(&bootstrap, &copy, 2);
@@ -314,8 +284,7 @@ fn round_trip(broker: &Tansu, registry: &RegistryServer, format: &str, keep_offs
 
 #[test]
 fn every_codec_round_trips_tail_produce_tail_row_for_row() {
-    let broker = Tansu::start();
-    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
+    let servers = Registered::start();
     for format in [
         "raw",
         "string",
@@ -325,61 +294,109 @@ fn every_codec_round_trips_tail_produce_tail_row_for_row() {
         "protobuf",
         "json-sr",
     ] {
-        round_trip(&broker, &registry, format, true);
+        round_trip(&servers, format, true);
     }
     // Arrow blobs hold many rows per record: rows equal, offsets not.
-    round_trip(&broker, &registry, "arrow", false);
+    round_trip(&servers, "arrow", false);
+}
+
+/// A Tansu broker and the in-repo registry, both stopped on drop.
+struct Registered {
+    broker: Tansu,
+    registry: RegistryServer,
+}
+
+impl Registered {
+    fn start() -> Self {
+        Registered {
+            broker: Tansu::start(),
+            registry: RegistryServer::start(RegistryServerOptions::default()).unwrap(),
+        }
+    }
+
+    fn bootstrap(&self) -> String {
+        self.broker.bootstrap()
+    }
+
+    fn url(&self) -> String {
+        self.registry.url()
+    }
+
+    /// A new one-partition topic holding `source_rows(false)` produced as `format`
+    /// (`extra` flags after it), and every record's value bytes (base64, as `tail
+    /// --binary base64` prints them) in order.
+    fn produce_rows(&self, prefix: &str, format: &str, extra: &[&str]) -> (String, Vec<String>) {
+        let (bootstrap, url) = (self.bootstrap(), self.url());
+        let topic = unique_name(prefix);
+        create_topic(&bootstrap, &topic, 1);
+        let mut args = vec!["-b", &bootstrap, "--registry", &url];
+        args.extend(ONE_PER_BATCH);
+        args.extend([
+            "produce",
+            &topic,
+            "--format",
+            "ndjson",
+            "--value-format",
+            format,
+            "--partition",
+            "0",
+        ]);
+        args.extend(extra);
+        ok(run(&args, Some(source_rows(false).as_bytes())));
+        let o = ok(run(
+            &[
+                "-b",
+                &bootstrap,
+                "tail",
+                &topic,
+                "-e",
+                "-q",
+                "--value-format",
+                "raw",
+                "--format",
+                "ndjson",
+                "--binary",
+                "base64",
+            ],
+            None,
+        ));
+        let frames = String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["value"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        (topic, frames)
+    }
+}
+
+/// The payload columns of `source_rows(false)`, as decoded records should hold them.
+fn assert_source_payloads(decoded: &Value, what: &str) {
+    let rows = decoded
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: {decoded}"));
+    assert_eq!(rows.len(), 6, "{what}: {decoded}");
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["id"].as_i64(), Some(i as i64), "{what} row {i}: {r}");
+        assert_eq!(r["name"], format!("n{i}"), "{what} row {i}: {r}");
+        assert_eq!(
+            r["score"].as_f64(),
+            Some(i as f64 * 3.0 + 0.5),
+            "{what} row {i}: {r}"
+        );
+    }
 }
 
 #[test]
 fn avro_values_are_registry_frames_fastavro_and_confluent_kafka_decode_with_the_registered_schema()
 {
-    let broker = Tansu::start();
-    let registry = RegistryServer::start(RegistryServerOptions::default()).unwrap();
-    let bootstrap = broker.bootstrap();
-    let url = registry.url();
-    let topic = unique_name("avro-out");
-    create_topic(&bootstrap, &topic, 1);
-    let mut args = vec!["-b", &bootstrap, "--registry", &url];
-    args.extend(ONE_PER_BATCH);
-    args.extend([
-        "produce",
-        &topic,
-        "--format",
-        "ndjson",
-        "--value-format",
-        "avro",
-        "--partition",
-        "0",
-    ]);
-    ok(run(&args, Some(source_rows(false).as_bytes())));
-    let o = ok(run(
-        &[
-            "-b",
-            &bootstrap,
-            "tail",
-            &topic,
-            "-e",
-            "-q",
-            "--value-format",
-            "raw",
-            "--format",
-            "ndjson",
-            "--binary",
-            "base64",
-        ],
-        None,
-    ));
-    let frames: Vec<String> = String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["value"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
+    let servers = Registered::start();
+    let url = servers.url();
+    let (topic, frames) = servers.produce_rows("avro-out", "avro", &[]);
     let decoded = venv_python(
         r#"
 import base64, io, json, struct, sys, urllib.request, fastavro
@@ -412,15 +429,91 @@ print(json.dumps([d(base64.b64decode(f), ctx) for f in frames]))
         &[&[url.clone(), topic.clone()][..], &frames[..]].concat(),
     );
     assert_eq!(confluent, decoded, "confluent-kafka and fastavro disagree");
-    let names: Vec<&str> = decoded
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["n0", "n1", "n2", "n3", "n4", "n5"]);
-    assert_eq!(decoded[3]["id"], 3);
-    assert_eq!(decoded[3]["score"], 9.5);
+    assert_source_payloads(&decoded, "avro");
+}
+
+/// The test's schema: `shop.Order` is the file's second message, so the frame's
+/// message indexes (docs/formats.md §2) must say [1], not the one-byte [0] shortcut.
+const ORDER_PROTO: &str = "syntax = \"proto3\";\npackage shop;\n\nmessage Note {\n  string text = 1;\n}\n\nmessage Order {\n  int64 id = 1;\n  string name = 2;\n  double score = 3;\n}\n";
+
+#[test]
+fn protobuf_values_are_registry_frames_confluent_kafkas_protobuf_deserializer_reads() {
+    let servers = Registered::start();
+    let dir = tempfile::tempdir().unwrap();
+    let proto = dir.path().join("order.proto");
+    std::fs::write(&proto, ORDER_PROTO).unwrap();
+    let schema = format!("{}:shop.Order", proto.display());
+    let (topic, frames) =
+        servers.produce_rows("proto-out", "protobuf", &["--value-schema", &schema]);
+    // No protoc here: the message class comes from a FileDescriptorProto written to
+    // match ORDER_PROTO. The deserializer reads the framing (magic byte, schema id,
+    // message indexes) itself; the registered schema is checked separately.
+    let decoded = venv_python(
+        r#"
+import base64, json, struct, sys, urllib.request, warnings
+warnings.simplefilter("ignore")
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, json_format
+from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer
+from confluent_kafka.serialization import SerializationContext, MessageField
+url, topic, frames = sys.argv[1], sys.argv[2], sys.argv[3:]
+F = descriptor_pb2.FieldDescriptorProto
+fdp = descriptor_pb2.FileDescriptorProto(name="order.proto", package="shop", syntax="proto3")
+note = fdp.message_type.add(name="Note")
+note.field.add(name="text", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+order = fdp.message_type.add(name="Order")
+order.field.add(name="id", number=1, type=F.TYPE_INT64, label=F.LABEL_OPTIONAL)
+order.field.add(name="name", number=2, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+order.field.add(name="score", number=3, type=F.TYPE_DOUBLE, label=F.LABEL_OPTIONAL)
+pool = descriptor_pool.DescriptorPool()
+pool.Add(fdp)
+Order = message_factory.GetMessageClass(pool.FindMessageTypeByName("shop.Order"))
+d = ProtobufDeserializer(Order, {"use.deprecated.format": False})
+ctx = SerializationContext(topic, MessageField.VALUE)
+rows, ids = [], set()
+for f in frames:
+    b = base64.b64decode(f)
+    assert b[0] == 0, b[:8]
+    ids.add(struct.unpack(">I", b[1:5])[0])
+    # message indexes: count 1 (zigzag 2), index 1 (zigzag 2)
+    assert b[5:7] == bytes([2, 2]), b[5:7]
+    m = d(b, ctx)
+    rows.append({"id": m.id, "name": m.name, "score": m.score})
+(sid,) = ids
+reg = json.load(urllib.request.urlopen(f"{url}/schemas/ids/{sid}"))
+print(json.dumps({"rows": rows, "type": reg.get("schemaType"), "schema": reg["schema"]}))
+"#,
+        &[&[servers.url(), topic][..], &frames[..]].concat(),
+    );
+    assert_source_payloads(&decoded["rows"], "protobuf");
+    assert_eq!(decoded["type"], "PROTOBUF", "{decoded}");
+    let registered = decoded["schema"].as_str().unwrap();
+    assert!(
+        registered.contains("message Order") && registered.contains("double score = 3"),
+        "{registered}"
+    );
+}
+
+#[test]
+fn json_sr_values_are_registry_frames_confluent_kafkas_json_deserializer_validates_and_reads() {
+    let servers = Registered::start();
+    let (topic, frames) = servers.produce_rows("jsonsr-out", "json-sr", &[]);
+    // The deserializer fetches the writer schema by the frame's id from the in-repo
+    // registry and validates every value against it (jsonschema) before returning it.
+    let decoded = venv_python(
+        r#"
+import base64, json, sys, warnings
+warnings.simplefilter("ignore")
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.json_schema import JSONDeserializer
+from confluent_kafka.serialization import SerializationContext, MessageField
+url, topic, frames = sys.argv[1], sys.argv[2], sys.argv[3:]
+d = JSONDeserializer(None, schema_registry_client=SchemaRegistryClient({"url": url}))
+ctx = SerializationContext(topic, MessageField.VALUE)
+print(json.dumps([d(base64.b64decode(f), ctx) for f in frames]))
+"#,
+        &[&[servers.url(), topic][..], &frames[..]].concat(),
+    );
+    assert_source_payloads(&decoded, "json-sr");
 }
 
 #[test]
@@ -788,4 +881,305 @@ fn a_signal_while_the_input_waits_delivers_what_was_handed_to_the_producer() {
         ],
         "both runs delivered all three records"
     );
+}
+
+/// Ctrl-C or SIGTERM while a `--transactional` produce waits for more input ends it
+/// with 130 after aborting the open transaction. Tansu does not hide aborted records
+/// from read_committed readers, so the proof is in its log (support::txn_log): every
+/// record the run sent is followed by its producer's ABORT marker, none by a COMMIT,
+/// none left in an open transaction.
+#[test]
+fn a_signal_during_a_transactional_produce_aborts_the_open_transaction() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let topic = unique_name("txn-signal");
+    create_topic(&bootstrap, &topic, 1);
+    for (sig, name) in [(libc::SIGINT, "int"), (libc::SIGTERM, "term")] {
+        let id = unique_name("txn-signal-id");
+        let mut child = Command::new(binary())
+            .args(["-b", &bootstrap])
+            .args(ONE_PER_BATCH)
+            .args(["produce", &topic, "--partition", "0", "--transactional"])
+            .args(["--transactional-id", &id])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input
+            .write_all(format!("{name}1\n{name}2\n{name}3\n").as_bytes())
+            .unwrap();
+        input.flush().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while unread(&input) > 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "produce never read its input"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let out = child.wait_with_output().unwrap();
+        drop(input);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{name}: {err}");
+        assert!(
+            err.contains("aborted the transaction (3 records sent in it"),
+            "{name}: {err}"
+        );
+    }
+    let log = TxnLog::read(&bootstrap, &topic, 0);
+    let text = |vs: Vec<Vec<u8>>| -> Vec<String> {
+        vs.into_iter()
+            .map(|v| String::from_utf8(v).unwrap())
+            .collect()
+    };
+    use crate::support::txn_log::Outcome;
+    assert_eq!(
+        text(log.values(Outcome::Aborted)),
+        ["int1", "int2", "int3", "term1", "term2", "term3"]
+    );
+    assert!(log.values(Outcome::Open).is_empty(), "{log:?}");
+    assert!(log.values(Outcome::Committed).is_empty(), "{log:?}");
+    assert_eq!(log.markers.iter().filter(|m| !m.commit).count(), 2);
+}
+
+/// `__timestamp`: null is the time of sending, a positive value is kept, 0 and
+/// negative values are refused by row (librdkafka would write 0 as "now").
+#[test]
+fn a_null_timestamp_is_now_a_given_one_is_kept_and_zero_or_negative_is_refused_by_row() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let topic = unique_name("stamps");
+    create_topic(&bootstrap, &topic, 1);
+    let rows = "{\"value\":\"a\",\"__timestamp\":null}\n{\"value\":\"b\",\"__timestamp\":0}\n{\"value\":\"c\",\"__timestamp\":5}\n{\"value\":\"d\",\"__timestamp\":-1}\n";
+    let mut args = vec!["-b", &bootstrap];
+    args.extend(ONE_PER_BATCH);
+    args.extend(["produce", &topic, "--format", "ndjson", "--partition", "0"]);
+    let o = run(&args, Some(rows.as_bytes()));
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("line 2") && err.contains("__timestamp 0"),
+        "{err}"
+    );
+    let mut skip = args.clone();
+    skip.extend(["--on-error", "skip", "--output", "json"]);
+    let o = ok(run(&skip, Some(rows.as_bytes())));
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["data"]["skipped"], 2, "{summary}");
+    let all = tail_rows(&bootstrap, "http://127.0.0.1:1", &topic, "raw");
+    // The first run sent line 1 before failing at line 2: it stays (not transactional).
+    let stamps: Vec<(String, i64)> = all
+        .iter()
+        .map(|r| {
+            (
+                r["value"].as_str().unwrap().to_owned(),
+                r["__timestamp"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let values: Vec<&str> = stamps.iter().map(|(v, _)| v.as_str()).collect();
+    let mut sorted = values.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["a", "a", "c"], "{stamps:?}");
+    for (v, t) in &stamps {
+        match v.as_str() {
+            "c" => assert_eq!(*t, 5),
+            _ => assert!(*t > 5, "a null __timestamp is the time of sending: {t}"),
+        }
+    }
+}
+
+/// `tail --format ndjson --binary base64` prints every raw byte string as base64
+/// text, which nothing in the row tells apart from text: `produce --binary base64`
+/// reads it back to the original bytes (keys, values, headers), row for row.
+#[test]
+fn ndjson_from_tail_binary_base64_produces_the_original_bytes() {
+    let broker = Tansu::start();
+    let bootstrap = broker.bootstrap();
+    let (source, copy, plain) = (
+        unique_name("b64-src"),
+        unique_name("b64-copy"),
+        unique_name("b64-plain"),
+    );
+    for t in [&source, &copy, &plain] {
+        create_topic(&bootstrap, t, 2);
+    }
+    let mut rows = source_rows(true);
+    rows.push_str("{\"value\":{\"base64\":\"/wA=\"},\"__key\":null,\"__partition\":1,\"__timestamp\":1732870900000,\"__headers\":{\"bin\":{\"base64\":\"gA==\"}}}\n");
+    let produce_to = |topic: &str, input: &[u8], binary: &str| {
+        let mut args = vec!["-b", &bootstrap];
+        args.extend(ONE_PER_BATCH);
+        args.extend([
+            "produce",
+            topic,
+            "--format",
+            "ndjson",
+            "--partition",
+            "keep",
+            "--binary",
+            binary,
+        ]);
+        ok(run(&args, Some(input)))
+    };
+    produce_to(&source, rows.as_bytes(), "auto");
+    let capture = ok(run(
+        &[
+            "-b", &bootstrap, "tail", &source, "-e", "-q", "--format", "ndjson", "--binary",
+            "base64",
+        ],
+        None,
+    ))
+    .stdout;
+    assert!(
+        String::from_utf8_lossy(&capture).contains("\"value\":\"/wA=\""),
+        "tail's base64 view: {}",
+        String::from_utf8_lossy(&capture)
+    );
+    produce_to(&copy, &capture, "base64");
+    let expected = tail_rows(&bootstrap, "http://127.0.0.1:1", &source, "raw");
+    assert_eq!(expected.len(), 7);
+    assert_eq!(
+        tail_rows(&bootstrap, "http://127.0.0.1:1", &copy, "raw"),
+        expected
+    );
+    // Read as text, the same capture writes the base64 letters: the flag is what decides.
+    produce_to(&plain, &capture, "auto");
+    let plain_rows = tail_rows(&bootstrap, "http://127.0.0.1:1", &plain, "raw");
+    assert_eq!(plain_rows[0]["value"], "djA=", "{plain_rows:?}");
+    // --binary base64 on anything but NDJSON is a usage error.
+    let o = run(
+        &[
+            "-b", &bootstrap, "produce", &plain, "--format", "lines", "--binary", "base64",
+        ],
+        Some(b"a\n"),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Keyless records with `--partition hash` go where librdkafka's partitioner puts a
+/// null key (random; sticky for `sticky.partitioning.linger.ms`, 0 here so the spread
+/// shows), as kcat -P does; the summary's partitions are where they were delivered.
+#[test]
+fn keyless_records_are_left_to_librdkafkas_partitioner_and_the_summary_says_where_they_went() {
+    let topic = unique_name("keyless");
+    let cluster = dev_cluster(&[&format!("{topic}:3")]);
+    let input: String = (0..300).map(|i| format!("v{i}\n")).collect();
+    let o = ok(run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "-X",
+            "sticky.partitioning.linger.ms=0",
+            "--output",
+            "json",
+            "produce",
+            &topic,
+        ],
+        Some(input.as_bytes()),
+    ));
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut said = std::collections::BTreeMap::new();
+    for p in summary["data"]["partitions"].as_array().unwrap() {
+        said.insert(
+            p["partition"].as_i64().unwrap(),
+            p["records"].as_u64().unwrap(),
+        );
+    }
+    assert_eq!(said.values().sum::<u64>(), 300, "{summary}");
+    assert!(
+        said.len() > 1,
+        "300 keyless records on one partition: {summary}"
+    );
+    let out = Command::new(KCAT)
+        .args(["-C", "-b", &cluster.bootstrap, "-t", &topic])
+        .args(["-o", "beginning", "-e", "-q", "-f", "%p\\n"])
+        .output()
+        .unwrap();
+    let mut seen = std::collections::BTreeMap::new();
+    for p in String::from_utf8(out.stdout).unwrap().lines() {
+        *seen.entry(p.parse::<i64>().unwrap()).or_insert(0u64) += 1;
+    }
+    assert_eq!(seen, said);
+}
+
+/// kcat's `-k KEY` (one key for every line) and `-p N` mean the same here; the records
+/// equal kcat's own for the same input, partition included.
+#[test]
+fn a_fixed_key_and_partition_give_the_records_kcat_p_k_gives() {
+    let (theirs, ours) = (unique_name("kcat-k"), unique_name("produce-k"));
+    let cluster = dev_cluster(&[&format!("{theirs}:3"), &format!("{ours}:3")]);
+    let input = b"a\nb\n\nc";
+    let mut kcat = Command::new(KCAT)
+        .args([
+            "-P",
+            "-b",
+            &cluster.bootstrap,
+            "-t",
+            &theirs,
+            "-k",
+            "fixed",
+            "-p",
+            "2",
+        ])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    kcat.stdin.take().unwrap().write_all(input).unwrap();
+    assert!(kcat.wait().unwrap().success());
+    ok(run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &ours,
+            "-k",
+            "fixed",
+            "-p",
+            "2",
+        ],
+        Some(input),
+    ));
+    let on = |topic: &str| {
+        let out = Command::new(KCAT)
+            .args([
+                "-C",
+                "-b",
+                &cluster.bootstrap,
+                "-t",
+                topic,
+                "-o",
+                "beginning",
+            ])
+            .args(["-e", "-q", "-f", "%p|%k|%s\\n"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let expected = on(&theirs);
+    assert_eq!(expected, "2|fixed|a\n2|fixed|b\n2|fixed|c\n");
+    assert_eq!(on(&ours), expected);
+    // -k with -K is refused: one key for all, or one per line.
+    let o = run(
+        &[
+            "-b",
+            &cluster.bootstrap,
+            "produce",
+            &ours,
+            "-k",
+            "x",
+            "-K",
+            ":",
+        ],
+        Some(b"a:b\n"),
+    );
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -4,56 +4,18 @@
 //! share numbers, empty partitions, one much longer partition; with and without a
 //! group and `-p`.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use base64::Engine as _;
 use rdkafka::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
-use crate::support::tansu::free_port;
-use crate::support::{binary, unique_name};
+use crate::support::dev_cluster::dev_cluster;
+use crate::support::unique_name;
 use crate::tail_topics::{Row, arrow_rows, assert_same_rows, run_tail, sorted};
 
 const KCAT: &str = "/usr/bin/kcat";
-
-/// `dev-cluster` on a free port with topics `ta` (4 partitions) and `tb` (3), killed on drop.
-struct DevCluster {
-    child: Child,
-    bootstrap: String,
-}
-
-impl Drop for DevCluster {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn dev_cluster(topics: &[&str]) -> DevCluster {
-    let port = free_port().to_string();
-    let mut args = vec!["dev-cluster", "--port", &port];
-    for t in topics {
-        args.extend(["--topic", t]);
-    }
-    let mut child = Command::new(binary())
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start dev-cluster");
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let bootstrap = first
-        .trim()
-        .strip_prefix("BOOTSTRAP=")
-        .unwrap_or_else(|| panic!("dev-cluster said {first:?}"))
-        .to_owned();
-    DevCluster { child, bootstrap }
-}
 
 fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)

@@ -55,7 +55,9 @@ pub fn run(
         drop_columns: vec!["key".to_owned()],
         key_format: None,
         key_separator: None,
+        line_key: None,
         headers: Vec::new(),
+        binary: Default::default(),
         partition: PartitionChoice::Keep,
         transactional_id: None,
         on_error: OnError::Fail,
@@ -69,6 +71,7 @@ pub fn run(
         &plan,
         &mut Hooks {
             cancelled: Arc::new(AtomicBool::new(false)),
+            catch_signals: None,
             progress: &mut |_, _| {},
             refused: &mut |_, _| {},
         },

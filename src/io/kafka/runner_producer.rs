@@ -31,6 +31,8 @@ use crate::io::kafka::{test_hooks, transactions};
 pub struct DeliveryContext {
     failure: Mutex<Option<String>>,
     outstanding: Mutex<BTreeMap<u64, usize>>,
+    /// Acknowledged records per partition (where the partitioner put the keyless ones).
+    per_partition: Mutex<BTreeMap<i32, u64>>,
 }
 
 impl ClientContext for DeliveryContext {
@@ -48,10 +50,16 @@ impl ProducerContext for DeliveryContext {
     type DeliveryOpaque = usize;
 
     fn delivery(&self, result: &DeliveryResult<'_>, ticket: usize) {
-        if let Err((e, message)) = result {
-            use rdkafka::Message;
-            let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
-            failure.get_or_insert_with(|| format!("cannot write to {}: {e}", message.topic()));
+        use rdkafka::Message;
+        match result {
+            Err((e, message)) => {
+                let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+                failure.get_or_insert_with(|| format!("cannot write to {}: {e}", message.topic()));
+            }
+            Ok(message) => {
+                let mut counts = self.per_partition.lock().unwrap_or_else(|p| p.into_inner());
+                *counts.entry(message.partition()).or_insert(0) += 1;
+            }
         }
         self.delivered(ticket as u64);
     }
@@ -98,6 +106,16 @@ pub struct RunnerProducer {
 }
 
 impl RunnerProducer {
+    /// Records acknowledged so far, per partition.
+    pub fn delivered_per_partition(&self) -> BTreeMap<i32, u64> {
+        self.producer
+            .context()
+            .per_partition
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     /// The native librdkafka handle, for `io::kafka::exit_flush`.
     pub fn native(&self) -> *mut rdkafka::bindings::rd_kafka_t {
         self.producer.client().native_ptr()

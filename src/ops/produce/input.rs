@@ -64,7 +64,7 @@ impl InputFormat {
 /// An opened input.
 pub enum Opened {
     /// Arrow batches in the library layout, and which format they were read from.
-    Columnar(Box<dyn BatchReader>, InputFormat),
+    Columnar(Box<dyn BatchReader + Send>, InputFormat),
     /// NDJSON rows, one object a line.
     Ndjson(LineInput),
     /// Plain-text lines.
@@ -86,6 +86,11 @@ impl LineInput {
             reader,
             line: 0,
         }
+    }
+
+    #[cfg(test)]
+    pub fn for_tests_reader(reader: Box<dyn BufRead + Send>) -> Self {
+        Self::new("test", reader)
     }
 
     #[cfg(test)]

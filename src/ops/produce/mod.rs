@@ -14,6 +14,7 @@
 //! error, so a read_committed reader sees all rows or none.
 
 pub mod dry_registry;
+mod feed;
 pub mod input;
 pub mod lines;
 mod ndjson;
@@ -27,6 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::engine::columnar::headers::Header;
+pub use crate::engine::columnar::text_view::BinaryText;
 use crate::engine::schema::cache::SchemaCache;
 use crate::io::kafka::settings::KafkaSettings;
 use crate::ops::{Error, Result};
@@ -41,7 +43,8 @@ use sender::Sender;
 pub enum PartitionChoice {
     /// The row's `__partition`.
     Keep,
-    /// murmur2 of the key, as Kafka's default partitioner; keyless records round-robin.
+    /// murmur2 of the key, as Kafka's default partitioner; a keyless record goes where
+    /// librdkafka's partitioner puts a null key (random, sticky for `sticky.partitioning.linger.ms`).
     Hash,
     Fixed(i32),
 }
@@ -71,8 +74,14 @@ pub struct ProducePlan {
     pub key_format: Option<String>,
     /// Lines: the key separator (`-K`).
     pub key_separator: Option<Vec<u8>>,
+    /// Lines: the key of every record (`-k`; never with `-K`).
+    pub line_key: Option<Vec<u8>>,
     /// Lines: headers added to every record (`-H`).
     pub headers: Vec<Header>,
+    /// NDJSON: how raw bytes (`__key`, a raw `value`, header values) are written, as
+    /// `tail --binary` wrote them: text or `{"base64": …}` (auto), or every one a
+    /// base64 string (base64), which nothing in the row itself tells apart from text.
+    pub binary: BinaryText,
     pub partition: PartitionChoice,
     /// Set: one transaction under this id.
     pub transactional_id: Option<String>,
@@ -88,6 +97,11 @@ pub struct ProducePlan {
 /// What the caller sees while records go out.
 pub struct Hooks<'a> {
     pub cancelled: Arc<AtomicBool>,
+    /// Called when a transaction opens: while the value it returns lives, SIGINT and
+    /// SIGTERM set `cancelled` instead of ending the process, so the open transaction
+    /// is aborted before the exit, and nothing of it is ever visible to read_committed
+    /// readers. `None`: the caller has no signals to catch (tests, the demo).
+    pub catch_signals: Option<&'a dyn Fn() -> Box<dyn std::any::Any>>,
     /// Records and bytes sent so far, after each batch.
     pub progress: &'a mut dyn FnMut(u64, u64),
     /// A skipped or dead-lettered row: its name and the error.
@@ -160,9 +174,16 @@ pub fn produce(plan: &ProducePlan, hooks: &mut Hooks<'_>) -> Result<Summary> {
     check_flags(plan)?;
     let opened = input::open(&plan.input, plan.format, plan.batch_rows)?;
     let is_lines = matches!(opened, Opened::Lines(_));
-    if !is_lines && (plan.key_separator.is_some() || !plan.headers.is_empty()) {
+    if plan.binary == BinaryText::Base64 && !matches!(opened, Opened::Ndjson(_)) {
         return Err(Error::usage(
-            "-K and -H apply to plain-text lines (--format lines); columnar and NDJSON rows carry __key and __headers",
+            "--binary base64 reads NDJSON rows as `tail --format ndjson --binary base64` writes them; pass --format ndjson (Arrow IPC and Parquet hold bytes as bytes, plain lines are sent as they are)",
+        ));
+    }
+    if !is_lines
+        && (plan.key_separator.is_some() || plan.line_key.is_some() || !plan.headers.is_empty())
+    {
+        return Err(Error::usage(
+            "-k, -K and -H apply to plain-text lines (--format lines); columnar and NDJSON rows carry __key and __headers",
         ));
     }
     let (schemas, would_register) = match (&plan.schemas, plan.dry_run) {
@@ -192,7 +213,7 @@ pub fn produce(plan: &ProducePlan, hooks: &mut Hooks<'_>) -> Result<Summary> {
                     plan.value_format
                 )));
             }
-            let mut sender = Sender::open(plan, None)?;
+            let mut sender = Sender::open(plan, None, hooks)?;
             let r = sender::send_lines(plan, input, &mut sender, hooks);
             sender.finish(r, &mut summary)
         }
@@ -200,38 +221,38 @@ pub fn produce(plan: &ProducePlan, hooks: &mut Hooks<'_>) -> Result<Summary> {
             summary.input_format = format.label();
             let schema = reader.schema();
             let encoder = RowEncoder::new(plan, &schema, schemas)?;
-            let mut sender = Sender::open(plan, Some(&encoder))?;
-            let r = sender::send_batches(
-                &encoder,
-                &mut || {
-                    reader
-                        .next_batch()
-                        .map(|b| b.map(|b| (b, None)).map_err(Error::failure))
-                },
-                &mut sender,
-                hooks,
-            );
+            let mut sender = Sender::open(plan, Some(&encoder), hooks)?;
+            let feed = feed::Feed::spawn(move || {
+                reader
+                    .next_batch()
+                    .map(|b| b.map(|b| (b, None)).map_err(Error::failure))
+            })?;
+            let flag = hooks.cancelled.clone();
+            let r = sender::send_batches(&encoder, &mut || feed.next(&flag), &mut sender, hooks);
             sender.finish(r, &mut summary)
         }
         Opened::Ndjson(input) => {
             summary.input_format = InputFormat::Ndjson.label();
-            let mut rows = ndjson::NdjsonRows::new(input, &plan.value_format, plan.batch_rows)?;
+            let mut rows =
+                ndjson::NdjsonRows::new(input, &plan.value_format, plan.binary, plan.batch_rows)?;
             let first = rows.next_batch()?;
             let Some(first) = first else {
-                let sender = Sender::open(plan, None)?;
+                let sender = Sender::open(plan, None, hooks)?;
                 return sender.finish(Ok(()), &mut summary).map(|_| summary);
             };
             let encoder = RowEncoder::new(plan, &first.schema(), schemas)?;
-            let mut sender = Sender::open(plan, Some(&encoder))?;
+            let mut sender = Sender::open(plan, Some(&encoder), hooks)?;
             let mut pending = Some((first, rows.lines.clone()));
+            let feed = feed::Feed::spawn(move || {
+                let batch = rows.next_batch().transpose()?;
+                Some(batch.map(|b| (b, Some(rows.lines.clone()))))
+            })?;
+            let flag = hooks.cancelled.clone();
             let r = sender::send_batches(
                 &encoder,
                 &mut || match pending.take() {
                     Some((b, lines)) => Some(Ok((b, Some(lines)))),
-                    None => rows
-                        .next_batch()
-                        .transpose()
-                        .map(|b| b.map(|b| (b, Some(rows.lines.clone())))),
+                    None => feed.next(&flag),
                 },
                 &mut sender,
                 hooks,

@@ -20,6 +20,7 @@ use crate::engine::columnar::record::Record;
 use crate::engine::columnar::reserved::{
     HEADERS_COLUMN, KEY_COLUMN, OFFSET_COLUMN, PARTITION_COLUMN, TIMESTAMP_COLUMN, TOPIC_COLUMN,
 };
+use crate::engine::columnar::text_view::BinaryText;
 use crate::engine::columnar::topology::BatchCodec;
 use crate::engine::columnar::topology::spec::{CodecResolver, CodecSpec, Located};
 use crate::engine::columnarschema::topology_codecs::OnlineCodecs;
@@ -32,6 +33,7 @@ pub struct NdjsonRows {
     codec: Arc<dyn BatchCodec>,
     /// The value is the `value` field's bytes (raw and string formats), not the payload object.
     value_field: bool,
+    binary: BinaryText,
     batch_rows: usize,
     /// 1-based line of each row of the last batch.
     pub lines: Vec<u64>,
@@ -51,25 +53,37 @@ fn codec(name: &str) -> Result<Arc<dyn BatchCodec>> {
         .map_err(Error::failure)
 }
 
-/// Bytes from a text-view cell: text, or a `{"base64": …}` marker.
-fn bytes_of(v: &Value) -> Option<std::result::Result<Vec<u8>, String>> {
+fn decode_base64(text: &str) -> std::result::Result<Vec<u8>, String> {
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|e| format!("invalid base64: {e}"))
+}
+
+/// Bytes from a text-view cell: text (or, under `--binary base64`, a base64 string),
+/// or a `{"base64": …}` marker.
+fn bytes_of(v: &Value, mode: BinaryText) -> Option<std::result::Result<Vec<u8>, String>> {
     match v {
+        Value::String(s) if mode == BinaryText::Base64 => Some(
+            decode_base64(s)
+                .map_err(|e| format!("{e} (--binary base64: every byte string is base64)")),
+        ),
         Value::String(s) => Some(Ok(s.as_bytes().to_vec())),
         Value::Object(m) if m.len() == 1 && m.contains_key("base64") => Some(
             m["base64"]
                 .as_str()
                 .ok_or_else(|| "a base64 marker that is not a string".to_owned())
-                .and_then(|t| {
-                    base64::engine::general_purpose::STANDARD
-                        .decode(t)
-                        .map_err(|e| format!("invalid base64: {e}"))
-                }),
+                .and_then(decode_base64),
         ),
         _ => None,
     }
 }
 
-fn header_values(name: &str, v: &Value, out: &mut Vec<Header>) -> std::result::Result<(), String> {
+fn header_values(
+    name: &str,
+    v: &Value,
+    mode: BinaryText,
+    out: &mut Vec<Header>,
+) -> std::result::Result<(), String> {
     match v {
         Value::Null => out.push(Header::new(name, None)),
         Value::Array(items) => {
@@ -77,11 +91,14 @@ fn header_values(name: &str, v: &Value, out: &mut Vec<Header>) -> std::result::R
                 if item.is_array() {
                     return Err(format!("__headers.{name}: a nested array"));
                 }
-                header_values(name, item, out)?;
+                header_values(name, item, mode, out)?;
             }
         }
-        other => match bytes_of(other) {
-            Some(bytes) => out.push(Header::new(name, Some(bytes?))),
+        other => match bytes_of(other, mode) {
+            Some(bytes) => out.push(Header::new(
+                name,
+                Some(bytes.map_err(|e| format!("__headers.{name}: {e}"))?),
+            )),
             None => {
                 return Err(format!(
                     "__headers.{name} is {other}, not text, a {{\"base64\": …}} marker, null or an array of them"
@@ -99,7 +116,7 @@ struct Row {
     partition: Option<i32>,
 }
 
-fn parse_row(line: &[u8], value_field: bool) -> std::result::Result<Row, String> {
+fn parse_row(line: &[u8], value_field: bool, mode: BinaryText) -> std::result::Result<Row, String> {
     let value: Value =
         serde_json::from_slice(line).map_err(|e| format!("not a JSON object: {e}"))?;
     let Value::Object(mut object) = value else {
@@ -107,7 +124,7 @@ fn parse_row(line: &[u8], value_field: bool) -> std::result::Result<Row, String>
     };
     let key = match object.remove(KEY_COLUMN) {
         None | Some(Value::Null) => None,
-        Some(v) => Some(match bytes_of(&v) {
+        Some(v) => Some(match bytes_of(&v, mode) {
             Some(b) => b.map_err(|e| format!("__key: {e}"))?,
             // A formatted key shows as its own JSON document.
             None => v.to_string().into_bytes(),
@@ -135,7 +152,7 @@ fn parse_row(line: &[u8], value_field: bool) -> std::result::Result<Row, String>
         None | Some(Value::Null) => {}
         Some(Value::Object(map)) => {
             for (name, v) in &map {
-                header_values(name, v, &mut headers)?;
+                header_values(name, v, mode, &mut headers)?;
             }
         }
         Some(other) => return Err(format!("__headers is {other}, not an object")),
@@ -143,11 +160,12 @@ fn parse_row(line: &[u8], value_field: bool) -> std::result::Result<Row, String>
     let value = if value_field {
         match object.remove("value") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(bytes_of(&v).ok_or_else(|| {
+            Some(v) => Some(bytes_of(&v, mode).ok_or_else(|| {
                 format!(
                     "value is {v}, not text or a {{\"base64\": …}} marker (raw and string values)"
                 )
-            })??),
+            })?
+            .map_err(|e| format!("value: {e}"))?),
         }
     } else {
         Some(
@@ -187,13 +205,19 @@ fn replace(batch: &RecordBatch, name: &str, array: ArrayRef) -> Result<RecordBat
 impl NdjsonRows {
     /// `value_format` decides what a row's value is: the `value` field for raw and
     /// string (under any `gzip+`), else the payload object.
-    pub fn new(input: LineInput, value_format: &str, batch_rows: usize) -> Result<Self> {
+    pub fn new(
+        input: LineInput,
+        value_format: &str,
+        binary: BinaryText,
+        batch_rows: usize,
+    ) -> Result<Self> {
         let inner = value_format.trim_start_matches("gzip+");
         let value_field = matches!(inner, "raw" | "string");
         Ok(NdjsonRows {
             input,
             codec: codec(if value_field { "raw" } else { "json" })?,
             value_field,
+            binary,
             batch_rows: batch_rows.max(1),
             lines: Vec::new(),
         })
@@ -212,7 +236,7 @@ impl NdjsonRows {
             if line.iter().all(|b| b.is_ascii_whitespace()) {
                 continue;
             }
-            let row = parse_row(&line, self.value_field).map_err(|e| {
+            let row = parse_row(&line, self.value_field, self.binary).map_err(|e| {
                 Error::usage(format!("{} line {}: {e}", self.input.name, self.input.line))
             })?;
             self.lines.push(self.input.line);
@@ -249,7 +273,7 @@ mod tests {
 
     fn rows(text: &str, format: &str) -> RecordBatch {
         let input = LineInput::for_tests(text);
-        NdjsonRows::new(input, format, 100)
+        NdjsonRows::new(input, format, BinaryText::Auto, 100)
             .unwrap()
             .next_batch()
             .unwrap()
@@ -290,13 +314,55 @@ mod tests {
     }
 
     #[test]
+    fn tails_base64_view_comes_back_as_the_original_bytes_and_bad_base64_is_named() {
+        let text = r#"{"value":"AP8=","__key":"aw==","__headers":{"h":["/w==",null]}}
+{"value":{"base64":"YQ=="},"__key":null}"#;
+        let mut r =
+            NdjsonRows::new(LineInput::for_tests(text), "raw", BinaryText::Base64, 10).unwrap();
+        let b = r.next_batch().unwrap().unwrap();
+        let v = b.column_by_name("value").unwrap().as_binary::<i32>();
+        assert_eq!(v.value(0), &[0, 0xff]);
+        assert_eq!(v.value(1), b"a");
+        let keys = b.column_by_name(KEY_COLUMN).unwrap().as_binary::<i32>();
+        assert_eq!(keys.value(0), b"k");
+        assert!(keys.is_null(1));
+        let cell = b.column_by_name(HEADERS_COLUMN).unwrap().as_binary::<i32>();
+        assert_eq!(
+            decode_headers(cell.value(0)).unwrap(),
+            vec![Header::new("h", Some(vec![0xff])), Header::new("h", None)]
+        );
+        // The same text read as text keeps the base64 letters: the mode is the caller's to say.
+        let b = rows(r#"{"value":"AP8="}"#, "raw");
+        let v = b.column_by_name("value").unwrap().as_binary::<i32>();
+        assert_eq!(v.value(0), b"AP8=");
+        let mut r = NdjsonRows::new(
+            LineInput::for_tests("{\"value\":\"AA==\"}\n{\"value\":\"not base64!\"}\n"),
+            "raw",
+            BinaryText::Base64,
+            10,
+        )
+        .unwrap();
+        let e = r.next_batch().unwrap_err();
+        assert!(
+            e.message.contains("line 2") && e.message.contains("--binary base64"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
     fn raw_values_come_from_the_value_field_and_bad_lines_are_named() {
         let b = rows("{\"value\":\"hi\"}\n\n{\"value\":null}\n", "raw");
         let v = b.column_by_name("value").unwrap().as_binary::<i32>();
         assert_eq!(v.value(0), b"hi");
         assert!(v.is_null(1));
-        let mut r =
-            NdjsonRows::new(LineInput::for_tests("{\"value\":\"a\"}\n[1]\n"), "raw", 10).unwrap();
+        let mut r = NdjsonRows::new(
+            LineInput::for_tests("{\"value\":\"a\"}\n[1]\n"),
+            "raw",
+            BinaryText::Auto,
+            10,
+        )
+        .unwrap();
         let e = r.next_batch().unwrap_err();
         assert_eq!(e.kind, crate::ops::ErrorKind::Usage);
         assert!(e.message.contains("line 2"), "{}", e.message);

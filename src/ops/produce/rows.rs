@@ -295,12 +295,22 @@ impl RowEncoder {
             .map(|(row, record)| {
                 let mut record = record?;
                 record.timestamp = match timestamps.as_ref().filter(|t| t.is_valid(row)) {
+                    // No timestamp: the time of sending, as kcat and rpk stamp it.
                     None => now,
                     Some(t) if t.value(row) < 0 => {
                         return Err(format!(
                             "__timestamp {} is negative (Kafka timestamps are epoch ms)",
                             t.value(row)
                         ));
+                    }
+                    // Kafka keeps 0 as a timestamp, but librdkafka stamps a record
+                    // given 0 with the current time: sending it would write another
+                    // time than the row's, so the row is refused instead.
+                    Some(t) if t.value(row) == 0 => {
+                        return Err(
+                            "__timestamp 0 cannot be sent as 0: librdkafka, the producer here, replaces 0 with the current time (give a null __timestamp for \"now\")"
+                                .to_owned(),
+                        );
                     }
                     Some(t) => t.value(row),
                 };
