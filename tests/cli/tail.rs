@@ -353,20 +353,43 @@ fn tail_threads_encodes_the_same_parquet_bytes_at_every_count_and_needs_parquet(
                 "--threads",
                 threads,
             ]);
-            assert!(out.status.success(), "--threads {threads}: {}", stderr(&out));
+            assert!(
+                out.status.success(),
+                "--threads {threads}: {}",
+                stderr(&out)
+            );
             std::fs::read(&file).unwrap()
         })
         .collect();
-    assert!(files[1] == files[0], "--threads 2 Parquet differs from --threads 1");
-    assert!(files[2] == files[0], "--threads 4 Parquet differs from --threads 1");
+    assert!(
+        files[1] == files[0],
+        "--threads 2 Parquet differs from --threads 1"
+    );
+    assert!(
+        files[2] == files[0],
+        "--threads 4 Parquet differs from --threads 1"
+    );
     let v = python(DUCKDB_PARQUET, &dir.path().join("orders-4.parquet"));
     assert_eq!(v["count"], 12);
     assert!(v["row_groups"].as_i64().unwrap() >= 4, "{v}");
     // The same flag as run's: a count of 0 is refused; a format with no
     // Parquet encoding has no use for it and is refused, not ignored.
     for (args, needle) in [
-        (&["--format", "parquet", "--out", "x.parquet", "--threads", "0"][..], "thread count"),
-        (&["--format", "ndjson", "--threads", "2"][..], "--threads sets the threads Parquet"),
+        (
+            &[
+                "--format",
+                "parquet",
+                "--out",
+                "x.parquet",
+                "--threads",
+                "0",
+            ][..],
+            "thread count",
+        ),
+        (
+            &["--format", "ndjson", "--threads", "2"][..],
+            "--threads sets the threads Parquet",
+        ),
     ] {
         let out = o.tail_to_end(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
