@@ -3757,7 +3757,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__tail)
-            opts="-p -e -n -g -b -X -v -q -y -h -V --partitions --from --until-end --num --max-records --group --isolation --key-glob --header --where --topic-column --columns --key-format --value-format --format --out --binary --headers-encoding --row-group-size --rotate-rows --rotate-bytes --on-error --batch-records --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-p -e -n -g -b -X -v -q -y -h -V --partitions --from --until-end --num --max-records --group --isolation --key-glob --header --where --topic-column --columns --key-format --value-format --format --out --binary --headers-encoding --row-group-size --threads --rotate-rows --rotate-bytes --on-error --batch-records --schema-cache --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --registry --schema-registry-user --schema-registry-password-file --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3840,6 +3840,10 @@ _krabka__streams() {
                     return 0
                     ;;
                 --row-group-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

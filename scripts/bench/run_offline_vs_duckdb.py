@@ -21,6 +21,13 @@ After timing, every case checks that the `--threads T` sink file is byte-identic
 to the `--threads 1` one (and fails the benchmark when not), and compares krabka's
 sink file with DuckDB's result (the group-bys re-emit their cumulative table per
 batch: the last row of every group is its result).
+At `--rows 100000000` (the issue's large case: about 4 GB of IPC per orders
+file, more for the join's two files) the data is generated batch by batch
+straight into the files, never held in memory, and the script first estimates
+the disk it needs (the inputs it has yet to generate, measured from a sample
+batch, plus each case's sink files as large as the largest input) and refuses
+to start when the free space of --dir is below twice that. The peak RSS of
+`run` (bounded by its state, not by the input) is printed next to DuckDB's.
 Prints the ratios side by side (a benchmark, not a timed test), from runs that
 alternate between the sides, the CPU times (user + system of the `run` process;
 the DuckDB worker's CPU time around its read + query) as a ratio less moved by
@@ -34,7 +41,9 @@ import argparse
 import filecmp
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -183,6 +192,40 @@ GENERATORS = {
 }
 
 
+SAMPLE_ROWS = 65536
+
+
+def bytes_per_row(name, directory):
+    """The IPC bytes per row of a dataset, measured on one generated batch."""
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        path = os.path.join(tmp, "sample.arrows")
+        GENERATORS[name](path, SAMPLE_ROWS)
+        return os.path.getsize(path) / SAMPLE_ROWS
+
+
+def check_disk(directory, rows, cases):
+    """Exits before any generation when --dir has less than twice the space the
+    run needs: the inputs not generated yet, and per case its sink files (the
+    --threads T one and the --threads 1 one; three for Parquet) counted as large as its largest input."""
+    names = set()
+    for case in cases:
+        names.update(["orders"] if case == "parquet-output" else CASES[case][2].values())
+    size = {name: bytes_per_row(name, directory) * rows for name in sorted(names)}
+    need = sum(v for name, v in size.items()
+               if not os.path.exists(os.path.join(directory, f"{name}-{rows}.arrows")))
+    for case in cases:
+        # The Parquet case writes three sinks (.arrows, .parquet at T and at 1 thread).
+        sources, sinks = (["orders"], 3) if case == "parquet-output" else (CASES[case][2].values(), 2)
+        need += sinks * max(size[name] for name in sources)
+    free = shutil.disk_usage(directory).free
+    gib = 1 << 30
+    print(f"disk: about {need / gib:.1f} GiB needed in {directory}, {free / gib:.1f} GiB free",
+          file=sys.stderr, flush=True)
+    if free < 2 * need:
+        sys.exit(f"refusing to start: {directory} has {free / gib:.1f} GiB free, below twice the "
+                 f"{need / gib:.1f} GiB this run needs (use --dir on a larger disk or fewer --case)")
+
+
 def dataset(directory, name, rows):
     path = os.path.join(directory, f"{name}-{rows}.arrows")
     if not os.path.exists(path):
@@ -312,6 +355,9 @@ def run_case(args, case, threads_label):
           f"run --threads 1/DuckDB = {one / duck_total:.2f}x, run/DuckDB(query only) = "
           f"{krabka / duck_query:.2f}x, --threads {threads_label} speed-up over 1 = {one / krabka:.2f}x; "
           f"CPU run/DuckDB = {krabka_cpu / duck_cpu:.2f}x", flush=True)
+    print(f"{case}: peak RSS run --threads {threads_label} {rss / 1024:.0f} MiB, run --threads 1 "
+          f"{rss_one / 1024:.0f} MiB, DuckDB {duck_rss / 1024:.0f} MiB (run/DuckDB = "
+          f"{rss / max(duck_rss, 1):.2f}x), rows {args.rows}", flush=True)
     same_bytes(out, out_one, case)
     subprocess.run([sys.executable, os.path.abspath(__file__), "--check-worker", case,
                     json.dumps(inputs), out], check=True)
@@ -357,7 +403,8 @@ def parquet_case(args, threads_label):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
-    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--rows", type=int, default=10_000_000,
+                        help="rows per dataset (10,000,000 by default; 100000000 for the large case)")
     parser.add_argument("--dir", default="/tmp")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None,
@@ -365,7 +412,10 @@ def main():
     parser.add_argument("--case", choices=sorted(CASES) + ["parquet-output"], action="append")
     args = parser.parse_args()
     label = str(args.threads) if args.threads else f"default ({os.cpu_count()} cores)"
-    for case in args.case or list(CASES) + ["parquet-output"]:
+    cases = args.case or list(CASES) + ["parquet-output"]
+    os.makedirs(args.dir, exist_ok=True)
+    check_disk(args.dir, args.rows, cases)
+    for case in cases:
         if case == "parquet-output":
             parquet_case(args, label)
         else:

@@ -28,6 +28,7 @@ pub mod shell_completion;
 pub mod snapshot;
 pub mod tail;
 pub mod tail_host;
+pub mod threads;
 
 use std::ffi::OsString;
 

@@ -213,3 +213,132 @@ fn a_thread_count_that_is_not_a_positive_number_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--threads belongs to offline runs"));
 }
+
+/// `rows` orders (`payments` false) or their payments, as `tail` writes them:
+/// order ids `order-N` from `first`, payments shuffled within the batch and up
+/// to a minute after their order, two partitions by id, some ids paid twice.
+fn join_side(payments: bool, first: i64, rows: usize) -> RecordBatch {
+    let mut state = 0x9e37_79b9_u64 + first as u64 + u64::from(payments);
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        state >> 33
+    };
+    let mut ids: Vec<i64> = (first..first + rows as i64).collect();
+    if payments {
+        for i in (1..ids.len()).rev() {
+            ids.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
+        for i in (0..ids.len()).step_by(7) {
+            ids[i] = first + (next() % rows as u64) as i64;
+        }
+    }
+    let ts: Vec<i64> = ids
+        .iter()
+        .map(|id| {
+            1_700_000_000_000
+                + id
+                + if payments {
+                    (next() % 60_000) as i64
+                } else {
+                    0
+                }
+        })
+        .collect();
+    let (name, text, number) = if payments {
+        ("method", "paid", ["card", "ideal", "paypal"])
+    } else {
+        ("user", "amount", ["u-1", "u-2", "u-3"])
+    };
+    let schema = Schema::new(vec![
+        Field::new("order_id", DataType::Utf8, true),
+        Field::new(name, DataType::Utf8, true),
+        Field::new(text, DataType::Int64, true),
+        Field::new("__key", DataType::Binary, true),
+        Field::new("__timestamp", DataType::Int64, true),
+        Field::new("__partition", DataType::Int32, true),
+        Field::new("__offset", DataType::Int64, true),
+        Field::new("__headers", DataType::Binary, true),
+    ]);
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(
+            ids.iter().map(|i| format!("order-{i}")),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            (0..rows).map(|_| number[(next() % 3) as usize]),
+        )),
+        Arc::new(Int64Array::from_iter_values(
+            (0..rows).map(|_| (next() % 1_000) as i64),
+        )),
+        Arc::new(BinaryArray::from_opt_vec(vec![None; rows])),
+        Arc::new(Int64Array::from(ts)),
+        Arc::new(Int32Array::from_iter_values(
+            ids.iter().map(|i| (i % 2) as i32),
+        )),
+        Arc::new(Int64Array::from_iter_values(first..first + rows as i64)),
+        Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(
+            [0u8; 4], rows,
+        ))),
+    ];
+    RecordBatch::try_new(Arc::new(schema), columns).unwrap()
+}
+
+#[test]
+fn a_join_sink_is_byte_identical_at_one_two_and_four_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    for (payments, file) in [(false, "orders.arrows"), (true, "payments.arrows")] {
+        let batches: Vec<RecordBatch> = (0..3)
+            .map(|b| join_side(payments, b * 40_000, 40_000))
+            .collect();
+        let mut out = Vec::new();
+        let mut w =
+            arrow_ipc::writer::StreamWriter::try_new(&mut out, &batches[0].schema()).unwrap();
+        for b in &batches {
+            w.write(b).unwrap();
+        }
+        w.finish().unwrap();
+        drop(w);
+        std::fs::write(dir.path().join(file), out).unwrap();
+    }
+    let topology = example("orders-with-payments.yaml");
+    let files: Vec<Vec<u8>> = [1, 2, 4]
+        .iter()
+        .map(|threads| {
+            let name = format!("paid-{threads}.arrows");
+            let out = run(
+                dir.path(),
+                &[
+                    topology.to_str().unwrap(),
+                    "--input",
+                    "orders=orders.arrows",
+                    "--input",
+                    "payments=payments.arrows",
+                    "--sink",
+                    &format!("paid-orders={name}"),
+                    "--threads",
+                    &threads.to_string(),
+                ],
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "--threads {threads}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::fs::read(dir.path().join(name)).unwrap()
+        })
+        .collect();
+    let rows: usize =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(&files[0]), None)
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .sum();
+    assert!(rows > 20_000, "{rows} joined rows");
+    for (i, threads) in [2, 4].iter().enumerate() {
+        assert!(
+            files[0] == files[i + 1],
+            "--threads {threads} join sink differs from --threads 1"
+        );
+    }
+}

@@ -338,6 +338,66 @@ fn tail_to_parquet_is_read_by_duckdb_with_zstd_decimals_and_typed_timestamps() {
 }
 
 #[test]
+fn tail_threads_encodes_the_same_parquet_bytes_at_every_count_and_needs_parquet() {
+    let o = orders(12);
+    let dir = temp_dir();
+    let files: Vec<Vec<u8>> = ["1", "2", "4"]
+        .iter()
+        .map(|threads| {
+            let file = dir.path().join(format!("orders-{threads}.parquet"));
+            let out = o.tail_to_end(&[
+                "--out",
+                file.to_str().unwrap(),
+                "--row-group-size",
+                "3",
+                "--threads",
+                threads,
+            ]);
+            assert!(
+                out.status.success(),
+                "--threads {threads}: {}",
+                stderr(&out)
+            );
+            std::fs::read(&file).unwrap()
+        })
+        .collect();
+    assert!(
+        files[1] == files[0],
+        "--threads 2 Parquet differs from --threads 1"
+    );
+    assert!(
+        files[2] == files[0],
+        "--threads 4 Parquet differs from --threads 1"
+    );
+    let v = python(DUCKDB_PARQUET, &dir.path().join("orders-4.parquet"));
+    assert_eq!(v["count"], 12);
+    assert!(v["row_groups"].as_i64().unwrap() >= 4, "{v}");
+    // The same flag as run's: a count of 0 is refused; a format with no
+    // Parquet encoding has no use for it and is refused, not ignored.
+    for (args, needle) in [
+        (
+            &[
+                "--format",
+                "parquet",
+                "--out",
+                "x.parquet",
+                "--threads",
+                "0",
+            ][..],
+            "thread count",
+        ),
+        (
+            &["--format", "ndjson", "--threads", "2"][..],
+            "--threads sets the threads Parquet",
+        ),
+    ] {
+        let out = o.tail_to_end(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
 fn parquet_rotates_by_rows_into_numbered_complete_files() {
     let o = orders(5);
     let dir = temp_dir();

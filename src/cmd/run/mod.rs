@@ -18,6 +18,7 @@ use crate::cmd::global::{GlobalArgs, OutputMode};
 use crate::cmd::interrupt::Interrupt;
 use crate::cmd::output::{Ui, refuse_binary_on_tty_or};
 use crate::cmd::schema_cache::{SchemaCacheArgs, decoding_cache, open_cache};
+use crate::cmd::threads::ThreadsArgs;
 use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::runner::Metrics;
 use crate::engine::columnar::runner::offline::Outcome;
@@ -32,11 +33,11 @@ pub struct RunArgs {
     pub file: PathBuf,
 
     /// Validate the file (names, parents, codecs, expressions against the declared or input schemas) and exit; 3 when invalid.
-    #[arg(long, conflicts_with = "explain")]
+    #[arg(long, conflicts_with_all = ["explain", "threads"])]
     pub check: bool,
 
     /// Print the node graph with each node's columns and exit.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "threads")]
     pub explain: bool,
 
     /// Run offline: read an Arrow IPC stream or file (`-` = stdin) into a source, named by node or topic. Repeatable.
@@ -51,9 +52,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub dead_letter: Option<String>,
 
-    /// Offline: threads the engine may process one batch on (group-by lookups and aggregates, Parquet column encoding; default: the available cores). The output is byte-identical at every count; 1 is the one-thread path.
-    #[arg(long, value_name = "N", value_parser = parse_threads, conflicts_with_all = ["check", "explain"])]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: ThreadsArgs,
 
     /// Print the metrics so far on stderr at this interval (e.g. 5s).
     #[arg(long, value_parser = parse_interval, value_name = "DURATION")]
@@ -69,15 +69,6 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub schema_cache: SchemaCacheArgs,
-}
-
-fn parse_threads(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(n) if (1..=1024).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "expected a thread count from 1 to 1024, got `{text}`"
-        )),
-    }
 }
 
 fn parse_interval(text: &str) -> Result<Duration, String> {
@@ -97,7 +88,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> CliResult<()> {
         inputs: args.inputs.clone(),
         sinks: args.sinks.clone(),
         dead_letter: args.dead_letter.clone(),
-        threads: args.threads,
+        threads: args.threads.threads,
         metrics_interval: args.metrics_interval,
         restore_cut: args.restore_cut,
         adopt_state: args.adopt_state,

@@ -21,6 +21,7 @@ use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::schema_cache::{SchemaCacheArgs, decoding_cache};
 use crate::cmd::tail_host::ConsoleHost;
+use crate::cmd::threads::ThreadsArgs;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::ops::tail::{DEFAULT_BATCH_RECORDS, Isolation, TailContext};
 
@@ -185,6 +186,9 @@ pub struct TailArgs {
     /// Parquet row-group size in rows.
     #[arg(long = "row-group-size", default_value_t = DEFAULT_ROW_GROUP_ROWS, value_name = "ROWS")]
     pub row_group_size: usize,
+
+    #[command(flatten)]
+    pub threads: ThreadsArgs,
 
     /// Start a new output file (PATH-000000.ext, …) after this many rows.
     #[arg(long = "rotate-rows", value_name = "ROWS", requires = "out")]

@@ -114,6 +114,14 @@ impl OutputPlan {
                 _ => "Arrow IPC",
             })?;
         }
+        if args.threads.threads.is_some() && format != OutputFormat::Parquet {
+            // The only work `tail` shares out is Parquet encoding: a count for
+            // any other format would be a flag that changes nothing.
+            return Err(CliError::usage(
+                "--threads sets the threads Parquet columns are encoded on: it needs \
+                 --format parquet (or an --out ending in .parquet)",
+            ));
+        }
         if (args.rotate_rows.is_some() || args.rotate_bytes.is_some())
             && format == OutputFormat::Table
         {

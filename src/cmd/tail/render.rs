@@ -37,13 +37,17 @@ impl TailSink for TableSink {
 /// The sink the output plan names.
 pub fn sink(output: &OutputPlan, args: &TailArgs) -> Box<dyn TailSink> {
     match output.data_format() {
-        Some(format) => Box::new(BatchSink::new(SinkOptions {
-            format,
-            path: output.path.clone(),
-            row_group_size: args.row_group_size,
-            rotate_rows: args.rotate_rows,
-            rotate_bytes: args.rotate_bytes,
-        })),
+        Some(format) => {
+            let mut sink = BatchSink::new(SinkOptions {
+                format,
+                path: output.path.clone(),
+                row_group_size: args.row_group_size,
+                rotate_rows: args.rotate_rows,
+                rotate_bytes: args.rotate_bytes,
+            });
+            sink.set_threads(args.threads.resolve());
+            Box::new(sink)
+        }
         None => Box::new(TableSink),
     }
 }

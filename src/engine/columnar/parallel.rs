@@ -64,6 +64,24 @@ where
     }
 }
 
+/// `f` of every index below `count` (columns, say), the indices shared out
+/// in contiguous runs over at most `threads` threads; the results in index order.
+pub fn map_indices<T, F>(count: usize, threads: usize, f: F) -> Vec<T>
+where
+    T: Send,
+    F: Fn(usize) -> T + Sync,
+{
+    let per_thread = count.div_ceil(threads.max(1)).max(1);
+    let runs: Vec<Range<usize>> = (0..count)
+        .step_by(per_thread)
+        .map(|start| start..(start + per_thread).min(count))
+        .collect();
+    map_ranges(&runs, |run| run.map(&f).collect::<Vec<T>>())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +111,15 @@ mod tests {
         assert_eq!(ranges.len(), 4);
         let starts = map_ranges(&ranges, |r| r.start);
         assert_eq!(starts, ranges.iter().map(|r| r.start).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn every_index_is_mapped_once_in_order() {
+        for count in [0, 1, 2, 5, 17] {
+            for threads in [1, 2, 3, 8] {
+                let out = map_indices(count, threads, |i| i * 10);
+                assert_eq!(out, (0..count).map(|i| i * 10).collect::<Vec<_>>());
+            }
+        }
     }
 }

@@ -8,15 +8,15 @@
 //! the join layout of formats §8.6 with one Arrow IPC stream per stored batch.
 
 mod key_index;
+mod parallel;
 mod side;
 mod table;
 
 use std::sync::Arc;
 
-use arrow::compute::take;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, UInt32Array, new_null_array};
+use arrow_array::{Array, Int64Array, RecordBatch, UInt32Array};
 use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
 
 use super::OpError;
@@ -27,6 +27,7 @@ use crate::engine::columnar::metadata::{
 use crate::engine::columnar::snapshot::groupby::NO_STREAM_TIME;
 use crate::engine::columnar::snapshot::join::{JoinState, TimedBatch};
 use key_index::KeyIndex;
+use parallel::Gather;
 use side::{Limits, Side, Stored};
 
 /// Join configuration; prefixes default to `left_` / `right_`.
@@ -92,6 +93,7 @@ impl JoinSpec {
             right: Side::default(),
             stream_time: NO_STREAM_TIME,
             limits: Limits::default(),
+            threads: 1,
         }
     }
 }
@@ -131,6 +133,8 @@ pub struct JoinProcessor {
     right: Side,
     stream_time: i64,
     limits: Limits,
+    /// Threads a probe and a joined batch may use (`run --threads`).
+    threads: usize,
 }
 
 fn timestamps(batch: &RecordBatch) -> Result<&Int64Array, OpError> {
@@ -167,9 +171,6 @@ pub struct JoinCheckpoint {
     stream_time: i64,
 }
 
-/// Matched row pairs of one pair of batches.
-type Pairs = (Vec<u32>, Vec<u32>);
-
 impl JoinProcessor {
     /// One run: advance stream time over the new batches, prune, join new
     /// left × (stored right, new right), new right × stored left, then store.
@@ -205,30 +206,24 @@ impl JoinProcessor {
         };
         let mut out = Vec::new();
         for left in &new_left {
-            let rights = self.right.batches();
-            let mut pairs: Vec<Pairs> = vec![Pairs::default(); rights.len()];
             let lt = left.timestamps.values();
-            self.right.probe(&left.keys, |at, l, r, rt| {
-                if within(lt[l as usize], rt) {
-                    pairs[at].0.push(l);
-                    pairs[at].1.push(r);
-                }
+            let pairs = parallel::probe_pairs(&self.right, &left.keys, self.threads, |l, rt| {
+                within(lt[l as usize], rt)
             });
-            for (right, (li, ri)) in rights.iter().zip(pairs) {
+            for (right, matched) in self.right.batches().iter().zip(pairs) {
+                let (li, ri) = matched.into_iter().unzip();
                 self.emit(&left.batch, &right.batch, li, ri, &mut out)?;
             }
         }
         for right in &self.right.batches()[first_new_right..] {
-            let lefts = self.left.batches();
-            let mut pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); lefts.len()];
             let rt = right.timestamps.values();
-            self.left.probe(&right.keys, |at, r, l, lt| {
-                if within(lt, rt[r as usize]) {
-                    pairs[at].push((l, r));
-                }
+            let pairs = parallel::probe_pairs(&self.left, &right.keys, self.threads, |r, lt| {
+                within(lt, rt[r as usize])
             });
-            for (left, mut matched) in lefts.iter().zip(pairs) {
+            for (left, matched) in self.left.batches().iter().zip(pairs) {
                 // Probed from the right: back into left-row-major order.
+                let mut matched: Vec<(u32, u32)> =
+                    matched.into_iter().map(|(r, l)| (l, r)).collect();
                 matched.sort_unstable();
                 let (li, ri) = matched.into_iter().unzip();
                 self.emit(&left.batch, &right.batch, li, ri, &mut out)?;
@@ -238,6 +233,12 @@ impl JoinProcessor {
             self.left.push(left)?;
         }
         Ok(out)
+    }
+
+    /// Lets a probe and a joined batch use up to `threads` threads; the
+    /// output is the same at every count.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 
     /// The same join with smaller index limits, to reach them in tests.
@@ -293,20 +294,22 @@ impl JoinProcessor {
             &self.spec.right_prefix,
         )?;
         let (li, ri) = (UInt32Array::from(li), UInt32Array::from(ri));
-        let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+        let mut columns: Vec<Gather<'_>> = Vec::with_capacity(schema.fields().len());
         for (batch, indices) in [(left, &li), (right, &ri)] {
             for (i, f) in batch.schema().fields().iter().enumerate() {
                 if !is_reserved(f.name()) {
-                    columns.push(take(batch.column(i).as_ref(), indices, None)?);
+                    columns.push(Gather::Take(batch.column(i), indices));
                 }
             }
         }
-        for (name, field) in RESERVED_COLUMNS.iter().zip(reserved_fields()) {
+        let reserved = reserved_fields();
+        for (name, field) in RESERVED_COLUMNS.iter().zip(&reserved) {
             columns.push(match left.column_by_name(name) {
-                Some(c) => take(c.as_ref(), &li, None)?,
-                None => new_null_array(field.data_type(), li.len()),
+                Some(c) => Gather::Take(c, &li),
+                None => Gather::Nulls(field.data_type(), li.len()),
             });
         }
+        let columns = parallel::gather(&columns, li.len(), self.threads)?;
         out.push(RecordBatch::try_new(schema, columns)?);
         Ok(())
     }

@@ -1,4 +1,11 @@
 //! Filter, select and with_columns: stateless, zero-copy where the rows stay.
+//! Under `run --threads` a filter and with_columns work on row ranges of each
+//! batch (see [`parallel`]); select only re-points columns, so it has nothing
+//! to share out.
+
+mod parallel;
+#[cfg(test)]
+mod parallel_tests;
 
 use std::sync::Arc;
 
@@ -7,6 +14,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_buffer::BooleanBuffer;
 use arrow_schema::{Field, FieldRef, Schema, SchemaRef};
 
+use self::parallel::RangeVerdict;
 use super::{ColumnSet, OpError, Operator, Processor, restore_stateless};
 use crate::engine::columnar::expr::{Expression, ParsedExpr};
 use crate::engine::columnar::metadata::{RESERVED_COLUMNS, is_reserved};
@@ -65,10 +73,10 @@ impl Filter {
 
 impl Operator for Filter {
     fn instantiate(&self) -> Box<dyn Processor> {
-        Box::new(FilterProcessor(CompiledFor::new(
-            self.predicate.clone(),
-            true,
-        )))
+        Box::new(FilterProcessor {
+            compiled: CompiledFor::new(self.predicate.clone(), true),
+            threads: 1,
+        })
     }
 
     fn output_schema(&self, input: &Schema) -> Result<SchemaRef, OpError> {
@@ -87,23 +95,31 @@ impl Operator for Filter {
     }
 }
 
-struct FilterProcessor(CompiledFor);
+struct FilterProcessor {
+    compiled: CompiledFor,
+    threads: usize,
+}
 
 impl Processor for FilterProcessor {
     fn process(&mut self, batch: &RecordBatch) -> Result<Vec<RecordBatch>, OpError> {
-        let mask = self.0.get(&batch.schema())?.evaluate_predicate(batch)?;
+        let predicate = self.compiled.get(&batch.schema())?;
+        if self.threads > 1 {
+            let kept = parallel::kept_rows_parallel(predicate, batch, self.threads)?;
+            return Ok(vec![parallel::filter_parallel(batch, kept, self.threads)?]);
+        }
+        let mask = predicate.evaluate_predicate(batch)?;
         Ok(vec![filter_record_batch(batch, &mask)?])
     }
+    fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
     fn selection(&mut self, batch: &RecordBatch) -> Option<Result<BooleanBuffer, OpError>> {
-        let mask = match self.0.get(&batch.schema()) {
-            Ok(predicate) => predicate.evaluate_predicate(batch),
-            Err(e) => return Some(Err(e)),
-        };
-        // A null verdict drops the row, as in `filter_record_batch`.
-        Some(mask.map_err(OpError::from).map(|mask| match mask.nulls() {
-            Some(valid) => mask.values() & valid.inner(),
-            None => mask.values().clone(),
-        }))
+        let threads = self.threads;
+        let kept = self.compiled.get(&batch.schema()).and_then(|predicate| {
+            // A null verdict drops the row, as in `filter_record_batch`.
+            parallel::kept_rows_parallel(predicate, batch, threads).map_err(OpError::from)
+        });
+        Some(kept)
     }
     fn snapshot(&self) -> Result<Vec<u8>, OpError> {
         Ok(Vec::new())
@@ -205,8 +221,12 @@ impl Operator for WithColumns {
             derived: self
                 .derived
                 .iter()
-                .map(|(name, parsed)| (name.clone(), CompiledFor::new(parsed.clone(), false)))
+                .map(|(name, parsed)| {
+                    let compiled = CompiledFor::new(parsed.clone(), false);
+                    (name.clone(), compiled, RangeVerdict::default())
+                })
                 .collect(),
+            threads: 1,
         })
     }
 
@@ -266,16 +286,21 @@ fn merged_schema(input: &Schema, derived: &[(String, Field)]) -> Schema {
 }
 
 struct WithColumnsProcessor {
-    derived: Vec<(String, CompiledFor)>,
+    derived: Vec<(String, CompiledFor, RangeVerdict)>,
+    threads: usize,
 }
 
 impl Processor for WithColumnsProcessor {
     fn process(&mut self, batch: &RecordBatch) -> Result<Vec<RecordBatch>, OpError> {
         let schema = batch.schema();
         let mut computed: Vec<(String, Field, ArrayRef)> = Vec::with_capacity(self.derived.len());
-        for (name, compiled) in &mut self.derived {
+        for (name, compiled, verdict) in &mut self.derived {
             let expression = compiled.get(&schema)?;
-            let values = expression.evaluate(batch)?;
+            let values = if self.threads > 1 {
+                parallel::evaluate_parallel(expression, batch, self.threads, verdict)?
+            } else {
+                expression.evaluate(batch)?
+            };
             let field = Field::new(name.as_str(), values.data_type().clone(), true);
             computed.retain(|(n, _, _)| n != name);
             computed.push((name.clone(), field, values));
@@ -297,6 +322,9 @@ impl Processor for WithColumnsProcessor {
             })
             .collect();
         Ok(vec![RecordBatch::try_new(out_schema, columns)?])
+    }
+    fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
     fn snapshot(&self) -> Result<Vec<u8>, OpError> {
         Ok(Vec::new())

@@ -156,8 +156,10 @@ impl BuiltTopology {
         self.threads = threads.max(1);
         for instances in self.partitions.values_mut() {
             for instance in instances {
-                if let Instance::Operator(processor) = instance {
-                    processor.set_threads(self.threads);
+                match instance {
+                    Instance::Operator(processor) => processor.set_threads(self.threads),
+                    Instance::Join(join) => join.set_threads(self.threads),
+                    Instance::Stateless => {}
                 }
             }
         }
@@ -271,7 +273,11 @@ impl BuiltTopology {
                         processor.set_threads(threads);
                         Instance::Operator(processor)
                     }
-                    NodeKind::Join { spec } => Instance::Join(Box::new(spec.instantiate())),
+                    NodeKind::Join { spec } => {
+                        let mut join = spec.instantiate();
+                        join.set_threads(threads);
+                        Instance::Join(Box::new(join))
+                    }
                     _ => Instance::Stateless,
                 })
                 .collect()

@@ -206,10 +206,16 @@ impl Side {
         Ok(())
     }
 
-    /// For every usable row of `probe` (ascending), calls `found(position,
-    /// probe row, stored row, stored row's timestamp)` for each stored row with
-    /// an equal key, in (batch position, row) order.
-    pub(crate) fn probe(&self, probe: &KeyIndex, mut found: impl FnMut(usize, u32, u32, i64)) {
+    /// For every usable row of `probe` in `rows` (ascending), calls
+    /// `found(position, probe row, stored row, stored row's timestamp)` for
+    /// each stored row with an equal key, in (batch position, row) order; so
+    /// consecutive ranges probed one after the other find what all rows find.
+    pub(crate) fn probe_rows(
+        &self,
+        probe: &KeyIndex,
+        rows: std::ops::Range<usize>,
+        mut found: impl FnMut(usize, u32, u32, i64),
+    ) {
         if self.batches.is_empty() || self.table.is_empty() {
             return;
         }
@@ -224,8 +230,8 @@ impl Side {
         };
         let mut chunk = Vec::with_capacity(CHUNK);
         let mut hits: Vec<(u32, u32)> = Vec::with_capacity(CHUNK);
-        for first in (0..probe.rows()).step_by(CHUNK) {
-            probes(probe, first..(first + CHUNK).min(probe.rows()), &mut chunk);
+        for first in rows.clone().step_by(CHUNK) {
+            probes(probe, first..(first + CHUNK).min(rows.end), &mut chunk);
             hits.clear();
             for (i, (row, p)) in chunk.iter().enumerate() {
                 if let Some((_, ahead)) = chunk.get(i + AHEAD) {

@@ -290,3 +290,71 @@ fn a_side_past_its_index_limits_is_an_error_naming_the_limit_and_leaves_the_join
         err.message
     );
 }
+
+/// Arrow IPC of every batch, schema first (empty when there are none).
+fn ipc_bytes(batches: &[RecordBatch]) -> Vec<u8> {
+    let Some(first) = batches.first() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut out, &first.schema()).unwrap();
+    for b in batches {
+        writer.write(b).unwrap();
+    }
+    writer.finish().unwrap();
+    drop(writer);
+    out
+}
+
+#[test]
+fn the_join_writes_the_same_bytes_and_keeps_the_same_state_at_every_thread_count() {
+    let spec = JoinSpec::new("k", "k", 500_000_000, None, None).unwrap();
+    for text_keys in [false, true] {
+        // Batches big enough to be split (keys repeat: many matches per row),
+        // arriving on both sides, some on one side only, time moving on.
+        let mut rng = Rng(if text_keys { 3 } else { 4 });
+        let rounds: Vec<(Vec<RecordBatch>, Vec<RecordBatch>)> = (0..4)
+            .map(|round| {
+                let base = round * 1_500;
+                let mut side = |rows: usize, ids: i64| batch(&mut rng, rows, base, text_keys, ids);
+                let left = if round == 3 {
+                    vec![]
+                } else {
+                    vec![side(8_300 + round as usize, round * 100_000)]
+                };
+                let right = if round == 1 {
+                    vec![]
+                } else {
+                    vec![side(8_200, round * 100_000 + 50_000)]
+                };
+                (left, right)
+            })
+            .collect();
+        let run = |threads: usize| {
+            let mut join = spec.instantiate();
+            join.set_threads(threads);
+            let mut bytes = Vec::new();
+            let mut rows = 0;
+            for (left, right) in &rounds {
+                let out = join.process_sides(left, right).unwrap();
+                rows += out.iter().map(RecordBatch::num_rows).sum::<usize>();
+                bytes.push(ipc_bytes(&out));
+            }
+            (bytes, rows, join.snapshot().unwrap())
+        };
+        let (one, rows, state) = run(1);
+        assert!(rows > 10_000, "{rows} joined rows: too few to split");
+        for threads in [2, 4] {
+            let (many, many_rows, many_state) = run(threads);
+            assert_eq!(many_rows, rows);
+            assert!(
+                many == one,
+                "text keys {text_keys}, {threads} threads: other bytes"
+            );
+            assert!(
+                many_state == state,
+                "text keys {text_keys}, {threads} threads: other state"
+            );
+        }
+    }
+}
