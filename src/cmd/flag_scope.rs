@@ -240,7 +240,10 @@ mod tests {
         // `snapshot list --state-topic` reads a broker: its help says which flags.
         let list = shown(&["snapshot", "list"]);
         for flag in ["bootstrap-server", "command-config", "timeout"] {
-            assert!(list.contains(&flag.to_owned()), "snapshot list lacks --{flag}");
+            assert!(
+                list.contains(&flag.to_owned()),
+                "snapshot list lacks --{flag}"
+            );
         }
         for flag in ["registry", "dry-run", "yes"] {
             assert!(
@@ -250,7 +253,10 @@ mod tests {
         }
         let prune = shown(&["snapshot", "prune"]);
         for flag in ["bootstrap-server", "dry-run", "yes"] {
-            assert!(prune.contains(&flag.to_owned()), "snapshot prune lacks --{flag}");
+            assert!(
+                prune.contains(&flag.to_owned()),
+                "snapshot prune lacks --{flag}"
+            );
         }
         let decode = shown(&["barrier", "decode"]);
         for flag in ["bootstrap-server", "registry", "command-config", "dry-run"] {

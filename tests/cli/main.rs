@@ -37,6 +37,7 @@ mod schema_prewarm_forms;
 mod snapshot;
 mod snapshot_copy;
 mod snapshot_cut;
+mod snapshot_topic;
 mod tail;
 mod tail_kcat;
 mod tail_pipeline;

@@ -160,8 +160,8 @@ impl TopicWrite {
         offsets: InputOffsets,
         replaces: Option<Found>,
     ) -> Result<TopicWrite> {
-        let (partition, epoch) = parse_key(key)
-            .ok_or_else(|| Error::failure(format!("{key} is not a snapshot key")))?;
+        let (partition, epoch) =
+            parse_key(key).ok_or_else(|| Error::failure(format!("{key} is not a snapshot key")))?;
         let identity = found.identity().ok_or_else(|| {
             Error::failure(format!(
                 "state topic {topic}: {source_key} (offset {}) does not record its whole identity (group, fingerprint and node lines that match it); nothing was changed",
@@ -298,7 +298,11 @@ mod tests {
 
     #[test]
     fn one_change_never_mixes_owners_and_the_refusal_names_both() {
-        let a = found("app", &["group_by t keys=[u] aggregates=[count(*) AS n]"], 4);
+        let a = found(
+            "app",
+            &["group_by t keys=[u] aggregates=[count(*) AS n]"],
+            4,
+        );
         let b = found("app", &["group_by t keys=[u] aggregates=[sum(x) AS n]"], 9);
         let mut check = OwnerCheck::new("app-state", None);
         check.check("partition-0-epoch-3", &a).unwrap();
@@ -340,16 +344,32 @@ mod tests {
         assert_eq!(keys[0], "partition-2-epoch-5");
         assert_eq!(keys.len(), 3);
         assert!(records.iter().all(|r| r.value.is_none()));
-        assert!(keys[1..].iter().all(|k| k.starts_with("partition-2-epoch-5.chunk-7-")));
+        assert!(
+            keys[1..]
+                .iter()
+                .all(|k| k.starts_with("partition-2-epoch-5.chunk-7-"))
+        );
     }
 
     #[test]
     fn a_snapshot_without_its_whole_identity_is_not_written_on() {
         let mut f = found("app", &["n"], 3);
         f.nodes = None;
-        let e = TopicWrite::of("t", "partition-0", "partition-0-epoch-1", &f, InputOffsets::new(), None)
-            .err()
-            .unwrap();
-        assert!(e.message.contains("partition-0-epoch-1 (offset 3) does not record its whole identity"), "{}", e.message);
+        let e = TopicWrite::of(
+            "t",
+            "partition-0",
+            "partition-0-epoch-1",
+            &f,
+            InputOffsets::new(),
+            None,
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.message
+                .contains("partition-0-epoch-1 (offset 3) does not record its whole identity"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -75,11 +75,7 @@ pub fn prune(
     let deleted = if plan.dry_run {
         0
     } else {
-        let keys: Vec<String> = planned
-            .delete
-            .iter()
-            .map(|f| f.file_name.clone())
-            .collect();
+        let keys: Vec<String> = planned.delete.iter().map(|f| f.file_name.clone()).collect();
         topic::execute_removals(&kafka, &state, &keys, timeout)?
     };
     Ok(PruneReport {
