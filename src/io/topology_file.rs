@@ -449,6 +449,7 @@ impl Reader {
         let mut dead_letter_topic: Option<Located<String>> = None;
         let mut store: Option<Located<String>> = None;
         let mut state_topic: Option<Located<String>> = None;
+        let mut epochs_kept: Option<Located<String>> = None;
         for (key, key_pos, value) in self.mapping(node, "settings")? {
             let text = self.text(value, &key)?;
             let choice = |options: &[&str]| -> Result<(), SpecError> {
@@ -501,6 +502,24 @@ impl Reader {
                     settings.state_topic = Some(text.value.clone());
                     state_topic = Some(text);
                 }
+                "state_epochs_kept" => {
+                    let kept = text
+                        .value
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|n| (1..=1_000_000).contains(n))
+                        .ok_or_else(|| {
+                            SpecError::at(
+                                text.pos,
+                                format!(
+                                    "state_epochs_kept must be a whole number from 1 to 1000000 (barrier epochs kept per partition), got `{}`",
+                                    text.value
+                                ),
+                            )
+                        })?;
+                    settings.state_epochs_kept = Some(kept);
+                    epochs_kept = Some(text);
+                }
                 "state_layout" => {
                     choice(&["java-go", "rust"])?;
                     settings.state_layout = if text.value == "rust" {
@@ -513,7 +532,7 @@ impl Reader {
                     return Err(SpecError::at(
                         key_pos,
                         format!(
-                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_store, state_topic, state_dir, state_layout or barrier_group"
+                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_store, state_topic, state_epochs_kept, state_dir, state_layout or barrier_group"
                         ),
                     ));
                 }
@@ -542,6 +561,14 @@ impl Reader {
             return Err(SpecError::at(
                 topic.pos,
                 "state_topic belongs to state_store kafka",
+            ));
+        }
+        if let Some(kept) = &epochs_kept
+            && settings.state_store() != StateStoreKind::Kafka
+        {
+            return Err(SpecError::at(
+                kept.pos,
+                "state_epochs_kept belongs to state_store kafka (a directory's epochs are pruned with `snapshot prune`)",
             ));
         }
         settings.error_policy = error_policy(policy, dead_letter_topic)?;
@@ -888,6 +915,29 @@ nodes:
         assert_eq!(settings.state_topic.as_deref(), Some("orders-state"));
         let e = with("  state_store: dir\n  state_dir: /s\n  state_topic: t\n").unwrap_err();
         assert_eq!(e.message, "state_topic belongs to state_store kafka");
+        // Barrier epochs the Kafka store keeps: Java's 100 unless told.
+        assert_eq!(with("").unwrap().settings.epochs_kept(), 100);
+        assert_eq!(
+            with("  state_epochs_kept: 3\n")
+                .unwrap()
+                .settings
+                .epochs_kept(),
+            3
+        );
+        for bad in ["0", "-1", "many", "1000001"] {
+            let e = with(&format!("  state_epochs_kept: {bad}\n")).unwrap_err();
+            assert!(
+                e.message
+                    .starts_with("state_epochs_kept must be a whole number from 1 to 1000000"),
+                "{e}"
+            );
+        }
+        let e = with("  state_store: dir\n  state_dir: /s\n  state_epochs_kept: 3\n").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("state_epochs_kept belongs to state_store kafka"),
+            "{e}"
+        );
         assert_eq!(
             with("  state_topic: t\n")
                 .unwrap()
