@@ -29,6 +29,7 @@ mod run_sinks;
 mod run_state;
 mod run_state_copy;
 mod run_state_kafka;
+mod run_state_kafka_shapes;
 mod run_threads;
 mod schema;
 mod schema_cache;
