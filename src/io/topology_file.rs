@@ -258,6 +258,23 @@ type SinkKey = (Option<Located<String>>, Option<Located<String>>);
 
 type Entries<'a, 'b> = Vec<(String, Pos, &'b MarkedYaml<'a>)>;
 
+/// `state_epochs_kept`: barrier epochs kept per partition (docs/topology.md "State in Kafka").
+fn epochs_kept_value(text: &Located<String>) -> Result<usize, SpecError> {
+    text.value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=1_000_000).contains(n))
+        .ok_or_else(|| {
+            SpecError::at(
+                text.pos,
+                format!(
+                    "state_epochs_kept must be a whole number from 1 to 1000000 (barrier epochs kept per partition), got `{}`",
+                    text.value
+                ),
+            )
+        })
+}
+
 impl Reader {
     fn pos(&self, node: &MarkedYaml<'_>) -> Pos {
         Pos {
@@ -503,21 +520,7 @@ impl Reader {
                     state_topic = Some(text);
                 }
                 "state_epochs_kept" => {
-                    let kept = text
-                        .value
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|n| (1..=1_000_000).contains(n))
-                        .ok_or_else(|| {
-                            SpecError::at(
-                                text.pos,
-                                format!(
-                                    "state_epochs_kept must be a whole number from 1 to 1000000 (barrier epochs kept per partition), got `{}`",
-                                    text.value
-                                ),
-                            )
-                        })?;
-                    settings.state_epochs_kept = Some(kept);
+                    settings.state_epochs_kept = Some(epochs_kept_value(&text)?);
                     epochs_kept = Some(text);
                 }
                 "state_layout" => {
