@@ -535,6 +535,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut copy help" -f -a "copy" -d 'Copy state between a snapshot directory and a state topic, byte for byte, both ways'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and not __fish_seen_subcommand_from list dump restore verify prune restore-cut copy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l state-topic -d 'List a state topic\'s snapshots instead (`state_store: kafka`), read with the broker flags' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from list" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -549,6 +555,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l group -d 'Rust barrier group (with a directory and --task)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l task -d 'Rust task `<subtopology>-<partition>` (with a directory and --group)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l out -d 'With --lossless: write the document to this file instead of stdout' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -560,6 +572,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -s y -l yes -d 'Do not ask for confirmation'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from dump" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l state-topic -d 'Epoch copy in a state topic (`state_store: kafka`) instead of a directory, with the broker flags: keys `partition-<p>-epoch-<e>` -> `partition-<p>[-epoch-<e>]`' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l from-json -d 'A lossless dump (`snapshot dump --lossless`) to write back as a container' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l to -d 'With --from-json: the file to write, or a snapshot directory (then give --epoch and --partition, or --group and --task with --layout rust)' -r -F
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l partition -d 'Java/Go logical partitions: one for --from-json into a directory; a list such as 0-11 or 0-3,7 for an epoch copy' -r
@@ -569,6 +582,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l layout -d 'File naming written: java-go (`partition-<p>[-epoch-<e>].snapshot`) or rust (`<group>-<task>-epoch-<e>.snapshot`, needs --group and --task)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l group -d 'Rust layout: the barrier group' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l task -d 'Rust layout: a task `<subtopology>-<partition>` (repeatable for an epoch copy)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -581,6 +600,12 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s V -l version -d 'Print version'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l state-topic -d 'Verify a state topic\'s snapshots instead (`state_store: kafka`), read with the broker flags' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -590,9 +615,16 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l state-topic -d 'Prune a state topic\'s barrier-epoch keys instead (`state_store: kafka`), with the broker flags: each pruned key gets a tombstone (dated by its record\'s write time)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l keep -d 'Keep the newest N barrier epochs of each partition or task (Java keeps 100)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l older-than -d 'Delete barrier-epoch files last modified longer ago than this (e.g. 7d, 12h)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l partition -d 'Only these Java/Go partitions (e.g. 0-11 or 0-3,7); Rust files are then left alone' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l command-config -d 'Kafka client properties file (security.protocol, ssl.*, sasl.*, client.id, …)' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -s X -d 'librdkafka property override, repeatable (layered over --command-config)' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l client-id -d 'Client id sent to the broker [default: krabka-streams/<version> <command>]' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l request-timeout-ms -d 'Per-request timeout in milliseconds' -r
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l timeout -d 'Overall timeout of the command\'s broker and registry operations (e.g. 30s, 2m)' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l output -d 'Report format' -r -f -a "human\t'Tables and sentences for people'
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from prune" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
@@ -606,6 +638,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l group -d 'The barrier group whose cut to restore to' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l epoch -d 'The cut\'s epoch, or `latest` for the highest complete cut' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l snapshot-dir -d 'The application\'s snapshot directory' -r -F
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l state-topic -d 'The application\'s state topic instead (`state_store: kafka`): each `partition-<p>-epoch-<e>` snapshot of the cut becomes `partition-<p>`' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l consumer-group -d 'The application\'s consumer group, whose committed offsets are set to the cut' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -l layout -d 'Snapshot file layout. Only java-go has live state to restore into' -r
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore-cut" -s b -l bootstrap-server -d 'Bootstrap broker(s), comma-separated host:port list' -r

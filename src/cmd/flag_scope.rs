@@ -73,13 +73,13 @@ pub const COMMAND_GROUPS: &[(&str, u8)] = &[
     ("leader watch", BROKER),
     ("leader resign", BROKER | CHANGES),
     ("leader deregister", BROKER | CHANGES),
-    // `--state-topic` reads a broker too; its flags are accepted (they are global) but
-    // not listed, so the directory commands' help stays short.
-    ("snapshot list", LOCAL),
-    ("snapshot verify", LOCAL),
-    ("snapshot dump", LOCAL | CHANGES),
-    ("snapshot restore", LOCAL | CHANGES),
-    ("snapshot prune", LOCAL | CHANGES),
+    // With `--state-topic` these read (and restore, prune write) a state topic, so
+    // their help lists the broker flags that say which cluster.
+    ("snapshot list", BROKER),
+    ("snapshot verify", BROKER),
+    ("snapshot dump", BROKER | CHANGES),
+    ("snapshot restore", BROKER | CHANGES),
+    ("snapshot prune", BROKER | CHANGES),
     ("snapshot restore-cut", BROKER | CHANGES),
     ("snapshot copy", BROKER | CHANGES),
     ("completions", 0),
@@ -237,17 +237,32 @@ mod tests {
         ] {
             assert!(tail.contains(&flag.to_owned()), "tail lacks --{flag}");
         }
+        // `snapshot list --state-topic` reads a broker: its help says which flags.
         let list = shown(&["snapshot", "list"]);
-        for flag in [
-            "bootstrap-server",
-            "registry",
-            "command-config",
-            "dry-run",
-            "yes",
-        ] {
+        for flag in ["bootstrap-server", "command-config", "timeout"] {
+            assert!(
+                list.contains(&flag.to_owned()),
+                "snapshot list lacks --{flag}"
+            );
+        }
+        for flag in ["registry", "dry-run", "yes"] {
             assert!(
                 !list.contains(&flag.to_owned()),
                 "snapshot list shows --{flag}"
+            );
+        }
+        let prune = shown(&["snapshot", "prune"]);
+        for flag in ["bootstrap-server", "dry-run", "yes"] {
+            assert!(
+                prune.contains(&flag.to_owned()),
+                "snapshot prune lacks --{flag}"
+            );
+        }
+        let decode = shown(&["barrier", "decode"]);
+        for flag in ["bootstrap-server", "registry", "command-config", "dry-run"] {
+            assert!(
+                !decode.contains(&flag.to_owned()),
+                "barrier decode shows --{flag}"
             );
         }
         assert!(list.contains(&"output".to_owned()));

@@ -250,6 +250,23 @@ type SinkKey = (Option<Located<String>>, Option<Located<String>>);
 
 type Entries<'a, 'b> = Vec<(String, Pos, &'b MarkedYaml<'a>)>;
 
+/// `state_epochs_kept`: barrier epochs kept per partition (docs/topology.md "State in Kafka").
+fn epochs_kept_value(text: &Located<String>) -> Result<usize, SpecError> {
+    text.value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=1_000_000).contains(n))
+        .ok_or_else(|| {
+            SpecError::at(
+                text.pos,
+                format!(
+                    "state_epochs_kept must be a whole number from 1 to 1000000 (barrier epochs kept per partition), got `{}`",
+                    text.value
+                ),
+            )
+        })
+}
+
 impl Reader {
     fn pos(&self, node: &MarkedYaml<'_>) -> Pos {
         Pos {
@@ -441,6 +458,7 @@ impl Reader {
         let mut dead_letter_topic: Option<Located<String>> = None;
         let mut store: Option<Located<String>> = None;
         let mut state_topic: Option<Located<String>> = None;
+        let mut epochs_kept: Option<Located<String>> = None;
         for (key, key_pos, value) in self.mapping(node, "settings")? {
             let text = self.text(value, &key)?;
             let choice = |options: &[&str]| -> Result<(), SpecError> {
@@ -493,6 +511,10 @@ impl Reader {
                     settings.state_topic = Some(text.value.clone());
                     state_topic = Some(text);
                 }
+                "state_epochs_kept" => {
+                    settings.state_epochs_kept = Some(epochs_kept_value(&text)?);
+                    epochs_kept = Some(text);
+                }
                 "state_layout" => {
                     choice(&["java-go", "rust"])?;
                     settings.state_layout = if text.value == "rust" {
@@ -505,7 +527,7 @@ impl Reader {
                     return Err(SpecError::at(
                         key_pos,
                         format!(
-                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_store, state_topic, state_dir, state_layout or barrier_group"
+                            "unknown setting `{other}`; expected consumer_group, error_policy, dead_letter_topic, guarantee, state_store, state_topic, state_epochs_kept, state_dir, state_layout or barrier_group"
                         ),
                     ));
                 }
@@ -534,6 +556,14 @@ impl Reader {
             return Err(SpecError::at(
                 topic.pos,
                 "state_topic belongs to state_store kafka",
+            ));
+        }
+        if let Some(kept) = &epochs_kept
+            && settings.state_store() != StateStoreKind::Kafka
+        {
+            return Err(SpecError::at(
+                kept.pos,
+                "state_epochs_kept belongs to state_store kafka (a directory's epochs are pruned with `snapshot prune`)",
             ));
         }
         settings.error_policy = error_policy(policy, dead_letter_topic)?;
@@ -880,6 +910,29 @@ nodes:
         assert_eq!(settings.state_topic.as_deref(), Some("orders-state"));
         let e = with("  state_store: dir\n  state_dir: /s\n  state_topic: t\n").unwrap_err();
         assert_eq!(e.message, "state_topic belongs to state_store kafka");
+        // Barrier epochs the Kafka store keeps: Java's 100 unless told.
+        assert_eq!(with("").unwrap().settings.epochs_kept(), 100);
+        assert_eq!(
+            with("  state_epochs_kept: 3\n")
+                .unwrap()
+                .settings
+                .epochs_kept(),
+            3
+        );
+        for bad in ["0", "-1", "many", "1000001"] {
+            let e = with(&format!("  state_epochs_kept: {bad}\n")).unwrap_err();
+            assert!(
+                e.message
+                    .starts_with("state_epochs_kept must be a whole number from 1 to 1000000"),
+                "{e}"
+            );
+        }
+        let e = with("  state_store: dir\n  state_dir: /s\n  state_epochs_kept: 3\n").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("state_epochs_kept belongs to state_store kafka"),
+            "{e}"
+        );
         assert_eq!(
             with("  state_topic: t\n")
                 .unwrap()

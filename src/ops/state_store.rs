@@ -129,7 +129,8 @@ fn kafka_store(request: &StoreRequest<'_>, notices: &mut Vec<String>) -> Result<
         request.adopt,
         request.timeout,
     )
-    .map_err(Error::failure)?;
+    .map_err(Error::failure)?
+    .keep_epochs(settings.epochs_kept());
     Ok(if settings.guarantee == Guarantee::ExactlyOnce {
         store.exactly_once()
     } else {

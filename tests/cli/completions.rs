@@ -98,12 +98,23 @@ fn bash_completes_nested_subcommands_and_flag_values() {
         ],
         "snapshot restore-cut --<TAB>",
     );
+    // `snapshot list --state-topic` reads a broker, never a registry.
     let list_flags = bash_candidates(&["krabka-streams", "snapshot", "list", "--"]);
+    assert_offers(
+        &list_flags,
+        &["--state-topic", "--bootstrap-server"],
+        "snapshot list --<TAB>",
+    );
     assert!(
-        !list_flags
+        !list_flags.iter().any(|c| c == "--registry"),
+        "snapshot list offers connection flags it ignores: {list_flags:?}"
+    );
+    let decode_flags = bash_candidates(&["krabka-streams", "barrier", "decode", "--"]);
+    assert!(
+        !decode_flags
             .iter()
             .any(|c| c == "--bootstrap-server" || c == "--registry"),
-        "snapshot list offers connection flags it ignores: {list_flags:?}"
+        "barrier decode offers connection flags it ignores: {decode_flags:?}"
     );
 
     let formats = bash_candidates(&["krabka-streams", "tail", "orders", "--format", ""]);
@@ -207,14 +218,18 @@ fn help_lists_only_the_shared_flags_a_command_uses_and_no_decision_numbers() {
         "completions --help is {} lines",
         completions.len()
     );
+    // The connection flags (for --state-topic) and the output flags, not the registry's.
     let list = help_lines(&["snapshot", "list"]);
     assert!(
-        list.len() <= 45,
+        list.len() <= 70,
         "snapshot list --help is {} lines",
         list.len()
     );
     let text = list.join("\n");
-    for flag in ["--bootstrap-server", "--registry", "--command-config", "-X"] {
+    for flag in ["--bootstrap-server", "--command-config", "--state-topic"] {
+        assert!(text.contains(flag), "snapshot list --help lacks {flag}");
+    }
+    for flag in ["--registry", "--dry-run", "--yes"] {
         assert!(!text.contains(flag), "snapshot list --help shows {flag}");
     }
     let tail = help_lines(&["tail"]).join("\n");

@@ -2,7 +2,8 @@
 //! barrier-epoch files, keeping the newest N epochs of each partition (or Rust
 //! task), or those modified within DUR (Java's two retention rules). Live state
 //! is never pruned. Prints the plan, asks (skip with --yes), `--dry-run` previews;
-//! the prune itself is `ops::snapshot::prune`.
+//! the prune itself is `ops::snapshot::prune` (`ops::snapshot::topic_prune` for
+//! `--state-topic`, which tombstones the keys).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,13 +17,20 @@ use crate::cmd::output::{Ui, table};
 use crate::cmd::render::snapshot::{epoch_text, owner_label, utc_text};
 use crate::engine::columnar::snapshot::plan::PartitionSet;
 use crate::ops::snapshot::prune::{PrunePlan, prune};
+use crate::ops::snapshot::topic_prune;
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("rule").required(true).args(["keep", "older_than"])))]
+#[command(group(ArgGroup::new("store").required(true).args(["dir", "state_topic"])))]
 pub struct PruneArgs {
     /// The snapshot directory.
     #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    pub dir: Option<PathBuf>,
+
+    /// Prune a state topic's barrier-epoch keys instead (`state_store: kafka`), with the
+    /// broker flags: each pruned key gets a tombstone (dated by its record's write time).
+    #[arg(long, value_name = "TOPIC", conflicts_with = "dir")]
+    pub state_topic: Option<String>,
 
     /// Keep the newest N barrier epochs of each partition or task (Java keeps 100).
     #[arg(long, value_name = "N")]
@@ -39,19 +47,28 @@ pub struct PruneArgs {
 
 pub fn run(global: &GlobalArgs, args: PruneArgs) -> CliResult<()> {
     let ui = Ui::new(&global.output);
-    let report = prune(
-        &PrunePlan {
-            dir: args.dir,
-            keep: args.keep,
-            older_than: args.older_than,
-            partition: args.partition,
-            dry_run: ui.dry_run,
-        },
-        &|question| ui.confirm(question),
-    )?;
+    let plan = PrunePlan {
+        dir: args.dir,
+        keep: args.keep,
+        older_than: args.older_than,
+        partition: args.partition,
+        dry_run: ui.dry_run,
+    };
+    let confirm = |question: &str| ui.confirm(question);
+    let report = match &args.state_topic {
+        Some(name) => topic_prune::prune(
+            &plan,
+            name,
+            &|| global.connection.kafka_settings("snapshot prune"),
+            global.connection.timeout,
+            &confirm,
+        )?,
+        None => prune(&plan, &confirm)?,
+    };
     let (plan, deleted) = (&report.plan, report.deleted);
     let data = json!({
         "dir": report.dir,
+        "state_topic": args.state_topic,
         "delete": plan.delete.iter().map(|f| json!({
             "file": f.file_name,
             "epoch": f.name.epoch(),

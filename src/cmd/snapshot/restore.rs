@@ -4,6 +4,9 @@
 //! * `DIR --partition 0-11 --from-epoch 41 --to-epoch live|N` copies one epoch's
 //!   files to another epoch or to live state, bytes verbatim (D12).
 //!
+//! With `--state-topic NAME` the epoch copy happens in a state topic
+//! (`ops::snapshot::topic_restore`), reported the same way with keys for files.
+//!
 //! The restore is `ops::snapshot::restore` (validated completely before the
 //! first write). Replacing an existing file needs `--yes` (or a yes on a
 //! terminal); `--dry-run` reports the same plan and writes nothing.
@@ -19,12 +22,19 @@ use crate::cmd::output::Ui;
 use crate::cmd::render::snapshot::{copy_report_human, copy_report_json};
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
 use crate::ops::snapshot::restore::{RestorePlan, restore};
+use crate::ops::snapshot::topic_restore;
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("store").args(["dir", "state_topic"])))]
 pub struct RestoreArgs {
     /// Snapshot directory whose --from-epoch files are copied (epoch copy).
     #[arg(value_name = "DIR", conflicts_with = "from_json")]
     pub dir: Option<PathBuf>,
+
+    /// Epoch copy in a state topic (`state_store: kafka`) instead of a directory,
+    /// with the broker flags: keys `partition-<p>-epoch-<e>` -> `partition-<p>[-epoch-<e>]`.
+    #[arg(long, value_name = "TOPIC", conflicts_with_all = ["dir", "from_json"])]
+    pub state_topic: Option<String>,
 
     /// A lossless dump (`snapshot dump --lossless`) to write back as a container.
     #[arg(long, value_name = "DUMP.json", requires = "to")]
@@ -45,7 +55,7 @@ pub struct RestoreArgs {
     pub epoch: Option<i64>,
 
     /// Epoch copy: the epoch whose files are copied.
-    #[arg(long, value_name = "E", value_parser = epoch_number, requires = "dir", requires = "to_epoch")]
+    #[arg(long, value_name = "E", value_parser = epoch_number, requires = "store", requires = "to_epoch")]
     pub from_epoch: Option<i64>,
 
     /// Epoch copy: the epoch written, or `live` to make it the live state.
@@ -85,8 +95,19 @@ pub fn run(global: &GlobalArgs, args: RestoreArgs) -> CliResult<()> {
         tasks: args.tasks,
         convert_legacy: args.convert_legacy,
         dry_run: ui.dry_run,
+        state_topic: args.state_topic,
     };
-    let report = restore(&plan, &|question| ui.confirm(question))?;
+    let confirm = |question: &str| ui.confirm(question);
+    let report = match &plan.state_topic {
+        Some(name) => topic_restore::restore(
+            &plan,
+            name,
+            &|| global.connection.kafka_settings("snapshot restore"),
+            global.connection.timeout,
+            &confirm,
+        )?,
+        None => restore(&plan, &confirm)?,
+    };
     ui.report(copy_report_json(&report), |out| {
         copy_report_human(&report, out)
     })

@@ -28,6 +28,7 @@ use crate::engine::columnar::snapshot::naming::SnapshotLayout;
 use crate::ops::snapshot::restore_cut::{CutRestore, RestoreCutPlan, restore_cut};
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("state").required(true).args(["snapshot_dir", "state_topic"])))]
 #[command(
     after_long_help = "A dry run by default: without --yes the plan (live state files written, \
 offsets committed, from and to) is printed under `DRY RUN: no change was made.` and the command exits 0. \
@@ -47,7 +48,12 @@ pub struct RestoreCutArgs {
 
     /// The application's snapshot directory.
     #[arg(long, value_name = "DIR")]
-    pub snapshot_dir: PathBuf,
+    pub snapshot_dir: Option<PathBuf>,
+
+    /// The application's state topic instead (`state_store: kafka`): each
+    /// `partition-<p>-epoch-<e>` snapshot of the cut becomes `partition-<p>`.
+    #[arg(long, value_name = "TOPIC", conflicts_with = "snapshot_dir")]
+    pub state_topic: Option<String>,
 
     /// The application's consumer group, whose committed offsets are set to the cut.
     #[arg(long, value_name = "CG")]
@@ -68,7 +74,8 @@ fn plan_json(
         "group": args.group,
         "epoch": plan.cut.epoch,
         "completed_at": plan.cut.cut.completed_at,
-        "snapshot_dir": args.snapshot_dir.display().to_string(),
+        "snapshot_dir": args.snapshot_dir.as_ref().map(|d| d.display().to_string()),
+        "state_topic": args.state_topic,
         "consumer_group": args.consumer_group,
         "consumer_group_state": plan.group_state,
         "files": plan.writes.iter().map(|w| write_json(w, files_written)).collect::<Vec<_>>(),
@@ -99,13 +106,20 @@ fn plan_human(
                 + std::time::Duration::from_millis(plan.cut.cut.completed_at.max(0) as u64)
         )
     )?;
+    let (what, location, column) = match (&args.snapshot_dir, &args.state_topic) {
+        (Some(dir), _) => ("files", dir.display().to_string(), "live state file"),
+        (None, topic) => (
+            "snapshots",
+            format!("state topic {}", topic.as_deref().unwrap_or_default()),
+            "live state key",
+        ),
+    };
     writeln!(
         out,
-        "\nstate: {} files in {} become live state",
+        "\nstate: {} {what} in {location} become live state",
         plan.writes.len(),
-        args.snapshot_dir.display()
     )?;
-    let mut t = table(&["live state file", "from", "bytes", "action"]);
+    let mut t = table(&[column, "from", "bytes", "action"]);
     for w in &plan.writes {
         t.add_row(vec![
             w.target.clone(),
@@ -133,7 +147,7 @@ fn plan_human(
     if executed {
         writeln!(
             out,
-            "\nrestored: {} live state files written, {} offsets committed for {}",
+            "\nrestored: {} live state {what} written, {} offsets committed for {}",
             plan.writes.len(),
             plan.offsets.len(),
             args.consumer_group
@@ -155,6 +169,7 @@ pub fn run(global: &GlobalArgs, args: RestoreCutArgs) -> CliResult<()> {
         group: args.group.clone(),
         epoch: args.epoch,
         snapshot_dir: args.snapshot_dir.clone(),
+        state_topic: args.state_topic.clone(),
         consumer_group: args.consumer_group.clone(),
         layout: args.layout,
         execute,

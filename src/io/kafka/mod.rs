@@ -25,6 +25,7 @@ pub mod runner_consumer;
 pub mod runner_cuts;
 pub mod runner_producer;
 pub mod settings;
+pub mod state_times;
 pub mod state_topic;
 pub mod tail_consumer;
 pub mod tail_context;

@@ -26,10 +26,12 @@ use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::record::OutRecord;
 use crate::engine::columnar::runner::group::{RunnerError, StateOut, StateStore, TopicPartition};
 use crate::engine::columnar::snapshot::container;
+use crate::engine::columnar::snapshot::epoch_retention::EpochRetention;
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::snapshot::state_record::{
     self, Chunks, Found, InputOffsets, ReadRecord, StateRecord,
 };
+use crate::engine::columnar::topology::spec::DEFAULT_EPOCHS_KEPT;
 use crate::io::kafka::groups::committed_offsets;
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
@@ -288,6 +290,8 @@ pub struct KafkaStateStore {
     /// Snapshots go in the runner's transaction, and a restore takes the newest
     /// snapshot not ahead of the committed offsets.
     exactly_once: bool,
+    /// The barrier epochs kept per partition; older ones get tombstones.
+    retention: EpochRetention,
 }
 
 impl KafkaStateStore {
@@ -314,7 +318,14 @@ impl KafkaStateStore {
             chunks: BTreeMap::new(),
             version,
             exactly_once: false,
+            retention: EpochRetention::new(DEFAULT_EPOCHS_KEPT),
         })
+    }
+
+    /// Keeps the newest `keep` barrier epochs of each partition (`state_epochs_kept`).
+    pub fn keep_epochs(mut self, keep: usize) -> Self {
+        self.retention = EpochRetention::new(keep);
+        self
     }
 
     /// Exactly-once: snapshots are sent in the runner's transaction.
@@ -367,7 +378,46 @@ impl KafkaStateStore {
                 },
             );
         }
+        if epoch >= 0 {
+            let written = chunked.then_some(Chunks {
+                version: self.version,
+                count,
+                total: 0,
+            });
+            records.extend(self.retire_epochs(partition, epoch, written));
+        }
         records
+    }
+
+    /// Tombstones of the barrier epochs beyond `state_epochs_kept`
+    /// (`engine::columnar::snapshot::epoch_retention`), after the new epoch's
+    /// records, so in its transaction under exactly-once. The partition's epochs
+    /// are read from the topic once; a failed read postpones the tombstones to
+    /// the next epoch (said at warn level), it never fails a save.
+    fn retire_epochs(
+        &mut self,
+        partition: i32,
+        epoch: i64,
+        written: Option<Chunks>,
+    ) -> Vec<StateRecord> {
+        if !self.retention.knows(partition) {
+            let prefix = EpochRetention::prefix(partition);
+            match self.read_matching(self.state_partition(partition), |k| k.starts_with(&prefix)) {
+                Ok(records) => self.retention.seed(partition, &records),
+                Err(e) => {
+                    tracing::warn!(
+                        "state topic {}: old barrier epochs of partition {partition} not pruned this time: {e}",
+                        self.topic.name
+                    );
+                    return Vec::new();
+                }
+            }
+        }
+        let tombstones = self.retention.saved(partition, epoch, written);
+        for t in &tombstones {
+            self.chunks.remove(&t.key);
+        }
+        tombstones
     }
 
     fn state_partition(&self, partition: i32) -> i32 {

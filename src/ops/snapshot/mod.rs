@@ -12,6 +12,9 @@ pub mod list;
 pub mod prune;
 pub mod restore;
 pub mod restore_cut;
+pub mod topic;
+pub mod topic_prune;
+pub mod topic_restore;
 pub mod verify;
 
 use crate::engine::columnar::snapshot::container::{self, ReadSnapshot};

@@ -16,7 +16,8 @@ use crate::ops::{Error, Result};
 /// What to prune. One of `keep` and `older_than` is given.
 #[derive(Debug, Clone)]
 pub struct PrunePlan {
-    pub dir: PathBuf,
+    /// The directory; `None` with `--state-topic` (`ops::snapshot::topic_prune`).
+    pub dir: Option<PathBuf>,
     pub keep: Option<usize>,
     pub older_than: Option<Duration>,
     pub partition: Option<PartitionSet>,
@@ -31,11 +32,9 @@ pub struct PruneReport {
     pub dry_run: bool,
 }
 
-/// Plans the prune, confirms a non-empty one and deletes in plan order; a failed
-/// delete stops there, naming what was and was not deleted.
-pub fn prune(plan: &PrunePlan, confirm: Confirm<'_>) -> Result<PruneReport> {
-    let dir = open_dir(&plan.dir)?;
-    let rule = match (plan.keep, plan.older_than) {
+/// The retention rule the plan gives (Java's two).
+pub(super) fn rule(plan: &PrunePlan) -> Result<PruneRule> {
+    Ok(match (plan.keep, plan.older_than) {
         (Some(n), _) => PruneRule::KeepNewest(n),
         (None, Some(age)) => PruneRule::ModifiedSince(
             SystemTime::now()
@@ -43,7 +42,17 @@ pub fn prune(plan: &PrunePlan, confirm: Confirm<'_>) -> Result<PruneReport> {
                 .unwrap_or(SystemTime::UNIX_EPOCH),
         ),
         (None, None) => return Err(Error::usage("give --keep N or --older-than DURATION")),
+    })
+}
+
+/// Plans the prune, confirms a non-empty one and deletes in plan order; a failed
+/// delete stops there, naming what was and was not deleted.
+pub fn prune(plan: &PrunePlan, confirm: Confirm<'_>) -> Result<PruneReport> {
+    let Some(dir) = &plan.dir else {
+        return Err(Error::usage("give a DIR or --state-topic TOPIC"));
     };
+    let dir = open_dir(dir)?;
+    let rule = rule(plan)?;
     let listing = dir.list().map_err(dir_error)?;
     // Directories, FIFOs and the like under a snapshot name are never deleted.
     let files: Vec<DatedFile> = listing
@@ -101,7 +110,7 @@ mod tests {
 
     fn plan(dir: &std::path::Path, dry_run: bool) -> PrunePlan {
         PrunePlan {
-            dir: dir.to_path_buf(),
+            dir: Some(dir.to_path_buf()),
             keep: Some(1),
             older_than: None,
             partition: None,

@@ -39,6 +39,8 @@ pub struct RestorePlan {
     pub tasks: Vec<String>,
     pub convert_legacy: bool,
     pub dry_run: bool,
+    /// `--state-topic`: the epoch copy happens in this state topic (`ops::snapshot::topic_restore`).
+    pub state_topic: Option<String>,
 }
 
 /// One file a restore writes, with the bytes ready before anything is written.
@@ -199,7 +201,7 @@ fn finish(
 }
 
 /// The units an epoch copy or a directory target names.
-fn units_of(args: &RestorePlan, many: bool) -> Result<Vec<SnapshotUnit>> {
+pub(super) fn units_of(args: &RestorePlan, many: bool) -> Result<Vec<SnapshotUnit>> {
     match args.layout {
         SnapshotLayout::JavaGo => {
             if args.group.is_some() || !args.tasks.is_empty() {

@@ -5,6 +5,12 @@
 //! and CG's committed offsets are set to the cut offsets. [`find_cut`] is also
 //! how `run --restore-cut` finds its cut.
 //!
+//! With `--state-topic` instead of a directory the same happens in the state
+//! topic: each `partition-<p>-epoch-<e>` snapshot is written as `partition-<p>`,
+//! recording the cut offsets as its input offsets (`ops::snapshot::topic_restore`),
+//! and every snapshot read or replaced must be the consumer group's, of one
+//! fingerprint.
+//!
 //! Only planned unless `execute`: the plan is returned and nothing changes.
 //! Everything is checked before the first change: the cut exists and is
 //! complete, every snapshot file exists and decodes (D15 otherwise), no target is
@@ -20,6 +26,8 @@ use std::time::Duration;
 
 use super::open_dir;
 use super::restore::{PreparedWrite, execute_writes, prepare_epoch_copy};
+use super::topic::{self, TopicState, TopicWrite};
+use super::topic_restore::plan_copy;
 use crate::engine::columnar::barrier::cut_log::{BarrierCut, CutLog};
 use crate::engine::columnar::barrier::record::BARRIER_STATE_TOPIC;
 use crate::engine::columnar::barrier::require_group;
@@ -40,7 +48,10 @@ pub struct RestoreCutPlan {
     /// The barrier group.
     pub group: String,
     pub epoch: EpochSelector,
-    pub snapshot_dir: PathBuf,
+    /// Where the application's state is: a snapshot directory or a state topic
+    /// (`--state-topic`, docs/topology.md "State in Kafka"); exactly one.
+    pub snapshot_dir: Option<PathBuf>,
+    pub state_topic: Option<String>,
     pub consumer_group: String,
     pub layout: SnapshotLayout,
     /// Write and commit; otherwise only plan.
@@ -129,6 +140,8 @@ pub struct CutRestore {
     /// The consumer group's state when it was checked (e.g. `Empty`).
     pub group_state: String,
     pub executed: bool,
+    /// With a state topic: the topic as read and the records the writes produce.
+    pub topic: Option<(TopicState, Vec<TopicWrite>)>,
 }
 
 /// Plans the restore and, with `plan.execute`, performs it. `connect` gives the
@@ -145,7 +158,15 @@ pub fn restore_cut(
              use `barrier verify --snapshot-dir … --layout rust` to check its files",
         ));
     }
-    let dir = open_dir(&plan.snapshot_dir)?;
+    let dir = match (&plan.snapshot_dir, &plan.state_topic) {
+        (Some(dir), None) => Some(open_dir(dir)?),
+        (None, Some(_)) => None,
+        _ => {
+            return Err(Error::usage(
+                "give the application's state as --snapshot-dir DIR or --state-topic TOPIC",
+            ));
+        }
+    };
     let settings = connect()?;
     let timeout = plan.timeout;
 
@@ -157,9 +178,28 @@ pub fn restore_cut(
         .into_iter()
         .map(SnapshotUnit::Partition)
         .collect();
-    let writes = prepare_epoch_copy(&dir, &units, cut.epoch, NO_EPOCH)?;
-
     let new_offsets: BTreeMap<TopicPartition, i64> = cut.cut.offsets().collect();
+    let (writes, topic) = match (&dir, &plan.state_topic) {
+        (Some(dir), _) => (prepare_epoch_copy(dir, &units, cut.epoch, NO_EPOCH)?, None),
+        (None, Some(name)) => {
+            let state = topic::read(&settings, name, timeout)?;
+            // The live snapshots record the cut offsets: exactly what the group is set to.
+            let planned = plan_copy(
+                &state,
+                &units,
+                cut.epoch,
+                NO_EPOCH,
+                Some(&new_offsets),
+                Some(&plan.consumer_group),
+            )?;
+            (planned.rows, Some((state, planned.writes)))
+        }
+        (None, None) => {
+            return Err(Error::usage(
+                "give the application's state as --snapshot-dir DIR or --state-topic TOPIC",
+            ));
+        }
+    };
     let tps: Vec<TopicPartition> = new_offsets.keys().cloned().collect();
     let activity = group_activity(&settings, &plan.consumer_group, timeout)?;
     if !activity.is_inactive() {
@@ -183,6 +223,7 @@ pub fn restore_cut(
         writes,
         group_state: activity.state,
         executed: false,
+        topic,
     };
     if !plan.execute {
         return Ok(restore);
@@ -199,7 +240,11 @@ fn execute(
     restore: &CutRestore,
     new_offsets: &BTreeMap<TopicPartition, i64>,
 ) -> Result<()> {
-    execute_writes(&restore.writes).map_err(|e| {
+    let written = match &restore.topic {
+        Some((state, writes)) => topic::execute_writes(settings, state, writes, plan.timeout),
+        None => execute_writes(&restore.writes),
+    };
+    written.map_err(|e| {
         Error::failure(format!(
             "restore to cut {} of {} failed half-way: {}; the committed offsets of {} were NOT changed",
             restore.cut.epoch, plan.group, e.message, plan.consumer_group

@@ -15,6 +15,17 @@ use crate::support::topic_read::TopicRead;
 use crate::support::unique_name;
 
 fn topology(dir: &Path, consumer_group: &str, input: &str, output: &str) -> PathBuf {
+    topology_with(dir, consumer_group, input, output, "")
+}
+
+/// The counting topology with `extra` settings lines (each `  key: value\n`).
+fn topology_with(
+    dir: &Path,
+    consumer_group: &str,
+    input: &str,
+    output: &str,
+    extra: &str,
+) -> PathBuf {
     let path = dir.join("count.yaml");
     let text = format!(
         "version: 1
@@ -22,7 +33,7 @@ settings:
   consumer_group: {consumer_group}
   barrier_group: {GROUP}
   state_store: kafka
-nodes:
+{extra}nodes:
   - source: orders
     topics: [{input}]
     value: json
@@ -131,5 +142,78 @@ fn cut_epochs_are_saved_to_the_state_topic_and_restore_cut_resumes_from_them() {
             .contains("snapshot epoch 2 is not retained; available epochs by partition: {0=[1]}"),
         "{}",
         stderr(&missing)
+    );
+}
+
+/// The value sizes of the last record under each key of `topic`, as kcat (Debian's,
+/// the independent reader) sees them: −1 is a tombstone.
+fn kcat_last_sizes(bootstrap: &str, topic: &str) -> std::collections::BTreeMap<String, i64> {
+    let out = std::process::Command::new("/usr/bin/kcat")
+        .args([
+            "-b", bootstrap, "-C", "-t", topic, "-e", "-q", "-f", "%k\t%S\n",
+        ])
+        .output()
+        .expect("run kcat");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(k, s)| (k.to_owned(), s.parse().unwrap()))
+        .collect()
+}
+
+#[test]
+fn cut_epochs_beyond_state_epochs_kept_get_tombstones_in_the_state_topic() {
+    let mut cluster = Cluster::start();
+    cluster.create_barrier_state(3);
+    let (input, output) = (unique_name("orders"), unique_name("totals"));
+    cluster.create_topic(&input, 1, false);
+    cluster.create_topic(&output, 1, false);
+    for epoch in 1..=4 {
+        cluster.write_cut(GROUP, epoch, &cut(&input, &[(0, 2 * epoch)], &[]));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let group = unique_name("g");
+    let topology = topology_with(
+        dir.path(),
+        &group,
+        &input,
+        &output,
+        "  state_epochs_kept: 2\n",
+    );
+    let bootstrap = cluster.bootstrap();
+    let state_topic = format!("{group}-state");
+    let runner = start(&bootstrap, &topology, &[]);
+    for _ in 0..10 {
+        cluster.send(&input, 0, None, Some(br#"{"user":"a","amount":1}"#));
+    }
+    read_until(&bootstrap, &output, |r| counts(r).contains(&10));
+    let epoch_4 = state_record(&bootstrap, &state_topic, "partition-0-epoch-4");
+    let out = interrupt(runner);
+    assert_code(&out, 130);
+    assert!(epoch_4.is_some(), "epoch 4 was saved: {}", stderr(&out));
+    let sizes = kcat_last_sizes(&bootstrap, &state_topic);
+    assert_eq!(sizes["partition-0-epoch-1"], -1, "{sizes:?}");
+    assert_eq!(sizes["partition-0-epoch-2"], -1, "{sizes:?}");
+    assert!(sizes["partition-0-epoch-3"] > 0, "{sizes:?}");
+    assert!(sizes["partition-0-epoch-4"] > 0, "{sizes:?}");
+    assert!(sizes["partition-0"] > 0, "live state stays: {sizes:?}");
+
+    // What the store kept is what a restore can reach: the retired epoch is D15.
+    let gone = runner_command(&bootstrap, &topology, &["--restore-cut", "1"])
+        .output()
+        .unwrap();
+    assert_code(&gone, 1);
+    assert!(
+        stderr(&gone).contains(
+            "snapshot epoch 1 is not retained; available epochs by partition: {0=[3, 4]}"
+        ),
+        "{}",
+        stderr(&gone)
     );
 }

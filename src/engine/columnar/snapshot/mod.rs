@@ -4,13 +4,15 @@
 //! snapshot file holds; `naming` maps storage keys to file names and back; the
 //! payload modules (`tagged`, `groupby`, `join`, `byte_store`) decode what the
 //! libraries put inside an entry, and `payload` picks one for display; `store` is
-//! the load/save seam a runner uses, `plan` plans epoch copies and prunes before
+//! the load/save seam a runner uses, `epoch_retention` which barrier epochs the
+//! Kafka store keeps, `plan` plans epoch copies and prunes before
 //! anything is touched, and `lossless` is the JSON dump that restores byte for
 //! byte. Restoring copies entry bytes verbatim: nothing here transcodes between
 //! languages.
 
 pub mod byte_store;
 pub mod container;
+pub mod epoch_retention;
 pub mod groupby;
 pub mod identity;
 pub mod join;

@@ -139,7 +139,14 @@ pub struct Settings {
     pub state_store: Option<StateStoreKind>,
     /// The Kafka store's topic (default `<consumer_group>-state`).
     pub state_topic: Option<String>,
+    /// `state_epochs_kept`: barrier epochs of each partition the Kafka store keeps
+    /// (older ones get tombstones); [`Settings::epochs_kept`] resolves the default.
+    pub state_epochs_kept: Option<usize>,
 }
+
+/// Barrier epochs per partition the Kafka store keeps by default: the newest
+/// 100, as Java 1.3+ keeps in a directory (docs/formats.md §8.3).
+pub const DEFAULT_EPOCHS_KEPT: usize = 100;
 
 impl Settings {
     /// The store in effect: the one named, else `kafka` (docs/topology.md
@@ -147,6 +154,11 @@ impl Settings {
     /// A stateless topology keeps no state whatever this says.
     pub fn state_store(&self) -> StateStoreKind {
         self.state_store.unwrap_or(StateStoreKind::Kafka)
+    }
+
+    /// Barrier epochs of each partition the Kafka store keeps.
+    pub fn epochs_kept(&self) -> usize {
+        self.state_epochs_kept.unwrap_or(DEFAULT_EPOCHS_KEPT)
     }
 
     /// The directory written beside the store in effect: the files of `dir`,
