@@ -11,6 +11,7 @@
 
 pub mod byte_store;
 pub mod container;
+pub mod delta;
 pub mod groupby;
 pub mod identity;
 pub mod join;
