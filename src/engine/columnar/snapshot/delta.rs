@@ -25,6 +25,8 @@ const NEAR_MATCH: usize = 16;
 /// How far either side of the expected place a shifted value is looked for
 /// before the block index is consulted (a value that grew or shrank).
 const NEAR_SHIFT: usize = 8;
+/// How long into a literal shifted copies are looked for.
+const NEAR_SPAN: usize = 64;
 /// The block of the base's index: a copy found far away agrees on at least this.
 const BLOCK: usize = 32;
 
@@ -71,7 +73,14 @@ pub fn diff(old: &[u8], new: &[u8], limit: usize) -> Option<Vec<u8>> {
     while at < new.len() {
         // In place: the base moved on with the literal since the last copy.
         let centre = expected + (at - literal_from);
-        let found = near(old, new, at, centre).or_else(|| {
+        // A value that grew or shrank is passed within a few bytes; past that,
+        // only the place in step and the index are looked at (long literals cost little).
+        let shift = if at - literal_from < NEAR_SPAN {
+            NEAR_SHIFT
+        } else {
+            0
+        };
+        let found = near(old, new, at, centre, shift).or_else(|| {
             if new.len() - at < BLOCK {
                 return None;
             }
@@ -142,10 +151,10 @@ impl Delta {
 /// A copy source close to where the base is expected to continue: exactly
 /// there (a value changed in place), or a few bytes either side (one that grew
 /// or shrank). `NEAR_MATCH` bytes must agree.
-fn near(old: &[u8], new: &[u8], at: usize, centre: usize) -> Option<usize> {
+fn near(old: &[u8], new: &[u8], at: usize, centre: usize, shift: usize) -> Option<usize> {
     let want = new.get(at..at + NEAR_MATCH)?;
     let agrees = |from: usize| old.get(from..from + NEAR_MATCH) == Some(want);
-    (0..=NEAR_SHIFT).find_map(|d| {
+    (0..=shift).find_map(|d| {
         let candidates = [centre.checked_add(d), centre.checked_sub(d)];
         candidates.into_iter().flatten().find(|&from| agrees(from))
     })
