@@ -152,7 +152,8 @@ pub fn live_delta_keys(records: &[ReadRecord], key: &str) -> Vec<String> {
         last.insert(&record.key, record.value.is_some());
     }
     last.into_iter()
-        .filter_map(|(k, live)| live.then(|| k.to_owned()))
+        .filter(|(_, live)| *live)
+        .map(|(k, _)| k.to_owned())
         .collect()
 }
 
