@@ -2,14 +2,15 @@
 """Benchmark: steady-state online throughput of a group-by over many groups with the
 Kafka state store against state in memory only (issue 19, target >= 0.7x).
 
-Starts Tansu (in-memory storage), produces G orders (one per user, so the state holds
-G groups), then R more orders for users drawn uniformly from the G (each of the
+Starts Tansu (in-memory storage); per store, produces G orders (one per user, so the
+state holds G groups), then R more orders for users drawn uniformly from the G (each of the
 runner's rounds touches a small share of the groups), all keyed by user over 4
 partitions. Then, for each store (`state_store: memory`, `state_store: kafka`), runs
 `krabka-streams run` as a fresh consumer group over the same input
 (`sum(amount)` per user to a sink topic) and samples the group's committed offsets:
-the load phase ends when they pass the first G records, the steady phase when they
-reach the end. Prints both rates, the steady-state ratio kafka / memory, and the
+the load phase (G records, produced first) ends when they reach its end; the steady
+phase is timed from the first update sent until the updates are committed. Each
+store gets its own input topic. Prints both rates, the steady-state ratio kafka / memory, and the
 state topic's records by kind (full / delta / chunk / tombstone) with their bytes,
 read with confluent-kafka. A benchmark, not a timed test: the machine's load moves
 the figures (printed with the load average).
@@ -112,10 +113,29 @@ nodes:
 """)
 
 
-def run_one(binary, bootstrap, store, topic, load_ends, all_ends, workdir):
+def wait_committed(watcher, child, store, topic, targets, start):
+    while True:
+        if child.poll() is not None:
+            sys.exit(f"run ({store}) exited {child.returncode}: {child.stderr.read().decode()}")
+        if all(d >= e for d, e in zip(committed(watcher, topic), targets)):
+            return time.monotonic()
+        if time.monotonic() - start > 3600:
+            sys.exit(f"run ({store}) did not finish within an hour")
+        time.sleep(0.1)
+
+
+def run_one(binary, bootstrap, store, groups, updates, workdir):
+    """(group, load seconds, steady seconds): the load is one record per group,
+    produced before the runner starts; the updates are produced once the runner
+    has committed the load, and timed from their first send to their commit."""
     group = f"bench-{store}-{os.getpid()}-{time.monotonic_ns()}"
-    sink = f"{group}-out"
+    topic, sink = f"{group}-in", f"{group}-out"
+    create(bootstrap, topic, PARTITIONS)
     create(bootstrap, sink, 1)
+    rng = random.Random(19)
+    users = [f"user-{u:07d}" for u in range(groups)]
+    produce(bootstrap, topic, users, [u % 97 + 1 for u in range(groups)])
+    load_ends = ends(bootstrap, topic)
     path = os.path.join(workdir, f"{store}.yaml")
     topology(path, group, store, topic, sink)
     watcher = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
@@ -124,20 +144,13 @@ def run_one(binary, bootstrap, store, topic, load_ends, all_ends, workdir):
     child = subprocess.Popen(
         [binary, "-q", "run", path, "-b", bootstrap, "-X", "session.timeout.ms=6000"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    loaded = None
     try:
-        while True:
-            if child.poll() is not None:
-                sys.exit(f"run ({store}) exited {child.returncode}: {child.stderr.read().decode()}")
-            done = committed(watcher, topic)
-            now = time.monotonic()
-            if loaded is None and all(d >= e for d, e in zip(done, load_ends)):
-                loaded = now
-            if all(d >= e for d, e in zip(done, all_ends)):
-                return group, loaded - start, now - loaded
-            if now - start > 3600:
-                sys.exit(f"run ({store}) did not finish within an hour")
-            time.sleep(0.2)
+        loaded = wait_committed(watcher, child, store, topic, load_ends, start)
+        picked = [users[rng.randrange(groups)] for _ in range(updates)]
+        began = time.monotonic()
+        produce(bootstrap, topic, picked, [rng.randrange(1, 1000) for _ in picked])
+        done = wait_committed(watcher, child, store, topic, ends(bootstrap, topic), start)
+        return group, loaded - start, done - began
     finally:
         watcher.close()
         child.send_signal(signal.SIGINT)
@@ -185,23 +198,13 @@ def main():
         sys.exit("needs --tansu or KRABKA_TANSU_BIN")
     tansu, bootstrap = start_tansu(args.tansu)
     try:
-        topic = "bench-state-orders"
-        create(bootstrap, topic, PARTITIONS)
-        rng = random.Random(19)
-        users = [f"user-{u:07d}" for u in range(args.groups)]
-        t = time.monotonic()
-        produce(bootstrap, topic, users, [u % 97 + 1 for u in range(args.groups)])
-        load_ends = ends(bootstrap, topic)
-        picked = [users[rng.randrange(args.groups)] for _ in range(args.updates)]
-        produce(bootstrap, topic, picked, [rng.randrange(1, 1000) for _ in picked])
-        all_ends = ends(bootstrap, topic)
-        print(f"input: {args.groups} groups, then {args.updates} updates "
-              f"(produced in {time.monotonic() - t:.0f} s)")
+        print(f"input: {args.groups} groups (one record each), then {args.updates} updates "
+              f"for users drawn uniformly, produced while the runner runs")
         rates = {}
         with tempfile.TemporaryDirectory() as workdir:
             for store in ("memory", "kafka"):
-                group, load_s, steady_s = run_one(args.binary, bootstrap, store, topic,
-                                                  load_ends, all_ends, workdir)
+                group, load_s, steady_s = run_one(args.binary, bootstrap, store,
+                                                  args.groups, args.updates, workdir)
                 rates[store] = args.updates / steady_s
                 print(f"{store:>6}: load {args.groups / load_s:9.0f} records/s ({load_s:.1f} s), "
                       f"steady {rates[store]:9.0f} records/s ({steady_s:.1f} s)")
