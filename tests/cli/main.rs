@@ -28,6 +28,7 @@ mod run_sink_files;
 mod run_sinks;
 mod run_state;
 mod run_state_copy;
+mod run_state_delta;
 mod run_state_kafka;
 mod run_state_kafka_shapes;
 mod run_threads;

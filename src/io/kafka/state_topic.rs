@@ -9,6 +9,14 @@
 //! save waits for every acknowledgement, so at-least-once saves it after the
 //! outputs' flush and before the commit: the state is never older than the
 //! committed offsets.
+//!
+//! Live state is saved as a full snapshot, then as deltas against the
+//! container saved before (docs/formats.md §8.7) while they stay small: the
+//! store keeps the last container it saved per owned partition to diff
+//! against, and writes a full again when a delta would exceed a quarter of the
+//! state, when the deltas since the full add up to the state's size, after
+//! [`MAX_DELTAS`] deltas, after it loaded the partition and after any failed
+//! round. A full's records are followed by tombstones of the deltas it replaced.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -24,13 +32,15 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use crate::engine::columnar::headers::Header;
 use crate::engine::columnar::record::OutRecord;
-use crate::engine::columnar::runner::group::{RunnerError, StateOut, StateStore, TopicPartition};
-use crate::engine::columnar::snapshot::container;
+use crate::engine::columnar::runner::group::{
+    LIVE_EPOCH, RunnerError, StateOut, StateStore, TopicPartition,
+};
 use crate::engine::columnar::snapshot::epoch_retention::EpochRetention;
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::snapshot::state_record::{
-    self, Chunks, Found, InputOffsets, ReadRecord, StateRecord,
+    self, Chunks, DeltaInfo, Found, InputOffsets, ReadRecord, StateRecord,
 };
+use crate::engine::columnar::snapshot::{container, delta};
 use crate::engine::columnar::topology::spec::DEFAULT_EPOCHS_KEPT;
 use crate::io::kafka::groups::committed_offsets;
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
@@ -40,6 +50,23 @@ use crate::io::kafka::settings::KafkaSettings;
 const RECORD_OVERHEAD: usize = 16 * 1024;
 /// A topic's `max.message.bytes` when the broker does not say.
 const DEFAULT_MAX_MESSAGE_BYTES: usize = 1_048_588;
+
+/// Deltas after one full snapshot before the next full (a handoff reads the
+/// full and at most this many deltas).
+pub const MAX_DELTAS: u64 = 64;
+/// A delta larger than the state divided by this is not written: a full is.
+const DELTA_FRACTION: usize = 4;
+
+/// The last container saved for a live key, which the next delta is taken against.
+struct Base {
+    container: Vec<u8>,
+    /// The full snapshot the deltas follow.
+    version: u64,
+    /// Deltas written since it.
+    seq: u64,
+    /// Their bytes.
+    delta_bytes: usize,
+}
 
 /// Delivery failures of the store's producer, kept for the next flush.
 #[derive(Default)]
@@ -286,6 +313,11 @@ pub struct KafkaStateStore {
     offsets: InputOffsets,
     /// The chunks of the snapshot last read or written per key (tombstoned when replaced).
     chunks: BTreeMap<String, Chunks>,
+    /// Per live key, the container last saved: deltas are taken against it.
+    bases: BTreeMap<String, Base>,
+    /// Per key, the delta records written or found since its last full
+    /// (tombstoned after the next full).
+    deltas: BTreeMap<String, Vec<String>>,
     version: u64,
     /// Snapshots go in the runner's transaction, and a restore takes the newest
     /// snapshot not ahead of the committed offsets.
@@ -316,6 +348,8 @@ impl KafkaStateStore {
             producer,
             offsets: InputOffsets::new(),
             chunks: BTreeMap::new(),
+            bases: BTreeMap::new(),
+            deltas: BTreeMap::new(),
             version,
             exactly_once: false,
             retention: EpochRetention::new(DEFAULT_EPOCHS_KEPT),
@@ -334,8 +368,11 @@ impl KafkaStateStore {
         self
     }
 
-    /// The records that save `state` under (partition, epoch), the tombstones
-    /// of the chunks they replace last; the chunk bookkeeping moves on.
+    /// The records that save `state` under (partition, epoch): a delta when
+    /// the live key has a base and the delta is small, else the full snapshot
+    /// followed by the tombstones of the chunks and deltas it replaces. The
+    /// bookkeeping moves on as if they were written; a failure says
+    /// [`StateStore::forget_unconfirmed`] or drops the key's base.
     fn records(
         &mut self,
         partition: i32,
@@ -349,11 +386,16 @@ impl KafkaStateStore {
             .filter(|(tp, _)| tp.partition == partition)
             .map(|(tp, o)| (tp.clone(), *o))
             .collect();
+        let encoded = container::encode(state);
+        let encoded = match self.delta(&key, encoded, &offsets) {
+            Ok(record) => return vec![record],
+            Err(encoded) => encoded,
+        };
         self.version += 1;
         let mut records = state_record::snapshot_records(
             partition,
             epoch,
-            &container::encode(state),
+            &encoded,
             &self.identity,
             &offsets,
             max_chunk(&self.topic),
@@ -368,9 +410,12 @@ impl KafkaStateStore {
         if let Some(old) = self.chunks.remove(&key) {
             records.extend(state_record::chunk_tombstones(&key, &old));
         }
+        if let Some(old) = self.deltas.remove(&key) {
+            records.extend(state_record::tombstones(old));
+        }
         if chunked {
             self.chunks.insert(
-                key,
+                key.clone(),
                 Chunks {
                     version: self.version,
                     count,
@@ -385,6 +430,17 @@ impl KafkaStateStore {
                 total: 0,
             });
             records.extend(self.retire_epochs(partition, epoch, written));
+        }
+        if epoch < 0 {
+            self.bases.insert(
+                key,
+                Base {
+                    container: encoded,
+                    version: self.version,
+                    seq: 0,
+                    delta_bytes: 0,
+                },
+            );
         }
         records
     }
@@ -420,16 +476,54 @@ impl KafkaStateStore {
         tombstones
     }
 
+    /// The delta record from the key's base to `encoded` when there is a base
+    /// and the delta stays within the limits; else `encoded` back, for a full.
+    fn delta(
+        &mut self,
+        key: &str,
+        encoded: Vec<u8>,
+        offsets: &InputOffsets,
+    ) -> Result<StateRecord, Vec<u8>> {
+        let Some(base) = self.bases.get_mut(key).filter(|b| b.seq < MAX_DELTAS) else {
+            return Err(encoded);
+        };
+        // A handoff reads the full and its deltas: together at most twice the state.
+        let limit = (encoded.len() / DELTA_FRACTION)
+            .min(max_chunk(&self.topic))
+            .min(encoded.len().saturating_sub(base.delta_bytes));
+        let Some(patch) = delta::diff(&base.container, &encoded, limit) else {
+            return Err(encoded);
+        };
+        base.seq += 1;
+        base.delta_bytes += patch.len();
+        let info = DeltaInfo {
+            version: base.version,
+            seq: base.seq,
+            length: encoded.len(),
+            checksum: delta::checksum(&encoded),
+        };
+        base.container = encoded;
+        let record = state_record::delta_record(key, patch, info, &self.identity, offsets);
+        self.deltas
+            .entry(key.to_owned())
+            .or_default()
+            .push(record.key.clone());
+        Ok(record)
+    }
+
     fn state_partition(&self, partition: i32) -> i32 {
         partition % self.topic.partitions.max(1)
     }
 
-    /// The records of one state-topic partition under `key` or its chunk keys,
-    /// log start to high watermark (other logical partitions' records are
-    /// skipped as they are read, so only this key's history is held).
+    /// The records of one state-topic partition under `key` or its chunk and
+    /// delta keys, log start to high watermark (other logical partitions'
+    /// records are skipped as they are read, so only this key's history is held).
     fn read_partition(&self, partition: i32, key: &str) -> Result<Vec<ReadRecord>, String> {
         let chunk_prefix = format!("{key}.chunk-");
-        self.read_matching(partition, |k| k == key || k.starts_with(&chunk_prefix))
+        let delta_prefix = format!("{key}.delta-");
+        self.read_matching(partition, |k| {
+            k == key || k.starts_with(&chunk_prefix) || k.starts_with(&delta_prefix)
+        })
     }
 
     /// The records of one state-topic partition whose key `wanted` accepts, log
@@ -482,7 +576,12 @@ impl KafkaStateStore {
             InputOffsets::new()
         };
         let exactly_once = self.exactly_once && epoch < 0;
-        let found = state_record::latest_where(&records, partition, epoch, |found| {
+        // The next save of this key is a full: this member has no base yet,
+        // and the one it may hold from an earlier ownership is stale.
+        self.bases.remove(&key);
+        self.deltas
+            .insert(key.clone(), state_record::live_delta_keys(&records, &key));
+        let found = state_record::latest_chain_where(&records, partition, epoch, |found| {
             // Ahead of the commit = written in a transaction that never committed.
             !exactly_once
                 || found
@@ -490,6 +589,15 @@ impl KafkaStateStore {
                     .iter()
                     .all(|(tp, o)| *o <= committed.get(tp).copied().unwrap_or(0))
         })?;
+        let found = found.map(|(found, chain)| {
+            for why in chain.skipped {
+                tracing::warn!(
+                    "state topic {}: partition {partition} restored from the state before {why}",
+                    self.topic.name
+                );
+            }
+            found
+        });
         let Some(found) = found else {
             if epoch >= 0 {
                 return Err(format!(
@@ -561,9 +669,14 @@ impl StateStore for KafkaStateStore {
         let fail = |m: String| RunnerError::new(format!("save partition {partition} state: {m}"));
         let records = self.records(partition, epoch, state);
         // Tombstones come last, so the new snapshot is acknowledged before the
-        // chunks it replaced go (one partition: the broker keeps the order).
-        self.produce(self.state_partition(partition), &records)
-            .map_err(fail)
+        // chunks and deltas it replaced go (one partition: the broker keeps the order).
+        let produced = self.produce(self.state_partition(partition), &records);
+        if produced.is_err() {
+            // Whether the record landed is unknown: the next save is a full.
+            self.bases
+                .remove(&state_record::snapshot_key(partition, epoch));
+        }
+        produced.map_err(fail)
     }
 
     /// The barrier epochs whose latest record under `partition-<p>-epoch-<e>`
@@ -606,6 +719,15 @@ impl StateStore for KafkaStateStore {
                 })
                 .collect(),
         ))
+    }
+
+    fn forget_unconfirmed(&mut self) {
+        self.bases.clear();
+    }
+
+    fn release(&mut self, partition: i32) {
+        self.bases
+            .remove(&state_record::snapshot_key(partition, LIVE_EPOCH));
     }
 
     fn reflect(&mut self, offsets: &BTreeMap<TopicPartition, i64>) {
@@ -772,4 +894,145 @@ pub fn read_state_topic(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store whose producer is never used: `records` only builds what a save sends.
+    fn store(max_message_bytes: usize) -> KafkaStateStore {
+        let mut settings = KafkaSettings::new();
+        settings.set("bootstrap.servers", "127.0.0.1:1");
+        let topic = StateTopic {
+            name: "g-state".into(),
+            partitions: 1,
+            max_message_bytes,
+            created: false,
+        };
+        let identity = StateIdentity {
+            consumer_group: "g".into(),
+            nodes: vec!["group_by per-user keys=[user] aggregates=[sum(amount) AS total]".into()],
+        };
+        KafkaStateStore::new(
+            &settings,
+            topic,
+            identity,
+            vec!["orders".into()],
+            false,
+            Duration::from_secs(1),
+        )
+        .unwrap()
+    }
+
+    /// One entry of `n` fixed-width groups, `changed` of them with a new value.
+    fn state(n: usize, changed: &[usize], round: u8) -> BTreeMap<String, Vec<u8>> {
+        let mut bytes = Vec::with_capacity(n * 24);
+        for g in 0..n {
+            bytes.extend_from_slice(format!("user-{g:08}").as_bytes());
+            let value = if changed.contains(&g) { round } else { 0 };
+            bytes.extend_from_slice(&[value; 11]);
+        }
+        BTreeMap::from([("per-user".to_owned(), bytes)])
+    }
+
+    fn kinds(records: &[StateRecord]) -> Vec<String> {
+        records
+            .iter()
+            .map(|r| match &r.value {
+                None => format!("tombstone {}", r.key),
+                Some(_) => r.key.split('-').take(2).collect::<Vec<_>>().join("-"),
+            })
+            .collect()
+    }
+
+    /// Replays what the store wrote, as a reader of the topic would.
+    fn read_back(log: &[StateRecord]) -> Vec<u8> {
+        let read: Vec<ReadRecord> = log
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ReadRecord {
+                offset: i as i64,
+                key: r.key.clone(),
+                value: r.value.clone(),
+                headers: r.headers.clone(),
+            })
+            .collect();
+        state_record::latest(&read, 0, -1)
+            .unwrap()
+            .unwrap()
+            .container
+    }
+
+    #[test]
+    fn a_round_touching_few_groups_writes_a_small_delta_and_the_reader_gets_the_whole_state() {
+        let mut s = store(1 << 20);
+        let mut log = s.records(0, -1, &state(10_000, &[], 0));
+        let full: usize = log
+            .iter()
+            .filter_map(|r| r.value.as_ref())
+            .map(Vec::len)
+            .sum();
+        assert_eq!(kinds(&log), ["partition-0"]);
+        for round in 1..=5u8 {
+            let touched: Vec<usize> = (0..100).map(|i| i * 97 + round as usize).collect();
+            let records = s.records(0, -1, &state(10_000, &touched, round));
+            assert_eq!(records.len(), 1);
+            assert!(
+                records[0].key.ends_with(&format!("-{round}")),
+                "{}",
+                records[0].key
+            );
+            let size = records[0].value.as_ref().unwrap().len();
+            assert!(size * 20 < full, "round {round}: {size} of {full}");
+            log.extend(records);
+            assert_eq!(
+                read_back(&log),
+                container::encode(&state(10_000, &touched, round))
+            );
+        }
+        // A round that changes most of the state: a full, then the deltas' tombstones.
+        let all: Vec<usize> = (0..10_000).collect();
+        let records = s.records(0, -1, &state(10_000, &all, 9));
+        assert_eq!(kinds(&records)[0], "partition-0");
+        let tombstones: Vec<&str> = records[1..]
+            .iter()
+            .filter(|r| r.value.is_none())
+            .map(|r| r.key.as_str())
+            .collect();
+        assert_eq!(tombstones.len(), 5, "{tombstones:?}");
+        assert!(tombstones.iter().all(|k| k.contains(".delta-")));
+        log.extend(records);
+        assert_eq!(read_back(&log), container::encode(&state(10_000, &all, 9)));
+    }
+
+    #[test]
+    fn a_failed_round_a_release_or_many_deltas_make_the_next_save_a_full() {
+        let mut s = store(1 << 20);
+        let is_full = |r: &[StateRecord]| r[0].key == "partition-0";
+        assert!(is_full(&s.records(0, -1, &state(5_000, &[], 0))));
+        assert!(!is_full(&s.records(0, -1, &state(5_000, &[3], 1))));
+        s.forget_unconfirmed();
+        assert!(is_full(&s.records(0, -1, &state(5_000, &[3], 2))));
+        s.release(0);
+        assert!(is_full(&s.records(0, -1, &state(5_000, &[3], 3))));
+        for round in 0..MAX_DELTAS {
+            let r = s.records(0, -1, &state(5_000, &[round as usize], round as u8));
+            assert!(!is_full(&r), "delta {round}");
+        }
+        assert!(is_full(&s.records(0, -1, &state(5_000, &[1], 200))));
+        // Barrier epochs are always whole: each is its own key, written once.
+        assert!(s.records(0, 4, &state(5_000, &[], 0))[0].key == "partition-0-epoch-4");
+        assert!(s.records(0, 4, &state(5_000, &[1], 1))[0].key == "partition-0-epoch-4");
+        // A delta never exceeds one record: a topic of small records takes fulls in chunks.
+        let mut small = store(17 * 1024);
+        small.records(0, -1, &state(10_000, &[], 0));
+        let touched: Vec<usize> = (0..1_000).map(|i| i * 10).collect();
+        let r = small.records(0, -1, &state(10_000, &touched, 1));
+        assert!(
+            r.iter().any(|r| r.key.contains(".chunk-")),
+            "{:?}",
+            kinds(&r)
+        );
+    }
 }

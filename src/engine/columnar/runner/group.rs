@@ -177,6 +177,14 @@ pub trait StateStore {
     ) -> Result<Option<Vec<StateOut>>, RunnerError> {
         Ok(None)
     }
+    /// A round failed (its transaction aborted, or a save or commit failed):
+    /// what the store assumed written since the last good round may not be,
+    /// so a store that writes deltas against its last save starts over with
+    /// full snapshots (docs/formats.md §8.7).
+    fn forget_unconfirmed(&mut self) {}
+    /// The partition left this member (after its last save): whatever the
+    /// store kept in memory for it can go.
+    fn release(&mut self, _partition: i32) {}
 }
 
 /// A store chosen at run time (the online command's `state_store`).
@@ -209,6 +217,12 @@ impl<T: StateStore + ?Sized> StateStore for Box<T> {
         state: &BTreeMap<String, Vec<u8>>,
     ) -> Result<Option<Vec<StateOut>>, RunnerError> {
         (**self).transactional_records(partition, epoch, state)
+    }
+    fn forget_unconfirmed(&mut self) {
+        (**self).forget_unconfirmed()
+    }
+    fn release(&mut self, partition: i32) {
+        (**self).release(partition)
     }
 }
 
@@ -423,6 +437,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
             if save && let Ok(state) = self.topology.snapshot_partition(*partition) {
                 let _ = self.store.save(*partition, LIVE_EPOCH, &state);
             }
+            self.store.release(*partition);
             self.topology.release_partition(*partition);
         }
     }
@@ -912,6 +927,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
         error: RunnerError,
         abort: Option<Option<RunnerError>>,
     ) -> RunnerError {
+        self.store.forget_unconfirmed();
         for (partition, state) in round.prior.iter().rev() {
             self.restore(*partition, state);
         }

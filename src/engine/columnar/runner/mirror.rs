@@ -85,6 +85,16 @@ impl<A: StateStore, B: StateStore> StateStore for Mirrored<A, B> {
         }
         Ok(records)
     }
+
+    fn forget_unconfirmed(&mut self) {
+        self.authority.forget_unconfirmed();
+        self.copy.forget_unconfirmed();
+    }
+
+    fn release(&mut self, partition: i32) {
+        self.authority.release(partition);
+        self.copy.release(partition);
+    }
 }
 
 #[cfg(test)]

@@ -14,10 +14,20 @@
 //! are tombstoned only after the new manifest) in place: a reader never takes a
 //! half-written snapshot. Every snapshot record carries the owner's identity
 //! and the input offsets the state reflects, as headers.
+//!
+//! Between full snapshots of live state a writer may save a delta record
+//! `<key>.delta-<version>-<seq>` (docs/formats.md §8.7): the byte delta of the
+//! new container against the one it saved before, for the full of `version`
+//! (its `krabka.state.version` header) and the `seq`-th delta after it. A
+//! reader applies a full's deltas in order from 1 and stops at the first gap,
+//! damaged delta or result whose length or checksum differs from the one the
+//! record names: it then has the last complete state before it, never a wrong
+//! one.
 
 use std::collections::BTreeMap;
 
 use crate::engine::columnar::headers::Header;
+use crate::engine::columnar::snapshot::delta;
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::topic_partition::TopicPartition;
 
@@ -27,6 +37,10 @@ pub const FINGERPRINT_HEADER: &str = "krabka.state.fingerprint";
 pub const OFFSETS_HEADER: &str = "krabka.state.offsets";
 /// `<version>/<chunk count>/<total bytes>` on a manifest record.
 pub const CHUNKS_HEADER: &str = "krabka.state.chunks";
+/// The version of a full snapshot (single record or manifest), which its deltas name.
+pub const VERSION_HEADER: &str = "krabka.state.version";
+/// `<full version>/<seq>/<result bytes>/<result CRC-32, 8 hex digits>` on a delta record.
+pub const DELTA_HEADER: &str = "krabka.state.delta";
 /// The identity's stateful-node lines, one per line, so a copy of the topic to
 /// a directory can write its identity manifest (docs/topology.md "State identity").
 pub const NODES_HEADER: &str = "krabka.state.nodes";
@@ -45,6 +59,103 @@ pub fn snapshot_key(partition: i32, epoch: i64) -> String {
 
 fn chunk_key(key: &str, version: u64, index: usize) -> String {
     format!("{key}.chunk-{version}-{index}")
+}
+
+/// The key of the `seq`-th delta (from 1) after the full snapshot `version` of `key`.
+pub fn delta_key(key: &str, version: u64, seq: u64) -> String {
+    format!("{key}.delta-{version}-{seq}")
+}
+
+/// What a delta record names: the full it follows, its place after it, and
+/// the length and CRC-32 of the container it results in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeltaInfo {
+    pub version: u64,
+    pub seq: u64,
+    pub length: usize,
+    pub checksum: u32,
+}
+
+impl DeltaInfo {
+    fn header(&self) -> String {
+        format!(
+            "{}/{}/{}/{:08x}",
+            self.version, self.seq, self.length, self.checksum
+        )
+    }
+
+    fn parse(text: &str) -> Result<DeltaInfo, String> {
+        let bad = || format!("malformed {DELTA_HEADER} header {text:?}");
+        let parts: Vec<&str> = text.split('/').collect();
+        let [version, seq, length, checksum] = parts[..] else {
+            return Err(bad());
+        };
+        let info = DeltaInfo {
+            version: version.parse().map_err(|_| bad())?,
+            seq: seq.parse().map_err(|_| bad())?,
+            length: length.parse().map_err(|_| bad())?,
+            checksum: (checksum.len() == 8)
+                .then(|| u32::from_str_radix(checksum, 16).ok())
+                .flatten()
+                .ok_or_else(bad)?,
+        };
+        if info.seq == 0 {
+            return Err(bad());
+        }
+        Ok(info)
+    }
+}
+
+fn identity_headers(identity: &StateIdentity, offsets: &InputOffsets) -> Vec<Header> {
+    vec![
+        header(GROUP_HEADER, identity.consumer_group.clone()),
+        header(FINGERPRINT_HEADER, identity.fingerprint()),
+        header(OFFSETS_HEADER, encode_offsets(offsets)),
+        header(NODES_HEADER, identity.nodes.join("\n")),
+    ]
+}
+
+/// The record of a delta (`patch` from `snapshot::delta::diff`) that turns the
+/// container saved before into one of `info.length` bytes with `info.checksum`.
+pub fn delta_record(
+    key: &str,
+    patch: Vec<u8>,
+    info: DeltaInfo,
+    identity: &StateIdentity,
+    offsets: &InputOffsets,
+) -> StateRecord {
+    let mut headers = identity_headers(identity, offsets);
+    headers.push(header(DELTA_HEADER, info.header()));
+    StateRecord {
+        key: delta_key(key, info.version, info.seq),
+        value: Some(patch),
+        headers,
+    }
+}
+
+/// Tombstones for records that a newer full snapshot made unneeded.
+pub fn tombstones(keys: impl IntoIterator<Item = String>) -> Vec<StateRecord> {
+    keys.into_iter()
+        .map(|key| StateRecord {
+            key,
+            value: None,
+            headers: Vec::new(),
+        })
+        .collect()
+}
+
+/// The delta keys of `key` whose last record in `records` holds a delta (not
+/// a tombstone): what the next full snapshot of `key` tombstones.
+pub fn live_delta_keys(records: &[ReadRecord], key: &str) -> Vec<String> {
+    let prefix = format!("{key}.delta-");
+    let mut last: BTreeMap<&str, bool> = BTreeMap::new();
+    for record in records.iter().filter(|r| r.key.starts_with(&prefix)) {
+        last.insert(&record.key, record.value.is_some());
+    }
+    last.into_iter()
+        .filter(|(_, live)| *live)
+        .map(|(k, _)| k.to_owned())
+        .collect()
 }
 
 /// One record to produce (a `None` value is a tombstone).
@@ -107,7 +218,8 @@ pub fn decode_offsets(text: &str) -> Result<InputOffsets, String> {
 
 /// The records that save `container` under (partition, epoch): one record when
 /// it fits in `max_record` value bytes, else chunks then the manifest.
-/// `version` must differ from the previous save's (it names the chunks).
+/// `version` must differ from the previous save's (it names the chunks and,
+/// in the `krabka.state.version` header, the full its deltas follow).
 pub fn snapshot_records(
     partition: i32,
     epoch: i64,
@@ -118,12 +230,8 @@ pub fn snapshot_records(
     version: u64,
 ) -> Vec<StateRecord> {
     let key = snapshot_key(partition, epoch);
-    let mut headers = vec![
-        header(GROUP_HEADER, identity.consumer_group.clone()),
-        header(FINGERPRINT_HEADER, identity.fingerprint()),
-        header(OFFSETS_HEADER, encode_offsets(offsets)),
-        header(NODES_HEADER, identity.nodes.join("\n")),
-    ];
+    let mut headers = identity_headers(identity, offsets);
+    headers.push(header(VERSION_HEADER, version.to_string()));
     let max_record = max_record.max(1);
     if container.len() <= max_record {
         return vec![StateRecord {
@@ -288,19 +396,49 @@ pub fn latest_where(
     epoch: i64,
     accept: impl Fn(&Found) -> bool,
 ) -> Result<Option<Found>, String> {
+    Ok(latest_chain_where(records, partition, epoch, accept)?.map(|(found, _)| found))
+}
+
+/// How the state [`latest_chain_where`] found was put together.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Chain {
+    /// The version of the full snapshot it starts from, when it names one.
+    pub version: Option<u64>,
+    /// How many of the full's deltas were applied on top of it.
+    pub applied: u64,
+    /// Deltas after it that were not taken, and why (a gap, a mismatch):
+    /// for a warning, as the state is the one before them.
+    pub skipped: Vec<String>,
+}
+
+/// [`latest_where`], saying which full snapshot and how many of its deltas
+/// make the state. The newest full not tombstoned is taken with the longest
+/// run of its deltas, from 1 and in order, that apply cleanly (length and
+/// CRC-32 as named, the same owner) and that `accept` takes: the state after
+/// the last of them is a state that was saved, whatever follows it.
+pub fn latest_chain_where(
+    records: &[ReadRecord],
+    partition: i32,
+    epoch: i64,
+    accept: impl Fn(&Found) -> bool,
+) -> Result<Option<(Found, Chain)>, String> {
     let key = snapshot_key(partition, epoch);
     let chunk_prefix = format!("{key}.chunk-");
+    let delta_prefix = format!("{key}.delta-");
     let mut manifests: Vec<&ReadRecord> = Vec::new();
     let mut chunks: BTreeMap<&str, &[u8]> = BTreeMap::new();
+    let mut deltas: BTreeMap<&str, &ReadRecord> = BTreeMap::new();
     for record in records {
         if record.key == key {
             manifests.push(record);
-        } else if record.key.starts_with(&chunk_prefix)
-            && let Some(value) = &record.value
-        {
-            // A chunk tombstone only ever follows a newer manifest: the chunk's
-            // bytes stay valid for its own (older) manifest.
-            chunks.insert(&record.key, value);
+        } else if record.value.is_none() {
+            // A chunk or delta tombstone only ever follows a newer full: its
+            // bytes stay valid for their own (older) full, should that be the
+            // one taken (the newer was aborted).
+        } else if record.key.starts_with(&chunk_prefix) {
+            chunks.insert(&record.key, record.value.as_deref().unwrap_or_default());
+        } else if record.key.starts_with(&delta_prefix) {
+            deltas.insert(&record.key, record);
         }
     }
     for record in manifests.iter().rev() {
@@ -309,10 +447,99 @@ pub fn latest_where(
         };
         let found = assemble(record, value, &key, &chunks)?;
         if accept(&found) {
-            return Ok(Some(found));
+            return apply_chain(found, record, &key, &deltas, &accept).map(Some);
         }
     }
     Ok(None)
+}
+
+/// Applies the deltas of the full `found` (read from `record`) in order.
+fn apply_chain(
+    mut found: Found,
+    record: &ReadRecord,
+    key: &str,
+    deltas: &BTreeMap<&str, &ReadRecord>,
+    accept: &impl Fn(&Found) -> bool,
+) -> Result<(Found, Chain), String> {
+    let mut chain = Chain::default();
+    let Some(text) = header_text(&record.headers, VERSION_HEADER) else {
+        return Ok((found, chain));
+    };
+    let version: u64 = text.parse().map_err(|_| {
+        format!(
+            "{key} at offset {}: malformed {VERSION_HEADER} header {text:?}",
+            record.offset
+        )
+    })?;
+    chain.version = Some(version);
+    let this_full = format!("{key}.delta-{version}-");
+    loop {
+        let name = delta_key(key, version, chain.applied + 1);
+        let Some(delta) = deltas.get(name.as_str()) else {
+            // A later delta of this full without this one is a gap: it cannot be applied.
+            let later = deltas
+                .keys()
+                .filter(|k| k.starts_with(&this_full))
+                .filter_map(|k| k[this_full.len()..].parse::<u64>().ok())
+                .filter(|seq| *seq > chain.applied + 1)
+                .min();
+            if let Some(seq) = later {
+                chain.skipped.push(format!(
+                    "{} at and after offset {}: delta {} of {key} is missing",
+                    delta_key(key, version, seq),
+                    deltas[delta_key(key, version, seq).as_str()].offset,
+                    chain.applied + 1
+                ));
+            }
+            return Ok((found, chain));
+        };
+        match next_state(&found, delta, key, &name) {
+            Ok(next) if accept(&next) => {
+                found = next;
+                chain.applied += 1;
+            }
+            // Ahead of what `accept` takes (an aborted round): so are the ones after it.
+            Ok(_) => return Ok((found, chain)),
+            Err(why) => {
+                chain.skipped.push(why);
+                return Ok((found, chain));
+            }
+        }
+    }
+}
+
+/// The state after applying `delta` to `found`, or why it cannot be taken.
+fn next_state(found: &Found, delta: &ReadRecord, key: &str, name: &str) -> Result<Found, String> {
+    let at = |why: String| format!("{name} at offset {}: {why}", delta.offset);
+    let info = header_text(&delta.headers, DELTA_HEADER)
+        .ok_or_else(|| at(format!("no {DELTA_HEADER} header")))
+        .and_then(|t| DeltaInfo::parse(t).map_err(at))?;
+    if delta_key(key, info.version, info.seq) != name {
+        return Err(at(format!("its header names delta {}", info.header())));
+    }
+    let group = header_text(&delta.headers, GROUP_HEADER);
+    let fingerprint = header_text(&delta.headers, FINGERPRINT_HEADER);
+    if group != found.group.as_deref() || fingerprint != found.fingerprint.as_deref() {
+        return Err(at(format!(
+            "written by group {}, fingerprint {}, not the owner of the full snapshot",
+            group.unwrap_or("(none recorded)"),
+            fingerprint.unwrap_or("(none recorded)")
+        )));
+    }
+    let offsets =
+        decode_offsets(header_text(&delta.headers, OFFSETS_HEADER).unwrap_or("")).map_err(at)?;
+    let patch = delta.value.as_deref().unwrap_or_default();
+    let container = delta::apply(&found.container, patch, info.length, info.checksum)
+        .map_err(|e| at(e.to_string()))?;
+    Ok(Found {
+        container,
+        group: found.group.clone(),
+        fingerprint: found.fingerprint.clone(),
+        nodes: found.nodes.clone(),
+        offsets,
+        chunks: found.chunks,
+        offset: delta.offset,
+    })
 }
 
 fn assemble(
@@ -346,7 +573,9 @@ fn assemble(
     };
     let named =
         parse_chunks(text).map_err(|e| format!("{key} at offset {}: {e}", record.offset))?;
-    let mut container = Vec::with_capacity(named.total.min(1 << 30));
+    // Every chunk is found before anything is allocated, and the container is
+    // sized by the bytes they hold, never by what the header claims.
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(named.count.min(chunks.len()));
     for i in 0..named.count {
         let name = chunk_key(key, named.version, i);
         let chunk = chunks.get(name.as_str()).ok_or_else(|| {
@@ -355,18 +584,16 @@ fn assemble(
                 record.offset
             )
         })?;
-        container.extend_from_slice(chunk);
+        parts.push(chunk);
     }
-    if container.len() != named.total {
+    let held: usize = parts.iter().map(|p| p.len()).sum();
+    if held != named.total {
         return Err(format!(
-            "{key} at offset {}: its {} chunks hold {} bytes, the manifest says {}",
-            record.offset,
-            named.count,
-            container.len(),
-            named.total
+            "{key} at offset {}: its {} chunks hold {held} bytes, the manifest says {}",
+            record.offset, named.count, named.total
         ));
     }
-    found.container = container;
+    found.container = parts.concat();
     found.chunks = Some(named);
     Ok(found)
 }
@@ -627,6 +854,172 @@ mod tests {
             refusal(&found, "partition-3", &identity(), &offsets(40)),
             None
         );
+    }
+
+    /// The delta record that turns `old` into `new` as the `seq`-th after full `version`.
+    fn delta_of(old: &[u8], new: &[u8], version: u64, seq: u64, at: i64) -> StateRecord {
+        let patch = delta::diff(old, new, usize::MAX).unwrap();
+        let info = DeltaInfo {
+            version,
+            seq,
+            length: new.len(),
+            checksum: delta::checksum(new),
+        };
+        delta_record("partition-0", patch, info, &identity(), &offsets(at))
+    }
+
+    fn states() -> Vec<Vec<u8>> {
+        let base: Vec<u8> = (0..400u32).map(|i| (i * 7 % 256) as u8).collect();
+        (0..4u8)
+            .map(|round| {
+                let mut s = base.clone();
+                s[10 + round as usize * 50] = round;
+                s.extend(std::iter::repeat_n(round, round as usize * 3));
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn deltas_after_a_full_are_applied_in_order_and_a_full_replaces_them() {
+        let s = states();
+        let mut log = snapshot_records(0, -1, &s[0], &identity(), &offsets(10), 100, 7);
+        assert_eq!(log.len(), 5, "4 chunks and the manifest");
+        log.push(delta_of(&s[0], &s[1], 7, 1, 20));
+        log.push(delta_of(&s[1], &s[2], 7, 2, 30));
+        assert_eq!(log[5].key, "partition-0.delta-7-1");
+        // A delta of another full is not this one's.
+        log.push(delta_of(&s[0], &s[3], 6, 3, 99));
+        let read_log = read(&log, 0);
+        let (found, chain) = latest_chain_where(&read_log, 0, -1, |_| true)
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.container, s[2]);
+        assert_eq!((found.offsets, found.offset), (offsets(30), 6));
+        assert_eq!((chain.version, chain.applied), (Some(7), 2));
+        assert!(chain.skipped.is_empty(), "{:?}", chain.skipped);
+        // `latest_by_key` lists the key once, with the complete container.
+        let all = latest_by_key(&read_log);
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].1.as_ref().unwrap().container, s[2]);
+        assert_eq!(
+            live_delta_keys(&read_log, "partition-0"),
+            [
+                "partition-0.delta-6-3",
+                "partition-0.delta-7-1",
+                "partition-0.delta-7-2"
+            ]
+        );
+        // A new full, then its predecessor's deltas tombstoned: the full alone.
+        log.extend(snapshot_records(
+            0,
+            -1,
+            &s[3],
+            &identity(),
+            &offsets(40),
+            1000,
+            8,
+        ));
+        log.extend(tombstones(live_delta_keys(&read_log, "partition-0")));
+        let read_log = read(&log, 0);
+        let (found, chain) = latest_chain_where(&read_log, 0, -1, |_| true)
+            .unwrap()
+            .unwrap();
+        assert_eq!((found.container, chain.applied), (s[3].clone(), 0));
+        assert!(live_delta_keys(&read_log, "partition-0").is_empty());
+    }
+
+    #[test]
+    fn a_gap_or_a_damaged_delta_leaves_the_last_complete_state_never_a_wrong_one() {
+        let s = states();
+        let full = snapshot_records(0, -1, &s[0], &identity(), &offsets(10), 1000, 7);
+        let d1 = delta_of(&s[0], &s[1], 7, 1, 20);
+        let d2 = delta_of(&s[1], &s[2], 7, 2, 30);
+        let d3 = delta_of(&s[2], &s[3], 7, 3, 40);
+        // Delta 2 never landed (a writer killed mid-save): 3 cannot apply.
+        let log = read(&[full.clone(), vec![d1.clone(), d3.clone()]].concat(), 0);
+        let (found, chain) = latest_chain_where(&log, 0, -1, |_| true).unwrap().unwrap();
+        assert_eq!(
+            (found.container, found.offsets),
+            (s[1].clone(), offsets(20))
+        );
+        assert!(
+            chain.skipped[0].contains("delta 2 of partition-0 is missing"),
+            "{:?}",
+            chain.skipped
+        );
+        // A delta whose result is not what it names: refused, the state before it stands.
+        let mut bad = d2.clone();
+        let last = bad.headers.len() - 1;
+        bad.headers[last].value =
+            Some(format!("7/2/{}/{:08x}", s[2].len(), delta::checksum(&s[2]) ^ 1).into_bytes());
+        let log = read(
+            &[full.clone(), vec![d1.clone(), bad, d3.clone()]].concat(),
+            0,
+        );
+        let (found, chain) = latest_chain_where(&log, 0, -1, |_| true).unwrap().unwrap();
+        assert_eq!(found.container, s[1]);
+        assert!(
+            chain.skipped[0]
+                .contains("partition-0.delta-7-2 at offset 2: state delta result has checksum"),
+            "{:?}",
+            chain.skipped
+        );
+        // A truncated delta value, or one of another owner: the same.
+        let mut cut = d2.clone();
+        cut.value.as_mut().unwrap().truncate(3);
+        let mut foreign = d2.clone();
+        foreign.headers[0].value = Some(b"other-group".to_vec());
+        for damaged in [cut, foreign] {
+            let log = read(&[full.clone(), vec![d1.clone(), damaged]].concat(), 0);
+            let (found, chain) = latest_chain_where(&log, 0, -1, |_| true).unwrap().unwrap();
+            assert_eq!((found.container, chain.applied), (s[1].clone(), 1));
+            assert_eq!(chain.skipped.len(), 1);
+        }
+        // Refused against the committed offsets as a full is: older than the commit.
+        let log = read(&[full, vec![d1]].concat(), 0);
+        let found = latest(&log, 0, -1).unwrap().unwrap();
+        let e = refusal(&found, "partition-0", &identity(), &offsets(30)).unwrap();
+        assert!(
+            e.contains("up to offset 20, but the group committed 30"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn deltas_ahead_of_the_commit_are_not_taken_under_exactly_once() {
+        let s = states();
+        let mut log = snapshot_records(0, -1, &s[0], &identity(), &offsets(10), 1000, 7);
+        log.push(delta_of(&s[0], &s[1], 7, 1, 20));
+        // An aborted round's delta, visible on a broker that shows aborted records.
+        log.push(delta_of(&s[1], &s[2], 7, 2, 30));
+        let log = read(&log, 0);
+        let committed = |f: &Found| f.offsets.values().all(|o| *o <= 20);
+        let found = latest_where(&log, 0, -1, committed).unwrap().unwrap();
+        assert_eq!(
+            (found.container, found.offsets),
+            (s[1].clone(), offsets(20))
+        );
+        let found = latest_where(&log, 0, -1, |f| f.offsets.values().all(|o| *o <= 10));
+        assert_eq!(found.unwrap().unwrap().container, s[0]);
+    }
+
+    #[test]
+    fn a_manifest_claiming_more_than_its_chunks_hold_is_refused_before_allocating() {
+        let mut records = snapshot_records(0, -1, &[5; 30], &identity(), &offsets(1), 10, 3);
+        let manifest = records.last_mut().unwrap();
+        let chunks = manifest
+            .headers
+            .iter_mut()
+            .find(|h| h.key == CHUNKS_HEADER)
+            .unwrap();
+        chunks.value = Some(format!("3/3/{}", 1u64 << 40).into_bytes());
+        let e = latest(&read(&records, 0), 0, -1).unwrap_err();
+        assert!(
+            e.contains("its 3 chunks hold 30 bytes, the manifest says 1099511627776"),
+            "{e}"
+        );
+        assert_eq!(parse_key("partition-0.delta-3-1"), None);
     }
 
     #[test]

@@ -1,0 +1,318 @@
+//! The Kafka state store's deltas end to end against Tansu (docs/topology.md
+//! "State in Kafka", docs/formats.md §8.7): a group-by over many groups runs
+//! rounds that touch a few of them; the state topic, read with confluent-kafka
+//! (not our code), holds one full snapshot and small delta records, which the
+//! test applies itself (zlib's CRC-32 checks each result) to get the container
+//! `snapshot dump` decodes; a second member takes over with exact totals, and a
+//! damaged delta after the last good one (a writer that died mid-save) leaves
+//! it the previous state.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::run_online::{create_topic, produce, start_runner};
+use crate::run_state_kafka::{await_truth, signal, wait_exit};
+use crate::support::tansu::Tansu;
+use crate::support::{unique_name, venv_python};
+
+const USERS: usize = 600;
+
+fn topology(dir: &Path, group: &str, input: &str, output: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("{group}.yaml"));
+    std::fs::write(
+        &path,
+        format!(
+            r#"version: 1
+settings:
+  consumer_group: {group}
+  state_store: kafka
+nodes:
+  - source: orders
+    topics: [{input}]
+    value: json
+  - group_by: per-user
+    parent: orders
+    keys: [user]
+    aggregates: [sum(amount) AS total]
+  - sink: out
+    parent: per-user
+    topic: {output}
+    value: json
+"#
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Reads partition 0 of the state topic with confluent-kafka and rebuilds the
+/// live state of `partition-0` from its latest full record and the deltas after
+/// it, as docs/formats.md §8.7 says; writes the container to `argv[3]`.
+const READ_STATE: &str = r#"
+import json, struct, sys, zlib
+from confluent_kafka import Consumer, TopicPartition
+bootstrap, topic, out = sys.argv[1], sys.argv[2], sys.argv[3]
+c = Consumer({"bootstrap.servers": bootstrap, "group.id": "delta-check", "enable.auto.commit": False})
+low, high = c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+c.assign([TopicPartition(topic, 0, low)])
+records = []
+while high > low and (not records or records[-1]["offset"] < high - 1):
+    m = c.poll(10)
+    if m is None:
+        raise SystemExit("state topic read timed out")
+    if m.error():
+        continue
+    records.append({"offset": m.offset(), "key": m.key().decode(), "value": m.value(),
+                    "headers": {k: v.decode() for k, v in (m.headers() or [])}})
+c.close()
+full = [r for r in records if r["key"] == "partition-0" and r["value"] is not None][-1]
+version = full["headers"]["krabka.state.version"]
+state, seq = bytes(full["value"]), 0
+by_key = {r["key"]: r for r in records if r["value"] is not None}
+while ("partition-0.delta-%s-%d" % (version, seq + 1)) in by_key:
+    seq += 1
+    d = by_key["partition-0.delta-%s-%d" % (version, seq)]
+    fv, fseq, length, crc = d["headers"]["krabka.state.delta"].split("/")
+    assert (fv, int(fseq)) == (version, seq)
+    patch, at, new = d["value"], 1, bytearray()
+    assert patch[0] == 1
+    while at < len(patch):
+        op = patch[at]
+        if op == ord("C"):
+            start, n = struct.unpack(">QQ", patch[at + 1:at + 17])
+            new += state[start:start + n]
+            at += 17
+        elif op == ord("L"):
+            (n,) = struct.unpack(">I", patch[at + 1:at + 5])
+            new += patch[at + 5:at + 5 + n]
+            at += 5 + n
+        else:
+            raise SystemExit("unknown op %r" % op)
+    assert len(new) == int(length), (len(new), length)
+    assert "%08x" % zlib.crc32(bytes(new)) == crc, "checksum of delta %d" % seq
+    state = bytes(new)
+open(out, "wb").write(state)
+print(json.dumps({
+    "records": [{"key": r["key"], "size": None if r["value"] is None else len(r["value"])} for r in records],
+    "full_size": len(full["value"]), "version": version, "applied": seq,
+    "last_delta_headers": by_key["partition-0.delta-%s-%d" % (version, seq)]["headers"] if seq else None,
+}))
+"#;
+
+/// Produces a delta record after the last one whose result does not match the
+/// length and checksum it names: what a reader must never take.
+const INJECT_DAMAGED: &str = r#"
+import json, struct, sys
+from confluent_kafka import Producer
+bootstrap, topic, headers, seq = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+version, _, length, crc = headers["krabka.state.delta"].split("/")
+headers["krabka.state.delta"] = "%s/%d/%s/%08x" % (version, seq, length, int(crc, 16) ^ 0x5a5a)
+# Copies all but the last 40 bytes of the base, then 40 bytes of junk: the right length.
+patch = bytes([1]) + b"C" + struct.pack(">QQ", 0, int(length) - 40) + b"L" + struct.pack(">I", 40) + b"\xff" * 40
+p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
+p.produce(topic, key="partition-0.delta-%s-%d" % (version, seq), value=patch, partition=0,
+          headers=[(k, v.encode()) for k, v in headers.items()])
+p.flush(10)
+print(json.dumps({"key": "partition-0.delta-%s-%d" % (version, seq)}))
+"#;
+
+fn produce_users(
+    bootstrap: &str,
+    topic: &str,
+    users: impl Iterator<Item = usize>,
+    round: i64,
+    truth: &mut BTreeMap<String, i64>,
+) {
+    let records: Vec<(i32, String, String)> = users
+        .map(|u| {
+            let user = format!("user-{u:05}");
+            let amount = round * 7 + u as i64 % 13 + 1;
+            *truth.entry(user.clone()).or_default() += amount;
+            (
+                0,
+                user.clone(),
+                json!({"user": user, "amount": amount}).to_string(),
+            )
+        })
+        .collect();
+    produce(bootstrap, topic, &records);
+}
+
+/// Waits for the sink to show the truth; otherwise stops `runner` and fails
+/// with the users whose totals differ and the runner's stderr.
+fn expect_truth(
+    bootstrap: &str,
+    output: &str,
+    truth: &BTreeMap<String, i64>,
+    runner: &mut Option<std::process::Child>,
+    what: &str,
+) {
+    let seen = await_truth(bootstrap, output, truth);
+    if &seen == truth {
+        return;
+    }
+    let wrong: Vec<String> = truth
+        .iter()
+        .filter(|(u, t)| seen.get(*u) != Some(t))
+        .take(10)
+        .map(|(u, t)| format!("{u}: {:?}, truth {t}", seen.get(u)))
+        .collect();
+    let stderr = runner.take().map(|child| {
+        signal(&child, "-TERM");
+        String::from_utf8_lossy(&child.wait_with_output().unwrap().stderr).into_owned()
+    });
+    panic!(
+        "{what}: {} wrong, e.g. {wrong:?}\nrunner stderr:\n{}",
+        truth
+            .iter()
+            .filter(|(u, t)| seen.get(*u) != Some(t))
+            .count(),
+        stderr.unwrap_or_default()
+    );
+}
+
+fn read_state(bootstrap: &str, topic: &str, out: &Path) -> Value {
+    venv_python(READ_STATE, &[bootstrap, topic, out.to_str().unwrap()])
+}
+
+/// The total per user in a container, as `snapshot dump` decodes it.
+fn dumped_totals(file: &Path) -> String {
+    let dump = Command::new(crate::support::binary())
+        .args([
+            "--output",
+            "json",
+            "snapshot",
+            "dump",
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        dump.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    String::from_utf8_lossy(&dump.stdout).into_owned()
+}
+
+#[test]
+fn rounds_touching_few_groups_write_small_deltas_and_the_next_owner_gets_the_exact_state() {
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let (input, output) = (unique_name("orders"), unique_name("totals"));
+    create_topic(&bootstrap, &input, 1);
+    create_topic(&bootstrap, &output, 1);
+    let group = unique_name("delta-sums");
+    let state_topic = format!("{group}-state");
+    let machines: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let files: Vec<_> = machines
+        .iter()
+        .map(|m| topology(m.path(), &group, &input, &output))
+        .collect();
+    let mut truth = BTreeMap::new();
+
+    // Every user once: the state has all the groups.
+    produce_users(&bootstrap, &input, 0..USERS, 0, &mut truth);
+    let mut a = Some(start_runner(&bootstrap, &files[0], &[]));
+    expect_truth(&bootstrap, &output, &truth, &mut a, "all users");
+    // Rounds that touch 6 of the 600 groups (1%), some sums growing a digit.
+    for round in 1..=4i64 {
+        let touched = (0..6).map(|i| (i * 97 + round as usize * 37) % USERS);
+        produce_users(&bootstrap, &input, touched, round * 100, &mut truth);
+        expect_truth(
+            &bootstrap,
+            &output,
+            &truth,
+            &mut a,
+            &format!("round {round}"),
+        );
+    }
+    let mut a = a.unwrap();
+    signal(&a, "-TERM");
+    assert_eq!(wait_exit(&mut a).code(), Some(130));
+
+    // The state topic as an independent reader sees it: one full, small deltas.
+    let rebuilt = machines[0].path().join("rebuilt.snapshot");
+    let seen = read_state(&bootstrap, &state_topic, &rebuilt);
+    let full = seen["full_size"].as_u64().unwrap() as usize;
+    let deltas: Vec<usize> = seen["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["key"].as_str().unwrap().contains(".delta-"))
+        .filter_map(|r| r["size"].as_u64())
+        .map(|s| s as usize)
+        .collect();
+    assert!(full > 15_000, "{seen}");
+    assert!(seen["applied"].as_u64().unwrap() >= 4, "{seen}");
+    assert!(deltas.len() >= 4, "{seen}");
+    for size in &deltas {
+        assert!(
+            size * 20 < full,
+            "a delta of {size} bytes against a full of {full}: {seen}"
+        );
+    }
+    // The rebuilt container is the state: every user with its true total.
+    let dump = dumped_totals(&rebuilt);
+    for (user, total) in [
+        ("user-00000", truth["user-00000"]),
+        ("user-00599", truth["user-00599"]),
+    ] {
+        assert!(dump.contains(user), "{user} missing from the dump");
+        assert!(
+            dump.contains(&total.to_string()),
+            "{user} {total} not in the dump"
+        );
+    }
+
+    // A writer that died mid-save left a damaged delta after the last good one.
+    let headers = seen["last_delta_headers"].to_string();
+    let next = (seen["applied"].as_u64().unwrap() + 1).to_string();
+    let injected = venv_python(
+        INJECT_DAMAGED,
+        &[
+            bootstrap.as_str(),
+            state_topic.as_str(),
+            headers.as_str(),
+            next.as_str(),
+        ],
+    );
+    // The second machine takes over from the full and the good deltas only.
+    let mut b = Some(start_runner(&bootstrap, &files[1], &[]));
+    produce_users(&bootstrap, &input, [3, 500].into_iter(), 900, &mut truth);
+    expect_truth(&bootstrap, &output, &truth, &mut b, "the second member");
+    let b = b.unwrap();
+    signal(&b, "-TERM");
+    let out = b.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "partition 0 restored from the state before {} at offset",
+            injected["key"].as_str().unwrap()
+        )) && stderr.contains("state delta result has checksum"),
+        "{stderr}"
+    );
+    // Its first save after the handoff was a full; its deltas follow that one.
+    let after = read_state(&bootstrap, &state_topic, &rebuilt);
+    assert_ne!(after["version"], seen["version"], "{after}");
+    // And the deltas it found (the damaged one too) are tombstoned after it.
+    let last_of = |key: &str| {
+        after["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|r| r["key"] == key)
+            .cloned()
+    };
+    assert_eq!(
+        last_of(injected["key"].as_str().unwrap()).map(|r| r["size"].clone()),
+        Some(Value::Null),
+        "{after}"
+    );
+}
