@@ -8,8 +8,8 @@ use clap::Args;
 use crate::cmd::exit::CliResult;
 use crate::cmd::global::GlobalArgs;
 use crate::cmd::output::Ui;
-use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::cmd::render::barrier::{cut_full_json, write_cut_detail};
+use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::ops::barrier::show::show;
 
 #[derive(Debug, Args)]

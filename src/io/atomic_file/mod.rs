@@ -138,14 +138,20 @@ static UNPUBLISHED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::
 /// Removes the temp file of every output not yet published, so each target keeps
 /// its previous content: what a signal does before it ends the process
 /// (`cmd::interrupt`).
+///
+/// The list stays locked until the process ends: a temp file is created and
+/// listed under the same lock ([`Unpublished::create`]), so no output can appear
+/// between this sweep and the exit that follows it (a worker thread opening one
+/// then waits on the lock instead of leaving a temp file behind).
 pub fn remove_unpublished() {
-    let paths = match UNPUBLISHED.lock() {
-        Ok(mut list) => std::mem::take(&mut *list),
-        Err(_) => return,
+    let mut list = match UNPUBLISHED.lock() {
+        Ok(list) => list,
+        Err(poisoned) => poisoned.into_inner(),
     };
-    for p in paths {
+    for p in list.drain(..) {
         let _ = std::fs::remove_file(p);
     }
+    std::mem::forget(list);
 }
 
 /// A temp file listed in [`UNPUBLISHED`] while it lives; dropping it removes the
@@ -155,11 +161,16 @@ struct Unpublished {
 }
 
 impl Unpublished {
-    fn new(temp: TempPath) -> Unpublished {
-        if let Ok(mut list) = UNPUBLISHED.lock() {
-            list.push(temp.to_path_buf());
-        }
-        Unpublished { temp: Some(temp) }
+    /// Creates the temp file for `target` and lists it under one lock, so a
+    /// signal's sweep sees either neither or both.
+    fn create(target: &Path) -> io::Result<(File, Unpublished)> {
+        let mut list = match UNPUBLISHED.lock() {
+            Ok(list) => list,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let (file, temp) = crate::io::atomic_file::mode::temp_file_for(target)?.into_parts();
+        list.push(temp.to_path_buf());
+        Ok((file, Unpublished { temp: Some(temp) }))
     }
 
     fn unlist(&self) {
@@ -169,9 +180,16 @@ impl Unpublished {
     }
 
     /// Renames the temp file over `target`; it is no longer ours to remove.
+    /// The rename happens under the list's lock: a signal's sweep either removes
+    /// the temp file first (the target keeps its previous content) or finds it
+    /// published.
     fn persist(mut self, target: &Path) -> io::Result<()> {
-        self.unlist();
+        let mut list = match UNPUBLISHED.lock() {
+            Ok(list) => list,
+            Err(poisoned) => poisoned.into_inner(),
+        };
         let temp = self.temp.take().expect("present until persisted");
+        list.retain(|p| p.as_path() != temp.as_ref() as &Path);
         temp.persist(target).map_err(|e| e.error)
     }
 }
@@ -203,11 +221,10 @@ impl OutputFile {
     pub fn create(path: &Path) -> io::Result<OutputFile> {
         let inner = match resolve(path)? {
             Resolved::Replace(target) => {
-                let (file, temp) =
-                    crate::io::atomic_file::mode::temp_file_for(&target)?.into_parts();
+                let (file, temp) = Unpublished::create(&target)?;
                 Inner::Replace {
                     out: BufWriter::with_capacity(BUFFER, file),
-                    temp: Unpublished::new(temp),
+                    temp,
                     target,
                 }
             }
