@@ -339,7 +339,9 @@ fn tail_to_parquet_is_read_by_duckdb_with_zstd_decimals_and_typed_timestamps() {
 
 #[test]
 fn tail_threads_encodes_the_same_parquet_bytes_at_every_count_and_needs_parquet() {
-    let o = orders(12);
+    // One partition: how two partitions' fetches interleave is the broker's choice,
+    // so byte identity across thread counts is only defined for one (12 records of 24).
+    let o = orders(24);
     let dir = temp_dir();
     let files: Vec<Vec<u8>> = ["1", "2", "4"]
         .iter()
@@ -352,6 +354,8 @@ fn tail_threads_encodes_the_same_parquet_bytes_at_every_count_and_needs_parquet(
                 "3",
                 "--threads",
                 threads,
+                "-p",
+                "0",
             ]);
             assert!(
                 out.status.success(),
