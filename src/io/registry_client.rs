@@ -259,7 +259,7 @@ impl HttpRegistry {
     fn attempt(&self, req: RequestBuilder) -> RegistryResult<Value> {
         let resp = req.send().map_err(|e| transport_error(&e))?;
         let status = resp.status().as_u16() as i32;
-        let text = resp.text().map_err(|e| transport_error(&e))?;
+        let text = read_body(resp)?;
         if !(200..300).contains(&status) {
             let error_code = serde_json::from_str::<Value>(&text)
                 .ok()
@@ -268,13 +268,47 @@ impl HttpRegistry {
                 error_code,
                 ..RegistryError::new(
                     status,
-                    format!("schema registry returned HTTP {status}: {text}"),
+                    format!("schema registry returned HTTP {status}: {}", shown(&text)),
                 )
             });
         }
         serde_json::from_str(&text)
             .map_err(|_| RegistryError::protocol("cannot parse schema registry response"))
     }
+}
+
+/// The most a registry answer may hold: far above any schema or subject list,
+/// so that a broken or hostile server streaming without end fails the request
+/// instead of filling memory until the command timeout.
+pub const MAX_RESPONSE_BYTES: u64 = 16 << 20;
+
+/// An error body as shown in a message: its first 1000 characters.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(1000) {
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &text[..cut], text.len()).into(),
+        None => text.into(),
+    }
+}
+
+/// Reads the response body as text, bounded by [`MAX_RESPONSE_BYTES`].
+fn read_body(resp: reqwest::blocking::Response) -> RegistryResult<String> {
+    use std::io::Read;
+    let mut body = Vec::new();
+    resp.take(MAX_RESPONSE_BYTES + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| {
+            RegistryError::new(
+                -1,
+                format!("schema registry request failed: reading the response: {e}"),
+            )
+        })?;
+    if body.len() as u64 > MAX_RESPONSE_BYTES {
+        return Err(RegistryError::protocol(format!(
+            "schema registry response is larger than {} MiB; refused",
+            MAX_RESPONSE_BYTES >> 20
+        )));
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 fn transport_error(e: &reqwest::Error) -> RegistryError {
@@ -562,6 +596,36 @@ mod tests {
             parse_schema(&v).unwrap_err().message,
             "schema registry response has no text name"
         );
+    }
+
+    #[test]
+    fn an_endless_response_body_is_refused_at_the_cap_not_read_into_memory() {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut request = [0u8; 4096];
+            let _ = conn.read(&mut request);
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n[";
+            if conn.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            let chunk = vec![b' '; 1 << 16];
+            // Until the client hangs up; 64 MiB at most, four times the cap.
+            for _ in 0..1024 {
+                if conn.write_all(&chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut opts = HttpRegistryOptions::new(&url);
+        opts.max_retries = 0;
+        opts.timeout = Duration::from_secs(20);
+        let e = HttpRegistry::new(opts).unwrap().subjects().unwrap_err();
+        assert!(e.message.contains("larger than 16 MiB"), "{}", e.message);
+        assert!(!e.is_retriable(), "{}", e.message);
+        server.join().unwrap();
     }
 
     #[test]

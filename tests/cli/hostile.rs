@@ -12,7 +12,9 @@ use std::time::Duration;
 use rdkafka::bindings as rdsys;
 use rdkafka::config::ClientConfig;
 use rdkafka::message::{BorrowedHeaders, Header, OwnedHeaders};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
+
+use crate::support::checked_producer::CheckedProducer;
 
 use crate::support::admin::create_topic;
 use crate::support::tansu::Tansu;
@@ -138,18 +140,18 @@ fn tail_reads_a_record_whose_header_key_is_not_utf8() {
     let broker = Tansu::start();
     let topic = unique_name("hostile-headers");
     create_topic(&broker.bootstrap(), &topic, 1);
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", broker.bootstrap())
-        .set("linger.ms", "0")
-        .set("batch.num.messages", "1")
-        .create()
-        .unwrap();
+    let producer = CheckedProducer::new(
+        ClientConfig::new()
+            .set("bootstrap.servers", broker.bootstrap())
+            .set("linger.ms", "0")
+            .set("batch.num.messages", "1"),
+    );
     let record: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(&topic)
         .partition(0)
         .payload(b"v0".as_slice())
         .headers(headers_with_raw_key(b"k\xff"));
-    producer.send(record).map_err(|(e, _)| e).unwrap();
-    producer.flush(TIMEOUT).unwrap();
+    producer.send(record);
+    producer.flush();
     let bootstrap = broker.bootstrap();
     let tail = |filter: &str| {
         run(&[

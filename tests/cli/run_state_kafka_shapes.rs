@@ -16,10 +16,12 @@ use std::process::Child;
 use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
+
+use crate::support::checked_producer::CheckedProducer;
 use serde_json::{Value, json};
 
-use crate::run_online::{Read, TIMEOUT, create_topic, read_until, start_runner};
+use crate::run_online::{Read, create_topic, read_until, start_runner};
 use crate::run_state_kafka::{PARTITIONS, USERS, signal, wait_exit};
 use crate::support::tansu::Tansu;
 use crate::support::txn_log::{Outcome, TxnLog};
@@ -31,24 +33,21 @@ const HOUR_MS: i64 = 3_600_000;
 
 /// Produces (partition, key, value, timestamp) one record per batch.
 fn produce_at(bootstrap: &str, topic: &str, records: &[(i32, String, String, i64)]) {
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("linger.ms", "0")
-        .create()
-        .expect("producer");
+    let producer = CheckedProducer::new(
+        ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("linger.ms", "0"),
+    );
     for (partition, key, value, timestamp) in records {
-        producer
-            .send(
-                BaseRecord::to(topic)
-                    .partition(*partition)
-                    .key(key.as_bytes())
-                    .payload(value.as_bytes())
-                    .timestamp(*timestamp),
-            )
-            .map_err(|(e, _)| e)
-            .expect("queue the record");
+        producer.send(
+            BaseRecord::to(topic)
+                .partition(*partition)
+                .key(key.as_bytes())
+                .payload(value.as_bytes())
+                .timestamp(*timestamp),
+        );
     }
-    producer.flush(TIMEOUT).expect("flush");
+    producer.flush();
 }
 
 /// What a shape produces per batch and how its sink output is compared with the truth.

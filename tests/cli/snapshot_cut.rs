@@ -18,7 +18,9 @@ use krabka_streams::engine::columnar::barrier::record::{
 };
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
+
+use crate::support::checked_producer::CheckedProducer;
 use rdkafka::{Offset, TopicPartitionList};
 use serde_json::Value;
 
@@ -39,24 +41,19 @@ struct Fixture {
 }
 
 /// One record per batch, flushed per send: Tansu's high watermark is right then.
-fn producer(bootstrap: &str) -> BaseProducer {
-    ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("linger.ms", "0")
-        .set("batch.num.messages", "1")
-        .create()
-        .expect("producer")
+fn producer(bootstrap: &str) -> CheckedProducer {
+    CheckedProducer::one_per_batch(bootstrap)
 }
 
-fn send(p: &BaseProducer, topic: &str, partition: i32, key: &[u8], value: Option<&[u8]>) {
+fn send(p: &CheckedProducer, topic: &str, partition: i32, key: &[u8], value: Option<&[u8]>) {
     let mut record = BaseRecord::<[u8], [u8]>::to(topic)
         .partition(partition)
         .key(key);
     if let Some(v) = value {
         record = record.payload(v);
     }
-    p.send(record).map_err(|(e, _)| e).expect("send");
-    p.flush(TIMEOUT).expect("flush");
+    p.send(record);
+    p.flush();
 }
 
 fn cut(topic: &str, status: CutStatus, offsets: &[(i32, i64)]) -> Cut {
@@ -82,7 +79,7 @@ fn cut(topic: &str, status: CutStatus, offsets: &[(i32, i64)]) -> Cut {
     }
 }
 
-fn publish_cut(p: &BaseProducer, group: &str, epoch: i64, value: Option<&Cut>) {
+fn publish_cut(p: &CheckedProducer, group: &str, epoch: i64, value: Option<&Cut>) {
     let partition =
         group_partition(group, NonZeroU32::new(BARRIER_PARTITIONS as u32).unwrap()) as i32;
     let key = BarrierStateKey::cut(group, epoch).encode().unwrap();

@@ -5,11 +5,12 @@
 //! group and `-p`.
 
 use std::process::Command;
-use std::time::Duration;
 
 use base64::Engine as _;
 use rdkafka::ClientConfig;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
+
+use crate::support::checked_producer::CheckedProducer;
 
 use crate::support::dev_cluster::dev_cluster;
 use crate::support::unique_name;
@@ -74,10 +75,8 @@ fn kcat(bootstrap: &str, topic: &str, partition: Option<i32>) -> Vec<Row> {
 fn tail_reads_what_kcat_reads_from_several_topics_on_the_dev_cluster() {
     let (ta, tb) = (unique_name("ta"), unique_name("tb"));
     let cluster = dev_cluster(&[&format!("{ta}:4"), &format!("{tb}:3")]);
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", &cluster.bootstrap)
-        .create()
-        .unwrap();
+    let producer =
+        CheckedProducer::new(ClientConfig::new().set("bootstrap.servers", &cluster.bootstrap));
     // ta/0 and tb/0, tb/1 empty; ta/3 long; tb/2 short with the same numbers as ta's.
     let mut sends: Vec<(String, i32, Option<String>, String)> = Vec::new();
     for i in 0..30 {
@@ -107,9 +106,9 @@ fn tail_reads_what_kcat_reads_from_several_topics_on_the_dev_cluster() {
         if let Some(k) = k {
             r = r.key(k);
         }
-        producer.send(r).map_err(|(e, _)| e).unwrap();
+        producer.send(r);
     }
-    producer.flush(Duration::from_secs(30)).unwrap();
+    producer.flush();
 
     let mut both = kcat(&cluster.bootstrap, &ta, None);
     both.extend(kcat(&cluster.bootstrap, &tb, None));

@@ -147,13 +147,15 @@ pub(crate) type Produced = (String, i32, Option<Vec<u8>>, Vec<u8>);
 /// watermark is right only then), many batches in flight, one flush at the end.
 pub(crate) fn produce_rows(bootstrap: &str, records: &[Produced]) {
     use rdkafka::config::ClientConfig;
-    use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("linger.ms", "0")
-        .set("batch.num.messages", "1")
-        .create()
-        .expect("producer");
+    use rdkafka::producer::BaseRecord;
+
+    use crate::support::checked_producer::CheckedProducer;
+    let producer = CheckedProducer::new(
+        ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("linger.ms", "0")
+            .set("batch.num.messages", "1"),
+    );
     for (topic, partition, key, value) in records {
         let mut rec: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(topic)
             .partition(*partition)
@@ -161,26 +163,9 @@ pub(crate) fn produce_rows(bootstrap: &str, records: &[Produced]) {
         if let Some(k) = key {
             rec = rec.key(k.as_slice());
         }
-        loop {
-            match producer.send(rec) {
-                Ok(()) => break,
-                Err((e, back)) => {
-                    assert!(
-                        matches!(
-                            e.rdkafka_error_code(),
-                            Some(rdkafka::types::RDKafkaErrorCode::QueueFull)
-                        ),
-                        "produce: {e}"
-                    );
-                    producer.poll(Duration::from_millis(50));
-                    rec = back;
-                }
-            }
-        }
+        producer.send(rec);
     }
-    producer
-        .flush(Duration::from_secs(60))
-        .expect("flush the produced records");
+    producer.flush();
 }
 
 /// The shape: topic A with four partitions, the last one much longer than

@@ -96,6 +96,10 @@ impl KafkaSettings {
             self.get("sasl.username"),
         );
         let mut c = ClientConfig::new();
+        // KIP-714 client metrics: a command-line tool does not push telemetry to the
+        // user's broker unless told to (`-X enable.metrics.push=true`); the
+        // subscription request is also a round trip before a short command's work.
+        c.set("enable.metrics.push", "false");
         for (k, v) in &self.props {
             c.set(k, v);
         }

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use krabka_streams::engine::columnar::snapshot::container;
 use rdkafka::config::ClientConfig;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
+
+use crate::support::checked_producer::CheckedProducer;
 
 use super::create_topic;
 use crate::support::process::{Finished, Running};
@@ -56,23 +58,20 @@ fn a_full_disk_under_tail_out_fails_clearly_and_publishes_nothing() {
     let broker = Tansu::start();
     let topic = unique_name("big");
     create_topic(&broker.bootstrap(), &topic, 1);
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", broker.bootstrap())
-        .set("linger.ms", "0")
-        .set("batch.num.messages", "1")
-        .create()
-        .unwrap();
+    let producer = CheckedProducer::new(
+        ClientConfig::new()
+            .set("bootstrap.servers", broker.bootstrap())
+            .set("linger.ms", "0")
+            .set("batch.num.messages", "1"),
+    );
     for i in 0..48 {
         let value = noise(i, 64 << 10);
-        producer
-            .send(
-                BaseRecord::<[u8], [u8]>::to(&topic)
-                    .partition(0)
-                    .payload(&value),
-            )
-            .map_err(|(e, _)| e)
-            .unwrap();
-        producer.flush(Duration::from_secs(30)).unwrap();
+        producer.send(
+            BaseRecord::<[u8], [u8]>::to(&topic)
+                .partition(0)
+                .payload(&value),
+        );
+        producer.flush();
     }
     let work = tempfile::tempdir().unwrap();
     let bootstrap = broker.bootstrap();

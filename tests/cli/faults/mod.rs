@@ -19,7 +19,9 @@ mod security_sasl_ssl;
 use std::time::Duration;
 
 use rdkafka::config::ClientConfig;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
+
+use crate::support::checked_producer::CheckedProducer;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -28,24 +30,21 @@ pub use crate::support::admin::create_topic;
 /// Produces `v<i>` for i in `range` to partition 0, one record per batch (Tansu's high
 /// watermark is only right then, docs/testing.md §b).
 pub fn produce(bootstrap: &str, topic: &str, range: std::ops::Range<u32>) {
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("linger.ms", "0")
-        .set("batch.num.messages", "1")
-        .create()
-        .unwrap();
+    let producer = CheckedProducer::new(
+        ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("linger.ms", "0")
+            .set("batch.num.messages", "1"),
+    );
     for i in range {
         let value = format!("v{i}");
-        producer
-            .send(
-                BaseRecord::<[u8], [u8]>::to(topic)
-                    .partition(0)
-                    .key(b"k".as_slice())
-                    .payload(value.as_bytes()),
-            )
-            .map_err(|(e, _)| e)
-            .unwrap();
-        producer.flush(TIMEOUT).unwrap();
+        producer.send(
+            BaseRecord::<[u8], [u8]>::to(topic)
+                .partition(0)
+                .key(b"k".as_slice())
+                .payload(value.as_bytes()),
+        );
+        producer.flush();
     }
 }
 

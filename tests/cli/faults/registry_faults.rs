@@ -10,7 +10,9 @@ use std::time::Duration;
 use krabka_streams::engine::schema::framing;
 use krabka_streams::io::registry_server::{RegistryServer, SchemaRecord};
 use rdkafka::config::ClientConfig;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
+
+use crate::support::checked_producer::CheckedProducer;
 
 use super::create_topic;
 use crate::support::process::{Finished, Running};
@@ -175,20 +177,15 @@ fn tail_retries_429_5xx_and_lost_connections_with_backoff_then_fails_clearly() {
         let (id, _) = server.seed("x-value", SchemaRecord::avro("\"string\""));
         let topic = unique_name("reg");
         create_topic(&broker.bootstrap(), &topic, 1);
-        let producer: BaseProducer = ClientConfig::new()
-            .set("bootstrap.servers", broker.bootstrap())
-            .create()
-            .unwrap();
+        let producer =
+            CheckedProducer::new(ClientConfig::new().set("bootstrap.servers", broker.bootstrap()));
         let frame = framing::encode(id, &[0x06, b'a', b'd', b'a']);
-        producer
-            .send(
-                BaseRecord::<[u8], [u8]>::to(&topic)
-                    .partition(0)
-                    .payload(&frame),
-            )
-            .map_err(|(e, _)| e)
-            .unwrap();
-        producer.flush(Duration::from_secs(30)).unwrap();
+        producer.send(
+            BaseRecord::<[u8], [u8]>::to(&topic)
+                .partition(0)
+                .payload(&frame),
+        );
+        producer.flush();
         fault.inject(&server);
         let bootstrap = broker.bootstrap();
         let out = run(

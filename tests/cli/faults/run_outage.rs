@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
 use rdkafka::message::Message;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
+
+use crate::support::checked_producer::CheckedProducer;
 
 use super::create_topic;
 use crate::support::binary;
@@ -25,23 +27,20 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Produces `{"id": i}` for i in `ids`, one record per batch, spread over 2 partitions.
 pub(super) fn produce_ids(bootstrap: &str, topic: &str, ids: std::ops::Range<i64>) {
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("linger.ms", "0")
-        .set("batch.num.messages", "1")
-        .create()
-        .unwrap();
+    let producer = CheckedProducer::new(
+        ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("linger.ms", "0")
+            .set("batch.num.messages", "1"),
+    );
     for id in ids {
         let value = format!("{{\"id\":{id}}}");
-        producer
-            .send(
-                BaseRecord::<[u8], [u8]>::to(topic)
-                    .partition((id % 2) as i32)
-                    .payload(value.as_bytes()),
-            )
-            .map_err(|(e, _)| e)
-            .unwrap();
-        producer.flush(TIMEOUT).unwrap();
+        producer.send(
+            BaseRecord::<[u8], [u8]>::to(topic)
+                .partition((id % 2) as i32)
+                .payload(value.as_bytes()),
+        );
+        producer.flush();
     }
 }
 

@@ -8,7 +8,9 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
+
+use super::checked_producer::CheckedProducer;
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -61,46 +63,35 @@ pub fn create_topic_with_values(config: &ClientConfig, topic: &str, records: u32
         ))
         .expect("CreateTopics answered");
     assert_eq!(created, vec![Ok(topic.to_owned())]);
-    let producer: BaseProducer = config
-        .clone()
-        .set("linger.ms", "0")
-        .set("batch.num.messages", "1")
-        .create()
-        .expect("producer");
+    let producer = CheckedProducer::new(
+        config
+            .clone()
+            .set("linger.ms", "0")
+            .set("batch.num.messages", "1"),
+    );
     for i in 0..records {
         let value = format!("v{i}");
-        producer
-            .send(
-                BaseRecord::<[u8], [u8]>::to(topic)
-                    .partition(0)
-                    .payload(value.as_bytes()),
-            )
-            .map_err(|(e, _)| e)
-            .expect("queue the record");
-        producer.flush(TIMEOUT).expect("flush");
+        producer.send(
+            BaseRecord::<[u8], [u8]>::to(topic)
+                .partition(0)
+                .payload(value.as_bytes()),
+        );
+        producer.flush();
     }
 }
 
 /// Produces (partition, key, value) one record per batch (Tansu's high watermark is
 /// right only then).
 pub fn produce_bytes(bootstrap: &str, topic: &str, records: &[(i32, String, Vec<u8>)]) {
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("linger.ms", "0")
-        .set("batch.num.messages", "1")
-        .create()
-        .expect("producer");
+    let producer = CheckedProducer::one_per_batch(bootstrap);
     for (partition, key, value) in records {
-        producer
-            .send(
-                BaseRecord::to(topic)
-                    .partition(*partition)
-                    .key(key.as_bytes())
-                    .payload(value.as_slice()),
-            )
-            .map_err(|(e, _)| e)
-            .expect("queue the record");
-        producer.flush(TIMEOUT).expect("flush");
+        producer.send(
+            BaseRecord::<[u8], [u8]>::to(topic)
+                .partition(*partition)
+                .key(key.as_bytes())
+                .payload(value.as_slice()),
+        );
+        producer.flush();
     }
 }
 

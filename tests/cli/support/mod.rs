@@ -1,6 +1,7 @@
 //! Helpers shared by the end-to-end tests: real servers and unique names.
 
 pub mod admin;
+pub mod checked_producer;
 pub mod dev_cluster;
 pub mod object_store;
 pub mod process;

@@ -29,6 +29,17 @@ const NEAR_SHIFT: usize = 8;
 const NEAR_SPAN: usize = 64;
 /// The block of the base's index: a copy found far away agrees on at least this.
 const BLOCK: usize = 32;
+/// Bytes a result may grow past its base per byte of delta. Copies amplify (17
+/// bytes may copy the whole base), so without a bound a chain of hostile deltas,
+/// each with a matching CRC, doubles the state per record until memory runs out;
+/// with it, a chain's state stays linear in the bytes read. Writers whose delta
+/// would grow the state faster write a full snapshot instead.
+pub const MAX_GROWTH_PER_BYTE: usize = 64;
+
+/// The largest result a delta of `delta_len` bytes may give from a base of `base_len`.
+pub fn max_result(base_len: usize, delta_len: usize) -> usize {
+    base_len.saturating_add(delta_len.saturating_mul(MAX_GROWTH_PER_BYTE))
+}
 
 /// The CRC-32 (IEEE, as zlib's `crc32`) of a container, named by each delta.
 pub fn checksum(bytes: &[u8]) -> u32 {
@@ -55,6 +66,14 @@ pub enum DeltaError {
     Length { got: usize, want: usize },
     #[error("state delta result has checksum {got:08x}, its record says {want:08x}")]
     Checksum { got: u32, want: u32 },
+    #[error(
+        "state delta of {delta} bytes names a {want}-byte result from a {base}-byte base: more than {MAX_GROWTH_PER_BYTE} bytes of growth per delta byte"
+    )]
+    Growth {
+        want: usize,
+        base: usize,
+        delta: usize,
+    },
 }
 
 /// A delta that turns `old` into `new`, or `None` when it would take more than
@@ -111,7 +130,8 @@ pub fn diff(old: &[u8], new: &[u8], limit: usize) -> Option<Vec<u8>> {
         expected = base + len;
     }
     out.literal(&new[literal_from..])?;
-    Some(out.bytes)
+    // A reader refuses a delta that grows the state faster (see MAX_GROWTH_PER_BYTE).
+    (new.len() <= max_result(old.len(), out.bytes.len())).then_some(out.bytes)
 }
 
 struct Delta {
@@ -213,6 +233,13 @@ pub fn apply(base: &[u8], delta: &[u8], length: usize, crc: u32) -> Result<Vec<u
     let (&format, mut rest) = delta.split_first().ok_or(DeltaError::Empty)?;
     if format != DELTA_FORMAT {
         return Err(DeltaError::Format(format));
+    }
+    if length > max_result(base.len(), delta.len()) {
+        return Err(DeltaError::Growth {
+            want: length,
+            base: base.len(),
+            delta: delta.len(),
+        });
     }
     let mut out = Vec::with_capacity(length.min(base.len().saturating_add(delta.len())));
     let too_long = |got: usize| DeltaError::Length { got, want: length };
@@ -335,6 +362,38 @@ mod tests {
     }
 
     #[test]
+    fn a_delta_that_amplifies_copies_is_refused_and_never_written() {
+        // 35 bytes that copy a 1 MiB base twice: a chain of these doubles the state per record.
+        let base = vec![7u8; 1 << 20];
+        let doubled = [base.as_slice(), base.as_slice()].concat();
+        let mut hostile = vec![DELTA_FORMAT];
+        for _ in 0..2 {
+            hostile.push(COPY);
+            hostile.extend_from_slice(&0u64.to_be_bytes());
+            hostile.extend_from_slice(&(base.len() as u64).to_be_bytes());
+        }
+        let refused = apply(&base, &hostile, doubled.len(), checksum(&doubled)).unwrap_err();
+        assert_eq!(
+            refused,
+            DeltaError::Growth {
+                want: doubled.len(),
+                base: base.len(),
+                delta: hostile.len()
+            }
+        );
+        assert!(
+            refused
+                .to_string()
+                .contains("more than 64 bytes of growth per delta byte")
+        );
+        // The writer gives no such delta: a full is written instead.
+        assert_eq!(diff(&base, &doubled, usize::MAX), None);
+        // Growth within the bound (new groups as literals) is a delta as before.
+        let grown = [base.as_slice(), &[1, 2, 3]].concat();
+        round_trip(&base, &grown);
+    }
+
+    #[test]
     fn closing_windows_and_evicted_bytes_at_the_front_are_copies_not_a_rewrite() {
         let mut old = group_by(2_000, Some((0, 60)), |u| u as i64);
         old.extend(group_by(20_000, Some((60, 120)), |u| u as i64));
@@ -418,13 +477,23 @@ mod tests {
             apply(&old, &[1, b'X'], 0, 0),
             Err(DeltaError::Operation(b'X', 1))
         );
-        // A claimed length of 1 GiB allocates no more than the bytes present allow.
+        // A claimed length of 1 GiB is refused before anything is allocated: 18
+        // bytes of delta cannot grow a 46-byte base that far.
         let huge = [1, b'C', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5];
         assert_eq!(
             apply(&old, &huge, 1 << 30, 0),
+            Err(DeltaError::Growth {
+                want: 1 << 30,
+                base: old.len(),
+                delta: huge.len()
+            })
+        );
+        // Within the growth bound, a result short of its claimed length is still refused.
+        assert_eq!(
+            apply(&old, &huge, old.len() + 100, 0),
             Err(DeltaError::Length {
                 got: 5,
-                want: 1 << 30
+                want: old.len() + 100
             })
         );
         assert_eq!(

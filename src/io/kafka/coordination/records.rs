@@ -16,6 +16,7 @@ use crate::engine::coordination::StateRecord;
 /// Batch header layout (record batch v2).
 const HEADER_LEN: usize = 61;
 const MAGIC_AT: usize = 16;
+const CRC_AT: usize = 17;
 const ATTRIBUTES_AT: usize = 21;
 const LAST_OFFSET_DELTA_AT: usize = 23;
 const PRODUCER_ID_AT: usize = 43;
@@ -145,6 +146,21 @@ pub fn decode_range(bytes: &Bytes, from: i64, aborted: &[(i64, i64)]) -> Result<
                 batch[MAGIC_AT]
             ));
         }
+        // The CRC first: the attributes decide whether a batch is a marker or of an
+        // aborted transaction, and so skipped unread; a damaged header must not make a
+        // data batch vanish (the record decoder checks the CRC only of what it reads).
+        let crc = u32::from_be_bytes([
+            batch[CRC_AT],
+            batch[CRC_AT + 1],
+            batch[CRC_AT + 2],
+            batch[CRC_AT + 3],
+        ]);
+        let actual = crc32c::crc32c(&batch[ATTRIBUTES_AT..]);
+        if crc != actual {
+            return Err(format!(
+                "record batch at offset {base_offset} has CRC-32C {actual:08x}, its header says {crc:08x}"
+            ));
+        }
         let attributes = be_i16(batch, ATTRIBUTES_AT);
         let last_delta = be_i32(batch, LAST_OFFSET_DELTA_AT);
         if last_delta < 0 {
@@ -203,6 +219,25 @@ mod tests {
             0,
         )
         .unwrap()
+    }
+
+    /// Writes the CRC-32C a batch's header names after a test edited the bytes it covers.
+    fn recrc(b: &mut [u8]) {
+        let crc = crc32c::crc32c(&b[ATTRIBUTES_AT..]);
+        b[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_be_bytes());
+    }
+
+    #[test]
+    fn a_damaged_header_that_would_make_a_record_a_marker_is_refused_not_skipped() {
+        let mut b = encode_one(Writer::Plain, b"k", Some(b"v"), 0)
+            .unwrap()
+            .to_vec();
+        b[ATTRIBUTES_AT + 1] |= CONTROL as u8;
+        let e = decode_range(&Bytes::from(b), 0, &[]).unwrap_err();
+        assert!(
+            e.contains("has CRC-32C") && e.contains("its header says"),
+            "{e}"
+        );
     }
 
     /// Rewrites the base offset of an encoded batch (the broker assigns it).
@@ -266,9 +301,11 @@ mod tests {
         // The largest base offset with the largest delta still decodes its header.
         let mut b = at(MAX_BASE_OFFSET, batch.clone());
         b[LAST_OFFSET_DELTA_AT..LAST_OFFSET_DELTA_AT + 4].copy_from_slice(&i32::MAX.to_be_bytes());
+        recrc(&mut b);
         let r = decode_range(&Bytes::from(b.clone()), 0, &[]);
         assert!(r.is_err() || r.unwrap().next_offset == i64::MAX);
         b[LAST_OFFSET_DELTA_AT..LAST_OFFSET_DELTA_AT + 4].copy_from_slice(&(-5i32).to_be_bytes());
+        recrc(&mut b);
         let e = decode_range(&Bytes::from(b), 0, &[]).unwrap_err();
         assert!(e.contains("negative last offset delta -5"), "{e}");
     }
