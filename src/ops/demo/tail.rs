@@ -12,7 +12,7 @@ use arrow_array::RecordBatch;
 use crate::engine::columnar::record_filter::RecordFilter;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
 use crate::io::batch_sink::{BatchSink, DEFAULT_ROW_GROUP_ROWS, DataFormat, SinkOptions};
-use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::settings::{KafkaSettings, command_client_id};
 use crate::ops::demo::Env;
 use crate::ops::schema::cache::open_cache;
 use crate::ops::schema::connect::{RegistryPlan, connect};
@@ -111,10 +111,7 @@ pub(crate) fn to_parquet(env: &Env<'_>, job: TailJob<'_>) -> Result<Tailed> {
 /// The settings `tail -b BOOTSTRAP --request-timeout-ms 30000` builds.
 fn tail_settings(bootstrap: &str) -> KafkaSettings {
     let mut s = super::kafka_settings(bootstrap);
-    s.set(
-        "client.id",
-        format!("krabka-streams/{} tail", env!("CARGO_PKG_VERSION")),
-    );
+    s.set("client.id", command_client_id("tail"));
     s.set("socket.timeout.ms", TIMEOUT.as_millis().to_string());
     s
 }
