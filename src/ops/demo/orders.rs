@@ -164,9 +164,10 @@ pub(crate) fn read_from_start(
     expected: usize,
     timeout: Duration,
 ) -> Result<Vec<RawRecord>> {
+    // One bound for finding the topic and reading it.
+    let deadline = Instant::now() + timeout;
     let reader = TopicReader::open(kafka, topic, timeout)?
         .ok_or_else(|| Error::failure(format!("topic {topic} does not exist")))?;
-    let deadline = Instant::now() + timeout;
     let mut records = Vec::new();
     if expected > 0 {
         reader.follow(true, &|| Instant::now() >= deadline, |record| {
