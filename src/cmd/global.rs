@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{ArgAction, Args, ValueEnum};
 
 use crate::cmd::exit::{CliError, CliResult};
-use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::settings::{KafkaSettings, command_client_id};
 use crate::io::properties::read_properties_file;
 
 pub const ENV_BOOTSTRAP: &str = "KRABKA_BOOTSTRAP_SERVER";
@@ -178,10 +178,7 @@ impl ConnectionArgs {
     /// librdkafka settings in precedence order: defaults < --command-config < env < -X < flags.
     pub fn kafka_settings(&self, command: &str) -> CliResult<KafkaSettings> {
         let mut s = KafkaSettings::new();
-        s.set(
-            "client.id",
-            format!("krabka-streams/{} {command}", env!("CARGO_PKG_VERSION")),
-        );
+        s.set("client.id", command_client_id(command));
         if let Some(path) = &self.command_config {
             let java = read_properties_file(path).map_err(CliError::usage)?;
             let translated = KafkaSettings::from_java_properties(&java)

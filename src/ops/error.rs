@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::engine::columnar::runner::error::RunnerError;
 use crate::io::kafka::auth_failure;
 use crate::io::kafka::error::KafkaIoError;
 
@@ -95,6 +96,17 @@ impl std::error::Error for Error {}
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::failure(e.to_string())
+    }
+}
+
+/// A runner's Kafka call: a retriable failure means no answer (exit 4).
+impl From<RunnerError> for Error {
+    fn from(e: RunnerError) -> Self {
+        if e.retriable {
+            Error::unreachable(e.message)
+        } else {
+            Error::failure(e.message)
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 //! * [`barrier`], [`leader`], [`schema`], [`produce`]: those subcommands' use cases;
 //! * [`state_store`], [`state_copy`], [`state_inspect`]: the online run's state store
 //!   and the `snapshot` commands over a state topic;
-//! * [`demo`]: the demo's tail of a topic into Parquet with a preview.
+//! * [`demo`]: the `demo` walkthrough, one file a step, answering typed step results.
 
 pub mod barrier;
 pub mod demo;

@@ -32,6 +32,12 @@ pub const STREAMING_FETCH: &[(&str, &str)] = &[
     ("queued.max.messages.kbytes", "65536"),
 ];
 
+/// The `client.id` a command's clients send: the tool, its version and the command, so a
+/// broker's logs and quotas tell the commands apart.
+pub fn command_client_id(command: &str) -> String {
+    format!("krabka-streams/{} {command}", env!("CARGO_PKG_VERSION"))
+}
+
 /// librdkafka properties, ordered, with secrets hidden from `Debug`.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct KafkaSettings {

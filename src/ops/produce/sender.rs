@@ -26,14 +26,6 @@ use crate::ops::{Error, ErrorKind, Result};
 /// Lines between two checks of the delivery reports.
 const LINES_PER_CHECK: u64 = 1000;
 
-fn kafka_error(e: RunnerError) -> Error {
-    if e.retriable {
-        Error::unreachable(e.message)
-    } else {
-        Error::failure(e.message)
-    }
-}
-
 type KafkaResult<T> = std::result::Result<T, RunnerError>;
 
 /// What sending needs from a producer: `io::kafka::RunnerProducer`, a fake in the tests.
@@ -131,7 +123,7 @@ impl Sender {
                     RunnerProducer::new(&settings, plan.timeout)
                 }
             }
-            .map_err(kafka_error)?;
+            .map_err(Error::from)?;
             let count = p.partition_count(&plan.topic).map_err(Error::from)?;
             let Some(count) = count else {
                 return Err(Error::failure(format!(
@@ -192,7 +184,7 @@ impl Sender {
             // can do: it cancels instead of ending the process (kept until `finish`
             // has committed or aborted).
             sender._signals = hooks.catch_signals.map(|catch| catch());
-            p.begin_transaction().map_err(kafka_error)?;
+            p.begin_transaction().map_err(Error::from)?;
             sender.in_transaction = true;
         }
         Ok(sender)
@@ -249,7 +241,7 @@ impl Sender {
             Some(producer) => {
                 producer
                     .send(&self.topic, partition, record)
-                    .map_err(kafka_error)?;
+                    .map_err(Error::from)?;
                 true
             }
             None => false,
@@ -306,7 +298,7 @@ impl Sender {
     /// Checks the delivery reports so far: a failed delivery stops the run.
     fn check_deliveries(&mut self) -> Result<()> {
         if let Some(p) = self.producer.as_mut() {
-            p.acknowledged().map_err(kafka_error)?;
+            p.acknowledged().map_err(Error::from)?;
         }
         Ok(())
     }
@@ -338,13 +330,13 @@ impl Sender {
         };
         let finished = match result {
             Ok(()) if self.in_transaction => producer.commit_transaction().map_err(|e| {
-                let e = kafka_error(e);
+                let e = Error::from(e);
                 let _ = producer.abort_transaction();
                 summary.records = 0;
                 e.context("the transaction was not committed, nothing is visible to read_committed readers")
             }),
             Ok(()) => producer.flush().map_err(|e| {
-                kafka_error(e).context(format!(
+                Error::from(e).context(format!(
                     "{} records were handed to the producer and not all are acknowledged",
                     summary.records
                 ))

@@ -6,31 +6,30 @@
 
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rdkafka::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
-
-use crate::cmd::exit::{CliError, CliResult};
 use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::barrier::{
-    BARRIER_STATE_TOPIC, BarrierStateKey, Cut, CutOffset, CutStatus, CutTopic, GroupDefinition,
-    InjectionStart, InjectionTarget, TopicPartition, group_partition,
+    BARRIER_STATE_TOPIC, BarrierCut, BarrierStateKey, Cut, CutOffset, CutStatus, CutTopic,
+    GroupDefinition, InjectionStart, InjectionTarget, TopicPartition, group_partition,
 };
+use crate::engine::columnar::record::OutRecord;
+use crate::engine::columnar::runner::group::Producer;
 use crate::engine::columnar::snapshot::container;
 use crate::engine::columnar::snapshot::naming::{SnapshotKey, SnapshotLayout};
 use crate::io::atomic_file::write_whole;
 use crate::io::kafka::barrier_state::{BarrierState, read_barrier_state};
 use crate::io::kafka::groups::commit_offsets;
-use crate::io::kafka::mock_cluster::EmbeddedCluster;
+use crate::io::kafka::runner_producer::RunnerProducer;
 use crate::io::kafka::settings::KafkaSettings;
+use crate::io::kafka::topic_reader::TopicReader;
 use crate::ops::barrier::verify::{
     ConsumerGroupRequest, SnapshotDirRequest, VerifyReport, VerifyRequest, verify,
 };
-
-use super::orders::{ORDERS_PARTITIONS, ORDERS_TOPIC};
+use crate::ops::demo::orders::{ORDERS_PARTITIONS, ORDERS_TOPIC};
+use crate::ops::demo::{Env, failed};
+use crate::ops::{Error, Result};
 
 pub const BARRIER_GROUP: &str = "orders-cut";
 pub const CONSUMER_GROUP: &str = "orders-app";
@@ -48,19 +47,54 @@ pub struct Published {
     pub records: usize,
 }
 
+/// Both barrier steps' results.
+pub struct BarrierSteps {
+    pub published: Published,
+    /// The group's cuts as `barrier list --all` reads them.
+    pub cuts: Vec<BarrierCut>,
+    /// Where the snapshots `barrier verify` checked were saved (removed since).
+    pub snapshot_dir: PathBuf,
+    /// `barrier verify`'s report; the walkthrough fails unless it verified.
+    pub report: VerifyReport,
+}
+
+/// Publishes cuts, lists them as `barrier list --all --group orders-cut` would, then
+/// verifies the latest as `barrier verify` would.
+pub(crate) fn steps(env: &Env<'_>) -> Result<BarrierSteps> {
+    let kafka = env.kafka();
+    let published = publish_cuts(env, &kafka)?;
+    let state = read_barrier_state(&kafka, TIMEOUT).map_err(failed)?;
+    let cuts = state.log.cuts(BARRIER_GROUP);
+    let snapshot_dir = tempfile::tempdir()
+        .map_err(|e| Error::failure(format!("cannot create a snapshot directory: {e}")))?;
+    prepare_verification(&kafka, &state, snapshot_dir.path())?;
+    let report = verify_cut(&kafka, snapshot_dir.path())?;
+    if !report.verified() {
+        return Err(Error::failure("the demo cut did not verify"));
+    }
+    Ok(BarrierSteps {
+        published,
+        cuts,
+        snapshot_dir: snapshot_dir.path().to_path_buf(),
+        report,
+    })
+}
+
 /// Writes the group definition, cuts 1 (complete), 2 (partial), 3 (complete, at the end of
 /// `orders`) and an unfinished injection 4.
-pub fn publish_cuts(cluster: &EmbeddedCluster) -> CliResult<Published> {
-    cluster
+fn publish_cuts(env: &Env<'_>, kafka: &KafkaSettings) -> Result<Published> {
+    env.cluster
         .create_topic(BARRIER_STATE_TOPIC, STATE_PARTITIONS)
-        .map_err(|e| CliError::failure(e.to_string()))?;
-    let ends = end_offsets(cluster.bootstrap())?;
+        .map_err(failed)?;
+    let ends = TopicReader::open(kafka, ORDERS_TOPIC, TIMEOUT)?
+        .ok_or_else(|| Error::failure(format!("topic {ORDERS_TOPIC} does not exist")))?
+        .end_offsets()?;
     let half: Vec<(i32, i64)> = ends.iter().map(|(p, e)| (*p, e / 2)).collect();
     let full: Vec<(i32, i64)> = ends.iter().map(|(p, e)| (*p, *e)).collect();
     let records = vec![
         (
             BarrierStateKey::group(BARRIER_GROUP),
-            Some(encoded(
+            encoded(
                 GroupDefinition {
                     topics: vec![ORDERS_TOPIC.into()],
                     interval_ms: 60_000,
@@ -68,14 +102,14 @@ pub fn publish_cuts(cluster: &EmbeddedCluster) -> CliResult<Published> {
                     last_epoch: 4,
                 }
                 .encode(),
-            )?),
+            )?,
         ),
         cut_record(1, &half, &[])?,
         cut_record(2, &half[..2], &[ORDERS_PARTITIONS - 1])?,
         cut_record(VERIFIED_EPOCH, &full, &[])?,
         (
             BarrierStateKey::injection(BARRIER_GROUP, 4),
-            Some(encoded(
+            encoded(
                 InjectionStart {
                     coordinator_epoch: 1,
                     triggered_at: TRIGGERED_AT + 4_000,
@@ -85,46 +119,40 @@ pub fn publish_cuts(cluster: &EmbeddedCluster) -> CliResult<Published> {
                     }],
                 }
                 .encode(),
-            )?),
+            )?,
         ),
     ];
     let partitions = NonZeroU32::new(STATE_PARTITIONS as u32).unwrap_or(NonZeroU32::MIN);
     let state_partition = group_partition(BARRIER_GROUP, partitions);
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", cluster.bootstrap())
-        .set("linger.ms", "0")
-        .create()
-        .map_err(|e| CliError::failure(format!("create producer: {e}")))?;
+    let mut kafka = kafka.clone();
+    kafka.set("linger.ms", "0");
+    let mut producer = RunnerProducer::new(&kafka, TIMEOUT)?;
     for (key, value) in &records {
-        let key = encoded(key.encode())?;
-        let mut record = BaseRecord::<[u8], [u8]>::to(BARRIER_STATE_TOPIC)
-            .partition(state_partition as i32)
-            .key(&key);
-        if let Some(value) = value {
-            record = record.payload(value);
-        }
-        producer.send(record).map_err(|(e, _)| {
-            CliError::failure(format!("produce to {BARRIER_STATE_TOPIC}: {e}"))
-        })?;
+        let record = OutRecord {
+            key: Some(encoded(key.encode())?),
+            value: Some(value.clone()),
+            // The producer stamps it.
+            timestamp: 0,
+            headers: Vec::new(),
+        };
+        producer.send_to(BARRIER_STATE_TOPIC, state_partition as i32, &record)?;
     }
-    producer
-        .flush(TIMEOUT)
-        .map_err(|e| CliError::unreachable(format!("flush {BARRIER_STATE_TOPIC}: {e}")))?;
+    producer.flush()?;
     Ok(Published {
         state_partition,
         records: records.len(),
     })
 }
 
-fn encoded<E: std::fmt::Display>(bytes: Result<Vec<u8>, E>) -> CliResult<Vec<u8>> {
-    bytes.map_err(|e| CliError::failure(format!("cannot encode a demo barrier record: {e}")))
+fn encoded<E: std::fmt::Display>(bytes: std::result::Result<Vec<u8>, E>) -> Result<Vec<u8>> {
+    bytes.map_err(|e| Error::failure(format!("cannot encode a demo barrier record: {e}")))
 }
 
 fn cut_record(
     epoch: i64,
     offsets: &[(i32, i64)],
     missing: &[i32],
-) -> CliResult<(BarrierStateKey, Option<Vec<u8>>)> {
+) -> Result<(BarrierStateKey, Vec<u8>)> {
     let cut = Cut {
         triggered_at: TRIGGERED_AT + epoch * 1_000,
         completed_at: TRIGGERED_AT + epoch * 1_000 + 35,
@@ -150,72 +178,41 @@ fn cut_record(
     };
     Ok((
         BarrierStateKey::cut(BARRIER_GROUP, epoch),
-        Some(encoded(cut.encode())?),
+        encoded(cut.encode())?,
     ))
-}
-
-fn end_offsets(bootstrap: &str) -> CliResult<BTreeMap<i32, i64>> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .map_err(|e| CliError::failure(format!("create consumer: {e}")))?;
-    (0..ORDERS_PARTITIONS)
-        .map(|p| {
-            consumer
-                .fetch_watermarks(ORDERS_TOPIC, p, TIMEOUT)
-                .map(|(_, high)| (p, high))
-                .map_err(|e| {
-                    CliError::unreachable(format!("read end offsets of {ORDERS_TOPIC}: {e}"))
-                })
-        })
-        .collect()
-}
-
-fn settings(bootstrap: &str) -> KafkaSettings {
-    let mut s = KafkaSettings::new();
-    s.set("bootstrap.servers", bootstrap);
-    s
-}
-
-/// `barrier list`'s read: the whole topic folded.
-pub fn list(bootstrap: &str) -> CliResult<BarrierState> {
-    read_barrier_state(&settings(bootstrap), TIMEOUT).map_err(|e| CliError::failure(e.to_string()))
 }
 
 /// Commits the verified cut's offsets for the consumer group (as a runner that stopped at the
 /// cut would have) and saves a Java/Go snapshot of every logical partition at its epoch.
-pub fn prepare_verification(
-    bootstrap: &str,
+fn prepare_verification(
+    kafka: &KafkaSettings,
     state: &BarrierState,
     snapshot_dir: &Path,
-) -> CliResult<()> {
+) -> Result<()> {
     let cut = state
         .log
         .complete_cut_at(BARRIER_GROUP, VERIFIED_EPOCH)
-        .ok_or_else(|| CliError::failure("the demo cut was not read back"))?;
+        .ok_or_else(|| Error::failure("the demo cut was not read back"))?;
     let offsets: BTreeMap<TopicPartition, i64> = cut.cut.offsets().collect();
-    commit_offsets(&settings(bootstrap), CONSUMER_GROUP, &offsets, TIMEOUT)
-        .map_err(CliError::from)?;
+    commit_offsets(kafka, CONSUMER_GROUP, &offsets, TIMEOUT)?;
     for (tp, _) in cut.cut.offsets() {
         let key = SnapshotKey::JavaGo {
             partition: tp.partition,
             epoch: VERIFIED_EPOCH,
         };
-        let name = key
-            .file_name()
-            .map_err(|e| CliError::failure(e.to_string()))?;
+        let name = key.file_name().map_err(failed)?;
         let state = container::encode(&BTreeMap::from([(
             "count-by-country".to_owned(),
             (tp.partition as u64 + 1).to_be_bytes().to_vec(),
         )]));
         write_whole(&snapshot_dir.join(&name), &state)
-            .map_err(|e| CliError::failure(format!("cannot save {name}: {e}")))?;
+            .map_err(|e| Error::failure(format!("cannot save {name}: {e}")))?;
     }
     Ok(())
 }
 
 /// `barrier verify --group orders-cut --epoch 3 --consumer-group orders-app --snapshot-dir DIR`.
-pub fn verify_cut(bootstrap: &str, snapshot_dir: &Path) -> CliResult<VerifyReport> {
+fn verify_cut(kafka: &KafkaSettings, snapshot_dir: &Path) -> Result<VerifyReport> {
     let request = VerifyRequest {
         group: BARRIER_GROUP.into(),
         epoch: EpochSelector::Exact(VERIFIED_EPOCH),
@@ -231,5 +228,5 @@ pub fn verify_cut(bootstrap: &str, snapshot_dir: &Path) -> CliResult<VerifyRepor
         }),
         input: None,
     };
-    verify(&settings(bootstrap), TIMEOUT, &request)
+    verify(kafka, TIMEOUT, &request)
 }

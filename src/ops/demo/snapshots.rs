@@ -4,17 +4,8 @@
 //! `snapshot dump` of one file, and `snapshot restore` of epoch 2 to live state.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
-use serde_json::json;
-
-use super::Walkthrough;
-use super::orders::{ORDERS_PARTITIONS, Order};
-use crate::cmd::exit::{CliError, CliResult};
-use crate::cmd::global::OutputArgs;
-use crate::cmd::output::Ui;
-use crate::cmd::render::snapshot::{
-    copy_report_human, copy_report_json, dumped_human, dumped_json, list_human, list_json,
-};
 use crate::engine::columnar::snapshot::container;
 use crate::engine::columnar::snapshot::groupby::{GroupByState, GroupState, NO_STREAM_TIME};
 use crate::engine::columnar::snapshot::naming::{NO_EPOCH, SnapshotKey};
@@ -22,8 +13,12 @@ use crate::engine::columnar::snapshot::plan::SnapshotUnit;
 use crate::engine::columnar::snapshot::tagged::TaggedValue;
 use crate::engine::murmur2::mask_partition;
 use crate::io::snapshot_dir::SnapshotDir;
+use crate::ops::demo::failed;
+use crate::ops::demo::orders::{ORDERS_PARTITIONS, Order};
+use crate::ops::snapshot::dump::{Dumped, dump_bytes};
 use crate::ops::snapshot::list::ListReport;
-use crate::ops::snapshot::restore::copy_epoch;
+use crate::ops::snapshot::restore::{CopyReport, copy_epoch};
+use crate::ops::{Error, Result};
 
 /// The GroupBy node whose state the demo snapshots hold.
 pub const NODE: &str = "by_user";
@@ -57,7 +52,7 @@ fn group_by_state(orders: &[&Order]) -> GroupByState {
 }
 
 /// Writes epochs 1 (the first half of the orders) and 2 (all of them) for every partition.
-fn write_snapshots(dir: &SnapshotDir, orders: &[Order]) -> CliResult<usize> {
+fn write_snapshots(dir: &SnapshotDir, orders: &[Order]) -> Result<usize> {
     let mut written = 0;
     for (epoch, upto) in [(1, orders.len() / 2), (2, orders.len())] {
         for partition in 0..ORDERS_PARTITIONS {
@@ -68,84 +63,81 @@ fn write_snapshots(dir: &SnapshotDir, orders: &[Order]) -> CliResult<usize> {
             let entries = BTreeMap::from([(NODE.to_owned(), group_by_state(&mine).encode())]);
             let name = SnapshotKey::JavaGo { partition, epoch }
                 .file_name()
-                .map_err(|e| CliError::failure(e.to_string()))?;
+                .map_err(failed)?;
             dir.write(&name, &container::encode(&entries))
-                .map_err(|e| CliError::failure(e.to_string()))?;
+                .map_err(failed)?;
             written += 1;
         }
     }
     Ok(written)
 }
 
-pub(super) fn steps(w: &mut Walkthrough, orders: &[Order]) -> CliResult<()> {
+/// The snapshot steps' results.
+pub struct SnapshotSteps {
+    /// The temp directory the snapshots were written to (removed since).
+    pub dir: PathBuf,
+    /// Snapshot files written.
+    pub written: usize,
+    /// `snapshot list DIR`.
+    pub listing: ListReport,
+    /// `snapshot dump DIR --partition 0 --epoch 2`.
+    pub dumped: Dumped,
+    /// `snapshot restore DIR --partition 0-2 --from-epoch 2 --to-epoch live --yes`.
+    pub restored: CopyReport,
+}
+
+/// Writes the snapshots, lists them, dumps one and restores epoch 2 to live state.
+pub fn steps(orders: &[Order]) -> Result<SnapshotSteps> {
     let tmp = tempfile::Builder::new()
         .prefix("krabka-demo-snapshots-")
         .tempdir()
-        .map_err(|e| CliError::failure(format!("cannot create a temp directory: {e}")))?;
-    let dir = SnapshotDir::open(tmp.path()).map_err(|e| CliError::failure(e.to_string()))?;
+        .map_err(|e| Error::failure(format!("cannot create a temp directory: {e}")))?;
+    let dir = SnapshotDir::open(tmp.path()).map_err(failed)?;
     let written = write_snapshots(&dir, orders)?;
-    w.step(
-        "write GroupBy snapshots (Go payload, Java/Go layout)",
-        format!(
-            "{written} files in {}: node `{NODE}` = Sum(amount), Count per user, at barrier epochs 1 and 2",
-            tmp.path().display()
-        ),
-        json!({"dir": tmp.path().display().to_string(), "files": written}),
-    );
-
     let listing = ListReport::collect(&dir)?;
-    let mut text = Vec::new();
-    list_human(&listing, &mut text)?;
-    w.step(
-        &format!("snapshot list {}", tmp.path().display()),
-        String::from_utf8_lossy(&text).trim_end().to_owned(),
-        list_json(&listing),
-    );
-
     let name = SnapshotKey::JavaGo {
         partition: 0,
         epoch: 2,
     }
     .file_name()
-    .map_err(|e| CliError::failure(e.to_string()))?;
-    let bytes = dir
-        .read(&name)
-        .map_err(|e| CliError::failure(e.to_string()))?
-        .unwrap_or_default();
-    let dumped = crate::ops::snapshot::dump::dump_bytes(
+    .map_err(failed)?;
+    let bytes = dir.read(&name).map_err(failed)?.unwrap_or_default();
+    let dumped = dump_bytes(
         dir.path().join(&name).display().to_string(),
         Some(name),
         bytes,
     )?;
-    let mut text = Vec::new();
-    dumped_human(&dumped, &mut text)?;
-    w.step(
-        &format!(
-            "snapshot dump {} --partition 0 --epoch 2",
-            tmp.path().display()
-        ),
-        String::from_utf8_lossy(&text).trim_end().to_owned(),
-        dumped_json(&dumped),
-    );
-
-    let ui = Ui::new(&OutputArgs {
-        yes: true,
-        ..OutputArgs::default()
-    });
     let units: Vec<SnapshotUnit> = (0..ORDERS_PARTITIONS)
         .map(SnapshotUnit::Partition)
         .collect();
-    let report = copy_epoch(&dir, &units, 2, NO_EPOCH, ui.dry_run, &|q| ui.confirm(q))?;
-    let mut text = Vec::new();
-    copy_report_human(&report, &mut text)?;
-    w.step(
-        &format!(
-            "snapshot restore {} --partition 0-{} --from-epoch 2 --to-epoch live",
-            tmp.path().display(),
-            ORDERS_PARTITIONS - 1
-        ),
-        String::from_utf8_lossy(&text).trim_end().to_owned(),
-        copy_report_json(&report),
-    );
-    Ok(())
+    // As with --yes: the directory is the demo's own.
+    let restored = copy_epoch(&dir, &units, 2, NO_EPOCH, false, &|_| Ok(()))?;
+    Ok(SnapshotSteps {
+        dir: tmp.path().to_path_buf(),
+        written,
+        listing,
+        dumped,
+        restored,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::demo::orders::{BASE_TS, orders};
+
+    #[test]
+    fn two_epochs_of_every_partition_are_listed_dumped_and_restored_to_live() {
+        let s = steps(&orders(BASE_TS)).unwrap();
+        assert_eq!(s.written, 2 * ORDERS_PARTITIONS as usize);
+        assert_eq!(s.listing.rows.len(), s.written);
+        assert_eq!(
+            s.dumped.file_name.as_deref(),
+            Some("partition-0-epoch-2.snapshot")
+        );
+        assert_eq!(s.restored.files.len(), ORDERS_PARTITIONS as usize);
+        assert!(!s.restored.dry_run);
+        // The directory is the step's own and is gone with it.
+        assert!(!s.dir.exists());
+    }
 }
