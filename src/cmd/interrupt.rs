@@ -16,19 +16,22 @@
 //!   not deliver), prints the cancelled message and exits 130.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::OutputMode;
 
-/// The flags of the parts that cooperate, by registration id.
-static COOPERATING: Mutex<Vec<(u64, Arc<AtomicBool>)>> = Mutex::new(Vec::new());
+/// The flags of the parts that cooperate, by registration id. Weak: a part that
+/// ended (its flag dropped) no longer holds signals back, even when nothing
+/// unregistered it.
+static COOPERATING: Mutex<Vec<(u64, Weak<AtomicBool>)>> = Mutex::new(Vec::new());
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static INSTALLED: OnceLock<()> = OnceLock::new();
 
 /// While alive, signals raise `flag` instead of ending the process.
 pub struct Cooperation {
     id: u64,
+    _flag: Arc<AtomicBool>,
 }
 
 impl Drop for Cooperation {
@@ -39,22 +42,43 @@ impl Drop for Cooperation {
     }
 }
 
-/// Registers `flag` to be raised by SIGINT/SIGTERM while the returned guard lives.
-pub fn cooperate(flag: Arc<AtomicBool>) -> Cooperation {
+fn register(flag: &Arc<AtomicBool>) -> u64 {
     let id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
     if let Ok(mut list) = COOPERATING.lock() {
-        list.push((id, flag));
+        list.retain(|(_, f)| f.strong_count() > 0);
+        list.push((id, Arc::downgrade(flag)));
     }
-    Cooperation { id }
+    id
+}
+
+/// Registers `flag` to be raised by SIGINT/SIGTERM while the returned guard lives.
+pub fn cooperate(flag: Arc<AtomicBool>) -> Cooperation {
+    Cooperation {
+        id: register(&flag),
+        _flag: flag,
+    }
+}
+
+/// Registers `flag` to be raised by SIGINT/SIGTERM for as long as its owner keeps
+/// it: for a part that cannot hold a guard (a `tail` started through the ops
+/// layer's host), whose flag is dropped when it ends. After that a signal ends the
+/// process again (a demo's later steps stay cancellable).
+pub fn cooperate_while_alive(flag: &Arc<AtomicBool>) {
+    register(flag);
+}
+
+/// The flags of the parts cooperating now.
+fn live_flags() -> Vec<Arc<AtomicBool>> {
+    match COOPERATING.lock() {
+        Ok(list) => list.iter().filter_map(|(_, f)| f.upgrade()).collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// What the listener does with one signal: raise the cooperating flags, or end
 /// the process (see the module rules).
 fn on_signal(mode: OutputMode, command: &str) {
-    let flags: Vec<Arc<AtomicBool>> = match COOPERATING.lock() {
-        Ok(list) => list.iter().map(|(_, f)| f.clone()).collect(),
-        Err(_) => Vec::new(),
-    };
+    let flags = live_flags();
     if !flags.is_empty() {
         for f in flags {
             f.store(true, Ordering::SeqCst);
@@ -175,5 +199,30 @@ impl StopSignal {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registered(flag: &Arc<AtomicBool>) -> bool {
+        live_flags().iter().any(|f| Arc::ptr_eq(f, flag))
+    }
+
+    #[test]
+    fn a_part_cooperates_while_it_holds_its_flag_or_its_guard() {
+        let tail = Arc::new(AtomicBool::new(false));
+        cooperate_while_alive(&tail);
+        assert!(registered(&tail));
+        let weak = Arc::downgrade(&tail);
+        drop(tail);
+        // The tail is over: signals end the process again.
+        assert!(weak.upgrade().is_none());
+        let guarded = Arc::new(AtomicBool::new(false));
+        let guard = cooperate(guarded.clone());
+        assert!(registered(&guarded));
+        drop(guard);
+        assert!(!registered(&guarded));
     }
 }

@@ -4,7 +4,7 @@
 //! `tail` and by the demo's tails.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -54,31 +54,10 @@ impl Progress for Spinner {
     }
 }
 
-/// Sets the flag on Ctrl-C or SIGTERM.
+/// Sets the flag on Ctrl-C or SIGTERM while the tail holds it.
 fn watch_signals(flag: Arc<AtomicBool>) {
     // From here on the tail stops by itself (closing its output): signals only
-    // raise the flag (`cmd::interrupt`).
-    std::mem::forget(crate::cmd::interrupt::cooperate(flag.clone()));
-    let _ = std::thread::Builder::new()
-        .name("tail-signals".into())
-        .spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async {
-                let Ok(mut term) =
-                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                else {
-                    return;
-                };
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {},
-                    _ = term.recv() => {},
-                }
-            });
-            flag.store(true, Ordering::SeqCst);
-        });
+    // raise the flag (`cmd::interrupt`). Once the tail is over and has dropped
+    // it, they end the process again, so a later step (the demo's) is cancellable.
+    crate::cmd::interrupt::cooperate_while_alive(&flag);
 }

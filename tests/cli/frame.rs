@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 use rdkafka::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::BaseRecord;
 use rdkafka::{Offset, TopicPartitionList};
+
+use crate::support::checked_producer::CheckedProducer;
 
 pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_krabka-streams"));
@@ -120,8 +122,10 @@ fn a_closed_stdout_pipe_is_not_an_error() {
 }
 
 #[test]
-fn the_demo_runs_with_no_setup() {
+fn the_demo_runs_with_no_setup_and_ctrl_c_cancels_it_at_any_step() {
+    let started = Instant::now();
     let out = run(&["demo"]);
+    let took = started.elapsed();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -131,6 +135,31 @@ fn the_demo_runs_with_no_setup() {
     );
     assert!(text.contains("demo complete"), "{text}");
     assert!(text.contains("orders-value"), "{text}");
+    // Ctrl-C half-way and three-quarters through (after the first tail step, which
+    // once kept later signals from ending the walkthrough): cancelled, no report.
+    for quarters in [2, 3] {
+        let mut child = bin()
+            .arg("demo")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the demo");
+        std::thread::sleep(took / 4 * quarters);
+        if child.try_wait().unwrap().is_some() {
+            // It had finished before the signal: nothing to cancel.
+            continue;
+        }
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "stdout: {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!stdout.contains("demo complete"), "{stdout}");
+    }
 }
 
 #[test]
@@ -179,20 +208,14 @@ fn the_dev_cluster_serves_a_fixed_port_until_sigterm() {
     assert_eq!(first, format!("BOOTSTRAP=127.0.0.1:{port}"));
     let bootstrap = first.trim_start_matches("BOOTSTRAP=").to_string();
 
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", &bootstrap)
-        .create()
-        .unwrap();
-    producer
-        .send(
-            BaseRecord::to("greetings")
-                .partition(1)
-                .key("k")
-                .payload("hello"),
-        )
-        .map_err(|(e, _)| e)
-        .unwrap();
-    producer.flush(Duration::from_secs(10)).unwrap();
+    let producer = CheckedProducer::new(ClientConfig::new().set("bootstrap.servers", &bootstrap));
+    producer.send(
+        BaseRecord::to("greetings")
+            .partition(1)
+            .key("k")
+            .payload("hello"),
+    );
+    producer.flush();
 
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", &bootstrap)
