@@ -39,6 +39,7 @@ mod schema_prewarm_forms;
 mod snapshot;
 mod snapshot_copy;
 mod snapshot_cut;
+mod snapshot_live_group;
 mod snapshot_topic;
 mod tail;
 mod tail_kcat;
