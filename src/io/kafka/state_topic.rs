@@ -1006,6 +1006,87 @@ mod tests {
         assert_eq!(read_back(&log), container::encode(&state(10_000, &all, 9)));
     }
 
+    /// `rows` rows of a join side: key `k-<i % 50>`, id, `__timestamp` near `ts`.
+    fn join_batch(rows: usize, ts: i64, id: i64) -> arrow_array::RecordBatch {
+        use std::sync::Arc;
+        let keys: arrow_array::ArrayRef = Arc::new(arrow_array::StringArray::from_iter_values(
+            (0..rows).map(|i| format!("k-{}", (id as usize + i) % 50)),
+        ));
+        let ids: arrow_array::ArrayRef = Arc::new(arrow_array::Int64Array::from_iter_values(
+            id..id + rows as i64,
+        ));
+        let times: arrow_array::ArrayRef = Arc::new(arrow_array::Int64Array::from_iter_values(
+            (0..rows as i64).map(|i| ts + i),
+        ));
+        let schema = arrow_schema::Schema::new(vec![
+            arrow_schema::Field::new("k", arrow_schema::DataType::Utf8, false),
+            arrow_schema::Field::new("id", arrow_schema::DataType::Int64, false),
+            arrow_schema::Field::new("__timestamp", arrow_schema::DataType::Int64, false),
+        ]);
+        arrow_array::RecordBatch::try_new(Arc::new(schema), vec![keys, ids, times]).unwrap()
+    }
+
+    /// Issue 19 said a join's saves were all fulls (no dirty tracking): the
+    /// deltas are taken over the whole container's bytes, so a join round that
+    /// appends a batch (and evicts its oldest one) is a small delta too, also
+    /// after the state was restored into a fresh instance by the next owner.
+    #[test]
+    fn a_join_round_is_a_small_delta_as_a_group_by_round_is() {
+        use crate::engine::columnar::ops::join::JoinSpec;
+        let spec = JoinSpec::new("k", "k", 60_000_000_000, None, None).unwrap();
+        let mut join = spec.instantiate();
+        let mut s = store(1 << 20);
+        let entry = |bytes: Vec<u8>| BTreeMap::from([("pairs".to_owned(), bytes)]);
+        // Forty rounds of history, a minute of window: the state keeps every batch.
+        for round in 0..40i64 {
+            let at = round * 1_000;
+            join.process_sides(
+                &[join_batch(50, at, round * 100)],
+                &[join_batch(50, at, round * 100 + 50)],
+            )
+            .unwrap();
+        }
+        let full = s.records(0, -1, &entry(join.snapshot().unwrap()));
+        assert_eq!(kinds(&full), ["partition-0"]);
+        let full_size = full[0].value.as_ref().unwrap().len();
+        let mut log = full;
+        let mut rounds = 40i64;
+        let mut step = |join: &mut crate::engine::columnar::ops::join::JoinProcessor,
+                        s: &mut KafkaStateStore,
+                        log: &mut Vec<StateRecord>,
+                        at: i64| {
+            let id = rounds * 100;
+            rounds += 1;
+            join.process_sides(&[join_batch(50, at, id)], &[join_batch(50, at, id + 50)])
+                .unwrap();
+            let state = entry(join.snapshot().unwrap());
+            let records = s.records(0, -1, &state);
+            assert_eq!(records.len(), 1, "{:?}", kinds(&records));
+            assert!(records[0].key.contains(".delta-"), "{:?}", kinds(&records));
+            let size = records[0].value.as_ref().unwrap().len();
+            assert!(
+                size * 10 < full_size,
+                "a delta of {size} bytes against a full of {full_size}"
+            );
+            log.extend(records);
+            assert_eq!(read_back(log), container::encode(&state));
+        };
+        // Rounds inside the window append a batch per side.
+        for round in 0..5 {
+            step(&mut join, &mut s, &mut log, 40_000 + round * 1_000);
+        }
+        // Rounds past the window also evict the oldest batches at the front.
+        for round in 0..5 {
+            step(&mut join, &mut s, &mut log, 62_000 + round * 1_000);
+        }
+        // The next owner restores the bytes into a fresh instance: snapshotting
+        // it again gives the same bytes, so nothing forces a rewrite.
+        let restored_bytes = join.snapshot().unwrap();
+        let mut next = spec.instantiate();
+        next.restore(&restored_bytes).unwrap();
+        assert_eq!(next.snapshot().unwrap(), restored_bytes);
+    }
+
     #[test]
     fn a_failed_round_a_release_or_many_deltas_make_the_next_save_a_full() {
         let mut s = store(1 << 20);
