@@ -577,7 +577,10 @@ impl KafkaStateStore {
         };
         let exactly_once = self.exactly_once && epoch < 0;
         // The next save of this key is a full: this member has no base yet,
-        // and the one it may hold from an earlier ownership is stale.
+        // and the one it may hold from an earlier ownership is stale. It does
+        // not continue the chain it restores: the previous owner may still
+        // write one of its keys late, and a late record replaces this one's
+        // (docs/topology.md "State in Kafka", Cost).
         self.bases.remove(&key);
         self.deltas
             .insert(key.clone(), state_record::live_delta_keys(&records, &key));
@@ -1004,6 +1007,64 @@ mod tests {
         assert!(tombstones.iter().all(|k| k.contains(".delta-")));
         log.extend(records);
         assert_eq!(read_back(&log), container::encode(&state(10_000, &all, 9)));
+    }
+
+    /// Why the first save after a handoff is a full, not the next delta of the
+    /// chain the new owner restored (docs/topology.md "State in Kafka", Cost):
+    /// continuing would make two writers share the chain's keys. The previous
+    /// owner may still write one of them late (a member paused past its
+    /// session, or, under exactly-once on Tansu, an aborted transaction the
+    /// reader still sees); the latest record of a key wins, as compaction keeps
+    /// it, so its delta replaces the new owner's and the new owner's later
+    /// deltas no longer apply: the state read back is the old owner's. A full
+    /// under a version of the new owner's own leaves the old chain behind.
+    #[test]
+    fn a_chain_continued_by_the_next_owner_is_cut_by_a_late_write_of_the_previous_one() {
+        let key = state_record::snapshot_key(0, -1);
+        let mut old = store(1 << 20);
+        let mut log = old.records(0, -1, &state(5_000, &[], 0));
+        log.extend(old.records(0, -1, &state(5_000, &[1], 1)));
+        let restored = read_back(&log);
+        let taken_over = old.bases.get(&key).map(|b| (b.version, b.seq)).unwrap();
+
+        // Continuing: the new owner's base is the restored container, under the old chain.
+        let mut next = store(1 << 20);
+        next.bases.insert(
+            key.clone(),
+            Base {
+                container: restored.clone(),
+                version: taken_over.0,
+                seq: taken_over.1,
+                delta_bytes: 0,
+            },
+        );
+        let mut continued = log.clone();
+        continued.extend(next.records(0, -1, &state(5_000, &[1, 2], 2)));
+        let late = old.records(0, -1, &state(5_000, &[1, 7], 2));
+        assert_eq!(
+            late[0].key,
+            continued.last().unwrap().key,
+            "one key, two writers"
+        );
+        continued.extend(late);
+        continued.extend(next.records(0, -1, &state(5_000, &[1, 2, 3], 3)));
+        assert_eq!(
+            read_back(&continued),
+            container::encode(&state(5_000, &[1, 7], 2)),
+            "the old owner's late delta is what a reader takes"
+        );
+
+        // A full of its own: the old owner's late delta belongs to a chain no longer read.
+        let mut next = store(1 << 20);
+        next.version = old.version + 1_000;
+        let mut fresh = log.clone();
+        fresh.extend(next.records(0, -1, &state(5_000, &[1, 2], 2)));
+        fresh.extend(old.records(0, -1, &state(5_000, &[1, 7], 3)));
+        fresh.extend(next.records(0, -1, &state(5_000, &[1, 2, 3], 3)));
+        assert_eq!(
+            read_back(&fresh),
+            container::encode(&state(5_000, &[1, 2, 3], 3))
+        );
     }
 
     /// `rows` rows of a join side: key `k-<i % 50>`, id, `__timestamp` near `ts`.
