@@ -22,6 +22,7 @@ mod leader_verified;
 mod produce;
 mod registry_tls;
 mod run;
+mod run_fenced;
 mod run_online;
 mod run_schema_cache;
 mod run_sink_files;

@@ -350,8 +350,64 @@ impl OnlineReport {
     }
 }
 
+/// How often a fenced member may rejoin before the run stops: a member fenced
+/// again and again is fighting another member for its transactional id (two
+/// members of one group sharing `transactional.id`), which rejoining cannot fix.
+const MAX_REJOINS: usize = 3;
+/// The window [`MAX_REJOINS`] counts in.
+const REJOIN_WINDOW: Duration = Duration::from_secs(300);
+
+/// When the member was fenced and rejoined, newest last, within [`REJOIN_WINDOW`].
+#[derive(Debug, Default)]
+pub struct Rejoins {
+    at: std::collections::VecDeque<Instant>,
+}
+
+impl Rejoins {
+    /// Whether a member fenced at `now` may rejoin (and counts it), or has been
+    /// fenced [`MAX_REJOINS`] times within [`REJOIN_WINDOW`] already.
+    pub fn allow(&mut self, now: Instant) -> bool {
+        while self
+            .at
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > REJOIN_WINDOW)
+        {
+            self.at.pop_front();
+        }
+        if self.at.len() >= MAX_REJOINS {
+            return false;
+        }
+        self.at.push_back(now);
+        true
+    }
+}
+
+/// Leaves the group without saving anything and drops the runner: after a
+/// fence its in-memory state is that of an aborted transaction, and the
+/// partitions may already be another member's, so neither its state nor its
+/// offsets may be written (`stop` would save both).
+fn abandon(mut runner: OnlineRunner) {
+    runner.consumer.close();
+    // The revokes the close queued are not served: serving them saves state.
+    drop(runner.consumer.take_rebalances());
+}
+
+/// The message a run stops with when it was fenced too often to rejoin.
+fn fenced_too_often(group: &str, e: &RunnerError) -> Error {
+    Error::failure(format!(
+        "{}; this member of group {group} was fenced {MAX_REJOINS} times within {}s and rejoined each time: \
+         another member is probably using the same transactional.id (give each member its own -X transactional.id=…)",
+        e.message,
+        REJOIN_WINDOW.as_secs()
+    ))
+}
+
 /// Starts the runner, runs rounds until a stop request or a failure, then saves
-/// the state and leaves the group.
+/// the state and leaves the group. A fenced member (docs/topology.md "State in
+/// Kafka") aborts its round, drops every partition's in-memory state, leaves
+/// and rejoins the group with a new consumer, producer and store, and carries
+/// on: its partitions' state is loaded again from the store as they are
+/// assigned, consistent with the offsets the group committed.
 pub(super) fn run_online(
     plan: &RunPlan,
     hooks: &mut dyn RunHooks,
@@ -359,38 +415,64 @@ pub(super) fn run_online(
     file: &str,
 ) -> Result<OnlineReport> {
     let (kafka, schemas) = hooks.connect()?;
+    let started = |schemas: Option<SchemaCache>, restore_cut, adopt| {
+        start(&kafka, spec, schemas, plan.timeout, restore_cut, adopt).map_err(|e| match e {
+            StartError::Usage(m) => Error::usage(format!("{file}: {m}")),
+            StartError::Spec(e) => invalid(plan, file, e),
+            StartError::Kafka(e) => e.into(),
+            StartError::Failed(m) => Error::failure(m),
+            StartError::Cli(e) => e,
+        })
+    };
     let Started {
         mut runner,
         group,
         topics,
         restored,
-    } = start(
-        &kafka,
-        spec,
-        schemas,
-        plan.timeout,
-        plan.restore_cut,
-        plan.adopt_state,
-    )
-    .map_err(|e| match e {
-        StartError::Usage(m) => Error::usage(format!("{file}: {m}")),
-        StartError::Spec(e) => invalid(plan, file, e),
-        StartError::Kafka(e) => e.into(),
-        StartError::Failed(m) => Error::failure(m),
-        StartError::Cli(e) => e,
-    })?;
+    } = started(schemas.clone(), plan.restore_cut, plan.adopt_state)?;
     hooks.online_started(&StartedInfo {
         group: &group,
         topics: &topics,
         restored: restored.as_ref(),
     })?;
     let mut next_progress = plan.metrics_interval.map(|every| Instant::now() + every);
+    let mut rejoins = Rejoins::default();
     let failure = loop {
         if hooks.stop_requested() {
             break None;
         }
-        if let Err(e) = round(&mut runner) {
-            break Some(runner_failure(e));
+        match round(&mut runner) {
+            Ok(_) => {}
+            Err(e) if e.fenced && rejoins.allow(Instant::now()) => {
+                tracing::warn!(
+                    "{}: this member drops the in-memory state of all its partitions and rejoins group {group} with a new producer, which ends whatever transaction the old one left open (its outputs, offsets and state never count unless the broker committed them)",
+                    e.message
+                );
+                let metrics = runner.metrics;
+                abandon(runner);
+                // Neither the cut nor an adoption is taken again: the store
+                // holds this group's own state now, checked as at any start.
+                runner = match started(schemas.clone(), None, false) {
+                    // The counts go on across the rejoin.
+                    Ok(s) => {
+                        let mut runner = s.runner;
+                        runner.metrics = metrics;
+                        runner
+                    }
+                    Err(e) => {
+                        return Ok(OnlineReport {
+                            outcome: OnlineOutcome::Failed(
+                                e.context("rejoining after being fenced"),
+                            ),
+                            group,
+                            metrics,
+                        });
+                    }
+                };
+                continue;
+            }
+            Err(e) if e.fenced => break Some(fenced_too_often(&group, &e)),
+            Err(e) => break Some(runner_failure(e)),
         }
         // Credentials rotated or a certificate expired under a running group: librdkafka
         // retries the login for ever while the rounds just find nothing to do.
@@ -413,4 +495,31 @@ pub(super) fn run_online(
         group,
         metrics: runner.metrics,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fenced_member_rejoins_until_it_is_fenced_too_often_within_the_window() {
+        let start = Instant::now();
+        let mut rejoins = Rejoins::default();
+        for i in 0..MAX_REJOINS {
+            assert!(
+                rejoins.allow(start + Duration::from_secs(i as u64)),
+                "rejoin {i}"
+            );
+        }
+        assert!(!rejoins.allow(start + Duration::from_secs(10)));
+        // Once the first fences are older than the window, the member may rejoin again.
+        assert!(rejoins.allow(start + REJOIN_WINDOW + Duration::from_secs(1)));
+        let message = fenced_too_often("g", &RunnerError::fenced("producer fenced")).message;
+        assert!(
+            message.starts_with(
+                "producer fenced; this member of group g was fenced 3 times within 300s"
+            ) && message.contains("-X transactional.id="),
+            "{message}"
+        );
+    }
 }
