@@ -103,7 +103,7 @@ fn a_member_fenced_mid_transaction_rejoins_and_the_totals_stay_exact_under_exact
     wait_for(&lines, PAUSE_BEFORE_COMMIT_LOG, Duration::from_secs(60));
     // Another producer takes the transactional id: the open transaction is aborted.
     venv_python(FENCE, &[bootstrap.as_str(), id.as_str()]);
-    wait_for(&lines, "rejoining group", Duration::from_secs(60));
+    wait_for(&lines, "rejoins group", Duration::from_secs(60));
 
     produce_batch(&bootstrap, &input, 3, &mut truth);
     let seen = await_truth(&bootstrap, &output, &truth);
@@ -117,7 +117,7 @@ fn a_member_fenced_mid_transaction_rejoins_and_the_totals_stay_exact_under_exact
     // Tansu does not answer the fenced producer's commit with PRODUCER_FENCED:
     // the commit times out and the abort is refused; either way the member
     // rejoins once.
-    let rejoined = lines.matching("rejoining group");
+    let rejoined = lines.matching("rejoins group");
     assert_eq!(rejoined.len(), 1, "{}", lines.all().join("\n"));
     assert!(
         rejoined[0].contains("while committing"),
