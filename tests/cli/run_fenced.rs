@@ -132,3 +132,73 @@ fn a_member_fenced_mid_transaction_rejoins_and_the_totals_stay_exact_under_exact
         lines.all().join("\n")
     );
 }
+
+/// The other way a member is fenced: it is paused (SIGSTOP) past its session
+/// timeout while input keeps coming, its partitions move to the other member,
+/// and it resumes. Whether it then runs a round under its stale generation
+/// (refused by the group, so it rejoins) or first sees the rebalance (its
+/// partitions are lost, then assigned again: what Tansu showed each time this
+/// was run), it must not exit, and the totals stay exactly the truth under
+/// exactly-once.
+#[test]
+fn a_member_paused_past_its_session_carries_on_and_the_totals_stay_exact_under_exactly_once() {
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let (input, output) = (unique_name("orders"), unique_name("totals"));
+    create_topic(&bootstrap, &input, PARTITIONS);
+    create_topic(&bootstrap, &output, 1);
+    let group = unique_name("paused");
+    let machines: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let files: Vec<_> = machines
+        .iter()
+        .map(|m| topology(m.path(), &group, &input, &output))
+        .collect();
+    let ids = [unique_name("txn-a"), unique_name("txn-b")];
+    let member = |i: usize| {
+        let x_id = format!("transactional.id={}", ids[i]);
+        runner_command(&bootstrap, &files[i], &["-v", "-X", &x_id])
+            .spawn()
+            .unwrap()
+    };
+    let mut truth = BTreeMap::new();
+    produce_batch(&bootstrap, &input, 1, &mut truth);
+    let mut a = member(0);
+    let a_lines = StderrLines::watch(&mut a);
+    assert_eq!(await_truth(&bootstrap, &output, &truth), truth);
+    let mut b = member(1);
+    let b_lines = StderrLines::watch(&mut b);
+    wait_for(&b_lines, "assigned:", Duration::from_secs(60));
+    produce_batch(&bootstrap, &input, 2, &mut truth);
+    assert_eq!(await_truth(&bootstrap, &output, &truth), truth);
+
+    // a stops answering for longer than its session (6 s): b takes everything.
+    signal(&a, "-STOP");
+    std::thread::sleep(Duration::from_secs(9));
+    produce_batch(&bootstrap, &input, 3, &mut truth);
+    let seen = await_truth(&bootstrap, &output, &truth);
+    assert_eq!(
+        seen,
+        truth,
+        "b after a paused:\n{}",
+        b_lines.all().join("\n")
+    );
+    produce_batch(&bootstrap, &input, 4, &mut truth);
+    signal(&a, "-CONT");
+    std::thread::sleep(Duration::from_secs(8));
+    produce_batch(&bootstrap, &input, 5, &mut truth);
+    let seen = await_truth(&bootstrap, &output, &truth);
+    let report = || {
+        format!(
+            "a:\n{}\nb:\n{}",
+            a_lines.all().join("\n"),
+            b_lines.all().join("\n")
+        )
+    };
+    assert!(a.try_wait().unwrap().is_none(), "a exited:\n{}", report());
+    assert!(b.try_wait().unwrap().is_none(), "b exited:\n{}", report());
+    assert_eq!(seen, truth, "{}", report());
+    signal(&a, "-TERM");
+    signal(&b, "-TERM");
+    assert_eq!(wait_exit(&mut a).code(), Some(130), "{}", report());
+    assert_eq!(wait_exit(&mut b).code(), Some(130), "{}", report());
+}
