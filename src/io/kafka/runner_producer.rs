@@ -212,9 +212,12 @@ impl RunnerProducer {
     fn fatal(&self) -> Option<RunnerError> {
         let id = self.transactional_id.as_deref()?;
         let (code, reason) = self.producer.client().fatal_error()?;
-        Some(RunnerError::fenced(format!(
-            "producer fenced: another runner now uses transactional.id {id} ({code}: {reason})"
-        )))
+        Some(RunnerError::fenced(
+            group::Fence::Producer,
+            format!(
+                "producer fenced: another runner now uses transactional.id {id} ({code}: {reason})"
+            ),
+        ))
     }
 
     fn take_failure(&self) -> Option<String> {
@@ -289,7 +292,7 @@ impl RunnerProducer {
                     return Err(RunnerError {
                         message: format!("cannot send a record to {topic}: {e}"),
                         retriable: false,
-                        fenced: false,
+                        fenced: None,
                     });
                 }
             }
@@ -324,7 +327,7 @@ impl group::Producer for RunnerProducer {
                 self.timeout
             ),
             retriable: is_unreachable_error(&e),
-            fenced: false,
+            fenced: None,
         })
     }
 

@@ -10,7 +10,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::engine::columnar::runner::group::{RunnerError, TopicPartition};
+use crate::engine::columnar::runner::group::{Fence, RunnerError, TopicPartition};
 use crate::io::kafka::settings::KafkaSettings;
 
 /// `-X transactional.id=…` when given, else one derived from the consumer group, so
@@ -85,14 +85,18 @@ pub fn is_stale_member(e: &KafkaError) -> bool {
 /// rejoins the group.
 pub fn transaction_error(step: &str, transactional_id: &str, e: &KafkaError) -> RunnerError {
     if is_fenced(e) {
-        RunnerError::fenced(format!(
-            "producer fenced while {step}: another runner now uses transactional.id \
+        RunnerError::fenced(
+            Fence::Producer,
+            format!(
+                "producer fenced while {step}: another runner now uses transactional.id \
              {transactional_id} ({e})"
-        ))
+            ),
+        )
     } else if is_stale_member(e) {
-        RunnerError::fenced(format!(
-            "the consumer group moved on without this member while {step} ({e})"
-        ))
+        RunnerError::fenced(
+            Fence::Group,
+            format!("the consumer group moved on without this member while {step} ({e})"),
+        )
     } else {
         RunnerError::new(format!("transaction failed while {step}: {e}"))
     }
@@ -115,7 +119,7 @@ mod tests {
     fn a_fenced_producer_error_says_another_runner_took_over() {
         let e = KafkaError::MessageProduction(RDKafkaErrorCode::ProducerFenced);
         let err = transaction_error("sending records", "t-1", &e);
-        assert!(!err.retriable && err.fenced);
+        assert!(!err.retriable && err.fenced == Some(Fence::Producer));
         assert!(
             err.message
                 .starts_with("producer fenced while sending records: another runner now uses transactional.id t-1"),
@@ -126,7 +130,7 @@ mod tests {
         assert!(
             err.message
                 .starts_with("transaction failed while committing")
-                && !err.fenced
+                && err.fenced.is_none()
         );
         // The group moved on (the member was paused past its session): fenced too.
         for code in [
@@ -138,7 +142,7 @@ mod tests {
                 "t-1",
                 &KafkaError::ConsumerCommit(code),
             );
-            assert!(err.fenced && !err.retriable, "{err}");
+            assert!(err.fenced == Some(Fence::Group) && !err.retriable, "{err}");
             assert!(
                 err.message.starts_with(
                     "the consumer group moved on without this member while sending the consumed offsets"

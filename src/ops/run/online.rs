@@ -16,7 +16,7 @@ use super::plan::{RunHooks, RunPlan, StartedInfo, invalid};
 use super::restore_cut;
 use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::runner::group::{
-    GroupRunner, RunnerError, StateStore, TopicPartition,
+    Fence, GroupRunner, RunnerError, StateStore, TopicPartition,
 };
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, TopologySpec};
@@ -350,35 +350,45 @@ impl OnlineReport {
     }
 }
 
-/// How often a fenced member may rejoin before the run stops: a member fenced
-/// again and again is fighting another member for its transactional id (two
-/// members of one group sharing `transactional.id`), which rejoining cannot fix.
-const MAX_REJOINS: usize = 3;
-/// The window [`MAX_REJOINS`] counts in.
+/// How often a member fenced by its group (or left with a transaction it
+/// could not end) may rejoin within [`REJOIN_WINDOW`] before the run stops.
+const MAX_REJOINS: usize = 5;
+/// The window the rejoins are counted in. A member fenced by a producer
+/// twice within it stops: another member shares its `transactional.id`, and
+/// each rejoin would only fence that one in turn.
 const REJOIN_WINDOW: Duration = Duration::from_secs(300);
 
-/// When the member was fenced and rejoined, newest last, within [`REJOIN_WINDOW`].
+/// When the member was fenced and rejoined, within [`REJOIN_WINDOW`].
 #[derive(Debug, Default)]
 pub struct Rejoins {
     at: std::collections::VecDeque<Instant>,
+    by_producer: Option<Instant>,
 }
 
 impl Rejoins {
-    /// Whether a member fenced at `now` may rejoin (and counts it), or has been
-    /// fenced [`MAX_REJOINS`] times within [`REJOIN_WINDOW`] already.
-    pub fn allow(&mut self, now: Instant) -> bool {
-        while self
-            .at
-            .front()
-            .is_some_and(|t| now.duration_since(*t) > REJOIN_WINDOW)
-        {
+    /// Whether a member fenced at `now` may rejoin (the rejoin is counted),
+    /// or why it must stop.
+    pub fn allow(&mut self, fence: Fence, now: Instant) -> std::result::Result<(), String> {
+        let recent = |t: &Instant| now.duration_since(*t) <= REJOIN_WINDOW;
+        while self.at.front().is_some_and(|t| !recent(t)) {
             self.at.pop_front();
         }
+        let window = REJOIN_WINDOW.as_secs();
+        if fence == Fence::Producer {
+            if self.by_producer.as_ref().is_some_and(recent) {
+                return Err(format!(
+                    "fenced by a producer of its transactional.id again within {window}s of rejoining: another runner uses the same transactional.id (give each member its own -X transactional.id=…)"
+                ));
+            }
+            self.by_producer = Some(now);
+        }
         if self.at.len() >= MAX_REJOINS {
-            return false;
+            return Err(format!(
+                "fenced {MAX_REJOINS} times within {window}s, rejoining each time"
+            ));
         }
         self.at.push_back(now);
-        true
+        Ok(())
     }
 }
 
@@ -390,16 +400,6 @@ fn abandon(mut runner: OnlineRunner) {
     runner.consumer.close();
     // The revokes the close queued are not served: serving them saves state.
     drop(runner.consumer.take_rebalances());
-}
-
-/// The message a run stops with when it was fenced too often to rejoin.
-fn fenced_too_often(group: &str, e: &RunnerError) -> Error {
-    Error::failure(format!(
-        "{}; this member of group {group} was fenced {MAX_REJOINS} times within {}s and rejoined each time: \
-         another member is probably using the same transactional.id (give each member its own -X transactional.id=…)",
-        e.message,
-        REJOIN_WINDOW.as_secs()
-    ))
 }
 
 /// Starts the runner, runs rounds until a stop request or a failure, then saves
@@ -441,38 +441,40 @@ pub(super) fn run_online(
         if hooks.stop_requested() {
             break None;
         }
-        match round(&mut runner) {
-            Ok(_) => {}
-            Err(e) if e.fenced && rejoins.allow(Instant::now()) => {
-                tracing::warn!(
-                    "{}: this member drops the in-memory state of all its partitions and rejoins group {group} with a new producer, which ends whatever transaction the old one left open (its outputs, offsets and state never count unless the broker committed them)",
+        if let Some(e) = round(&mut runner).err() {
+            let Some(fence) = e.fenced else {
+                break Some(runner_failure(e));
+            };
+            if let Err(why) = rejoins.allow(fence, Instant::now()) {
+                break Some(Error::failure(format!(
+                    "{}; this member of group {group} was {why}",
                     e.message
-                );
-                let metrics = runner.metrics;
-                abandon(runner);
-                // Neither the cut nor an adoption is taken again: the store
-                // holds this group's own state now, checked as at any start.
-                runner = match started(schemas.clone(), None, false) {
-                    // The counts go on across the rejoin.
-                    Ok(s) => {
-                        let mut runner = s.runner;
-                        runner.metrics = metrics;
-                        runner
-                    }
-                    Err(e) => {
-                        return Ok(OnlineReport {
-                            outcome: OnlineOutcome::Failed(
-                                e.context("rejoining after being fenced"),
-                            ),
-                            group,
-                            metrics,
-                        });
-                    }
-                };
-                continue;
+                )));
             }
-            Err(e) if e.fenced => break Some(fenced_too_often(&group, &e)),
-            Err(e) => break Some(runner_failure(e)),
+            tracing::warn!(
+                "{}: this member drops the in-memory state of all its partitions and rejoins group {group} with a new producer, which ends whatever transaction the old one left open (its outputs, offsets and state never count unless the broker committed them)",
+                e.message
+            );
+            let metrics = runner.metrics;
+            abandon(runner);
+            // Neither the cut nor an adoption is taken again: the store
+            // holds this group's own state now, checked as at any start.
+            runner = match started(schemas.clone(), None, false) {
+                // The counts go on across the rejoin.
+                Ok(s) => {
+                    let mut runner = s.runner;
+                    runner.metrics = metrics;
+                    runner
+                }
+                Err(e) => {
+                    return Ok(OnlineReport {
+                        outcome: OnlineOutcome::Failed(e.context("rejoining after being fenced")),
+                        group,
+                        metrics,
+                    });
+                }
+            };
+            continue;
         }
         // Credentials rotated or a certificate expired under a running group: librdkafka
         // retries the login for ever while the rounds just find nothing to do.
@@ -502,24 +504,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_fenced_member_rejoins_until_it_is_fenced_too_often_within_the_window() {
+    fn a_fenced_member_rejoins_until_it_is_fenced_too_often_or_by_a_producer_twice() {
         let start = Instant::now();
+        let at = |s: u64| start + Duration::from_secs(s);
         let mut rejoins = Rejoins::default();
         for i in 0..MAX_REJOINS {
-            assert!(
-                rejoins.allow(start + Duration::from_secs(i as u64)),
-                "rejoin {i}"
-            );
+            rejoins.allow(Fence::Group, at(i as u64)).unwrap();
         }
-        assert!(!rejoins.allow(start + Duration::from_secs(10)));
+        let why = rejoins.allow(Fence::Unresolved, at(10)).unwrap_err();
+        assert_eq!(why, "fenced 5 times within 300s, rejoining each time");
         // Once the first fences are older than the window, the member may rejoin again.
-        assert!(rejoins.allow(start + REJOIN_WINDOW + Duration::from_secs(1)));
-        let message = fenced_too_often("g", &RunnerError::fenced("producer fenced")).message;
+        rejoins
+            .allow(Fence::Group, at(REJOIN_WINDOW.as_secs() + 1))
+            .unwrap();
+
+        // A producer taking the transactional id: once is a replacement, twice a fight.
+        let mut rejoins = Rejoins::default();
+        rejoins.allow(Fence::Producer, at(0)).unwrap();
+        rejoins.allow(Fence::Group, at(5)).unwrap();
+        let why = rejoins.allow(Fence::Producer, at(20)).unwrap_err();
         assert!(
-            message.starts_with(
-                "producer fenced; this member of group g was fenced 3 times within 300s"
-            ) && message.contains("-X transactional.id="),
-            "{message}"
+            why.starts_with("fenced by a producer of its transactional.id again within 300s")
+                && why.contains("-X transactional.id="),
+            "{why}"
         );
+        let mut rejoins = Rejoins::default();
+        rejoins.allow(Fence::Producer, at(0)).unwrap();
+        rejoins
+            .allow(Fence::Producer, at(REJOIN_WINDOW.as_secs() + 1))
+            .unwrap();
     }
 }

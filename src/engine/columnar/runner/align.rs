@@ -65,7 +65,7 @@ fn read_error(error: CutReadError) -> RunnerError {
     RunnerError {
         message: error.to_string(),
         retriable,
-        fenced: false,
+        fenced: None,
     }
 }
 

@@ -642,19 +642,19 @@ impl Producer for TxnProducer {
 fn an_exactly_once_round_that_was_fenced_or_could_not_be_aborted_says_the_member_must_rejoin() {
     let cases = [
         (
-            RunnerError::fenced("producer fenced while committing"),
+            RunnerError::fenced(Fence::Producer, "producer fenced while committing"),
             None,
-            true,
+            Some(Fence::Producer),
         ),
         (
             RunnerError::new("transaction failed while committing: timed out"),
             Some(RunnerError::new("conflicting commit_transaction API call")),
-            true,
+            Some(Fence::Unresolved),
         ),
         (
             RunnerError::new("transaction failed while committing: the broker said no"),
             None,
-            false,
+            None,
         ),
     ];
     for (commit, abort, fenced) in cases {
