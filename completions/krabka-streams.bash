@@ -3691,7 +3691,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__snapshot__subcmd__restore)
-            opts="-b -X -v -q -y -h -V --state-topic --from-json --to --partition --epoch --from-epoch --to-epoch --layout --group --task --convert-legacy --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --state-topic --from-json --to --partition --epoch --from-epoch --to-epoch --layout --group --task --convert-legacy --allow-live-members --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -593,6 +593,7 @@ json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on st
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l convert-legacy -d 'Write the dump of a legacy gen A (Java ≤ 1.2) container as gen B (names re-sorted)'
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l allow-live-members -d 'Restore even though the consumer group that owns the state (named by the directory\'s identity manifest or the topic\'s records) has live members, which keep their state in memory and would overwrite or ignore the restore'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from restore" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'

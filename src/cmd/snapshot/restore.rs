@@ -78,6 +78,12 @@ pub struct RestoreArgs {
     /// Write the dump of a legacy gen A (Java ≤ 1.2) container as gen B (names re-sorted).
     #[arg(long)]
     pub convert_legacy: bool,
+
+    /// Restore even though the consumer group that owns the state (named by the
+    /// directory's identity manifest or the topic's records) has live members,
+    /// which keep their state in memory and would overwrite or ignore the restore.
+    #[arg(long)]
+    pub allow_live_members: bool,
 }
 
 pub fn run(global: &GlobalArgs, args: RestoreArgs) -> CliResult<()> {
@@ -96,6 +102,7 @@ pub fn run(global: &GlobalArgs, args: RestoreArgs) -> CliResult<()> {
         convert_legacy: args.convert_legacy,
         dry_run: ui.dry_run,
         state_topic: args.state_topic,
+        allow_live_members: args.allow_live_members,
     };
     let confirm = |question: &str| ui.confirm(question);
     let report = match &plan.state_topic {
@@ -106,7 +113,12 @@ pub fn run(global: &GlobalArgs, args: RestoreArgs) -> CliResult<()> {
             global.connection.timeout,
             &confirm,
         )?,
-        None => restore(&plan, &confirm)?,
+        None => restore(
+            &plan,
+            &|| global.connection.kafka_settings("snapshot restore"),
+            global.connection.timeout,
+            &confirm,
+        )?,
     };
     ui.report(copy_report_json(&report), |out| {
         copy_report_human(&report, out)

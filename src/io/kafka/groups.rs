@@ -72,17 +72,49 @@ pub fn committed_offsets(
     Ok(out)
 }
 
-/// What the broker says about a group: its state and how many members it has.
+/// What the broker says about a group: its state and who its members are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupActivity {
     pub state: String,
-    pub members: usize,
+    /// Each member as [`member_name`] says, so a refusal can say which
+    /// processes to stop.
+    pub members: Vec<String>,
 }
 
 impl GroupActivity {
     /// A group may have its offsets rewritten only when nobody consumes with it.
     pub fn is_inactive(&self) -> bool {
-        self.members == 0 && matches!(self.state.as_str(), "Empty" | "Dead" | "" | "Unknown")
+        self.members.is_empty() && matches!(self.state.as_str(), "Empty" | "Dead" | "" | "Unknown")
+    }
+
+    /// `state Stable, 2 members: m-1 (client a, host h1), m-2 (client b, host h2)`, for the refusals.
+    pub fn describe(&self) -> String {
+        if self.members.is_empty() {
+            return format!("state {}, no members", self.state);
+        }
+        format!(
+            "state {}, {} member{}: {}",
+            self.state,
+            self.members.len(),
+            if self.members.len() == 1 { "" } else { "s" },
+            self.members.join(", ")
+        )
+    }
+}
+
+/// A member as a refusal names it: its member id (which Kafka starts with the
+/// client id), then the client id and host when the broker reports them
+/// (Tansu reports neither).
+pub fn member_name(id: &str, client_id: &str, host: &str) -> String {
+    let known: Vec<String> = [("client", client_id), ("host", host)]
+        .into_iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    if known.is_empty() {
+        id.to_owned()
+    } else {
+        format!("{id} ({})", known.join(", "))
     }
 }
 
@@ -102,11 +134,15 @@ pub fn group_activity(
     Ok(match list.groups().iter().find(|g| g.name() == group) {
         Some(g) => GroupActivity {
             state: g.state().to_string(),
-            members: g.members().len(),
+            members: g
+                .members()
+                .iter()
+                .map(|m| member_name(m.id(), m.client_id(), m.client_host()))
+                .collect(),
         },
         None => GroupActivity {
             state: "Dead".into(),
-            members: 0,
+            members: Vec::new(),
         },
     })
 }
@@ -127,4 +163,31 @@ pub fn commit_offsets(
     consumer
         .commit(&tpl, CommitMode::Sync)
         .map_err(|e| KafkaIoError::from_kafka(format!("commit offsets of group {group}"), &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_running_group_is_described_member_by_member() {
+        let activity = GroupActivity {
+            state: "Stable".into(),
+            members: vec![
+                member_name("app-1-uuid", "app-1", "/10.0.0.7"),
+                member_name("krabka-streams/0.1.0 run-uuid", "", ""),
+            ],
+        };
+        assert!(!activity.is_inactive());
+        assert_eq!(
+            activity.describe(),
+            "state Stable, 2 members: app-1-uuid (client app-1, host /10.0.0.7), krabka-streams/0.1.0 run-uuid"
+        );
+        let empty = GroupActivity {
+            state: "Empty".into(),
+            members: Vec::new(),
+        };
+        assert!(empty.is_inactive());
+        assert_eq!(empty.describe(), "state Empty, no members");
+    }
 }

@@ -331,6 +331,7 @@ impl RunnerConsumer {
         self.consumer.commit(&list, mode).map_err(|e| RunnerError {
             message: format!("commit offsets: {e}"),
             retriable: true,
+            fenced: None,
         })
     }
 
@@ -464,6 +465,7 @@ impl group::Consumer for RunnerConsumer {
             .map_err(|e| RunnerError {
                 message: format!("seek {}/{} to {offset}: {e}", tp.topic, tp.partition),
                 retriable: is_unreachable_error(&e),
+                fenced: None,
             })
     }
 
@@ -474,6 +476,7 @@ impl group::Consumer for RunnerConsumer {
         let list = self.consumer.position().map_err(|e| RunnerError {
             message: format!("read consumer positions: {e}"),
             retriable: true,
+            fenced: None,
         })?;
         let mut out = BTreeMap::new();
         for e in list.elements() {
@@ -509,6 +512,7 @@ impl group::Consumer for RunnerConsumer {
             .map_err(|e| RunnerError {
                 message: format!("read committed offsets: {e}"),
                 retriable: is_unreachable_error(&e),
+                fenced: None,
             })?;
         Ok(committed
             .elements()

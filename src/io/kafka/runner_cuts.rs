@@ -25,6 +25,7 @@ fn runner_error(e: KafkaIoError) -> RunnerError {
     RunnerError {
         message: e.message,
         retriable: e.unreachable,
+        fenced: None,
     }
 }
 

@@ -206,6 +206,20 @@ impl RunnerProducer {
         result.map_err(|e| transactions::transaction_error(step, id, &e))
     }
 
+    /// A transactional producer in librdkafka's fatal state (fenced by a newer
+    /// instance of its transactional id): every later call fails, so the error
+    /// says the member was fenced and the run rejoins with a new producer.
+    fn fatal(&self) -> Option<RunnerError> {
+        let id = self.transactional_id.as_deref()?;
+        let (code, reason) = self.producer.client().fatal_error()?;
+        Some(RunnerError::fenced(
+            group::Fence::Producer,
+            format!(
+                "producer fenced: another runner now uses transactional.id {id} ({code}: {reason})"
+            ),
+        ))
+    }
+
     fn take_failure(&self) -> Option<String> {
         self.producer
             .context()
@@ -272,9 +286,13 @@ impl RunnerProducer {
                 }
                 Err((e, _)) => {
                     self.producer.context().delivered(self.batch);
+                    if let Some(fenced) = self.fatal() {
+                        return Err(fenced);
+                    }
                     return Err(RunnerError {
                         message: format!("cannot send a record to {topic}: {e}"),
                         retriable: false,
+                        fenced: None,
                     });
                 }
             }
@@ -301,7 +319,7 @@ impl group::Producer for RunnerProducer {
     fn flush(&mut self) -> Result<(), RunnerError> {
         let flushed = self.producer.flush(self.timeout);
         if let Some(failure) = self.take_failure() {
-            return Err(RunnerError::new(failure));
+            return Err(self.fatal().unwrap_or_else(|| RunnerError::new(failure)));
         }
         flushed.map_err(|e| RunnerError {
             message: format!(
@@ -309,6 +327,7 @@ impl group::Producer for RunnerProducer {
                 self.timeout
             ),
             retriable: is_unreachable_error(&e),
+            fenced: None,
         })
     }
 
@@ -373,7 +392,7 @@ impl group::Producer for RunnerProducer {
         }
         let result = self.producer.commit_transaction(self.timeout);
         if let Some(failure) = self.take_failure() {
-            return Err(RunnerError::new(failure));
+            return Err(self.fatal().unwrap_or_else(|| RunnerError::new(failure)));
         }
         self.transaction_step("committing", result)
     }

@@ -577,7 +577,10 @@ impl KafkaStateStore {
         };
         let exactly_once = self.exactly_once && epoch < 0;
         // The next save of this key is a full: this member has no base yet,
-        // and the one it may hold from an earlier ownership is stale.
+        // and the one it may hold from an earlier ownership is stale. It does
+        // not continue the chain it restores: the previous owner may still
+        // write one of its keys late, and a late record replaces this one's
+        // (docs/topology.md "State in Kafka", Cost).
         self.bases.remove(&key);
         self.deltas
             .insert(key.clone(), state_record::live_delta_keys(&records, &key));
@@ -1004,6 +1007,145 @@ mod tests {
         assert!(tombstones.iter().all(|k| k.contains(".delta-")));
         log.extend(records);
         assert_eq!(read_back(&log), container::encode(&state(10_000, &all, 9)));
+    }
+
+    /// Why the first save after a handoff is a full, not the next delta of the
+    /// chain the new owner restored (docs/topology.md "State in Kafka", Cost):
+    /// continuing would make two writers share the chain's keys. The previous
+    /// owner may still write one of them late (a member paused past its
+    /// session, or, under exactly-once on Tansu, an aborted transaction the
+    /// reader still sees); the latest record of a key wins, as compaction keeps
+    /// it, so its delta replaces the new owner's and the new owner's later
+    /// deltas no longer apply: the state read back is the old owner's. A full
+    /// under a version of the new owner's own leaves the old chain behind.
+    #[test]
+    fn a_chain_continued_by_the_next_owner_is_cut_by_a_late_write_of_the_previous_one() {
+        let key = state_record::snapshot_key(0, -1);
+        let mut old = store(1 << 20);
+        let mut log = old.records(0, -1, &state(5_000, &[], 0));
+        log.extend(old.records(0, -1, &state(5_000, &[1], 1)));
+        let restored = read_back(&log);
+        let taken_over = old.bases.get(&key).map(|b| (b.version, b.seq)).unwrap();
+
+        // Continuing: the new owner's base is the restored container, under the old chain.
+        let mut next = store(1 << 20);
+        next.bases.insert(
+            key.clone(),
+            Base {
+                container: restored.clone(),
+                version: taken_over.0,
+                seq: taken_over.1,
+                delta_bytes: 0,
+            },
+        );
+        let mut continued = log.clone();
+        continued.extend(next.records(0, -1, &state(5_000, &[1, 2], 2)));
+        let late = old.records(0, -1, &state(5_000, &[1, 7], 2));
+        assert_eq!(
+            late[0].key,
+            continued.last().unwrap().key,
+            "one key, two writers"
+        );
+        continued.extend(late);
+        continued.extend(next.records(0, -1, &state(5_000, &[1, 2, 3], 3)));
+        assert_eq!(
+            read_back(&continued),
+            container::encode(&state(5_000, &[1, 7], 2)),
+            "the old owner's late delta is what a reader takes"
+        );
+
+        // A full of its own: the old owner's late delta belongs to a chain no longer read.
+        let mut next = store(1 << 20);
+        next.version = old.version + 1_000;
+        let mut fresh = log.clone();
+        fresh.extend(next.records(0, -1, &state(5_000, &[1, 2], 2)));
+        fresh.extend(old.records(0, -1, &state(5_000, &[1, 7], 3)));
+        fresh.extend(next.records(0, -1, &state(5_000, &[1, 2, 3], 3)));
+        assert_eq!(
+            read_back(&fresh),
+            container::encode(&state(5_000, &[1, 2, 3], 3))
+        );
+    }
+
+    /// `rows` rows of a join side: key `k-<i % 50>`, id, `__timestamp` near `ts`.
+    fn join_batch(rows: usize, ts: i64, id: i64) -> arrow_array::RecordBatch {
+        use std::sync::Arc;
+        let keys: arrow_array::ArrayRef = Arc::new(arrow_array::StringArray::from_iter_values(
+            (0..rows).map(|i| format!("k-{}", (id as usize + i) % 50)),
+        ));
+        let ids: arrow_array::ArrayRef = Arc::new(arrow_array::Int64Array::from_iter_values(
+            id..id + rows as i64,
+        ));
+        let times: arrow_array::ArrayRef = Arc::new(arrow_array::Int64Array::from_iter_values(
+            (0..rows as i64).map(|i| ts + i),
+        ));
+        let schema = arrow_schema::Schema::new(vec![
+            arrow_schema::Field::new("k", arrow_schema::DataType::Utf8, false),
+            arrow_schema::Field::new("id", arrow_schema::DataType::Int64, false),
+            arrow_schema::Field::new("__timestamp", arrow_schema::DataType::Int64, false),
+        ]);
+        arrow_array::RecordBatch::try_new(Arc::new(schema), vec![keys, ids, times]).unwrap()
+    }
+
+    /// Issue 19 said a join's saves were all fulls (no dirty tracking): the
+    /// deltas are taken over the whole container's bytes, so a join round that
+    /// appends a batch (and evicts its oldest one) is a small delta too, also
+    /// after the state was restored into a fresh instance by the next owner.
+    #[test]
+    fn a_join_round_is_a_small_delta_as_a_group_by_round_is() {
+        use crate::engine::columnar::ops::join::JoinSpec;
+        let spec = JoinSpec::new("k", "k", 60_000_000_000, None, None).unwrap();
+        let mut join = spec.instantiate();
+        let mut s = store(1 << 20);
+        let entry = |bytes: Vec<u8>| BTreeMap::from([("pairs".to_owned(), bytes)]);
+        // Forty rounds of history, a minute of window: the state keeps every batch.
+        for round in 0..40i64 {
+            let at = round * 1_000;
+            join.process_sides(
+                &[join_batch(50, at, round * 100)],
+                &[join_batch(50, at, round * 100 + 50)],
+            )
+            .unwrap();
+        }
+        let full = s.records(0, -1, &entry(join.snapshot().unwrap()));
+        assert_eq!(kinds(&full), ["partition-0"]);
+        let full_size = full[0].value.as_ref().unwrap().len();
+        let mut log = full;
+        let mut rounds = 40i64;
+        let mut step = |join: &mut crate::engine::columnar::ops::join::JoinProcessor,
+                        s: &mut KafkaStateStore,
+                        log: &mut Vec<StateRecord>,
+                        at: i64| {
+            let id = rounds * 100;
+            rounds += 1;
+            join.process_sides(&[join_batch(50, at, id)], &[join_batch(50, at, id + 50)])
+                .unwrap();
+            let state = entry(join.snapshot().unwrap());
+            let records = s.records(0, -1, &state);
+            assert_eq!(records.len(), 1, "{:?}", kinds(&records));
+            assert!(records[0].key.contains(".delta-"), "{:?}", kinds(&records));
+            let size = records[0].value.as_ref().unwrap().len();
+            assert!(
+                size * 10 < full_size,
+                "a delta of {size} bytes against a full of {full_size}"
+            );
+            log.extend(records);
+            assert_eq!(read_back(log), container::encode(&state));
+        };
+        // Rounds inside the window append a batch per side.
+        for round in 0..5 {
+            step(&mut join, &mut s, &mut log, 40_000 + round * 1_000);
+        }
+        // Rounds past the window also evict the oldest batches at the front.
+        for round in 0..5 {
+            step(&mut join, &mut s, &mut log, 62_000 + round * 1_000);
+        }
+        // The next owner restores the bytes into a fresh instance: snapshotting
+        // it again gives the same bytes, so nothing forces a rewrite.
+        let restored_bytes = join.snapshot().unwrap();
+        let mut next = spec.instantiate();
+        next.restore(&restored_bytes).unwrap();
+        assert_eq!(next.snapshot().unwrap(), restored_bytes);
     }
 
     #[test]

@@ -15,8 +15,14 @@ pub const PAUSE_BEFORE_COMMIT_ENV: &str = "KRABKA_STREAMS_TEST_PAUSE_BEFORE_COMM
 /// The line a test waits for before it kills the runner.
 pub const PAUSE_BEFORE_COMMIT_LOG: &str = "test hook: transaction open, pausing before its commit";
 
-/// The pause the hook asks for, read once when the producer is built.
+/// The pause the hook asks for, read when the first transactional producer of
+/// the process is built: one built after the runner rejoined its group (it was
+/// fenced while paused) does not pause again.
 pub fn pause_before_commit() -> Option<Duration> {
+    static TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if TAKEN.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
     let text = std::env::var(PAUSE_BEFORE_COMMIT_ENV).ok()?;
     match parse_duration(&text) {
         Ok(pause) if !pause.is_zero() => Some(pause),

@@ -1,8 +1,8 @@
 //! The pieces of an rdkafka transactional producer the group runner's
 //! exactly-once mode needs: the `transactional.id` a topology runs under, the
 //! producer settings, offsets as a partition list, and error mapping in which a
-//! fenced or otherwise fatal producer says so (the run must stop; another
-//! instance owns the transactional id now).
+//! fenced or otherwise fatal producer, or a stale group generation, says so
+//! (`RunnerError::fenced`: the online run rejoins its group with a new producer).
 
 use std::collections::BTreeMap;
 
@@ -10,7 +10,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::engine::columnar::runner::group::{RunnerError, TopicPartition};
+use crate::engine::columnar::runner::group::{Fence, RunnerError, TopicPartition};
 use crate::io::kafka::settings::KafkaSettings;
 
 /// `-X transactional.id=…` when given, else one derived from the consumer group, so
@@ -63,18 +63,43 @@ pub fn is_fenced(e: &KafkaError) -> bool {
     ) || matches!(e, KafkaError::Transaction(inner) if inner.is_fatal())
 }
 
+/// Whether the group moved on without this member: the offsets of a
+/// transaction carry the consumer's generation, and the coordinator refuses a
+/// stale one (KIP-447), e.g. after the member was paused past its session and
+/// its partitions went to another member.
+pub fn is_stale_member(e: &KafkaError) -> bool {
+    matches!(
+        code(e),
+        Some(
+            RDKafkaErrorCode::IllegalGeneration
+                | RDKafkaErrorCode::UnknownMemberId
+                | RDKafkaErrorCode::FencedInstanceId
+                | RDKafkaErrorCode::RebalanceInProgress
+        )
+    )
+}
+
 /// A transactional call that failed while `step`; never retriable: the round is
-/// aborted and rolled back, and a fenced producer ends the run.
+/// aborted and rolled back. A fenced producer or a stale group generation is a
+/// [`RunnerError::fenced`]: the online run then drops its in-memory state and
+/// rejoins the group.
 pub fn transaction_error(step: &str, transactional_id: &str, e: &KafkaError) -> RunnerError {
-    let message = if is_fenced(e) {
-        format!(
-            "producer fenced while {step}: another runner now uses transactional.id \
+    if is_fenced(e) {
+        RunnerError::fenced(
+            Fence::Producer,
+            format!(
+                "producer fenced while {step}: another runner now uses transactional.id \
              {transactional_id} ({e})"
+            ),
+        )
+    } else if is_stale_member(e) {
+        RunnerError::fenced(
+            Fence::Group,
+            format!("the consumer group moved on without this member while {step} ({e})"),
         )
     } else {
-        format!("transaction failed while {step}: {e}")
-    };
-    RunnerError::new(message)
+        RunnerError::new(format!("transaction failed while {step}: {e}"))
+    }
 }
 
 #[cfg(test)]
@@ -94,17 +119,36 @@ mod tests {
     fn a_fenced_producer_error_says_another_runner_took_over() {
         let e = KafkaError::MessageProduction(RDKafkaErrorCode::ProducerFenced);
         let err = transaction_error("sending records", "t-1", &e);
-        assert!(!err.retriable);
+        assert!(!err.retriable && err.fenced == Some(Fence::Producer));
         assert!(
             err.message
                 .starts_with("producer fenced while sending records: another runner now uses transactional.id t-1"),
             "{err}"
         );
         let other = KafkaError::MessageProduction(RDKafkaErrorCode::MessageTimedOut);
+        let err = transaction_error("committing", "t-1", &other);
         assert!(
-            transaction_error("committing", "t-1", &other)
-                .message
+            err.message
                 .starts_with("transaction failed while committing")
+                && err.fenced.is_none()
         );
+        // The group moved on (the member was paused past its session): fenced too.
+        for code in [
+            RDKafkaErrorCode::IllegalGeneration,
+            RDKafkaErrorCode::UnknownMemberId,
+        ] {
+            let err = transaction_error(
+                "sending the consumed offsets",
+                "t-1",
+                &KafkaError::ConsumerCommit(code),
+            );
+            assert!(err.fenced == Some(Fence::Group) && !err.retriable, "{err}");
+            assert!(
+                err.message.starts_with(
+                    "the consumer group moved on without this member while sending the consumed offsets"
+                ),
+                "{err}"
+            );
+        }
     }
 }

@@ -16,7 +16,7 @@ use super::plan::{RunHooks, RunPlan, StartedInfo, invalid};
 use super::restore_cut;
 use crate::engine::columnar::barrier::selection::EpochSelector;
 use crate::engine::columnar::runner::group::{
-    GroupRunner, RunnerError, StateStore, TopicPartition,
+    Fence, GroupRunner, RunnerError, StateStore, TopicPartition,
 };
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::topology::spec::{self, Guarantee, NodeOp, TopologySpec};
@@ -350,8 +350,64 @@ impl OnlineReport {
     }
 }
 
+/// How often a member fenced by its group (or left with a transaction it
+/// could not end) may rejoin within [`REJOIN_WINDOW`] before the run stops.
+const MAX_REJOINS: usize = 5;
+/// The window the rejoins are counted in. A member fenced by a producer
+/// twice within it stops: another member shares its `transactional.id`, and
+/// each rejoin would only fence that one in turn.
+const REJOIN_WINDOW: Duration = Duration::from_secs(300);
+
+/// When the member was fenced and rejoined, within [`REJOIN_WINDOW`].
+#[derive(Debug, Default)]
+pub struct Rejoins {
+    at: std::collections::VecDeque<Instant>,
+    by_producer: Option<Instant>,
+}
+
+impl Rejoins {
+    /// Whether a member fenced at `now` may rejoin (the rejoin is counted),
+    /// or why it must stop.
+    pub fn allow(&mut self, fence: Fence, now: Instant) -> std::result::Result<(), String> {
+        let recent = |t: &Instant| now.duration_since(*t) <= REJOIN_WINDOW;
+        while self.at.front().is_some_and(|t| !recent(t)) {
+            self.at.pop_front();
+        }
+        let window = REJOIN_WINDOW.as_secs();
+        if fence == Fence::Producer {
+            if self.by_producer.as_ref().is_some_and(recent) {
+                return Err(format!(
+                    "fenced by a producer of its transactional.id again within {window}s of rejoining: another runner uses the same transactional.id (give each member its own -X transactional.id=…)"
+                ));
+            }
+            self.by_producer = Some(now);
+        }
+        if self.at.len() >= MAX_REJOINS {
+            return Err(format!(
+                "fenced {MAX_REJOINS} times within {window}s, rejoining each time"
+            ));
+        }
+        self.at.push_back(now);
+        Ok(())
+    }
+}
+
+/// Leaves the group without saving anything and drops the runner: after a
+/// fence its in-memory state is that of an aborted transaction, and the
+/// partitions may already be another member's, so neither its state nor its
+/// offsets may be written (`stop` would save both).
+fn abandon(mut runner: OnlineRunner) {
+    runner.consumer.close();
+    // The revokes the close queued are not served: serving them saves state.
+    drop(runner.consumer.take_rebalances());
+}
+
 /// Starts the runner, runs rounds until a stop request or a failure, then saves
-/// the state and leaves the group.
+/// the state and leaves the group. A fenced member (docs/topology.md "State in
+/// Kafka") aborts its round, drops every partition's in-memory state, leaves
+/// and rejoins the group with a new consumer, producer and store, and carries
+/// on: its partitions' state is loaded again from the store as they are
+/// assigned, consistent with the offsets the group committed.
 pub(super) fn run_online(
     plan: &RunPlan,
     hooks: &mut dyn RunHooks,
@@ -359,38 +415,66 @@ pub(super) fn run_online(
     file: &str,
 ) -> Result<OnlineReport> {
     let (kafka, schemas) = hooks.connect()?;
+    let started = |schemas: Option<SchemaCache>, restore_cut, adopt| {
+        start(&kafka, spec, schemas, plan.timeout, restore_cut, adopt).map_err(|e| match e {
+            StartError::Usage(m) => Error::usage(format!("{file}: {m}")),
+            StartError::Spec(e) => invalid(plan, file, e),
+            StartError::Kafka(e) => e.into(),
+            StartError::Failed(m) => Error::failure(m),
+            StartError::Cli(e) => e,
+        })
+    };
     let Started {
         mut runner,
         group,
         topics,
         restored,
-    } = start(
-        &kafka,
-        spec,
-        schemas,
-        plan.timeout,
-        plan.restore_cut,
-        plan.adopt_state,
-    )
-    .map_err(|e| match e {
-        StartError::Usage(m) => Error::usage(format!("{file}: {m}")),
-        StartError::Spec(e) => invalid(plan, file, e),
-        StartError::Kafka(e) => e.into(),
-        StartError::Failed(m) => Error::failure(m),
-        StartError::Cli(e) => e,
-    })?;
+    } = started(schemas.clone(), plan.restore_cut, plan.adopt_state)?;
     hooks.online_started(&StartedInfo {
         group: &group,
         topics: &topics,
         restored: restored.as_ref(),
     })?;
     let mut next_progress = plan.metrics_interval.map(|every| Instant::now() + every);
+    let mut rejoins = Rejoins::default();
     let failure = loop {
         if hooks.stop_requested() {
             break None;
         }
-        if let Err(e) = round(&mut runner) {
-            break Some(runner_failure(e));
+        if let Some(e) = round(&mut runner).err() {
+            let Some(fence) = e.fenced else {
+                break Some(runner_failure(e));
+            };
+            if let Err(why) = rejoins.allow(fence, Instant::now()) {
+                break Some(Error::failure(format!(
+                    "{}; this member of group {group} was {why}",
+                    e.message
+                )));
+            }
+            tracing::warn!(
+                "{}: this member drops the in-memory state of all its partitions and rejoins group {group} with a new producer, which ends whatever transaction the old one left open (its outputs, offsets and state never count unless the broker committed them)",
+                e.message
+            );
+            let metrics = runner.metrics;
+            abandon(runner);
+            // Neither the cut nor an adoption is taken again: the store
+            // holds this group's own state now, checked as at any start.
+            runner = match started(schemas.clone(), None, false) {
+                // The counts go on across the rejoin.
+                Ok(s) => {
+                    let mut runner = s.runner;
+                    runner.metrics = metrics;
+                    runner
+                }
+                Err(e) => {
+                    return Ok(OnlineReport {
+                        outcome: OnlineOutcome::Failed(e.context("rejoining after being fenced")),
+                        group,
+                        metrics,
+                    });
+                }
+            };
+            continue;
         }
         // Credentials rotated or a certificate expired under a running group: librdkafka
         // retries the login for ever while the rounds just find nothing to do.
@@ -413,4 +497,41 @@ pub(super) fn run_online(
         group,
         metrics: runner.metrics,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fenced_member_rejoins_until_it_is_fenced_too_often_or_by_a_producer_twice() {
+        let start = Instant::now();
+        let at = |s: u64| start + Duration::from_secs(s);
+        let mut rejoins = Rejoins::default();
+        for i in 0..MAX_REJOINS {
+            rejoins.allow(Fence::Group, at(i as u64)).unwrap();
+        }
+        let why = rejoins.allow(Fence::Unresolved, at(10)).unwrap_err();
+        assert_eq!(why, "fenced 5 times within 300s, rejoining each time");
+        // Once the first fences are older than the window, the member may rejoin again.
+        rejoins
+            .allow(Fence::Group, at(REJOIN_WINDOW.as_secs() + 1))
+            .unwrap();
+
+        // A producer taking the transactional id: once is a replacement, twice a fight.
+        let mut rejoins = Rejoins::default();
+        rejoins.allow(Fence::Producer, at(0)).unwrap();
+        rejoins.allow(Fence::Group, at(5)).unwrap();
+        let why = rejoins.allow(Fence::Producer, at(20)).unwrap_err();
+        assert!(
+            why.starts_with("fenced by a producer of its transactional.id again within 300s")
+                && why.contains("-X transactional.id="),
+            "{why}"
+        );
+        let mut rejoins = Rejoins::default();
+        rejoins.allow(Fence::Producer, at(0)).unwrap();
+        rejoins
+            .allow(Fence::Producer, at(REJOIN_WINDOW.as_secs() + 1))
+            .unwrap();
+    }
 }

@@ -53,9 +53,9 @@ pub fn prepare(
     let activity = group_activity(kafka, consumer_group, timeout)?;
     if !activity.is_inactive() {
         return Err(Error::failure(format!(
-            "--restore-cut: consumer group {consumer_group} is active (state {}, {} members): \
+            "--restore-cut: consumer group {consumer_group} is active ({}): \
              stop every consumer of the group first; nothing was changed",
-            activity.state, activity.members
+            activity.describe()
         )));
     }
     let offsets: BTreeMap<TopicPartition, i64> = cut_offsets(&cut);

@@ -9,6 +9,7 @@
 
 pub mod dump;
 pub mod list;
+pub mod live_group;
 pub mod prune;
 pub mod restore;
 pub mod restore_cut;

@@ -12,13 +12,15 @@
 //! `snapshot restore-cut` shares the preparation and the writes.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use super::{Confirm, dir_error, open_dir};
+use super::{Confirm, dir_error, live_group, open_dir};
 use crate::engine::columnar::snapshot::container::{self, Generation};
 use crate::engine::columnar::snapshot::lossless::read_lossless;
 use crate::engine::columnar::snapshot::naming::SnapshotLayout;
 use crate::engine::columnar::snapshot::plan::{PartitionSet, SnapshotUnit, plan_epoch_copy};
 use crate::io::atomic_file::write_whole;
+use crate::io::kafka::settings::KafkaSettings;
 use crate::io::snapshot_dir::{EntryKind, SnapshotDir};
 use crate::ops::{Error, Result};
 
@@ -41,6 +43,9 @@ pub struct RestorePlan {
     pub dry_run: bool,
     /// `--state-topic`: the epoch copy happens in this state topic (`ops::snapshot::topic_restore`).
     pub state_topic: Option<String>,
+    /// `--allow-live-members`: restore even when the state's consumer group
+    /// has live members (`ops::snapshot::live_group`).
+    pub allow_live_members: bool,
 }
 
 /// One file a restore writes, with the bytes ready before anything is written.
@@ -327,8 +332,30 @@ fn prepare_from_json(
     ))
 }
 
-/// Checks, prepares, confirms and performs the restore the plan names.
-pub fn restore(args: &RestorePlan, confirm: Confirm<'_>) -> Result<CopyReport> {
+/// Refuses a restore into a directory whose identity manifest names a
+/// consumer group with live members, unless the plan allows it.
+fn refuse_running_dir(
+    args: &RestorePlan,
+    dir: &SnapshotDir,
+    connect: &dyn Fn() -> Result<KafkaSettings>,
+    timeout: Duration,
+) -> Result<()> {
+    if args.allow_live_members {
+        return Ok(());
+    }
+    let groups = live_group::groups_of_dir(dir)?;
+    live_group::refuse_running(&groups, &dir.path().display().to_string(), connect, timeout)
+}
+
+/// Checks, prepares, confirms and performs the restore the plan names;
+/// `connect` gives the broker settings, asked for only when a directory's
+/// manifest names a consumer group whose members must be checked.
+pub fn restore(
+    args: &RestorePlan,
+    connect: &dyn Fn() -> Result<KafkaSettings>,
+    timeout: Duration,
+    confirm: Confirm<'_>,
+) -> Result<CopyReport> {
     match (&args.from_json, &args.to, &args.dir) {
         (Some(dump), Some(to), None) => {
             use crate::io::path_conflict::{Named, check};
@@ -338,6 +365,9 @@ pub fn restore(args: &RestorePlan, confirm: Confirm<'_>) -> Result<CopyReport> {
             ])
             .map_err(Error::usage)?;
             let (location, write) = prepare_from_json(args, dump, to)?;
+            if let Some(dir) = &write.dir {
+                refuse_running_dir(args, dir, connect, timeout)?;
+            }
             finish(args.dry_run, confirm, location, vec![write])
         }
         (None, None, Some(dir)) => {
@@ -348,7 +378,14 @@ pub fn restore(args: &RestorePlan, confirm: Confirm<'_>) -> Result<CopyReport> {
             };
             let dir = open_dir(dir)?;
             let units = units_of(args, true)?;
-            copy_epoch(&dir, &units, from, to, args.dry_run, confirm)
+            let writes = prepare_epoch_copy(&dir, &units, from, to)?;
+            refuse_running_dir(args, &dir, connect, timeout)?;
+            finish(
+                args.dry_run,
+                confirm,
+                dir.path().display().to_string(),
+                writes,
+            )
         }
         _ => Err(Error::usage(
             "give either --from-json DUMP --to FILE|DIR, or DIR --partition LIST --from-epoch E --to-epoch E|live",

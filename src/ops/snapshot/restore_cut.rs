@@ -204,9 +204,12 @@ pub fn restore_cut(
     let activity = group_activity(&settings, &plan.consumer_group, timeout)?;
     if !activity.is_inactive() {
         return Err(Error::failure(format!(
-            "consumer group {} is active (state {}, {} members): stop every consumer of the group \
-             before restoring its offsets; nothing was changed",
-            plan.consumer_group, activity.state, activity.members
+            "consumer group {} is active ({}): stop every consumer of the group \
+             before restoring its offsets (the broker takes offsets only from a group's \
+             members while it has any, and a running member would overwrite the restored \
+             state); nothing was changed",
+            plan.consumer_group,
+            activity.describe()
         )));
     }
     let current = committed_offsets(&settings, &plan.consumer_group, &tps, timeout)?;

@@ -13,12 +13,13 @@
 //! offsets when a cut is restored (the state then reflects exactly the offsets
 //! the group is set to, so a run takes it under either guarantee).
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::Confirm;
 use super::restore::{CopyReport, PreparedWrite};
 use super::topic::{self, OwnerCheck, TopicState, TopicWrite, key_of};
+use super::{Confirm, live_group};
 use crate::engine::columnar::snapshot::plan::{SnapshotUnit, plan_epoch_copy};
 use crate::engine::columnar::snapshot::state_record::InputOffsets;
 use crate::io::kafka::settings::KafkaSettings;
@@ -28,6 +29,9 @@ use crate::ops::{Error, Result};
 pub struct TopicCopy {
     pub rows: Vec<PreparedWrite>,
     pub writes: Vec<TopicWrite>,
+    /// The consumer groups the snapshots read or replaced name (one, by the
+    /// owner check): whose members a restore must not run under.
+    pub groups: BTreeSet<String>,
 }
 
 /// Plans copying epoch `from` of every unit to `to`. `cut` gives the input
@@ -47,6 +51,7 @@ pub fn plan_copy(
     let mut copy = TopicCopy {
         rows: Vec::new(),
         writes: Vec::new(),
+        groups: BTreeSet::new(),
     };
     for step in steps {
         let (source, target) = (key_of(&step.source), key_of(&step.target));
@@ -57,9 +62,11 @@ pub fn plan_copy(
             ))
         })?;
         owners.check(source, found)?;
+        copy.groups.extend(found.group.clone());
         let replaced = state.found(target)?;
         if let Some(old) = replaced {
             owners.check(target, old)?;
+            copy.groups.extend(old.group.clone());
         }
         let offsets = match (cut, &step.unit) {
             (Some(cut), SnapshotUnit::Partition(p)) => cut
@@ -92,19 +99,25 @@ pub fn plan_copy(
 }
 
 /// Plans, confirms (when replacing) and performs an epoch copy in the topic; a
-/// `dry_run` produces nothing.
+/// `dry_run` produces nothing. The state's group must have no live members
+/// unless `allow_live` (`ops::snapshot::live_group`).
+#[allow(clippy::too_many_arguments)] // the plan's parts, each used once
 pub fn copy_epoch(
     kafka: &KafkaSettings,
     name: &str,
     units: &[SnapshotUnit],
     (from, to): (i64, i64),
     dry_run: bool,
+    allow_live: bool,
     confirm: Confirm<'_>,
     timeout: Duration,
 ) -> Result<CopyReport> {
     let state = topic::read(kafka, name, timeout)?;
     let planned = plan_copy(&state, units, from, to, None, None)?;
     let location = state.location();
+    if !allow_live {
+        live_group::refuse_running(&planned.groups, &location, &|| Ok(kafka.clone()), timeout)?;
+    }
     if dry_run {
         return Ok(CopyReport {
             location,
@@ -163,6 +176,7 @@ pub fn restore(
         &units,
         (from, to),
         args.dry_run,
+        args.allow_live_members,
         confirm,
         timeout,
     )

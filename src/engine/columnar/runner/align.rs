@@ -65,6 +65,7 @@ fn read_error(error: CutReadError) -> RunnerError {
     RunnerError {
         message: error.to_string(),
         retriable,
+        fenced: None,
     }
 }
 

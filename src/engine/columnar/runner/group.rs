@@ -41,7 +41,7 @@ use crate::engine::columnar::topology::{BuiltTopology, OutRecord, Produced, Reco
 /// The live (non-barrier) snapshot epoch of Java/Go file stores (formats §8.3).
 pub const LIVE_EPOCH: i64 = -1;
 
-pub use super::error::RunnerError;
+pub use super::error::{Fence, RunnerError};
 pub use crate::engine::topic_partition::TopicPartition;
 
 /// The error of every transactional call on a producer without transactions.
@@ -755,6 +755,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
                     return Err(RunnerError {
                         message: failure.to_string(),
                         retriable: failure.retriable,
+                        fenced: None,
                     });
                 }
                 self.metrics.failures += 1;
@@ -935,6 +936,12 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
         if let Some(Some(abort)) = abort {
             error.message = format!("{}; abort failed: {}", error.message, abort.message);
             error.retriable = false;
+            // A producer that cannot abort (fenced, or its commit's outcome
+            // unknown: Tansu times out the commit of a producer whose id was
+            // taken over) is of no further use: only a new producer, which
+            // ends whatever it left open, and a rejoin from the committed
+            // offsets and state get the member back to what the broker kept.
+            error.fenced = error.fenced.or(Some(Fence::Unresolved));
         }
         for (tp, offset) in &round.first {
             if let Err(e) = self.consumer.seek(tp, *offset) {

@@ -596,3 +596,92 @@ fn run_partition_once_restores_state_and_keeps_the_offset_when_a_send_fails_unde
         "no group left behind"
     );
 }
+
+/// A transactional producer whose commit fails with `commit`, and whose abort
+/// fails with `abort` when set.
+struct TxnProducer {
+    commit: RunnerError,
+    abort: Option<RunnerError>,
+    aborts: usize,
+}
+
+impl Producer for TxnProducer {
+    type GroupMetadata = ();
+
+    fn send(&mut self, _topic: &str, _record: &OutRecord) -> Result<(), RunnerError> {
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), RunnerError> {
+        Ok(())
+    }
+    fn begin_transaction(&mut self) -> Result<(), RunnerError> {
+        Ok(())
+    }
+    fn send_offsets_to_transaction(
+        &mut self,
+        _offsets: &BTreeMap<TopicPartition, i64>,
+        _group: Option<&()>,
+    ) -> Result<(), RunnerError> {
+        Ok(())
+    }
+    fn commit_transaction(&mut self) -> Result<(), RunnerError> {
+        Err(self.commit.clone())
+    }
+    fn abort_transaction(&mut self) -> Result<(), RunnerError> {
+        self.aborts += 1;
+        self.abort.clone().map_or(Ok(()), Err)
+    }
+}
+
+/// Issue 19: a fenced member rejoins instead of exiting. The runner says so
+/// with `fenced`: a fenced producer or a stale group generation, and a
+/// transaction it could not abort (its outcome is the broker's to tell, as
+/// when Tansu times out the commit of a producer whose id was taken over);
+/// not an ordinary failure whose abort went through.
+#[test]
+fn an_exactly_once_round_that_was_fenced_or_could_not_be_aborted_says_the_member_must_rejoin() {
+    let cases = [
+        (
+            RunnerError::fenced(Fence::Producer, "producer fenced while committing"),
+            None,
+            Some(Fence::Producer),
+        ),
+        (
+            RunnerError::new("transaction failed while committing: timed out"),
+            Some(RunnerError::new("conflicting commit_transaction API call")),
+            Some(Fence::Unresolved),
+        ),
+        (
+            RunnerError::new("transaction failed while committing: the broker said no"),
+            None,
+            None,
+        ),
+    ];
+    for (commit, abort, fenced) in cases {
+        let mut r = GroupRunner::new(
+            topology(Arc::new(IpcValueCodec)),
+            FakeConsumer::default(),
+            TxnProducer {
+                commit: commit.clone(),
+                abort,
+                aborts: 0,
+            },
+            FakeStore::default(),
+            ErrorPolicy::Fail,
+        );
+        r.guarantee = Guarantee::ExactlyOnce;
+        r.consumer
+            .polls
+            .push(vec![record(orders(&["a"], &[5]), 0, 40)]);
+        let err = r.run_once().unwrap_err();
+        assert_eq!(err.fenced, fenced, "{err}");
+        assert!(
+            !err.retriable && err.message.starts_with(&commit.message),
+            "{err}"
+        );
+        assert_eq!(r.producer.aborts, 1);
+        // Rolled back and rewound either way: nothing of the round is kept.
+        assert_eq!(r.consumer.seeks, [(TopicPartition::new("in", 0), 40)]);
+        assert!(r.consumer.commits.is_empty());
+    }
+}

@@ -1,0 +1,203 @@
+//! `snapshot restore` into the state of a consumer group that is running is
+//! refused (issue 19): a live member keeps its partitions' state in memory and
+//! would overwrite the restored live state at its next save. Against Tansu,
+//! with a real `run` member whose state is in a state topic and in a
+//! `state_dir` copy: both restores are refused (exit 1) naming the group and
+//! the member, nothing changes; `--allow-live-members` lets the plan through;
+//! once the member stopped, the same restores run.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::run_online::{create_topic, start_runner};
+use crate::run_state_kafka::{await_truth, signal, wait_exit};
+use crate::support::tansu::Tansu;
+use crate::support::unique_name;
+
+fn topology(dir: &Path, group: &str, input: &str, output: &str) -> std::path::PathBuf {
+    let path = dir.join("topology.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"version: 1
+settings:
+  consumer_group: {group}
+  state_store: kafka
+  state_dir: {}
+nodes:
+  - source: orders
+    topics: [{input}]
+    value: json
+  - group_by: per-user
+    parent: orders
+    keys: [user]
+    aggregates: [sum(amount) AS total]
+  - sink: out
+    parent: per-user
+    topic: {output}
+    value: json
+"#,
+            dir.join("state").display()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn cli(args: &[&str]) -> Output {
+    Command::new(crate::support::binary())
+        .args(args)
+        .env_remove("KRABKA_BOOTSTRAP_SERVER")
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_restore_into_the_state_of_a_running_group_is_refused_naming_the_group_and_its_member() {
+    let tansu = Tansu::start();
+    let bootstrap = tansu.bootstrap();
+    let (input, output) = (unique_name("orders"), unique_name("totals"));
+    create_topic(&bootstrap, &input, 1);
+    create_topic(&bootstrap, &output, 1);
+    let group = unique_name("live-restore");
+    let state_topic = format!("{group}-state");
+    let machine = tempfile::tempdir().unwrap();
+    let file = topology(machine.path(), &group, &input, &output);
+    let state = machine.path().join("state");
+
+    let mut truth = BTreeMap::new();
+    let records: Vec<(i32, String, String)> = (0..20)
+        .map(|u| {
+            let user = format!("user-{u:02}");
+            truth.insert(user.clone(), u as i64 + 1);
+            (
+                0,
+                user.clone(),
+                serde_json::json!({"user": user, "amount": u + 1}).to_string(),
+            )
+        })
+        .collect();
+    crate::run_online::produce(&bootstrap, &input, &records);
+    let mut runner = start_runner(&bootstrap, &file, &[]);
+    assert_eq!(await_truth(&bootstrap, &output, &truth), truth);
+
+    // Epoch 1 of partition 0, the same owner's: in the directory, and in the
+    // topic (copied there from a directory holding the run's manifest).
+    let live = state.join("partition-0.snapshot");
+    std::fs::copy(&live, state.join("partition-0-epoch-1.snapshot")).unwrap();
+    let staging = tempfile::tempdir().unwrap();
+    for name in ["krabka-state-identity.json", "partition-0-epoch-1.snapshot"] {
+        std::fs::copy(state.join(name), staging.path().join(name)).unwrap();
+    }
+    let copied = cli(&[
+        "-b",
+        &bootstrap,
+        "snapshot",
+        "copy",
+        "--from-dir",
+        staging.path().to_str().unwrap(),
+        "--to-topic",
+        &state_topic,
+        "--yes",
+    ]);
+    assert_eq!(copied.status.code(), Some(0), "{}", stderr(&copied));
+    let live_before = std::fs::read(&live).unwrap();
+
+    let dir_restore = |extra: &[&str]| {
+        let mut args = vec![
+            "-b",
+            bootstrap.as_str(),
+            "snapshot",
+            "restore",
+            state.to_str().unwrap(),
+            "--partition",
+            "0",
+            "--from-epoch",
+            "1",
+            "--to-epoch",
+            "live",
+            "--yes",
+        ];
+        args.extend_from_slice(extra);
+        cli(&args)
+    };
+    let topic_restore = |extra: &[&str]| {
+        let mut args = vec![
+            "-b",
+            bootstrap.as_str(),
+            "snapshot",
+            "restore",
+            "--state-topic",
+            state_topic.as_str(),
+            "--partition",
+            "0",
+            "--from-epoch",
+            "1",
+            "--to-epoch",
+            "live",
+            "--yes",
+        ];
+        args.extend_from_slice(extra);
+        cli(&args)
+    };
+
+    for (what, refused) in [
+        ("directory", dir_restore(&[])),
+        ("topic", topic_restore(&[])),
+    ] {
+        let text = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(1), "{what}: {text}");
+        assert!(
+            text.contains(&format!(
+                "holds the state of consumer group {group}, which is running"
+            )) && text.contains("1 member: krabka-streams/")
+                && text.contains("--allow-live-members")
+                && text.contains("nothing was changed"),
+            "{what}: {text}"
+        );
+    }
+    assert_eq!(std::fs::read(&live).unwrap(), live_before);
+    // Without a broker to ask, the directory restore says what to give.
+    let offline = cli(&[
+        "snapshot",
+        "restore",
+        state.to_str().unwrap(),
+        "--partition",
+        "0",
+        "--from-epoch",
+        "1",
+        "--to-epoch",
+        "live",
+        "--yes",
+    ]);
+    assert_eq!(offline.status.code(), Some(2), "{}", stderr(&offline));
+    assert!(
+        stderr(&offline).contains(&format!(
+            "holds the state of consumer group {group}: give the broker (-b)"
+        )),
+        "{}",
+        stderr(&offline)
+    );
+    // The flag lets the plan through.
+    for planned in [
+        dir_restore(&["--allow-live-members", "--dry-run"]),
+        topic_restore(&["--allow-live-members", "--dry-run"]),
+    ] {
+        assert_eq!(planned.status.code(), Some(0), "{}", stderr(&planned));
+    }
+
+    // Once the member has left, the same restores run.
+    signal(&runner, "-TERM");
+    assert_eq!(wait_exit(&mut runner).code(), Some(130));
+    for (what, done) in [
+        ("directory", dir_restore(&[])),
+        ("topic", topic_restore(&[])),
+    ] {
+        assert_eq!(done.status.code(), Some(0), "{what}: {}", stderr(&done));
+    }
+}
