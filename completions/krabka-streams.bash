@@ -3301,7 +3301,7 @@ _krabka__streams() {
             return 0
             ;;
         krabka__streams__subcmd__snapshot__subcmd__copy)
-            opts="-b -X -v -q -y -h -V --from-dir --from-topic --to-topic --to-dir --partitions --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
+            opts="-b -X -v -q -y -h -V --from-dir --from-topic --to-topic --to-dir --partitions --allow-live-members --bootstrap-server --command-config --client-id --request-timeout-ms --timeout --output --verbose --quiet --log-format --dry-run --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

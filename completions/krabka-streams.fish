@@ -673,6 +673,7 @@ complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; 
 json\t'Exactly one JSON document `{"data": …}` on stdout; errors as JSON on stderr'"
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from copy" -l log-format -d 'Log line format on stderr' -r -f -a "text\t''
 json\t''"
+complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from copy" -l allow-live-members -d 'Copy even when the consumer group owning the state has live members, which keep their state in memory and would overwrite or ignore the copy'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from copy" -s v -l verbose -d 'More log output on stderr (-v debug, -vv trace)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from copy" -s q -l quiet -d 'Less log output on stderr (-q warn, -qq error, -qqq off)'
 complete -c krabka-streams -n "__fish_krabka_streams_using_subcommand snapshot; and __fish_seen_subcommand_from copy" -l dry-run -d 'Validate and read, change nothing; the report says what would happen'

@@ -34,6 +34,7 @@ use crate::io::kafka::state_topic::{
     read_state_topic, state_producer,
 };
 use crate::io::snapshot_dir::{DirError, EntryKind, IDENTITY_FILE, SnapshotDir};
+use crate::ops::snapshot::live_group;
 use crate::ops::{Error, Result};
 
 /// Which way state is copied.
@@ -58,6 +59,8 @@ pub struct CopyPlan<'a> {
     pub direction: Direction,
     pub timeout: Duration,
     pub dry_run: bool,
+    /// Copy into the state of a group with live members anyway (`--allow-live-members`).
+    pub allow_live_members: bool,
     /// Asked once, before anything is replaced; an error stops the copy unchanged.
     pub confirm: &'a dyn Fn(&str) -> Result<()>,
 }
@@ -194,6 +197,25 @@ fn confirm_replacing(plan: &CopyPlan<'_>, items: &[CopyItem], to: &str) -> Resul
     ))
 }
 
+/// Refuses, as a restore does (`ops::snapshot::live_group`), to change the state
+/// of a consumer group that is running: the owners of the copied state and of the
+/// state it replaces. A dry run asks too, so that it says what the copy would do.
+fn refuse_running(
+    plan: &CopyPlan<'_>,
+    owners: &[Option<&StateIdentity>],
+    location: &str,
+) -> Result<()> {
+    if plan.allow_live_members {
+        return Ok(());
+    }
+    let groups: std::collections::BTreeSet<String> = owners
+        .iter()
+        .flatten()
+        .map(|identity| identity.consumer_group.clone())
+        .collect();
+    live_group::refuse_running(&groups, location, &|| Ok(plan.kafka.clone()), plan.timeout)
+}
+
 fn dir_to_topic(
     plan: &CopyPlan<'_>,
     dir: &std::path::Path,
@@ -225,6 +247,13 @@ fn dir_to_topic(
         creates_topic: found.is_none(),
         dry_run: plan.dry_run,
     };
+    let replaced: Vec<StateIdentity> = before
+        .values()
+        .filter_map(|(_, found)| found.as_ref().ok().and_then(Found::identity))
+        .collect();
+    let mut owners = vec![Some(&identity)];
+    owners.extend(replaced.iter().map(Some));
+    refuse_running(plan, &owners, &report.to)?;
     if plan.dry_run {
         return Ok(report);
     }
@@ -367,13 +396,14 @@ fn topic_to_dir(plan: &CopyPlan<'_>, name: &str, dir: &std::path::Path) -> Resul
         creates_topic: false,
         dry_run: plan.dry_run,
     };
-    if plan.dry_run {
-        return Ok(report);
-    }
     let previous = match &opened {
         Some(d) => d.read_identity(IDENTITY_FILE).ok().flatten(),
         None => None,
     };
+    refuse_running(plan, &[identity.as_ref(), previous.as_ref()], &location)?;
+    if plan.dry_run {
+        return Ok(report);
+    }
     if let (Some(previous), Some(identity)) = (&previous, &identity)
         && previous != identity
     {

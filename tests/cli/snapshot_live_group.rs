@@ -4,7 +4,8 @@
 //! with a real `run` member whose state is in a state topic and in a
 //! `state_dir` copy: both restores are refused (exit 1) naming the group and
 //! the member, nothing changes; `--allow-live-members` lets the plan through;
-//! once the member stopped, the same restores run.
+//! once the member stopped, the same restores run. `snapshot copy` into the
+//! running group's state is refused the same way.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -94,17 +95,34 @@ fn a_restore_into_the_state_of_a_running_group_is_refused_naming_the_group_and_i
     for name in ["krabka-state-identity.json", "partition-0-epoch-1.snapshot"] {
         std::fs::copy(state.join(name), staging.path().join(name)).unwrap();
     }
-    let copied = cli(&[
-        "-b",
-        &bootstrap,
-        "snapshot",
-        "copy",
-        "--from-dir",
-        staging.path().to_str().unwrap(),
-        "--to-topic",
-        &state_topic,
-        "--yes",
-    ]);
+    let copy = |extra: &[&str]| {
+        let mut args = vec![
+            "-b",
+            bootstrap.as_str(),
+            "snapshot",
+            "copy",
+            "--from-dir",
+            staging.path().to_str().unwrap(),
+            "--to-topic",
+            state_topic.as_str(),
+            "--yes",
+        ];
+        args.extend_from_slice(extra);
+        cli(&args)
+    };
+    // A copy into the running group's state is refused as a restore is, the
+    // dry run too (it says what the copy would do).
+    for refused in [copy(&[]), copy(&["--dry-run"])] {
+        let text = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(1), "{text}");
+        assert!(
+            text.contains(&format!(
+                "holds the state of consumer group {group}, which is running"
+            )) && text.contains("--allow-live-members"),
+            "{text}"
+        );
+    }
+    let copied = copy(&["--allow-live-members"]);
     assert_eq!(copied.status.code(), Some(0), "{}", stderr(&copied));
     let live_before = std::fs::read(&live).unwrap();
 

@@ -40,6 +40,10 @@ pub struct CopyArgs {
     /// logical partition + 1; a run uses the count it finds).
     #[arg(long, value_name = "N", requires = "to_topic", value_parser = clap::value_parser!(i32).range(1..))]
     pub partitions: Option<i32>,
+    /// Copy even when the consumer group owning the state has live members,
+    /// which keep their state in memory and would overwrite or ignore the copy.
+    #[arg(long)]
+    pub allow_live_members: bool,
 }
 
 fn report_json(report: &CopyReport) -> Value {
@@ -121,6 +125,7 @@ pub fn run(global: &GlobalArgs, args: CopyArgs) -> CliResult<()> {
         direction,
         timeout: global.connection.timeout,
         dry_run: ui.dry_run,
+        allow_live_members: args.allow_live_members,
         confirm: &confirm,
     })?;
     ui.report(report_json(&report), |out| report_human(&report, out))
