@@ -682,6 +682,51 @@ impl StateStore for KafkaStateStore {
         produced.map_err(fail)
     }
 
+    /// Every partition's records are produced, then one flush waits for all
+    /// of their acknowledgements: a round's saves cost one round trip, not one
+    /// per partition. Each state-topic partition still gets its records in order.
+    fn save_many(
+        &mut self,
+        epoch: i64,
+        states: &[(i32, BTreeMap<String, Vec<u8>>)],
+    ) -> Result<(), RunnerError> {
+        let mut batches = Vec::with_capacity(states.len());
+        for (partition, state) in states {
+            batches.push((*partition, self.records(*partition, epoch, state)));
+        }
+        let mut produced = Ok(());
+        for (partition, records) in &batches {
+            produced = send_records(
+                &self.producer,
+                &self.topic.name,
+                self.state_partition(*partition),
+                records,
+                self.timeout,
+            );
+            if produced.is_err() {
+                break;
+            }
+        }
+        let produced = produced.and_then(|()| {
+            let partitions: Vec<i32> = batches
+                .iter()
+                .map(|(p, _)| self.state_partition(*p))
+                .collect();
+            flush_records(&self.producer, &self.topic.name, &partitions, self.timeout)
+        });
+        if produced.is_err() {
+            // Whether any record landed is unknown: each partition's next save is a full.
+            for (partition, _) in &batches {
+                self.bases
+                    .remove(&state_record::snapshot_key(*partition, epoch));
+            }
+        }
+        produced.map_err(|m| {
+            let names: Vec<String> = batches.iter().map(|(p, _)| p.to_string()).collect();
+            RunnerError::new(format!("save partition {} state: {m}", names.join(", ")))
+        })
+    }
+
     /// The barrier epochs whose latest record under `partition-<p>-epoch-<e>`
     /// is a snapshot (not a tombstone), ascending.
     fn epochs(&mut self, partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
@@ -820,6 +865,18 @@ pub fn produce_records(
     records: &[StateRecord],
     timeout: Duration,
 ) -> Result<(), String> {
+    send_records(producer, name, partition, records, timeout)?;
+    flush_records(producer, name, &[partition], timeout)
+}
+
+/// Hands `records` to the producer for the partition, without waiting.
+fn send_records(
+    producer: &StateProducer,
+    name: &str,
+    partition: i32,
+    records: &[StateRecord],
+    timeout: Duration,
+) -> Result<(), String> {
     for record in records {
         let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
         for h in &record.headers {
@@ -852,6 +909,17 @@ pub fn produce_records(
             }
         }
     }
+    Ok(())
+}
+
+/// Waits for every record sent to be acknowledged; a failed delivery since the
+/// last flush is an error naming the partitions written.
+fn flush_records(
+    producer: &StateProducer,
+    name: &str,
+    partitions: &[i32],
+    timeout: Duration,
+) -> Result<(), String> {
     producer
         .flush(timeout)
         .map_err(|e| format!("flush the state records to {name}: {e}"))?;
@@ -861,9 +929,11 @@ pub fn produce_records(
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .take();
+    let written: Vec<String> = partitions.iter().map(|p| format!("{name}-{p}")).collect();
     match failure {
         Some(e) => Err(format!(
-            "write the state records to {name}-{partition}: {e}"
+            "write the state records to {}: {e}",
+            written.join(", ")
         )),
         None => Ok(()),
     }

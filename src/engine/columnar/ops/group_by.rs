@@ -6,6 +6,7 @@
 //! `i128`, range-checked when written back. The snapshot is Go's GroupBy
 //! payload (formats §8.5).
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -20,14 +21,16 @@ use super::values::{self, KeyColumn, build_array, cell, compare, rational_parts}
 use super::{ColumnSet, OpError, Operator, Processor};
 use crate::engine::columnar::expr::types::type_name;
 use crate::engine::columnar::metadata::{TIMESTAMP_COLUMN, WINDOW_END_COLUMN, WINDOW_START_COLUMN};
-use crate::engine::columnar::snapshot::groupby::{GroupByState, GroupState, NO_STREAM_TIME};
+use crate::engine::columnar::snapshot::groupby::{GroupByState, NO_STREAM_TIME, encode_group};
 use crate::engine::columnar::snapshot::tagged::TaggedValue;
 
 mod accumulators;
+mod encoded;
 pub(crate) mod index;
 mod parallel;
 
 use accumulators::Accumulators;
+use encoded::{Encoded, Groups};
 use index::{GroupIndex, Probe};
 
 /// An aggregate function (numbered as in Go: Count 0, Sum 1, Min 2, Max 3).
@@ -165,6 +168,7 @@ impl Operator for GroupBy {
             stream_time: NO_STREAM_TIME,
             key_arrays: KeyArrays::default(),
             threads: 1,
+            encoded: RefCell::new(Encoded::new()),
         })
     }
 
@@ -283,6 +287,9 @@ struct GroupByProcessor {
     key_arrays: KeyArrays,
     /// Threads a batch is folded on (`parallel`); 1 is the one-thread path.
     threads: usize,
+    /// The last snapshot's bytes, reused for the groups not touched since
+    /// (a cell: [`Processor::snapshot`] reads the state, and refreshes these).
+    encoded: RefCell<Encoded>,
 }
 
 /// The key columns of the last output, for the groups `0..groups`: groups only
@@ -313,6 +320,7 @@ impl GroupByProcessor {
         if keep.iter().all(|k| *k) {
             return cutoff;
         }
+        self.encoded.get_mut().invalidate();
         self.index.retain(&keep);
         let mut flags = keep.iter();
         self.parts.retain(|_| *flags.next().expect("flag"));
@@ -651,6 +659,8 @@ impl GroupByProcessor {
                 .ok_or_else(|| OpError::new("a selection needs one string key without nulls"))?,
             None => self.assign_groups(batch, &key_columns, cutoff)?,
         };
+        // Before the update: a failure part-way leaves touched groups behind.
+        self.encoded.get_mut().touch(&ids);
         for (a, agg) in self.op.aggregations.iter().enumerate() {
             self.accs[a].update(agg.func, &ids, &inputs[a])?;
         }
@@ -941,17 +951,7 @@ impl Processor for GroupByProcessor {
     }
 
     fn snapshot(&self) -> Result<Vec<u8>, OpError> {
-        let groups = (0..self.parts.len())
-            .map(|g| GroupState {
-                parts: self.parts[g].clone(),
-                aggregates: self.accs.iter().map(|a| a.slot(g).to_value()).collect(),
-            })
-            .collect();
-        Ok(GroupByState {
-            stream_time: self.stream_time,
-            groups,
-        }
-        .encode())
+        Ok(self.encoded.borrow_mut().snapshot(self))
     }
 
     fn restore(&mut self, snapshot: &[u8]) -> Result<(), OpError> {
@@ -993,7 +993,23 @@ impl Processor for GroupByProcessor {
             .collect();
         self.stream_time = state.stream_time;
         self.key_arrays = KeyArrays::default();
+        self.encoded.get_mut().invalidate();
         Ok(())
+    }
+}
+
+impl Groups for GroupByProcessor {
+    fn count(&self) -> usize {
+        self.parts.len()
+    }
+
+    fn stream_time(&self) -> i64 {
+        self.stream_time
+    }
+
+    fn encode(&self, g: usize, out: &mut Vec<u8>) {
+        let aggregates: Vec<TaggedValue> = self.accs.iter().map(|a| a.slot(g).to_value()).collect();
+        encode_group(out, &self.parts[g], &aggregates);
     }
 }
 

@@ -158,6 +158,18 @@ pub trait StateStore {
         epoch: i64,
         state: &BTreeMap<String, Vec<u8>>,
     ) -> Result<(), RunnerError>;
+    /// Saves the live state of every partition a round processed: a store
+    /// that waits for acknowledgements can wait once for all of them instead
+    /// of once per partition. Default: [`StateStore::save`] of each, in order.
+    fn save_many(
+        &mut self,
+        epoch: i64,
+        states: &[(i32, BTreeMap<String, Vec<u8>>)],
+    ) -> Result<(), RunnerError> {
+        states
+            .iter()
+            .try_for_each(|(partition, state)| self.save(*partition, epoch, state))
+    }
     /// The barrier epochs stored for a partition, ascending; `None` when the
     /// store cannot tell (restores then load whatever `load` gives).
     fn epochs(&mut self, _partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
@@ -203,6 +215,13 @@ impl<T: StateStore + ?Sized> StateStore for Box<T> {
         state: &BTreeMap<String, Vec<u8>>,
     ) -> Result<(), RunnerError> {
         (**self).save(partition, epoch, state)
+    }
+    fn save_many(
+        &mut self,
+        epoch: i64,
+        states: &[(i32, BTreeMap<String, Vec<u8>>)],
+    ) -> Result<(), RunnerError> {
+        (**self).save_many(epoch, states)
     }
     fn epochs(&mut self, partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
         (**self).epochs(partition)
@@ -876,14 +895,23 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
             return Ok(());
         }
         self.store.reflect(&round.offsets);
+        let mut states = Vec::with_capacity(round.prior.len());
         for (partition, _) in &round.prior {
             let state = self
                 .topology
                 .snapshot_partition(*partition)
                 .map_err(|e| RunnerError::new(e.to_string()))?;
-            self.save_state(*partition, LIVE_EPOCH, &state)?;
+            if self.guarantee == Guarantee::ExactlyOnce {
+                self.save_state(*partition, LIVE_EPOCH, &state)?;
+            } else {
+                states.push((*partition, state));
+            }
         }
-        Ok(())
+        // At-least-once: one wait for every partition's acknowledgements.
+        if states.is_empty() {
+            return Ok(());
+        }
+        self.store.save_many(LIVE_EPOCH, &states)
     }
 
     /// Saves one partition's state: under exactly-once, a store that writes

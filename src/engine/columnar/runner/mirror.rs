@@ -58,6 +58,17 @@ impl<A: StateStore, B: StateStore> StateStore for Mirrored<A, B> {
         self.copy_of(partition, epoch, state)
     }
 
+    fn save_many(
+        &mut self,
+        epoch: i64,
+        states: &[(i32, BTreeMap<String, Vec<u8>>)],
+    ) -> Result<(), RunnerError> {
+        self.authority.save_many(epoch, states)?;
+        states
+            .iter()
+            .try_for_each(|(partition, state)| self.copy_of(*partition, epoch, state))
+    }
+
     fn epochs(&mut self, partition: i32) -> Result<Option<Vec<i64>>, RunnerError> {
         self.authority.epochs(partition)
     }

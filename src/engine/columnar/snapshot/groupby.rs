@@ -57,16 +57,10 @@ pub struct GroupByState {
 
 impl GroupByState {
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = vec![GROUP_BY_SNAPSHOT_VERSION];
-        out.extend_from_slice(&self.stream_time.to_be_bytes());
-        out.extend_from_slice(&(self.groups.len() as u32).to_be_bytes());
+        let mut out = Vec::new();
+        encode_header(&mut out, self.stream_time, self.groups.len());
         for group in &self.groups {
-            for values in [&group.parts, &group.aggregates] {
-                out.extend_from_slice(&(values.len() as u32).to_be_bytes());
-                for value in values {
-                    value.encode_into(&mut out);
-                }
-            }
+            encode_group(&mut out, &group.parts, &group.aggregates);
         }
         out
     }
@@ -100,6 +94,27 @@ impl GroupByState {
             stream_time,
             groups,
         })
+    }
+}
+
+/// Bytes of the header before the first group: version, stream time, group count.
+pub const HEADER_LEN: usize = 13;
+
+/// Appends the header ([`HEADER_LEN`] bytes); a writer that keeps the groups'
+/// bytes between snapshots rewrites only this and the groups that changed.
+pub fn encode_header(out: &mut Vec<u8>, stream_time: i64, groups: usize) {
+    out.push(GROUP_BY_SNAPSHOT_VERSION);
+    out.extend_from_slice(&stream_time.to_be_bytes());
+    out.extend_from_slice(&(groups as u32).to_be_bytes());
+}
+
+/// Appends one group as [`GroupByState::encode`] writes it.
+pub fn encode_group(out: &mut Vec<u8>, parts: &[TaggedValue], aggregates: &[TaggedValue]) {
+    for values in [parts, aggregates] {
+        out.extend_from_slice(&(values.len() as u32).to_be_bytes());
+        for value in values {
+            value.encode_into(out);
+        }
     }
 }
 

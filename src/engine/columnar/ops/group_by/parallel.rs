@@ -120,7 +120,8 @@ impl GroupByProcessor {
                 ids[*row as usize] = id;
             }
         }
-        // Step 3.
+        // Step 3. Before the update: a failure part-way leaves touched groups behind.
+        self.encoded.get_mut().touch(&ids);
         let groups = self.parts.len();
         let funcs: Vec<AggFunc> = self.op.aggregations.iter().map(|a| a.func).collect();
         let mergeable: Vec<bool> = funcs

@@ -1,5 +1,6 @@
 use super::*;
 use crate::engine::columnar::ops::testing::{int64s, strings, transactions};
+use crate::engine::columnar::snapshot::groupby::GroupState;
 
 fn sum_and_count() -> GroupBy {
     GroupBy::new(
@@ -376,4 +377,82 @@ fn a_string_key_finds_its_group_whether_restored_or_first_seen_as_large_utf8() {
     for (three, two) in counts.iter().zip(&twice) {
         assert_eq!(three.unwrap() * 2, two.unwrap() * 3);
     }
+}
+
+/// Runs `batches` on a fresh instance and takes one snapshot: every group
+/// encoded from scratch, the reference a reused snapshot must equal.
+fn fresh_snapshot(op: &GroupBy, threads: usize, batches: &[RecordBatch]) -> Vec<u8> {
+    let mut p = op.instantiate();
+    p.set_threads(threads);
+    for batch in batches {
+        run(&mut p, batch).unwrap();
+    }
+    p.snapshot().unwrap()
+}
+
+#[test]
+fn a_snapshot_after_a_few_touched_groups_is_byte_for_byte_a_fresh_encoding() {
+    let users: Vec<String> = (0..3_000).map(|u| format!("user-{u:05}")).collect();
+    let all: Vec<&str> = users.iter().map(String::as_str).collect();
+    let ones = vec![1; all.len()];
+    let batches = [
+        transactions(&all, &ones, &vec![0; all.len()], 0),
+        // Same length: sums 1 -> 2.
+        transactions(&["user-00007", "user-02999"], &[1, 1], &[1, 2], 0),
+        // Longer and shorter values (1 -> 1000001, 1 -> -5), repeats, and new groups.
+        transactions(
+            &["user-00000", "new-1", "user-01500", "user-01500", "new-2"],
+            &[1_000_000, 4, -3, -3, 9],
+            &[3, 4, 5, 6, 7],
+            0,
+        ),
+        // Nothing touched but the stream time.
+        transactions(&[], &[], &[], 0),
+        // Most groups touched: encoded whole again.
+        transactions(&all, &ones, &vec![8; all.len()], 0),
+    ];
+    for (op, threads) in [(sum_and_count(), 1), (sum_and_count(), 4), (windowed(5), 1)] {
+        let mut p = op.instantiate();
+        p.set_threads(threads);
+        for (i, batch) in batches.iter().enumerate() {
+            run(&mut p, batch).unwrap();
+            let kept = p.snapshot().unwrap();
+            assert_eq!(
+                kept,
+                fresh_snapshot(&op, threads, &batches[..=i]),
+                "after batch {i}, {threads} threads, windowed {}",
+                op.window.is_some()
+            );
+            // A second snapshot with nothing touched in between is the same.
+            assert_eq!(p.snapshot().unwrap(), kept);
+        }
+    }
+}
+
+#[test]
+fn a_reused_snapshot_follows_a_restore_and_a_pruned_window() {
+    let op = windowed(10);
+    let first = transactions(&["a", "b", "c"], &[1, 2, 3], &[1, 2, 3], 0);
+    let mut p = op.instantiate();
+    run(&mut p, &first).unwrap();
+    let before = p.snapshot().unwrap();
+    let touch = transactions(&["b"], &[100], &[4], 0);
+    run(&mut p, &touch).unwrap();
+    let touched = p.snapshot().unwrap();
+    assert_ne!(touched, before);
+    // Back to the earlier state (the runner's rollback), then a different round.
+    p.restore(&before).unwrap();
+    assert_eq!(p.snapshot().unwrap(), before);
+    let other = transactions(&["c"], &[5], &[5], 0);
+    run(&mut p, &other).unwrap();
+    assert_eq!(
+        p.snapshot().unwrap(),
+        fresh_snapshot(&op, 1, &[first.clone(), other.clone()])
+    );
+    // A later window closes the first: its groups go, the rest is re-encoded.
+    let later = transactions(&["a", "d"], &[1, 1], &[30, 31], 0);
+    run(&mut p, &later).unwrap();
+    let pruned = p.snapshot().unwrap();
+    assert_eq!(pruned, fresh_snapshot(&op, 1, &[first, other, later]));
+    assert_eq!(GroupByState::decode(&pruned).unwrap().groups.len(), 2);
 }

@@ -7,6 +7,8 @@ use super::*;
 use crate::engine::columnar::ipc;
 use crate::engine::columnar::ops::join::ipc_stream;
 use crate::engine::columnar::ops::testing::transactions;
+use crate::engine::columnar::snapshot::groupby::GroupByState;
+use crate::engine::columnar::snapshot::tagged::TaggedValue;
 use crate::engine::columnar::topology::tests::IpcValueCodec;
 use crate::engine::columnar::topology::{BatchCodec, CodecError, Topology};
 
@@ -63,6 +65,8 @@ struct FakeStore {
     saves: Vec<(i32, i64)>,
     refuse: Option<String>,
     reflected: Vec<BTreeMap<TopicPartition, i64>>,
+    /// Every save fails with this (a broker that does not acknowledge).
+    refuse_saves: Option<String>,
 }
 
 impl StateStore for FakeStore {
@@ -86,6 +90,9 @@ impl StateStore for FakeStore {
         epoch: i64,
         _state: &BTreeMap<String, Vec<u8>>,
     ) -> Result<(), RunnerError> {
+        if let Some(why) = &self.refuse_saves {
+            return Err(RunnerError::new(why.clone()));
+        }
         self.saves.push((partition, epoch));
         Ok(())
     }
@@ -350,6 +357,95 @@ fn saving_each_round_stores_every_partition_the_round_processed() {
     assert_eq!(r.consumer.commits.len(), 1);
     // The store learnt what the saved state reflects.
     assert_eq!(r.store.reflected, [r.consumer.commits[0].clone()]);
+}
+
+/// Partition 0's state bytes.
+fn state_of(r: &GroupRunner<FakeConsumer, FakeProducer, FakeStore>) -> BTreeMap<String, Vec<u8>> {
+    r.topology.snapshot_partition(0).unwrap()
+}
+
+/// 500 users on partition 0 at offset 0: the state a later round touches a little of.
+fn many_users() -> (Vec<String>, Vec<i64>) {
+    ((0..500).map(|u| format!("u{u:03}")).collect(), vec![3; 500])
+}
+
+#[test]
+fn a_round_that_fails_after_touching_a_group_restores_exactly_the_bytes_it_started_from() {
+    let (users, amounts) = many_users();
+    let users: Vec<&str> = users.iter().map(String::as_str).collect();
+    for save_each_round in [false, true] {
+        let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+        r.save_each_round = save_each_round;
+        r.consumer.polls = vec![
+            vec![record(orders(&users, &amounts), 0, 0)],
+            // Touches u007 (3 -> 1000003, longer bytes) and creates a group, then
+            // partition 1 fails: the whole round rolls back.
+            vec![
+                record(orders(&["u007", "new"], &[1_000_000, 1]), 0, 1),
+                record(b"junk".to_vec(), 1, 0),
+            ],
+        ];
+        r.run_once().unwrap();
+        r.drain().unwrap();
+        let before = state_of(&r);
+        assert!(r.run_once().is_err());
+        assert_eq!(state_of(&r), before, "save_each_round {save_each_round}");
+        let groups = GroupByState::decode(&before["totals"]).unwrap().groups;
+        assert_eq!(groups.len(), 500, "no group left behind");
+        assert_eq!(groups[7].aggregates, [TaggedValue::BigInt("3".into())]);
+        // The next round starts from there: its state is what a run without
+        // the failed round gives.
+        r.consumer.polls = vec![vec![record(orders(&["u009"], &[4]), 0, 1)]];
+        r.run_once().unwrap();
+        let mut clean = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+        clean.consumer.polls = vec![
+            vec![record(orders(&users, &amounts), 0, 0)],
+            vec![record(orders(&["u009"], &[4]), 0, 1)],
+        ];
+        clean.run_once().unwrap();
+        clean.run_once().unwrap();
+        assert_eq!(state_of(&r), state_of(&clean));
+    }
+}
+
+#[test]
+fn a_save_that_fails_after_a_touched_group_restores_the_last_completed_rounds_state() {
+    let (users, amounts) = many_users();
+    let users: Vec<&str> = users.iter().map(String::as_str).collect();
+    let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+    r.save_each_round = true;
+    r.consumer.polls = vec![
+        vec![record(orders(&users, &amounts), 0, 0)],
+        vec![record(orders(&["u100"], &[7]), 0, 1)],
+        vec![record(orders(&["u200"], &[-2]), 0, 2)],
+    ];
+    r.run_once().unwrap();
+    let completed = state_of(&r);
+    // The round processed, its outputs went out, then the save failed: no commit.
+    r.store.refuse_saves = Some("save partition 0 state: not acknowledged".into());
+    let e = r.run_once().unwrap_err();
+    assert!(e.message.contains("not acknowledged"), "{}", e.message);
+    assert_eq!(r.consumer.commits.len(), 1);
+    assert_eq!(state_of(&r), completed);
+    assert_eq!(r.consumer.seeks, [(TopicPartition::new("in", 0), 1)]);
+    // Read again after the rewind, the round saves and commits.
+    r.store.refuse_saves = None;
+    r.consumer
+        .polls
+        .insert(0, vec![record(orders(&["u100"], &[7]), 0, 1)]);
+    r.run_once().unwrap();
+    r.run_once().unwrap();
+    let mut clean = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+    clean.consumer.polls = vec![
+        vec![record(orders(&users, &amounts), 0, 0)],
+        vec![record(orders(&["u100"], &[7]), 0, 1)],
+        vec![record(orders(&["u200"], &[-2]), 0, 2)],
+    ];
+    for _ in 0..3 {
+        clean.run_once().unwrap();
+    }
+    assert_eq!(state_of(&r), state_of(&clean));
+    assert_eq!(r.store.saves.len(), 3);
 }
 
 mod barrier;

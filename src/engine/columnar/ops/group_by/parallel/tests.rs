@@ -274,6 +274,7 @@ fn merging_refuses_what_the_one_thread_fold_might_answer_differently() {
 #[test]
 fn a_large_batch_takes_the_parallel_path_and_one_it_cannot_read_does_not() {
     use super::super::accumulators::Accumulators;
+    use super::super::encoded::Encoded;
     use super::super::index::GroupIndex;
     use super::super::{GroupByProcessor, KeyArrays, NO_STREAM_TIME};
     let op = GroupBy::new(vec!["user".into()], aggregates(), None);
@@ -288,6 +289,7 @@ fn a_large_batch_takes_the_parallel_path_and_one_it_cannot_read_does_not() {
         stream_time: NO_STREAM_TIME,
         key_arrays: KeyArrays::default(),
         threads: 2,
+        encoded: std::cell::RefCell::new(Encoded::new()),
         op,
     };
     let b = batch(&mut Rng(11), 20_000, 500, true, 0);
