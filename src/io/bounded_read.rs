@@ -14,6 +14,7 @@
 //! | [`RECORD`] | 128 MiB | `schema decode --file`, `barrier decode --key-file` |
 //! | [`SNAPSHOT`] | 2 GiB | snapshot containers (`snapshot list/verify/dump`, restores) |
 //! | [`DUMP`] | 2 GiB | `snapshot restore --from-json` |
+//! | [`REGISTRY_RESPONSE`] | 16 MiB | every schema registry answer (a server streaming without end) |
 //! | [`IPC_FILE_PIPE`] | 1 GiB | an Arrow IPC *file* read from a pipe (read whole: its footer is at the end) |
 
 use std::fs::File;
@@ -51,6 +52,10 @@ pub const DUMP: Cap = Cap {
     bytes: 2 << 30,
     what: "a lossless snapshot dump",
 };
+pub const REGISTRY_RESPONSE: Cap = Cap {
+    bytes: 16 << 20,
+    what: "a schema registry response",
+};
 pub const IPC_FILE_PIPE: Cap = Cap {
     bytes: 1 << 30,
     what: "an Arrow IPC file read from a pipe (write an IPC stream to pipe more)",
@@ -59,19 +64,35 @@ pub const IPC_FILE_PIPE: Cap = Cap {
 /// The buffer reserved up front at most, whatever the file's size says.
 const UPFRONT: u64 = 8 << 20;
 
+/// The error inside [`Cap::exceeded`]'s `io::Error`, so that a caller can tell
+/// a refusal by the cap from a failed read ([`is_exceeded`]).
+#[derive(Debug)]
+pub struct Exceeded(Cap);
+
+impl std::fmt::Display for Exceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "larger than {} ({} bytes), the cap for {}",
+            human(self.0.bytes),
+            self.0.bytes,
+            self.0.what
+        )
+    }
+}
+
+impl std::error::Error for Exceeded {}
+
 impl Cap {
     /// `larger than 1 MiB (1048576 bytes), the cap for a configuration file`.
     pub fn exceeded(&self) -> io::Error {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "larger than {} ({} bytes), the cap for {}",
-                human(self.bytes),
-                self.bytes,
-                self.what
-            ),
-        )
+        io::Error::new(io::ErrorKind::InvalidData, Exceeded(*self))
     }
+}
+
+/// Whether `e` is a refusal by a cap rather than a failed read.
+pub fn is_exceeded(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<Exceeded>())
 }
 
 fn human(bytes: u64) -> String {

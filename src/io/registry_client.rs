@@ -23,6 +23,7 @@ use crate::engine::schema::registry::{
     RegisteredSchema, Registry, RegistryError, RegistryResult, SchemaReference, SchemaSpec,
     SchemaType, SubjectVersion, escape_segment,
 };
+use crate::io::bounded_read;
 
 /// The registry media type, sent as `Accept` always and `Content-Type` with a body.
 pub const REGISTRY_MEDIA_TYPE: &str = "application/vnd.schemaregistry.v1+json";
@@ -277,11 +278,6 @@ impl HttpRegistry {
     }
 }
 
-/// The most a registry answer may hold: far above any schema or subject list,
-/// so that a broken or hostile server streaming without end fails the request
-/// instead of filling memory until the command timeout.
-pub const MAX_RESPONSE_BYTES: u64 = 16 << 20;
-
 /// An error body as shown in a message: its first 1000 characters.
 fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(1000) {
@@ -290,24 +286,20 @@ fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Reads the response body as text, bounded by [`MAX_RESPONSE_BYTES`].
+/// Reads the response body as text, at most [`bounded_read::REGISTRY_RESPONSE`]:
+/// a broken or hostile server streaming without end fails the request (not
+/// retried) instead of filling memory until the command timeout.
 fn read_body(resp: reqwest::blocking::Response) -> RegistryResult<String> {
-    use std::io::Read;
-    let mut body = Vec::new();
-    resp.take(MAX_RESPONSE_BYTES + 1)
-        .read_to_end(&mut body)
-        .map_err(|e| {
+    let body = bounded_read::read_stream(resp, bounded_read::REGISTRY_RESPONSE).map_err(|e| {
+        if bounded_read::is_exceeded(&e) {
+            RegistryError::protocol(format!("schema registry response is {e}; refused"))
+        } else {
             RegistryError::new(
                 -1,
                 format!("schema registry request failed: reading the response: {e}"),
             )
-        })?;
-    if body.len() as u64 > MAX_RESPONSE_BYTES {
-        return Err(RegistryError::protocol(format!(
-            "schema registry response is larger than {} MiB; refused",
-            MAX_RESPONSE_BYTES >> 20
-        )));
-    }
+        }
+    })?;
     Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
