@@ -146,21 +146,6 @@ pub fn decode_range(bytes: &Bytes, from: i64, aborted: &[(i64, i64)]) -> Result<
                 batch[MAGIC_AT]
             ));
         }
-        // The CRC first: the attributes decide whether a batch is a marker or of an
-        // aborted transaction, and so skipped unread; a damaged header must not make a
-        // data batch vanish (the record decoder checks the CRC only of what it reads).
-        let crc = u32::from_be_bytes([
-            batch[CRC_AT],
-            batch[CRC_AT + 1],
-            batch[CRC_AT + 2],
-            batch[CRC_AT + 3],
-        ]);
-        let actual = crc32c::crc32c(&batch[ATTRIBUTES_AT..]);
-        if crc != actual {
-            return Err(format!(
-                "record batch at offset {base_offset} has CRC-32C {actual:08x}, its header says {crc:08x}"
-            ));
-        }
         let attributes = be_i16(batch, ATTRIBUTES_AT);
         let last_delta = be_i32(batch, LAST_OFFSET_DELTA_AT);
         if last_delta < 0 {
@@ -180,10 +165,28 @@ pub fn decode_range(bytes: &Bytes, from: i64, aborted: &[(i64, i64)]) -> Result<
         }
         let control = attributes & CONTROL != 0;
         let transactional = attributes & TRANSACTIONAL != 0;
+        let skipped = control || (transactional && aborting.contains(&producer_id));
+        if skipped {
+            // A batch skipped unread has its CRC checked here (the record decoder
+            // checks those it reads): a damaged header must not make a data batch
+            // vanish as a marker or as part of an aborted transaction.
+            let crc = u32::from_be_bytes([
+                batch[CRC_AT],
+                batch[CRC_AT + 1],
+                batch[CRC_AT + 2],
+                batch[CRC_AT + 3],
+            ]);
+            let actual = crc32c::crc32c(&batch[ATTRIBUTES_AT..]);
+            if crc != actual {
+                return Err(format!(
+                    "record batch at offset {base_offset} has CRC-32C {actual:08x}, its header says {crc:08x}"
+                ));
+            }
+        }
         if control {
             // A transaction marker ends the producer's aborted range.
             aborting.remove(&producer_id);
-        } else if !(transactional && aborting.contains(&producer_id)) {
+        } else if !skipped {
             let mut slice = bytes.slice(pos..end);
             let set = RecordBatchDecoder::decode(&mut slice)
                 .map_err(|e| format!("decode the record batch at offset {base_offset}: {e}"))?;
