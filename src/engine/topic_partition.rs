@@ -23,6 +23,13 @@ impl TopicPartition {
     }
 }
 
+/// A partition and the offset to read it from (a manual assignment's entry).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionOffset {
+    pub tp: TopicPartition,
+    pub offset: i64,
+}
+
 impl fmt::Display for TopicPartition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.topic, self.partition)

@@ -17,7 +17,9 @@ use arrow_ipc::reader::FileReader;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 
-use crate::engine::columnar::ipc::{IPC_FILE_TRAILER, IpcFormat, check_ipc_file, sniff_head};
+use crate::engine::columnar::ipc::{
+    IPC_FILE_TRAILER, IpcFormat, check_ipc_file, is_parquet_head, sniff_head,
+};
 use crate::engine::columnar::ipc_stream::{Seekable, StreamBatches};
 use crate::engine::columnar::reserved_types::{
     has_typed_columns, library_schema, to_library, to_typed, typed_schema,
@@ -230,7 +232,7 @@ impl IpcInput {
 
 /// Parquet where Arrow IPC is read: say what it is rather than fail to decode it.
 fn refuse_parquet(name: &str, head: &[u8]) -> Result<(), String> {
-    if head.starts_with(b"PAR1") {
+    if is_parquet_head(head) {
         return Err(format!(
             "{name} is a Parquet file; `run --input` reads Arrow IPC (a stream, .arrows, or a file, .arrow), as `tail --format arrow` writes"
         ));

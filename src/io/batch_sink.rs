@@ -21,7 +21,7 @@ use crate::io::atomic_file::OutputFile;
 use crate::io::parquet_columns::ParquetColumnsWriter;
 
 /// The one output data-format type: what `tail`, `barrier list --format` and the demo write
-/// batches as (`io::batch_file` writes whole batch lists in it too). The table preview is a
+/// batches as, all through [`BatchSink`]. The table preview is a
 /// rendering, not a data format (`cmd::tail`); reading a format is another concept (the
 /// readers of `io::arrow_files`, `produce`'s input), kept apart. Its clap side is in `cmd`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -732,5 +732,71 @@ mod tests {
             rotated_path(Path::new("out"), 0),
             PathBuf::from("out-000000")
         );
+    }
+
+    /// A list of batches written whole (what `barrier list --out` does; these tests were
+    /// `io::batch_file`'s, the second writer the sink replaced).
+    mod whole_lists {
+        use arrow_array::Int64Array;
+        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+        use super::*;
+        use crate::engine::columnar::ipc;
+
+        fn batch() -> (SchemaRef, RecordBatch) {
+            let schema = Arc::new(Schema::new(vec![Field::new(
+                "offset",
+                DataType::Int64,
+                true,
+            )]));
+            let batch = RecordBatch::try_new(
+                schema.clone(),
+                vec![Arc::new(Int64Array::from(vec![Some(1), None, Some(3)]))],
+            )
+            .unwrap();
+            (schema, batch)
+        }
+
+        fn write(path: &Path, format: DataFormat, schema: &SchemaRef, batch: &RecordBatch) {
+            let mut sink = BatchSink::new(SinkOptions {
+                format,
+                path: Some(path.to_path_buf()),
+                row_group_size: DEFAULT_ROW_GROUP_ROWS,
+                rotate_rows: None,
+                rotate_bytes: None,
+            });
+            sink.write(batch).unwrap();
+            sink.finish(schema).unwrap();
+        }
+
+        #[test]
+        fn arrow_stream_and_file_outputs_read_back_identically() {
+            let (schema, batch) = batch();
+            let dir = tempfile::tempdir().unwrap();
+            for format in [DataFormat::ArrowStream, DataFormat::ArrowFile] {
+                let path = dir.path().join(format.label());
+                write(&path, format, &schema, &batch);
+                let bytes = std::fs::read(&path).unwrap();
+                let (read_schema, read) = ipc::read_batches(&bytes).unwrap();
+                assert_eq!(read_schema, schema);
+                assert_eq!(read, vec![batch.clone()]);
+            }
+        }
+
+        #[test]
+        fn parquet_output_goes_to_the_file_atomically_and_reads_back() {
+            let (schema, batch) = batch();
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("cuts.parquet");
+            write(&path, DataFormat::Parquet, &schema, &batch);
+            let file = std::fs::File::open(&path).unwrap();
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                .unwrap()
+                .build()
+                .unwrap();
+            let read: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+            assert_eq!(read, vec![batch]);
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        }
     }
 }

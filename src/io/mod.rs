@@ -8,7 +8,6 @@
 pub mod arrow_files;
 pub mod atomic_file;
 pub mod barrier_verify;
-pub mod batch_file;
 pub mod batch_sink;
 pub mod bounded_read;
 pub mod kafka;

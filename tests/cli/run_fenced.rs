@@ -14,9 +14,9 @@ use std::time::Duration;
 use krabka_streams::io::kafka::test_hooks::{PAUSE_BEFORE_COMMIT_ENV, PAUSE_BEFORE_COMMIT_LOG};
 
 use crate::barrier::fixture::StderrLines;
-use crate::run_online::{create_topic, runner_command};
+use crate::run_online::runner_command;
 use crate::run_state_kafka::{PARTITIONS, await_truth, produce_batch, signal, wait_exit};
-use crate::support::tansu::Tansu;
+use crate::support::orders_totals::{orders_to_totals, two_machines, write_topology};
 use crate::support::{unique_name, venv_python};
 
 /// Initialises transactions under `argv[2]`: the broker bumps the id's epoch,
@@ -30,32 +30,8 @@ print(json.dumps({"fenced": sys.argv[2]}))
 "#;
 
 fn topology(dir: &std::path::Path, group: &str, input: &str, output: &str) -> std::path::PathBuf {
-    let path = dir.join("topology.yaml");
-    std::fs::write(
-        &path,
-        format!(
-            r#"version: 1
-settings:
-  consumer_group: {group}
-  guarantee: exactly-once
-  state_store: kafka
-nodes:
-  - source: orders
-    topics: [{input}]
-    value: json
-  - group_by: per-user
-    parent: orders
-    keys: [user]
-    aggregates: [sum(amount) AS total]
-  - sink: out
-    parent: per-user
-    topic: {output}
-    value: json
-"#
-        ),
-    )
-    .unwrap();
-    path
+    let settings = ["guarantee: exactly-once", "state_store: kafka"];
+    write_topology(&dir.join("topology.yaml"), group, input, output, &settings)
 }
 
 fn wait_for(lines: &StderrLines, needle: &str, within: Duration) {
@@ -72,11 +48,7 @@ fn wait_for(lines: &StderrLines, needle: &str, within: Duration) {
 
 #[test]
 fn a_member_fenced_mid_transaction_rejoins_and_the_totals_stay_exact_under_exactly_once() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("orders"), unique_name("totals"));
-    create_topic(&bootstrap, &input, PARTITIONS);
-    create_topic(&bootstrap, &output, 1);
+    let (_tansu, bootstrap, input, output) = orders_to_totals(PARTITIONS);
     let group = unique_name("fenced");
     let machine = tempfile::tempdir().unwrap();
     let file = topology(machine.path(), &group, &input, &output);
@@ -142,17 +114,9 @@ fn a_member_fenced_mid_transaction_rejoins_and_the_totals_stay_exact_under_exact
 /// exactly-once.
 #[test]
 fn a_member_paused_past_its_session_carries_on_and_the_totals_stay_exact_under_exactly_once() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("orders"), unique_name("totals"));
-    create_topic(&bootstrap, &input, PARTITIONS);
-    create_topic(&bootstrap, &output, 1);
+    let (_tansu, bootstrap, input, output) = orders_to_totals(PARTITIONS);
     let group = unique_name("paused");
-    let machines: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let files: Vec<_> = machines
-        .iter()
-        .map(|m| topology(m.path(), &group, &input, &output))
-        .collect();
+    let (_machines, files) = two_machines(|m| topology(m, &group, &input, &output));
     let ids = [unique_name("txn-a"), unique_name("txn-b")];
     let member = |i: usize| {
         let x_id = format!("transactional.id={}", ids[i]);

@@ -11,39 +11,21 @@ use std::time::Duration;
 
 use rdkafka::message::Message;
 
-use crate::run_online::{create_topic, start_runner};
+use crate::run_online::start_runner;
 use crate::run_state_kafka::{PARTITIONS, await_truth, produce_batch, signal, wait_exit};
-use crate::support::tansu::Tansu;
+use crate::support::orders_totals::{orders_to_totals, two_machines, write_topology};
 use crate::support::topic_read::TopicRead;
 use crate::support::unique_name;
 
 fn topology(machine: &Path, group: &str, input: &str, output: &str) -> std::path::PathBuf {
-    let path = machine.join("sums.yaml");
-    std::fs::write(
-        &path,
-        format!(
-            r#"version: 1
-settings:
-  consumer_group: {group}
-  state_dir: {state}
-nodes:
-  - source: orders
-    topics: [{input}]
-    value: json
-  - group_by: per-user
-    parent: orders
-    keys: [user]
-    aggregates: [sum(amount) AS total]
-  - sink: out
-    parent: per-user
-    topic: {output}
-    value: json
-"#,
-            state = machine.join("state").display()
-        ),
+    let state_dir = format!("state_dir: {}", machine.join("state").display());
+    write_topology(
+        &machine.join("sums.yaml"),
+        group,
+        input,
+        output,
+        &[&state_dir],
     )
-    .unwrap();
-    path
 }
 
 /// The value of the last record under each `partition-<p>` key of the state topic.
@@ -67,17 +49,9 @@ fn live_snapshots(bootstrap: &str, topic: &str) -> BTreeMap<String, Vec<u8>> {
 
 #[test]
 fn by_default_state_follows_the_partition_and_each_state_dir_is_a_copy_of_the_topic() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("orders"), unique_name("totals"));
-    create_topic(&bootstrap, &input, PARTITIONS);
-    create_topic(&bootstrap, &output, 1);
+    let (_tansu, bootstrap, input, output) = orders_to_totals(PARTITIONS);
     let group = unique_name("sums");
-    let machines: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let files: Vec<_> = machines
-        .iter()
-        .map(|m| topology(m.path(), &group, &input, &output))
-        .collect();
+    let (machines, files) = two_machines(|m| topology(m, &group, &input, &output));
     let mut truth = BTreeMap::new();
 
     produce_batch(&bootstrap, &input, 1, &mut truth);

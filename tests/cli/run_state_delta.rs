@@ -9,12 +9,14 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::run_online::{create_topic, produce, start_runner};
 use crate::run_state_kafka::{await_truth, signal, wait_exit};
+use crate::support::orders_totals::{
+    dumped_totals, orders_to_totals, two_machines, write_topology,
+};
 use crate::support::tansu::Tansu;
 use crate::support::{unique_name, venv_python};
 
@@ -22,30 +24,7 @@ const USERS: usize = 600;
 
 fn topology(dir: &Path, group: &str, input: &str, output: &str) -> std::path::PathBuf {
     let path = dir.join(format!("{group}.yaml"));
-    std::fs::write(
-        &path,
-        format!(
-            r#"version: 1
-settings:
-  consumer_group: {group}
-  state_store: kafka
-nodes:
-  - source: orders
-    topics: [{input}]
-    value: json
-  - group_by: per-user
-    parent: orders
-    keys: [user]
-    aggregates: [sum(amount) AS total]
-  - sink: out
-    parent: per-user
-    topic: {output}
-    value: json
-"#
-        ),
-    )
-    .unwrap();
-    path
+    write_topology(&path, group, input, output, &["state_store: kafka"])
 }
 
 /// Reads partition 0 of the state topic with confluent-kafka and rebuilds the
@@ -188,41 +167,12 @@ fn read_state(bootstrap: &str, topic: &str, out: &Path) -> Value {
     venv_python(READ_STATE, &[bootstrap, topic, out.to_str().unwrap()])
 }
 
-/// The total per user in a container, as `snapshot dump` decodes it.
-fn dumped_totals(file: &Path) -> String {
-    let dump = Command::new(crate::support::binary())
-        .args([
-            "--output",
-            "json",
-            "snapshot",
-            "dump",
-            file.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        dump.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
-    String::from_utf8_lossy(&dump.stdout).into_owned()
-}
-
 #[test]
 fn rounds_touching_few_groups_write_small_deltas_and_the_next_owner_gets_the_exact_state() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("orders"), unique_name("totals"));
-    create_topic(&bootstrap, &input, 1);
-    create_topic(&bootstrap, &output, 1);
+    let (_tansu, bootstrap, input, output) = orders_to_totals(1);
     let group = unique_name("delta-sums");
     let state_topic = format!("{group}-state");
-    let machines: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let files: Vec<_> = machines
-        .iter()
-        .map(|m| topology(m.path(), &group, &input, &output))
-        .collect();
+    let (machines, files) = two_machines(|m| topology(m, &group, &input, &output));
     let mut truth = BTreeMap::new();
 
     // Every user once: the state has all the groups.

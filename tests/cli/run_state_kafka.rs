@@ -16,10 +16,8 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use serde_json::json;
 
-use crate::run_online::{
-    Read, TIMEOUT, create_topic, produce, read_until, runner_command, start_runner,
-};
-use crate::support::tansu::Tansu;
+use crate::run_online::{Read, TIMEOUT, produce, read_until, runner_command, start_runner};
+use crate::support::orders_totals::{dumped_totals, orders_to_totals, write_topology};
 use crate::support::unique_name;
 
 pub(crate) const USERS: usize = 20;
@@ -32,34 +30,16 @@ fn topology(
     output: &str,
     state_topic: Option<&str>,
 ) -> std::path::PathBuf {
-    let path = dir.join(format!("{group}.yaml"));
-    let topic_line = state_topic
-        .map(|t| format!("  state_topic: {t}\n"))
-        .unwrap_or_default();
-    std::fs::write(
-        &path,
-        format!(
-            r#"version: 1
-settings:
-  consumer_group: {group}
-  state_store: kafka
-{topic_line}nodes:
-  - source: orders
-    topics: [{input}]
-    value: json
-  - group_by: per-user
-    parent: orders
-    keys: [user]
-    aggregates: [sum(amount) AS total]
-  - sink: out
-    parent: per-user
-    topic: {output}
-    value: json
-"#
-        ),
+    let topic_line = state_topic.map(|t| format!("state_topic: {t}"));
+    let mut settings = vec!["state_store: kafka"];
+    settings.extend(topic_line.as_deref());
+    write_topology(
+        &dir.join(format!("{group}.yaml")),
+        group,
+        input,
+        output,
+        &settings,
     )
-    .unwrap();
-    path
 }
 
 /// Produces one batch: `count` orders per user, user u always on partition u % 4,
@@ -160,11 +140,7 @@ fn cleanup_policy(bootstrap: &str, topic: &str) -> Option<String> {
 
 #[test]
 fn state_follows_its_partition_across_members_with_no_shared_directory() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("orders"), unique_name("totals"));
-    create_topic(&bootstrap, &input, PARTITIONS);
-    create_topic(&bootstrap, &output, 1);
+    let (_tansu, bootstrap, input, output) = orders_to_totals(PARTITIONS);
     let group = unique_name("sums");
     // Each member is its own machine: its own working directory, no state_dir.
     let machines: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
@@ -291,11 +267,7 @@ pub(crate) fn create_topic_with(bootstrap: &str, topic: &str, configs: &[(&str, 
 fn a_snapshot_bigger_than_max_message_bytes_round_trips_in_chunks_and_a_deleting_state_topic_is_refused()
  {
     use rdkafka::message::{Headers, Message};
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("orders"), unique_name("totals"));
-    create_topic(&bootstrap, &input, 1);
-    create_topic(&bootstrap, &output, 1);
+    let (_tansu, bootstrap, input, output) = orders_to_totals(1);
     let group = unique_name("big");
     let state_topic = format!("{group}-state");
     // 20 000 bytes a record: chunks of 20 000 - 16 KiB = 3 616 bytes.
@@ -376,23 +348,7 @@ fn a_snapshot_bigger_than_max_message_bytes_round_trips_in_chunks_and_a_deleting
     }
     let file = machines[0].path().join("assembled.snapshot");
     std::fs::write(&file, &container).unwrap();
-    let dump = Command::new(crate::support::binary())
-        .args([
-            "--output",
-            "json",
-            "snapshot",
-            "dump",
-            file.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        dump.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
-    let text = String::from_utf8_lossy(&dump.stdout);
+    let text = dumped_totals(&file);
     assert!(
         text.contains("per-user") && text.contains("user-number-399"),
         "{text}"
@@ -444,11 +400,7 @@ fn a_snapshot_bigger_than_max_message_bytes_round_trips_in_chunks_and_a_deleting
 
 #[test]
 fn exactly_once_totals_equal_the_truth_across_handoffs_and_a_kill_9_mid_stream() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("orders"), unique_name("totals"));
-    create_topic(&bootstrap, &input, PARTITIONS);
-    create_topic(&bootstrap, &output, 1);
+    let (_tansu, bootstrap, input, output) = orders_to_totals(PARTITIONS);
     let group = unique_name("eos-sums");
     let machines: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
     let files: Vec<_> = machines

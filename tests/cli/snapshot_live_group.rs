@@ -11,39 +11,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::run_online::{create_topic, start_runner};
+use crate::run_online::start_runner;
 use crate::run_state_kafka::{await_truth, signal, wait_exit};
-use crate::support::tansu::Tansu;
+use crate::support::orders_totals::{orders_to_totals, restore_live_args, write_topology};
 use crate::support::unique_name;
 
 fn topology(dir: &Path, group: &str, input: &str, output: &str) -> std::path::PathBuf {
-    let path = dir.join("topology.yaml");
-    std::fs::write(
-        &path,
-        format!(
-            r#"version: 1
-settings:
-  consumer_group: {group}
-  state_store: kafka
-  state_dir: {}
-nodes:
-  - source: orders
-    topics: [{input}]
-    value: json
-  - group_by: per-user
-    parent: orders
-    keys: [user]
-    aggregates: [sum(amount) AS total]
-  - sink: out
-    parent: per-user
-    topic: {output}
-    value: json
-"#,
-            dir.join("state").display()
-        ),
-    )
-    .unwrap();
-    path
+    let state_dir = format!("state_dir: {}", dir.join("state").display());
+    let settings = ["state_store: kafka", state_dir.as_str()];
+    write_topology(&dir.join("topology.yaml"), group, input, output, &settings)
 }
 
 fn cli(args: &[&str]) -> Output {
@@ -60,11 +36,7 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn a_restore_into_the_state_of_a_running_group_is_refused_naming_the_group_and_its_member() {
-    let tansu = Tansu::start();
-    let bootstrap = tansu.bootstrap();
-    let (input, output) = (unique_name("orders"), unique_name("totals"));
-    create_topic(&bootstrap, &input, 1);
-    create_topic(&bootstrap, &output, 1);
+    let (_tansu, bootstrap, input, output) = orders_to_totals(1);
     let group = unique_name("live-restore");
     let state_topic = format!("{group}-state");
     let machine = tempfile::tempdir().unwrap();
@@ -127,41 +99,12 @@ fn a_restore_into_the_state_of_a_running_group_is_refused_naming_the_group_and_i
     let live_before = std::fs::read(&live).unwrap();
 
     let dir_restore = |extra: &[&str]| {
-        let mut args = vec![
-            "-b",
-            bootstrap.as_str(),
-            "snapshot",
-            "restore",
-            state.to_str().unwrap(),
-            "--partition",
-            "0",
-            "--from-epoch",
-            "1",
-            "--to-epoch",
-            "live",
-            "--yes",
-        ];
-        args.extend_from_slice(extra);
-        cli(&args)
+        let source = [state.to_str().unwrap()];
+        cli(&restore_live_args(Some(&bootstrap), &source, extra))
     };
     let topic_restore = |extra: &[&str]| {
-        let mut args = vec![
-            "-b",
-            bootstrap.as_str(),
-            "snapshot",
-            "restore",
-            "--state-topic",
-            state_topic.as_str(),
-            "--partition",
-            "0",
-            "--from-epoch",
-            "1",
-            "--to-epoch",
-            "live",
-            "--yes",
-        ];
-        args.extend_from_slice(extra);
-        cli(&args)
+        let source = ["--state-topic", state_topic.as_str()];
+        cli(&restore_live_args(Some(&bootstrap), &source, extra))
     };
 
     for (what, refused) in [
@@ -181,18 +124,7 @@ fn a_restore_into_the_state_of_a_running_group_is_refused_naming_the_group_and_i
     }
     assert_eq!(std::fs::read(&live).unwrap(), live_before);
     // Without a broker to ask, the directory restore says what to give.
-    let offline = cli(&[
-        "snapshot",
-        "restore",
-        state.to_str().unwrap(),
-        "--partition",
-        "0",
-        "--from-epoch",
-        "1",
-        "--to-epoch",
-        "live",
-        "--yes",
-    ]);
+    let offline = cli(&restore_live_args(None, &[state.to_str().unwrap()], &[]));
     assert_eq!(offline.status.code(), Some(2), "{}", stderr(&offline));
     assert!(
         stderr(&offline).contains(&format!(

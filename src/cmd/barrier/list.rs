@@ -2,6 +2,7 @@
 //! (arguments and rendering; what is listed is `ops::barrier::list`).
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
@@ -9,12 +10,13 @@ use serde_json::{Value, json};
 
 use crate::cmd::exit::{CliError, CliResult};
 use crate::cmd::global::GlobalArgs;
-use crate::cmd::output::{Ui, finish_stdout, refuse_binary_on_tty, table};
+use crate::cmd::output::{Ui, refuse_binary_on_tty, table};
 use crate::cmd::render::barrier::{CUT_HEADERS, cut_row, cut_summary_json};
 use crate::engine::columnar::barrier::{BARRIER_STATE_TOPIC, BarrierCut};
 use crate::engine::time::rfc3339_millis;
-use crate::io::batch_file::{Destination, write_batches};
-use crate::io::batch_sink::DataFormat;
+use crate::io::batch_sink::{
+    BatchSink, DEFAULT_ROW_GROUP_ROWS, DataFormat, SinkError, SinkOptions,
+};
 use crate::ops::barrier::list::{
     DefinitionEntry, InjectionEntry, ListPlan, list, rows as rows_batch,
 };
@@ -71,6 +73,24 @@ impl ValueEnum for DataFormat {
             DataFormat::Parquet => PossibleValue::new("parquet").help("Parquet, zstd-compressed"),
             DataFormat::Ndjson => return None,
         })
+    }
+}
+
+/// Where `--out` sends the data rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Destination {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Destination {
+    /// `-` is stdout, anything else a file path.
+    fn parse(text: &str) -> Self {
+        if text == "-" {
+            Destination::Stdout
+        } else {
+            Destination::File(PathBuf::from(text))
+        }
     }
 }
 
@@ -159,14 +179,30 @@ fn write_rows(
 ) -> CliResult<()> {
     let batch = rows_batch(cuts)?;
     let rows = batch.num_rows();
-    let written = write_batches(
-        destination,
+    // Through the one output writer (tail's): a file is published atomically when the
+    // sink finishes, and its bytes are those tail would write for the same batch.
+    let mut sink = BatchSink::new(SinkOptions {
         format,
-        &batch.schema(),
-        std::slice::from_ref(&batch),
-    );
+        path: match destination {
+            Destination::File(path) => Some(path.clone()),
+            Destination::Stdout => None,
+        },
+        row_group_size: DEFAULT_ROW_GROUP_ROWS,
+        rotate_rows: None,
+        rotate_bytes: None,
+    });
+    let written = sink
+        .write(&batch)
+        .and_then(|()| sink.finish(&batch.schema()))
+        .map(drop);
     let Destination::File(path) = destination else {
-        finish_stdout(written)?;
+        match written {
+            // The reader of stdout went away (`| head`): not a failure.
+            Ok(()) | Err(SinkError::Closed) => {}
+            Err(SinkError::Failed(e)) => {
+                return Err(CliError::failure(format!("cannot write to stdout: {e}")));
+            }
+        }
         if ui.is_json() {
             eprintln!(
                 "{}",
@@ -181,7 +217,8 @@ fn write_rows(
         }
         return Ok(());
     };
-    written.map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+    // The sink's messages name the file already ("cannot create …", "cannot write …").
+    written.map_err(|e| CliError::failure(e.to_string()))?;
     ui.report(
         json!({"rows": rows, "cuts": cuts.len(), "format": format.label(), "out": path.display().to_string()}),
         |out| {

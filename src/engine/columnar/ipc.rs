@@ -1,6 +1,8 @@
 //! Recognising and reading Arrow IPC bytes (formats §5): the IPC **stream**
 //! format (what the Go/Java codecs write) and the IPC **file** format (what
 //! krabka-streams-rs `PolarsIpcSerde` writes), told apart by their first bytes.
+//! It also knows Parquet's magic ([`is_parquet_head`]), so that every reader that
+//! meets a Parquet file where it expected IPC (or has to choose) asks one place.
 
 use std::io::Cursor;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -42,6 +44,15 @@ pub fn sniff_head(head: &[u8]) -> IpcFormat {
     } else {
         IpcFormat::Unknown
     }
+}
+
+/// A Parquet file starts (and ends) with this magic.
+pub const PARQUET_MAGIC: [u8; 4] = *b"PAR1";
+
+/// Whether `head` (any prefix of the input) starts like a Parquet file: `produce`
+/// reads it as Parquet, `run --input` refuses it by name instead of failing to decode it.
+pub fn is_parquet_head(head: &[u8]) -> bool {
+    head.starts_with(&PARQUET_MAGIC)
 }
 
 /// Sniffs the IPC format of complete bytes (a snapshot payload, a record value): as

@@ -124,6 +124,28 @@ impl AccessWatch {
         }
     }
 
+    /// [`note`](Self::note) of a transport failure (a lost connection), for tests outside
+    /// io that feed a watch without naming rdkafka's error types.
+    #[cfg(test)]
+    pub fn note_transport_failure(&self, reason: &str) {
+        use rdkafka::error::RDKafkaErrorCode;
+        self.note(
+            &KafkaError::Global(RDKafkaErrorCode::BrokerTransportFailure),
+            reason,
+        );
+    }
+
+    /// [`note`](Self::note) of a refused login, for tests outside io (see
+    /// [`note_transport_failure`](Self::note_transport_failure)).
+    #[cfg(test)]
+    pub fn note_authentication_failure(&self, reason: &str) {
+        use rdkafka::error::RDKafkaErrorCode;
+        self.note(
+            &KafkaError::Global(RDKafkaErrorCode::Authentication),
+            reason,
+        );
+    }
+
     /// The error that ends a running command once the broker refused our login (exit 1)
     /// or our certificate (exit 4); `None` while access stands.
     pub fn access_lost(&self, what: &str) -> Option<KafkaIoError> {

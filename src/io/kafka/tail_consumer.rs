@@ -16,7 +16,7 @@ use rdkafka::error::KafkaError;
 use rdkafka::topic_partition_list::TopicPartitionListElem;
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::engine::topic_partition::TopicPartition;
+use crate::engine::topic_partition::{PartitionOffset, TopicPartition};
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::fetch_queue::{FetchQueue, FetchWaker, NativeMessage};
 use crate::io::kafka::settings::KafkaSettings;
@@ -176,17 +176,17 @@ impl TailConsumer {
 
     /// Assigns exactly these partitions at these offsets; their messages are then
     /// consumed in batches.
-    pub fn assign(&mut self, at: &[(String, i32, i64)]) -> Result<(), KafkaIoError> {
+    pub fn assign(&mut self, at: &[PartitionOffset]) -> Result<(), KafkaIoError> {
         let rk = self.consumer.client().native_ptr();
         if let Some(fetch) = locked(&self.consumer.context().fetch).as_ref() {
-            for (t, p, _) in at {
+            for at in at {
                 // SAFETY: `rk` is the live client the queue was made with.
-                unsafe { fetch.forward(rk, t, *p) }?;
+                unsafe { fetch.forward(rk, &at.tp.topic, at.tp.partition) }?;
             }
         }
         let mut tpl = TopicPartitionList::new();
-        for (t, p, o) in at {
-            tpl.add_partition_offset(t, *p, Offset::Offset(*o))
+        for at in at {
+            tpl.add_partition_offset(&at.tp.topic, at.tp.partition, Offset::Offset(at.offset))
                 .map_err(|e| KafkaIoError::failed(e.to_string()))?;
         }
         self.consumer

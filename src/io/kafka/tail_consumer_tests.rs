@@ -26,7 +26,10 @@ fn consumer_at_start(cluster: &EmbeddedCluster, topic: &str) -> TailConsumer {
     )
     .expect("consumer");
     consumer
-        .assign(&[(topic.to_string(), 0, 0)])
+        .assign(&[PartitionOffset {
+            tp: TopicPartition::new(topic, 0),
+            offset: 0,
+        }])
         .expect("assign");
     consumer
 }

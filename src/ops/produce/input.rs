@@ -147,7 +147,7 @@ fn sniff(name: &str, head: &[u8]) -> Result<InputFormat> {
     if ipc::sniff_head(head) != IpcFormat::Unknown {
         return Ok(InputFormat::Arrow);
     }
-    if head.starts_with(b"PAR1") {
+    if ipc::is_parquet_head(head) {
         return Ok(InputFormat::Parquet);
     }
     if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {

@@ -116,10 +116,6 @@ fn prefetch_source_schemas(spec: &TopologySpec, cache: Option<&SchemaCache>) {
     }
 }
 
-fn runner_failure(e: RunnerError) -> Error {
-    Error::failure(e.message)
-}
-
 /// The runner over the real adapters.
 pub type OnlineRunner = GroupRunner<RunnerConsumer, RunnerProducer, Box<dyn StateStore>>;
 
@@ -443,7 +439,9 @@ pub(super) fn run_online(
         }
         if let Some(e) = round(&mut runner).err() {
             let Some(fence) = e.fenced else {
-                break Some(runner_failure(e));
+                // `round` retries retriable failures itself, so this one ends the run
+                // with the kind `From<RunnerError>` gives it.
+                break Some(Error::from(e));
             };
             if let Err(why) = rejoins.allow(fence, Instant::now()) {
                 break Some(Error::failure(format!(

@@ -91,8 +91,6 @@ impl Outage {
 
 #[cfg(test)]
 mod tests {
-    use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-
     use crate::ops::ErrorKind;
 
     use super::*;
@@ -120,14 +118,11 @@ mod tests {
     fn a_refusal_seen_only_by_the_error_callback_ends_the_tail_with_exit_1_naming_it() {
         let watch = AccessWatch::new();
         watch.expect_login(Some("SASL_PLAINTEXT"), Some("SCRAM-SHA-256"), Some("alice"));
-        let transport = KafkaError::Global(RDKafkaErrorCode::BrokerTransportFailure);
-        watch.note(
-            &transport,
+        watch.note_transport_failure(
             "sasl_plaintext://127.0.0.1:9/1: Disconnected (after 2051ms in state UP)",
         );
         assert!(round_failure(None, &watch).is_none(), "an outage goes on");
-        watch.note(
-            &KafkaError::Global(RDKafkaErrorCode::Authentication),
+        watch.note_authentication_failure(
             "sasl_plaintext://127.0.0.1:9/1: SASL authentication error: Authentication failed \
              during authentication due to invalid credentials with SASL mechanism \
              SCRAM-SHA-256 (after 3ms in state AUTH_REQ)",

@@ -20,7 +20,7 @@ use crate::engine::columnar::codec::{CodecError, PayloadColumns, ValueDecoder};
 use crate::engine::columnar::raw_batch::RawBatch;
 use crate::engine::columnar::record::Record;
 use crate::engine::columnar::record_filter::{Glob, RecordFilter};
-use crate::engine::topic_partition::TopicPartition;
+use crate::engine::topic_partition::{PartitionOffset, TopicPartition};
 use crate::io::batch_sink::SinkError;
 use crate::io::kafka::error::KafkaIoError;
 use crate::ops::ErrorKind;
@@ -309,10 +309,10 @@ impl PositionLookup for FakeConsumer {
     fn offset_for_time(&self, _: &str, _: i32, _: i64) -> Result<Option<i64>, KafkaIoError> {
         Ok(None)
     }
-    fn assign(&mut self, at: &[(String, i32, i64)]) -> Result<(), KafkaIoError> {
+    fn assign(&mut self, at: &[PartitionOffset]) -> Result<(), KafkaIoError> {
         let mut log = self.log.lock().unwrap();
-        for (t, p, o) in at {
-            log.position.insert(TopicPartition::new(t.clone(), *p), *o);
+        for at in at {
+            log.position.insert(at.tp.clone(), at.offset);
         }
         Ok(())
     }

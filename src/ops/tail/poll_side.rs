@@ -12,7 +12,7 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::{Duration, Instant};
 
 use crate::engine::columnar::raw_batch::RawBatch;
-use crate::engine::topic_partition::TopicPartition;
+use crate::engine::topic_partition::{PartitionOffset, TopicPartition};
 use crate::io::kafka::auth_failure;
 use crate::ops::Error;
 use crate::ops::tail::handoff::{BATCH_BYTES, Report, Shared};
@@ -149,7 +149,7 @@ pub struct PollSide<'a, S: FetchSource + PartitionControl> {
     pub consumer: &'a mut S,
     pub stops: Stops,
     /// Partitions assigned without a group (with a group, the consumer knows).
-    pub assignment: Vec<(String, i32, i64)>,
+    pub assignment: Vec<PartitionOffset>,
     pub all_partitions: Vec<TopicPartition>,
     pub group: bool,
     pub batch_records: usize,
@@ -280,7 +280,7 @@ impl<S: FetchSource + PartitionControl> PollSide<'_, S> {
         } else {
             self.assignment
                 .iter()
-                .map(|(t, p, _)| TopicPartition::new(t.clone(), *p))
+                .map(|at| at.tp.clone())
                 .filter(|tp| !self.stops.done.contains(tp))
                 .collect()
         }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::{PollSide, Stops};
 use crate::engine::columnar::raw_batch::RawBatch;
-use crate::engine::topic_partition::TopicPartition;
+use crate::engine::topic_partition::{PartitionOffset, TopicPartition};
 use crate::io::kafka::error::KafkaIoError;
 use crate::ops::Result as OpsResult;
 use crate::ops::tail::handoff::{Report, Shared};
@@ -203,7 +203,7 @@ fn run(
         all.push(tp.clone());
         let start = (!group).then_some(*low);
         if stops.add(tp.clone(), start, Some(*high)) && !group {
-            assignment.push((tp.topic, tp.partition, *low));
+            assignment.push(PartitionOffset { tp, offset: *low });
         }
     }
     let mut source = FakeSource {

@@ -20,7 +20,7 @@ use crate::engine::columnar::reserved::{reserved_fields, topic_field, with_topic
 use crate::engine::columnar::reserved_types::typed_schema;
 use crate::engine::columnar::text_view::TextView;
 use crate::engine::columnarschema::writer_schemas::WriterSchemas;
-use crate::engine::topic_partition::TopicPartition;
+use crate::engine::topic_partition::{PartitionOffset, TopicPartition};
 use crate::io::batch_sink::SinkError;
 use crate::io::kafka::tail_consumer::{TailConsumer, TailConsumerOptions};
 use crate::ops::tail::dead_letter::{DeadLetterFile, DeadLetterSink};
@@ -119,7 +119,7 @@ fn build_decoders(
 /// partitions assigned by hand (none with a group), and every partition read.
 struct Positioned {
     stops: Stops,
-    assignment: Vec<(String, i32, i64)>,
+    assignment: Vec<PartitionOffset>,
     all_partitions: Vec<TopicPartition>,
 }
 
@@ -192,7 +192,10 @@ fn position<C: TailClient>(consumer: &mut C, plan: &TailPlan) -> Result<Position
                     "--from: offset {start} is past the end of {t}/{p} (its next offset is {high}); use --from end to follow new records, or stop before the start (e.g. -e)"
                 )));
             }
-            assignment.push((t.clone(), *p, start));
+            assignment.push(PartitionOffset {
+                tp: TopicPartition::new(t.clone(), *p),
+                offset: start,
+            });
         }
     }
     match &plan.group {

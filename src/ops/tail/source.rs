@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use crate::engine::columnar::raw_batch::RawBatch;
-use crate::engine::topic_partition::TopicPartition;
+use crate::engine::topic_partition::{PartitionOffset, TopicPartition};
 use crate::io::kafka::error::KafkaIoError;
 use crate::io::kafka::fetch_queue::NativeMessage;
 use crate::io::kafka::tail_consumer::{Polled, TailConsumer};
@@ -85,7 +85,7 @@ pub trait PositionLookup {
         timestamp_ms: i64,
     ) -> Result<Option<i64>, KafkaIoError>;
     /// Without a group: reads exactly these partitions from these offsets.
-    fn assign(&mut self, at: &[(String, i32, i64)]) -> Result<(), KafkaIoError>;
+    fn assign(&mut self, at: &[PartitionOffset]) -> Result<(), KafkaIoError>;
     /// With a group: joins it for these topics.
     fn subscribe(&self, topics: &[String]) -> Result<(), KafkaIoError>;
 }
@@ -176,7 +176,7 @@ impl PositionLookup for TailConsumer {
     ) -> Result<Option<i64>, KafkaIoError> {
         TailConsumer::offset_for_time(self, topic, partition, timestamp_ms)
     }
-    fn assign(&mut self, at: &[(String, i32, i64)]) -> Result<(), KafkaIoError> {
+    fn assign(&mut self, at: &[PartitionOffset]) -> Result<(), KafkaIoError> {
         TailConsumer::assign(self, at)
     }
     fn subscribe(&self, topics: &[String]) -> Result<(), KafkaIoError> {

@@ -4,6 +4,7 @@ pub mod admin;
 pub mod checked_producer;
 pub mod dev_cluster;
 pub mod object_store;
+pub mod orders_totals;
 pub mod process;
 pub mod registered_orders;
 pub mod sasl_front;
