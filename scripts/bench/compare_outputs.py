@@ -9,11 +9,14 @@ cases into src/ops): OLD is a build of the commit before, NEW one of after.
     tumbling window, join, the Parquet copy) over its generated Arrow IPC data, `--rows N` rows,
     sinks compared byte for byte (`--threads 1` and the default);
   * tail: the generated orders produced (by NEW, Avro through the registry, `--partition keep`:
-    all in partition 0, since how records of several partitions interleave and where fetched
-    batches end depend on timing, not on the build) to the embedded cluster of
-    `NEW dev-cluster`, then `tail -e` by each binary to Arrow IPC, Parquet, NDJSON and the table;
+    all in partition 0, since how records of several partitions interleave depends on timing,
+    not on the build) to the embedded cluster of
+    `NEW dev-cluster`, then `tail -e` by each binary to Arrow IPC and Parquet (compared as
+    tables: schema, metadata and rows in order; where fetched batches end is timing) and to
+    NDJSON and the table (bytes);
   * barrier: the golden barrier records of tests/vectors/data/barrier.json produced to
-    `__barrier_state`, then `barrier list --all` (table and JSON) and `barrier show` of each cut.
+    `__barrier_state`, then `barrier list --all` (table, JSON, and as data to Arrow IPC stream and file and
+    Parquet files) and `barrier show` of each cut (text and JSON).
 
 Needs pyarrow, duckdb, numpy and confluent-kafka (the test venv has them).
 
@@ -43,6 +46,24 @@ def same_files(a, b, what):
     if not filecmp.cmp(a, b, shallow=False):
         fail(f"{what} ({a} vs {b})")
     print(f"same: {what} ({os.path.getsize(a)} bytes)", flush=True)
+
+
+def same_rows(a, b, ext, what):
+    """Same schema (metadata included) and the same rows in the same order. Not bytes: where
+    `tail`'s record batches (and so IPC messages and Parquet pages) end follows what each fetch
+    returned, which is timing, not the build."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def load(path):
+        if ext == "parquet":
+            return pq.read_table(path)
+        with pa.memory_map(path) as data:
+            return pa.ipc.open_stream(data).read_all()
+    left, right = load(a), load(b)
+    if not left.schema.equals(right.schema, check_metadata=True) or not left.equals(right):
+        fail(f"{what} ({a} vs {b})")
+    print(f"same: {what} ({right.num_rows} rows, schema and metadata equal)", flush=True)
 
 
 def same_stdout(old, new, args, what):
@@ -134,7 +155,7 @@ def compare_broker(old, new, rows, directory, port):
                 out = os.path.join(directory, f"compare-tail-{label}.{ext}")
                 subprocess.run([binary] + tail + ["--out", out], check=True)
                 outs.append(out)
-            same_files(outs[0], outs[1], f"tail -e to .{ext}")
+            same_rows(outs[0], outs[1], ext, f"tail -e to .{ext}")
         same_stdout(old, new, tail + ["--format", "ndjson"], "tail -e --format ndjson")
         same_stdout(old, new, tail + ["--format", "table", "-n", "50"], "tail -e --format table")
         print(f"barrier: {produce_barrier_records(f'127.0.0.1:{port}')} golden records produced",
@@ -143,6 +164,14 @@ def compare_broker(old, new, rows, directory, port):
         same_stdout(old, new, base + ["list", "--all"], "barrier list --all")
         listed = same_stdout(old, new, ["--output", "json"] + base + ["list", "--all"],
                              "barrier list --all --output json")
+        for fmt, ext in (("arrow", "arrows"), ("arrow-file", "arrow"), ("parquet", "parquet")):
+            outs = []
+            for label, binary in (("old", old), ("new", new)):
+                out = os.path.join(directory, f"compare-cuts-{label}.{ext}")
+                subprocess.run([binary] + base + ["list", "--all", "--format", fmt, "--out", out],
+                               check=True)
+                outs.append(out)
+            same_files(outs[0], outs[1], f"barrier list --all --format {fmt} --out FILE")
         cuts = json.loads(listed)["data"]["cuts"]
         if not cuts:
             sys.exit("barrier list found no cuts in the golden records")
@@ -165,7 +194,8 @@ def main():
     parser.add_argument("--dir", default="/tmp")
     parser.add_argument("--port", type=int, default=19392)
     args = parser.parse_args()
-    compare_broker(args.old, args.new, min(args.rows, 200_000), args.dir, args.port)
+    # The embedded cluster (librdkafka's mock) keeps about 5 MiB per partition: 100 000 orders fit.
+    compare_broker(args.old, args.new, min(args.rows, 100_000), args.dir, args.port)
     compare_run(args.old, args.new, args.rows, args.dir)
     print("compare_outputs: every output identical", flush=True)
 
