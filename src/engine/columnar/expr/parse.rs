@@ -50,6 +50,13 @@ const KEYWORDS: [&str; 25] = [
     "EXISTS",
 ];
 
+/// Words that cannot start an operand (other syntax words, such as `leading`,
+/// still name columns outside the construct they belong to).
+const NOT_AN_OPERAND: [&str; 14] = [
+    "AND", "OR", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "AS", "FROM", "FOR", "DISTINCT", "CASE",
+    "SELECT", "EXISTS",
+];
+
 /// Parses `expr`, or `expr AS name` when `allow_alias`.
 pub fn parse(text: &str, allow_alias: bool) -> Result<(Expr, Option<String>), ExprError> {
     let tokens = tokenize(text)?;
@@ -419,7 +426,7 @@ impl Parser<'_> {
         if keyword("TRIM") && call {
             return self.trim();
         }
-        if KEYWORDS.iter().any(|k| keyword(k)) {
+        if NOT_AN_OPERAND.iter().any(|k| keyword(k)) {
             self.at -= 1;
             return Err(self.expected("an expression"));
         }
@@ -441,10 +448,10 @@ impl Parser<'_> {
         })
     }
 
-    /// A name: a bare word that is not syntax, or a quoted one.
+    /// A name after `AS` or `.`: any word, as SQL allows `AS from` there.
     fn identifier(&mut self) -> Result<String, ExprError> {
         match &self.peek().tok {
-            Tok::Word { text, quote } if quote.is_some() || !is_operator(&self.peek().tok) => {
+            Tok::Word { text, .. } => {
                 let name = text.clone();
                 self.at += 1;
                 Ok(name)

@@ -143,6 +143,13 @@ fn every_construct_parses() {
         (expr.to_string().as_str(), alias.as_deref()),
         ("amount * 2", Some("Double"))
     );
+    let (_, alias) = parse("count(*) AS from", true).unwrap();
+    assert_eq!(alias.as_deref(), Some("from"));
+    assert_eq!(tree("leading + escape"), "[leading + escape]");
+    assert_eq!(
+        error("from + 1").0,
+        "syntax error: Expected: an expression, found: from"
+    );
     let (expr, _) = parse("x IS NULL", true).unwrap();
     assert!(matches!(expr, Expr::IsNull { negated: false, .. }));
     let (expr, _) = parse("'a'", true).unwrap();
@@ -338,5 +345,92 @@ fn hostile_input_is_an_error_never_a_panic() {
         "\u{0}",
     ] {
         assert!(ParsedExpr::parse(text, true).is_err(), "{text:?}");
+    }
+}
+
+#[test]
+fn random_token_soup_never_panics() {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("s", DataType::Utf8, true),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(vec![Some(i64::MIN), None, Some(3)])),
+        Arc::new(StringArray::from(vec![Some("x"), Some(""), None])),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    let vocabulary = [
+        "a",
+        "s",
+        "1",
+        "-",
+        "+",
+        "*",
+        "/",
+        "%",
+        "||",
+        "(",
+        ")",
+        ",",
+        "=",
+        "<>",
+        "<",
+        ">=",
+        "AND",
+        "OR",
+        "NOT",
+        "IS",
+        "NULL",
+        "TRUE",
+        "IN",
+        "BETWEEN",
+        "LIKE",
+        "'x%'",
+        "CAST",
+        "AS",
+        "INT",
+        "::",
+        "VARCHAR",
+        "SUBSTRING",
+        "FROM",
+        "FOR",
+        "TRIM",
+        "LEADING",
+        "lower",
+        "coalesce",
+        "count",
+        "*",
+        "9223372036854775808",
+        "1.5",
+        "\"a\"",
+        ".",
+        "ESCAPE",
+        "DISTINCT",
+    ];
+    // A fixed xorshift sequence: the same soups on every run.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..20_000 {
+        let mut text = String::new();
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        for _ in 0..(state % 12) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            text.push_str(vocabulary[(state % vocabulary.len() as u64) as usize]);
+            text.push(' ');
+        }
+        let _ = super::super::parse_aggregate(&text);
+        if let Ok(parsed) = ParsedExpr::parse(&text, true) {
+            let _ = parsed.columns();
+            if let Ok(expression) = parsed.compile(&schema) {
+                let _ = expression.evaluate(&batch);
+            }
+        }
     }
 }
