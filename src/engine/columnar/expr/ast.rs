@@ -45,6 +45,13 @@ pub enum Expr {
         expr: Box<Expr>,
         negated: bool,
     },
+    /// `x IS [NOT] UNKNOWN`, `x IS [NOT] DISTINCT FROM y`: parsed so the
+    /// compiler can say they are not supported.
+    IsOther {
+        expr: Box<Expr>,
+        negated: bool,
+        distinct_from: Option<Box<Expr>>,
+    },
     /// `x IS [NOT] TRUE` (`value` true) or `x IS [NOT] FALSE`.
     IsBool {
         expr: Box<Expr>,
@@ -75,22 +82,35 @@ pub enum Expr {
         ty: SqlType,
         double_colon: bool,
     },
-    /// `SUBSTRING(x FROM a [FOR b])` and `SUBSTRING(x, a[, b])`.
+    /// `SUBSTRING(x FROM a [FOR b])` and `SUBSTRING(x, a[, b])`; `SUBSTR` when
+    /// `short`, the comma form when `commas` (kept for messages).
     Substring {
         expr: Box<Expr>,
         from: Option<Box<Expr>>,
         length: Option<Box<Expr>>,
+        short: bool,
+        commas: bool,
     },
     /// `TRIM([BOTH | LEADING | TRAILING] [chars FROM] x)` or `TRIM(x, chars)`.
     Trim {
         expr: Box<Expr>,
         side: Option<TrimSide>,
         characters: Option<Box<Expr>>,
+        /// Written `TRIM(x, chars)`.
+        comma: bool,
     },
     Function {
         name: String,
         args: Vec<Expr>,
         distinct: bool,
+        pos: Pos,
+    },
+    /// `CASE [x] WHEN a THEN b … [ELSE c] END`: parsed so the compiler can say
+    /// it is not supported, with the whole construct in the message.
+    Case {
+        operand: Option<Box<Expr>>,
+        branches: Vec<(Expr, Expr)>,
+        otherwise: Option<Box<Expr>>,
         pos: Pos,
     },
 }
@@ -127,6 +147,9 @@ pub enum BinaryOp {
     And,
     Or,
     StringConcat,
+    /// A bitwise operator (`&`, `|`, `^`, `#`, `<<`, `>>`): parsed with SQL's
+    /// precedence so the compiler can name it as unsupported.
+    Bitwise(&'static str),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,18 +176,25 @@ impl Expr {
             | Expr::Compound { pos, .. }
             | Expr::Literal { pos, .. }
             | Expr::Wildcard { pos }
-            | Expr::Function { pos, .. } => *pos,
+            | Expr::Function { pos, .. }
+            | Expr::Case { pos, .. } => *pos,
             Expr::Nested(e)
             | Expr::Unary { expr: e, .. }
             | Expr::Binary { left: e, .. }
             | Expr::IsNull { expr: e, .. }
             | Expr::IsBool { expr: e, .. }
+            | Expr::IsOther { expr: e, .. }
             | Expr::In { expr: e, .. }
             | Expr::Between { expr: e, .. }
             | Expr::Like { expr: e, .. }
             | Expr::Cast { expr: e, .. }
-            | Expr::Substring { expr: e, .. }
-            | Expr::Trim { expr: e, .. } => e.pos(),
+            | Expr::Substring { expr: e, .. } => e.pos(),
+            // `TRIM('x' FROM s)` starts at its characters.
+            Expr::Trim {
+                expr, characters, ..
+            } => characters
+                .as_ref()
+                .map_or(expr.pos(), |c| c.pos().min(expr.pos())),
         }
     }
 }
@@ -186,6 +216,7 @@ impl fmt::Display for BinaryOp {
             BinaryOp::And => "AND",
             BinaryOp::Or => "OR",
             BinaryOp::StringConcat => "||",
+            BinaryOp::Bitwise(symbol) => symbol,
         })
     }
 }
@@ -255,6 +286,16 @@ impl fmt::Display for Expr {
                 not(*negated),
                 if *value { "TRUE" } else { "FALSE" }
             ),
+            Expr::IsOther {
+                expr,
+                negated,
+                distinct_from: None,
+            } => write!(f, "{expr} IS {}UNKNOWN", not(*negated)),
+            Expr::IsOther {
+                expr,
+                negated,
+                distinct_from: Some(other),
+            } => write!(f, "{expr} IS {}DISTINCT FROM {other}", not(*negated)),
             Expr::In {
                 expr,
                 list: items,
@@ -290,22 +331,76 @@ impl fmt::Display for Expr {
                 double_colon: true,
             } => write!(f, "{expr}::{}", ty.text),
             Expr::Cast { expr, ty, .. } => write!(f, "CAST({expr} AS {})", ty.text),
-            Expr::Substring {
-                expr, from, length, ..
+            Expr::Substring { .. } | Expr::Case { .. } | Expr::Trim { .. } => self.fmt_special(f),
+            Expr::Function {
+                name,
+                args,
+                distinct,
+                ..
             } => {
-                write!(f, "SUBSTRING({expr}")?;
+                write!(f, "{name}({}", if *distinct { "DISTINCT " } else { "" })?;
+                list(f, args)?;
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+impl Expr {
+    /// The keyword constructs' SQL text (split from `fmt` to keep it short).
+    fn fmt_special(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Substring {
+                expr,
+                from,
+                length,
+                short,
+                commas,
+            } => {
+                let name = if *short { "SUBSTR" } else { "SUBSTRING" };
+                let (from_word, for_word) = if *commas {
+                    (", ", ", ")
+                } else {
+                    (" FROM ", " FOR ")
+                };
+                write!(f, "{name}({expr}")?;
                 if let Some(from) = from {
-                    write!(f, " FROM {from}")?;
+                    write!(f, "{from_word}{from}")?;
                 }
                 if let Some(length) = length {
-                    write!(f, " FOR {length}")?;
+                    write!(f, "{for_word}{length}")?;
                 }
                 f.write_str(")")
             }
+            Expr::Case {
+                operand,
+                branches,
+                otherwise,
+                ..
+            } => {
+                f.write_str("CASE")?;
+                if let Some(operand) = operand {
+                    write!(f, " {operand}")?;
+                }
+                for (when, then) in branches {
+                    write!(f, " WHEN {when} THEN {then}")?;
+                }
+                if let Some(otherwise) = otherwise {
+                    write!(f, " ELSE {otherwise}")?;
+                }
+                f.write_str(" END")
+            }
+            Expr::Trim {
+                expr,
+                characters: Some(chars),
+                comma: true,
+                ..
+            } => write!(f, "TRIM({expr}, {chars})"),
             Expr::Trim {
                 expr,
                 side,
                 characters,
+                ..
             } => {
                 f.write_str("TRIM(")?;
                 if let Some(side) = side {
@@ -320,16 +415,8 @@ impl fmt::Display for Expr {
                 }
                 write!(f, "{expr})")
             }
-            Expr::Function {
-                name,
-                args,
-                distinct,
-                ..
-            } => {
-                write!(f, "{name}({}", if *distinct { "DISTINCT " } else { "" })?;
-                list(f, args)?;
-                f.write_str(")")
-            }
+            // Only the constructs above reach here (see `fmt`).
+            _ => Ok(()),
         }
     }
 }

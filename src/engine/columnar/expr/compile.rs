@@ -222,6 +222,7 @@ impl Compiler<'_> {
                 expr: inner,
                 from,
                 length,
+                ..
             } => {
                 let args: Vec<&SqlExpr> = std::iter::once(inner.as_ref())
                     .chain(from.as_deref())
@@ -233,6 +234,7 @@ impl Compiler<'_> {
                 expr: inner,
                 side,
                 characters,
+                ..
             } => self.trim(expr, inner, *side, characters.is_some()),
             SqlExpr::Function {
                 name,
@@ -240,7 +242,7 @@ impl Compiler<'_> {
                 distinct,
                 ..
             } => self.function(expr, name, args, *distinct),
-            SqlExpr::Wildcard { .. } => {
+            SqlExpr::Wildcard { .. } | SqlExpr::Case { .. } | SqlExpr::IsOther { .. } => {
                 Err(err_at(expr, format!("unsupported expression `{expr}`")))
             }
         }
@@ -522,7 +524,7 @@ impl Compiler<'_> {
                 Func::Concat,
                 vec![self.as_text(left)?, self.as_text(right)?],
             )),
-            other => unreachable!("`{other}` is a comparison or arithmetic"),
+            other => Err(err_at(expr, format!("unsupported operator `{other}`"))),
         }
     }
 
@@ -942,12 +944,17 @@ pub fn referenced_columns(expr: &SqlExpr, out: &mut std::collections::BTreeSet<S
         SqlExpr::In { expr, list, .. } => {
             referenced_columns(expr, out) && list.iter().all(|e| referenced_columns(e, out))
         }
-        SqlExpr::Substring { expr, from, length } => {
+        SqlExpr::Substring {
+            expr, from, length, ..
+        } => {
             referenced_columns(expr, out)
                 && from.iter().all(|e| referenced_columns(e, out))
                 && length.iter().all(|e| referenced_columns(e, out))
         }
         SqlExpr::Function { args, .. } => args.iter().all(|e| referenced_columns(e, out)),
-        SqlExpr::Compound { .. } | SqlExpr::Wildcard { .. } => false,
+        SqlExpr::Compound { .. }
+        | SqlExpr::Wildcard { .. }
+        | SqlExpr::Case { .. }
+        | SqlExpr::IsOther { .. } => false,
     }
 }

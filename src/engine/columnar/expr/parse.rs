@@ -17,12 +17,15 @@ const UNARY_NOT: u8 = 15;
 const IS: u8 = 17;
 const LIKE: u8 = 19;
 const COMPARE: u8 = 20;
+const PIPE: u8 = 21;
+const CARET: u8 = 22;
+const AMPERSAND: u8 = 23;
 const PLUS_MINUS: u8 = 30;
 const MUL_DIV: u8 = 40;
 const DOUBLE_COLON: u8 = 50;
 
 /// Words that are syntax, not names, wherever they appear; counted as operators.
-const KEYWORDS: [&str; 25] = [
+const KEYWORDS: [&str; 30] = [
     "AND",
     "OR",
     "NOT",
@@ -38,6 +41,7 @@ const KEYWORDS: [&str; 25] = [
     "CAST",
     "AS",
     "SUBSTRING",
+    "SUBSTR",
     "TRIM",
     "FROM",
     "FOR",
@@ -46,15 +50,19 @@ const KEYWORDS: [&str; 25] = [
     "TRAILING",
     "DISTINCT",
     "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
     "SELECT",
     "EXISTS",
 ];
 
 /// Words that cannot start an operand (other syntax words, such as `leading`,
 /// still name columns outside the construct they belong to).
-const NOT_AN_OPERAND: [&str; 14] = [
-    "AND", "OR", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "AS", "FROM", "FOR", "DISTINCT", "CASE",
-    "SELECT", "EXISTS",
+const NOT_AN_OPERAND: [&str; 17] = [
+    "AND", "OR", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "AS", "FROM", "FOR", "DISTINCT", "SELECT",
+    "EXISTS", "WHEN", "THEN", "ELSE", "END",
 ];
 
 /// Parses `expr`, or `expr AS name` when `allow_alias`.
@@ -228,6 +236,9 @@ impl Parser<'_> {
             Tok::Sym("+" | "-") => PLUS_MINUS,
             Tok::Sym("*" | "/" | "%" | "||") => MUL_DIV,
             Tok::Sym("::") => DOUBLE_COLON,
+            Tok::Sym("&") => AMPERSAND,
+            Tok::Sym("^" | "<<" | ">>") => CARET,
+            Tok::Sym("|") => PIPE,
             _ if keyword(0, "OR") => OR,
             _ if keyword(0, "AND") => AND,
             _ if keyword(0, "IS") => IS,
@@ -255,6 +266,7 @@ impl Parser<'_> {
             Tok::Sym("/") => binary(BinaryOp::Divide),
             Tok::Sym("%") => binary(BinaryOp::Modulo),
             Tok::Sym("||") => binary(BinaryOp::StringConcat),
+            Tok::Sym(s @ ("&" | "|" | "^" | "<<" | ">>")) => binary(BinaryOp::Bitwise(s)),
             Tok::Sym("::") => {
                 let ty = self.data_type()?;
                 return Ok(Expr::Cast {
@@ -280,10 +292,26 @@ impl Parser<'_> {
         })
     }
 
-    /// After `IS`: `[NOT] NULL | TRUE | FALSE`.
+    /// After `IS`: `[NOT] NULL | TRUE | FALSE | UNKNOWN | DISTINCT FROM x`.
     fn is(&mut self, left: Expr) -> Result<Expr, ExprError> {
         let negated = self.eat_keyword("NOT");
         let expr = Box::new(left);
+        if self.eat_keyword("UNKNOWN") {
+            return Ok(Expr::IsOther {
+                expr,
+                negated,
+                distinct_from: None,
+            });
+        }
+        if self.eat_keyword("DISTINCT") {
+            self.expect_keyword("FROM")?;
+            let other = Box::new(self.subexpr(IS)?);
+            return Ok(Expr::IsOther {
+                expr,
+                negated,
+                distinct_from: Some(other),
+            });
+        }
         if self.eat_keyword("NULL") {
             Ok(Expr::IsNull { expr, negated })
         } else if self.eat_keyword("TRUE") || self.eat_keyword("FALSE") {
@@ -294,7 +322,7 @@ impl Parser<'_> {
                 negated,
             })
         } else {
-            Err(self.expected("[NOT] NULL | TRUE | FALSE after IS"))
+            Err(self.expected("[NOT] NULL | TRUE | FALSE | UNKNOWN | DISTINCT FROM after IS"))
         }
     }
 
@@ -348,9 +376,6 @@ impl Parser<'_> {
                 line,
                 column,
             ));
-        }
-        if self.eat_sym(")") {
-            return Ok(Vec::new());
         }
         let list = self.grouped(|p| p.comma_separated())?;
         self.expect_sym(")")?;
@@ -420,8 +445,11 @@ impl Parser<'_> {
         if keyword("CAST") && call {
             return self.cast();
         }
-        if keyword("SUBSTRING") && call {
-            return self.substring();
+        if (keyword("SUBSTRING") || keyword("SUBSTR")) && call {
+            return self.substring(keyword("SUBSTR"));
+        }
+        if keyword("CASE") {
+            return self.case(pos);
         }
         if keyword("TRIM") && call {
             return self.trim();
@@ -496,26 +524,68 @@ impl Parser<'_> {
         })
     }
 
-    /// After `SUBSTRING`: `(x FROM a [FOR b])` or `(x, a[, b])`.
-    fn substring(&mut self) -> Result<Expr, ExprError> {
+    /// After `SUBSTRING` or `SUBSTR`: `(x FROM a [FOR b])` or `(x, a[, b])`.
+    fn substring(&mut self, short: bool) -> Result<Expr, ExprError> {
         self.expect_sym("(")?;
-        let (expr, from, length) = self.grouped(|p| {
+        let (expr, from, length, commas) = self.grouped(|p| {
             let expr = p.expr()?;
-            let mut from = None;
-            let mut length = None;
-            if p.eat_keyword("FROM") || p.eat_sym(",") {
+            let (mut from, mut length) = (None, None);
+            let commas = p.peek().tok == Tok::Sym(",");
+            let (from_word, for_word) = if commas { (",", ",") } else { ("FROM", "FOR") };
+            let eat = |p: &mut Self, word: &str| {
+                if commas {
+                    p.eat_sym(word)
+                } else {
+                    p.eat_keyword(word)
+                }
+            };
+            if eat(p, from_word) {
                 from = Some(Box::new(p.expr()?));
-                if p.eat_keyword("FOR") || p.eat_sym(",") {
+                if eat(p, for_word) {
                     length = Some(Box::new(p.expr()?));
                 }
             }
-            Ok((expr, from, length))
+            Ok((expr, from, length, commas))
         })?;
         self.expect_sym(")")?;
         Ok(Expr::Substring {
             expr: Box::new(expr),
             from,
             length,
+            short,
+            commas,
+        })
+    }
+
+    /// After `CASE`: `[x] WHEN a THEN b … [ELSE c] END`.
+    fn case(&mut self, pos: Pos) -> Result<Expr, ExprError> {
+        self.grouped(|p| {
+            let operand = if p.peek().tok.is_keyword("WHEN") {
+                None
+            } else {
+                Some(Box::new(p.expr()?))
+            };
+            let mut branches = Vec::new();
+            while p.eat_keyword("WHEN") {
+                let when = p.expr()?;
+                p.expect_keyword("THEN")?;
+                branches.push((when, p.expr()?));
+            }
+            if branches.is_empty() {
+                return Err(p.expected("WHEN"));
+            }
+            let otherwise = if p.eat_keyword("ELSE") {
+                Some(Box::new(p.expr()?))
+            } else {
+                None
+            };
+            p.expect_keyword("END")?;
+            Ok(Expr::Case {
+                operand,
+                branches,
+                otherwise,
+                pos,
+            })
         })
     }
 
@@ -529,17 +599,17 @@ impl Parser<'_> {
         ]
         .into_iter()
         .find_map(|(k, side)| self.eat_keyword(k).then_some(side));
-        let (expr, characters) = self.grouped(|p| {
+        let (expr, characters, comma) = self.grouped(|p| {
             if side.is_some() && p.eat_keyword("FROM") {
-                return Ok((p.expr()?, None));
+                return Ok((p.expr()?, None, false));
             }
             let first = p.expr()?;
             if p.eat_keyword("FROM") {
-                Ok((p.expr()?, Some(Box::new(first))))
+                Ok((p.expr()?, Some(Box::new(first)), false))
             } else if side.is_none() && p.eat_sym(",") {
-                Ok((first, Some(Box::new(p.expr()?))))
+                Ok((first, Some(Box::new(p.expr()?)), true))
             } else {
-                Ok((first, None))
+                Ok((first, None, false))
             }
         })?;
         self.expect_sym(")")?;
@@ -547,6 +617,7 @@ impl Parser<'_> {
             expr: Box::new(expr),
             side,
             characters,
+            comma,
         })
     }
 

@@ -81,6 +81,10 @@ fn precedence_follows_sql() {
         ("a LIKE 'x' AND b", "[[a LIKE 'x'] AND b]"),
         ("a || 'x' LIKE 'y'", "[[a || 'x'] LIKE 'y']"),
         ("a::INT + 1", "[[a::INT] + 1]"),
+        ("a & b | c = d", "[[[a & b] | c] = d]"),
+        ("a = b & c", "[a = [b & c]]"),
+        ("a + b & c", "[[a + b] & c]"),
+        ("a | b ^ c & d", "[a | [b ^ [c & d]]]"),
         ("-a::INT", "[-[a::INT]]"),
         ("a = -1", "[a = [-1]]"),
         ("a - -1", "[a - [-1]]"),
@@ -106,7 +110,6 @@ fn every_construct_parses() {
         ("a IS NOT TRUE", "a IS NOT TRUE"),
         ("a IS FALSE", "a IS FALSE"),
         ("a NOT IN ('x')", "a NOT IN ('x')"),
-        ("a IN ()", "a IN ()"),
         ("a NOT BETWEEN 1 AND 2", "a NOT BETWEEN 1 AND 2"),
         ("a NOT ILIKE 'x%'", "a NOT ILIKE 'x%'"),
         ("a LIKE 'x' ESCAPE '!'", "a LIKE 'x' ESCAPE '!'"),
@@ -118,12 +121,22 @@ fn every_construct_parses() {
         ),
         ("a::BIGINT", "a::BIGINT"),
         ("SUBSTRING(a FROM 2 FOR 3)", "SUBSTRING(a FROM 2 FOR 3)"),
-        ("substring(a, 2)", "SUBSTRING(a FROM 2)"),
+        ("substring(a, 2)", "SUBSTRING(a, 2)"),
+        ("substr(a, 2, 1)", "SUBSTR(a, 2, 1)"),
+        ("SUBSTR(a FROM 2)", "SUBSTR(a FROM 2)"),
+        ("CASE WHEN a THEN 1 END", "CASE WHEN a THEN 1 END"),
+        (
+            "case a when 1 then 'x' when 2 then 'y' else 'z' end",
+            "CASE a WHEN 1 THEN 'x' WHEN 2 THEN 'y' ELSE 'z' END",
+        ),
+        ("a & 1", "a & 1"),
         ("TRIM(a)", "TRIM(a)"),
         ("TRIM(LEADING a)", "TRIM(LEADING a)"),
         ("TRIM(TRAILING FROM a)", "TRIM(TRAILING a)"),
         ("TRIM(BOTH 'x' FROM a)", "TRIM(BOTH 'x' FROM a)"),
-        ("trim(a, 'x')", "TRIM('x' FROM a)"),
+        ("trim(a, 'x')", "TRIM(a, 'x')"),
+        ("a IS NOT UNKNOWN", "a IS NOT UNKNOWN"),
+        ("a IS DISTINCT FROM b + 1", "a IS DISTINCT FROM b + 1"),
         ("lower(a)", "lower(a)"),
         ("concat(a, 'b', 1)", "concat(a, 'b', 1)"),
         ("now()", "now()"),
@@ -165,6 +178,10 @@ fn nodes_start_at_their_first_operand() {
     assert_eq!(at("CAST(x AS INT)"), (1, 6));
     assert_eq!(at("\n  lower(x)"), (2, 3));
     assert_eq!(at("'é' || x"), (1, 1));
+    assert_eq!(at("TRIM('x' FROM s)"), (1, 6));
+    assert_eq!(at("TRIM(s, 'x')"), (1, 6));
+    assert_eq!(at("TRIM(LEADING s)"), (1, 14));
+    assert_eq!(at("  CASE WHEN a THEN 1 END"), (1, 3));
     assert_eq!(
         parse("'é' || \"ü\" || y", true).unwrap().0.to_string(),
         "'é' || \"ü\" || y"
@@ -198,13 +215,25 @@ fn syntax_errors_name_what_was_expected_and_where() {
         ("unexpected `#` after the expression".into(), 1, 3)
     );
     assert_eq!(
+        error("a IN ()"),
+        (
+            "syntax error: Expected: an expression, found: )".into(),
+            1,
+            7
+        )
+    );
+    assert_eq!(
+        error("CASE a END"),
+        ("syntax error: Expected: WHEN, found: END".into(), 1, 8)
+    );
+    assert_eq!(
         error("a = 'open"),
         ("syntax error: Unterminated string literal".into(), 1, 5)
     );
     assert_eq!(
         error("a IS 3"),
         (
-            "syntax error: Expected: [NOT] NULL | TRUE | FALSE after IS, found: 3".into(),
+            "syntax error: Expected: [NOT] NULL | TRUE | FALSE | UNKNOWN | DISTINCT FROM after IS, found: 3".into(),
             1,
             6
         )

@@ -60,9 +60,9 @@ pub struct Token {
 }
 
 /// Symbols, longest first so `<=` wins over `<`.
-const SYMBOLS: [&str; 22] = [
-    "<>", "<=", ">=", "!=", "==", "||", "::", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")",
-    ",", ".", "[", "]", ":",
+const SYMBOLS: [&str; 27] = [
+    "<>", "<=", ">=", "!=", "==", "||", "::", "<<", ">>", "=", "<", ">", "+", "-", "*", "/", "%",
+    "(", ")", ",", ".", "[", "]", ":", "&", "|", "^",
 ];
 
 /// Splits `text` into tokens, ending with [`Tok::Eof`] at the end of the text.
