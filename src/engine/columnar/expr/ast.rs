@@ -266,14 +266,19 @@ impl fmt::Display for Expr {
                 op: UnaryOp::Not,
                 expr,
             } => write!(f, "NOT {expr}"),
+            // `- -x`, not `--x` (a comment).
             Expr::Unary {
-                op: UnaryOp::Minus,
+                op: op @ (UnaryOp::Minus | UnaryOp::Plus),
                 expr,
-            } => write!(f, "-{expr}"),
-            Expr::Unary {
-                op: UnaryOp::Plus,
-                expr,
-            } => write!(f, "+{expr}"),
+            } => {
+                let sign = if *op == UnaryOp::Minus { "-" } else { "+" };
+                let space = if matches!(**expr, Expr::Unary { .. }) {
+                    " "
+                } else {
+                    ""
+                };
+                write!(f, "{sign}{space}{expr}")
+            }
             Expr::Binary { left, op, right } => write!(f, "{left} {op} {right}"),
             Expr::IsNull { expr, negated } => write!(f, "{expr} IS {}NULL", not(*negated)),
             Expr::IsBool {

@@ -77,7 +77,7 @@ pub fn parse(text: &str, allow_alias: bool) -> Result<(Expr, Option<String>), Ex
     };
     let expr = parser.expr()?;
     let alias = if allow_alias && parser.eat_keyword("AS") {
-        Some(parser.identifier()?)
+        Some(parser.alias()?)
     } else {
         None
     };
@@ -488,6 +488,16 @@ impl Parser<'_> {
         }
     }
 
+    /// The name after `AS`: a word, or a string (`AS 'total'`, as SQL dialects allow).
+    fn alias(&mut self) -> Result<String, ExprError> {
+        if let Tok::Str(name) = &self.peek().tok {
+            let name = name.clone();
+            self.at += 1;
+            return Ok(name);
+        }
+        self.identifier()
+    }
+
     /// `name(args)`, `name(*)`, `name(DISTINCT args)`.
     fn call(&mut self, name: String, pos: Pos) -> Result<Expr, ExprError> {
         self.expect_sym("(")?;
@@ -629,7 +639,14 @@ impl Parser<'_> {
             let continues = words.is_empty()
                 || matches!(
                     text.to_ascii_uppercase().as_str(),
-                    "PRECISION" | "VARYING" | "WITH" | "WITHOUT" | "TIME" | "ZONE"
+                    "PRECISION"
+                        | "VARYING"
+                        | "WITH"
+                        | "WITHOUT"
+                        | "TIME"
+                        | "ZONE"
+                        | "UNSIGNED"
+                        | "SIGNED"
                 );
             if !continues {
                 break;

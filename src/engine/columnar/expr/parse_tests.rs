@@ -143,6 +143,9 @@ fn every_construct_parses() {
         ("count(*)", "count(*)"),
         ("count(DISTINCT a)", "count(DISTINCT a)"),
         ("+a", "+a"),
+        ("- -a", "- -a"),
+        ("-+a", "- +a"),
+        ("CAST(a AS INT UNSIGNED)", "CAST(a AS INT UNSIGNED)"),
         ("NOT NOT a", "NOT NOT a"),
         ("(a)", "(a)"),
         ("a -- trailing comment", "a"),
@@ -158,6 +161,8 @@ fn every_construct_parses() {
     );
     let (_, alias) = parse("count(*) AS from", true).unwrap();
     assert_eq!(alias.as_deref(), Some("from"));
+    let (_, alias) = parse("a AS 'total'", true).unwrap();
+    assert_eq!(alias.as_deref(), Some("total"));
     assert_eq!(tree("leading + escape"), "[leading + escape]");
     assert_eq!(
         error("from + 1").0,
