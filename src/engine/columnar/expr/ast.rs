@@ -76,11 +76,13 @@ pub enum Expr {
         case_insensitive: bool,
         escape: Option<Box<Expr>>,
     },
-    /// `CAST(x AS type)`, or `x::type` when `double_colon`.
+    /// `CAST(x AS type)` (`TRY_CAST`, `SAFE_CAST`: `name`, refused by the
+    /// compiler), or `x::type` when `double_colon`.
     Cast {
         expr: Box<Expr>,
         ty: SqlType,
         double_colon: bool,
+        name: &'static str,
     },
     /// `SUBSTRING(x FROM a [FOR b])` and `SUBSTRING(x, a[, b])`; `SUBSTR` when
     /// `short`, the comma form when `commas` (kept for messages).
@@ -334,8 +336,9 @@ impl fmt::Display for Expr {
                 expr,
                 ty,
                 double_colon: true,
+                ..
             } => write!(f, "{expr}::{}", ty.text),
-            Expr::Cast { expr, ty, .. } => write!(f, "CAST({expr} AS {})", ty.text),
+            Expr::Cast { expr, ty, name, .. } => write!(f, "{name}({expr} AS {})", ty.text),
             Expr::Substring { .. } | Expr::Case { .. } | Expr::Trim { .. } => self.fmt_special(f),
             Expr::Function {
                 name,

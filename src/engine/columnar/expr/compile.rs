@@ -216,8 +216,19 @@ impl Compiler<'_> {
                 self.like(inner, pattern, *negated, *case_insensitive)
             }
             SqlExpr::Cast {
-                expr: inner, ty, ..
-            } => self.cast(expr, inner, ty),
+                expr: inner,
+                ty,
+                name,
+                ..
+            } => {
+                if *name != "CAST" {
+                    return Err(err_at(
+                        expr,
+                        "only CAST(x AS type) and x::type are supported",
+                    ));
+                }
+                self.cast(expr, inner, ty)
+            }
             SqlExpr::Substring {
                 expr: inner,
                 from,

@@ -273,6 +273,7 @@ impl Parser<'_> {
                     expr: Box::new(left),
                     ty,
                     double_colon: true,
+                    name: "CAST",
                 });
             }
             t if t.is_keyword("OR") => binary(BinaryOp::Or),
@@ -442,8 +443,12 @@ impl Parser<'_> {
                 return Ok(Expr::Literal { value, pos });
             }
         }
-        if keyword("CAST") && call {
-            return self.cast();
+        if call
+            && let Some(name) = ["CAST", "TRY_CAST", "SAFE_CAST"]
+                .into_iter()
+                .find(|k| keyword(k))
+        {
+            return self.cast(name);
         }
         if (keyword("SUBSTRING") || keyword("SUBSTR")) && call {
             return self.substring(keyword("SUBSTR"));
@@ -521,7 +526,7 @@ impl Parser<'_> {
     }
 
     /// After `CAST`: `(expr AS type)`.
-    fn cast(&mut self) -> Result<Expr, ExprError> {
+    fn cast(&mut self, name: &'static str) -> Result<Expr, ExprError> {
         self.expect_sym("(")?;
         let expr = self.grouped(|p| p.expr())?;
         self.expect_keyword("AS")?;
@@ -531,6 +536,7 @@ impl Parser<'_> {
             expr: Box::new(expr),
             ty,
             double_colon: false,
+            name,
         })
     }
 

@@ -120,6 +120,7 @@ fn every_construct_parses() {
             "CAST(a AS timestamp[us, UTC])",
         ),
         ("a::BIGINT", "a::BIGINT"),
+        ("try_cast(a AS INT)", "TRY_CAST(a AS INT)"),
         ("SUBSTRING(a FROM 2 FOR 3)", "SUBSTRING(a FROM 2 FOR 3)"),
         ("substring(a, 2)", "SUBSTRING(a, 2)"),
         ("substr(a, 2, 1)", "SUBSTR(a, 2, 1)"),
