@@ -1,16 +1,13 @@
-//! From the sqlparser tree to a typed expression tree checked against a schema.
+//! From the syntax tree to a typed expression tree checked against a schema.
 
 use std::sync::Arc;
 
+use super::ast::{BinaryOp, Expr as SqlExpr, Literal as Value, SqlType, TrimSide, UnaryOp};
 use arrow::compute::{CastOptions, cast_with_options};
 use arrow_array::{
     Array, ArrayRef, BooleanArray, Float64Array, Int64Array, NullArray, StringArray,
 };
 use arrow_schema::{DataType, Schema};
-use sqlparser::ast::{
-    BinaryOperator, CastKind, DataType as SqlType, Expr as SqlExpr, FunctionArg, FunctionArgExpr,
-    FunctionArguments, InTarget, Spanned, TrimWhereField, UnaryOperator, Value,
-};
 
 use super::ExprError;
 use super::types::{common_numeric, comparable, is_numeric, is_string, parse_type, type_name};
@@ -124,8 +121,7 @@ impl Node {
 
 /// The start of an AST node inside the expression text (0, 0 when unknown).
 pub fn position(expr: &SqlExpr) -> (u64, u64) {
-    let start = expr.span().start;
-    (start.line, start.column)
+    expr.pos()
 }
 
 fn err_at(expr: &SqlExpr, message: impl Into<String>) -> ExprError {
@@ -144,13 +140,13 @@ struct Compiler<'a> {
 impl Compiler<'_> {
     fn node(&self, expr: &SqlExpr) -> Result<Node, ExprError> {
         match expr {
-            SqlExpr::Identifier(ident) => self.column(expr, &ident.value).map_err(|e| {
-                if ident.quote_style == Some('"') {
+            SqlExpr::Identifier { name, quote, .. } => self.column(expr, name).map_err(|e| {
+                if *quote == Some('"') {
                     // SQL reads "x" as a column name; a string is 'x'.
                     ExprError {
                         message: format!(
-                            "{}; \"{}\" is a column name in SQL, write '{}' for a string",
-                            e.message, ident.value, ident.value
+                            "{}; \"{name}\" is a column name in SQL, write '{name}' for a string",
+                            e.message
                         ),
                         ..e
                     }
@@ -158,37 +154,40 @@ impl Compiler<'_> {
                     e
                 }
             }),
-            SqlExpr::CompoundIdentifier(parts) => Err(err_at(
+            SqlExpr::Compound { parts, .. } => Err(err_at(
                 expr,
                 format!(
                     "qualified column names are not supported: `{}`",
-                    parts
-                        .iter()
-                        .map(|p| p.value.as_str())
-                        .collect::<Vec<_>>()
-                        .join(".")
+                    parts.join(".")
                 ),
             )),
-            SqlExpr::Value(value) => literal(expr, &value.value),
+            SqlExpr::Literal { value, .. } => literal(expr, value),
             SqlExpr::Nested(inner) => self.node(inner),
-            SqlExpr::UnaryOp { op, expr: inner } => self.unary(expr, op, inner),
-            SqlExpr::BinaryOp { left, op, right } => self.binary(expr, left, op, right),
-            SqlExpr::IsNull(inner) => Ok(Node::IsNull {
+            SqlExpr::Unary { op, expr: inner } => self.unary(expr, *op, inner),
+            SqlExpr::Binary { left, op, right } => self.binary(expr, left, *op, right),
+            SqlExpr::IsNull {
+                expr: inner,
+                negated,
+            } => Ok(Node::IsNull {
                 expr: Box::new(self.node(inner)?),
-                negated: false,
+                negated: *negated,
             }),
-            SqlExpr::IsNotNull(inner) => Ok(Node::IsNull {
-                expr: Box::new(self.node(inner)?),
-                negated: true,
-            }),
-            SqlExpr::IsTrue(inner) | SqlExpr::IsNotFalse(inner) => self.is_true(expr, inner),
-            SqlExpr::IsFalse(inner) | SqlExpr::IsNotTrue(inner) => self.is_false(expr, inner),
+            SqlExpr::IsBool {
+                expr: inner,
+                value,
+                negated,
+            } => {
+                if value != negated {
+                    self.is_true(inner, *value)
+                } else {
+                    self.is_false(inner, *value)
+                }
+            }
             SqlExpr::In {
                 expr: inner,
-                target,
+                list,
                 negated,
-                ..
-            } => self.in_list(expr, inner, target, *negated),
+            } => self.in_list(expr, inner, list, *negated),
             SqlExpr::Between {
                 expr: inner,
                 negated,
@@ -206,75 +205,70 @@ impl Compiler<'_> {
             }
             SqlExpr::Like {
                 negated,
-                any,
                 expr: inner,
                 pattern,
-                escape_char,
-            }
-            | SqlExpr::ILike {
-                negated,
-                any,
-                expr: inner,
-                pattern,
-                escape_char,
+                escape,
+                case_insensitive,
             } => {
-                if *any || escape_char.is_some() {
+                if escape.is_some() {
                     return Err(err_at(expr, "LIKE ANY and ESCAPE are not supported"));
                 }
-                self.like(expr, inner, pattern, *negated)
+                self.like(inner, pattern, *negated, *case_insensitive)
             }
             SqlExpr::Cast {
-                kind,
                 expr: inner,
-                data_type,
-                format,
+                ty,
+                name,
+                ..
             } => {
-                if format.is_some() {
-                    return Err(err_at(expr, "CAST … FORMAT is not supported"));
+                if *name != "CAST" {
+                    return Err(err_at(
+                        expr,
+                        "only CAST(x AS type) and x::type are supported",
+                    ));
                 }
-                self.cast(expr, kind, inner, data_type)
+                self.cast(expr, inner, ty)
             }
             SqlExpr::Substring {
                 expr: inner,
-                substring_from,
-                substring_for,
+                from,
+                length,
                 ..
             } => {
                 let args: Vec<&SqlExpr> = std::iter::once(inner.as_ref())
-                    .chain(substring_from.as_deref())
-                    .chain(substring_for.as_deref())
+                    .chain(from.as_deref())
+                    .chain(length.as_deref())
                     .collect();
                 self.substr(expr, &args)
             }
             SqlExpr::Trim {
                 expr: inner,
-                trim_where,
-                trim_what,
-                trim_characters,
-            } => self.trim(
-                expr,
-                inner,
-                trim_where.as_ref(),
-                trim_what.is_some() || trim_characters.is_some(),
-            ),
-            SqlExpr::Function(function) => self.function(expr, function),
-            other => Err(err_at(other, format!("unsupported expression `{other}`"))),
+                side,
+                characters,
+                ..
+            } => self.trim(expr, inner, *side, characters.is_some()),
+            SqlExpr::Function {
+                name,
+                args,
+                distinct,
+                ..
+            } => self.function(expr, name, args, *distinct),
+            SqlExpr::Wildcard { .. } | SqlExpr::Case { .. } | SqlExpr::IsOther { .. } => {
+                Err(err_at(expr, format!("unsupported expression `{expr}`")))
+            }
         }
     }
 
     /// `NOT x`, `-x` (a negative literal folded, `i64::MIN` included), `+x`.
-    fn unary(
-        &self,
-        expr: &SqlExpr,
-        op: &UnaryOperator,
-        inner: &SqlExpr,
-    ) -> Result<Node, ExprError> {
+    fn unary(&self, expr: &SqlExpr, op: UnaryOp, inner: &SqlExpr) -> Result<Node, ExprError> {
         match op {
-            UnaryOperator::Not => Ok(Node::Not(Box::new(self.boolean(inner)?))),
-            UnaryOperator::Minus => {
+            UnaryOp::Not => Ok(Node::Not(Box::new(self.boolean(inner)?))),
+            UnaryOp::Minus => {
                 // -9223372036854775808 is i64::MIN: its digits alone do not fit.
-                if let SqlExpr::Value(v) = inner
-                    && let Value::Number(text, _) = &v.value
+                if let SqlExpr::Literal {
+                    value: Value::Number(text),
+                    ..
+                } = inner
                     && let Ok(n) = format!("-{text}").parse::<i64>()
                 {
                     return Ok(Node::Literal(Arc::new(Int64Array::from(vec![n]))));
@@ -289,15 +283,14 @@ impl Compiler<'_> {
                 }
                 Ok(Node::Negate(Box::new(node)))
             }
-            UnaryOperator::Plus => self.node(inner),
-            other => Err(err_at(expr, format!("unsupported operator `{other}`"))),
+            UnaryOp::Plus => self.node(inner),
         }
     }
 
     /// `x IS TRUE` / `x IS NOT FALSE`.
-    fn is_true(&self, expr: &SqlExpr, inner: &SqlExpr) -> Result<Node, ExprError> {
+    fn is_true(&self, inner: &SqlExpr, value: bool) -> Result<Node, ExprError> {
         let truth = self.boolean(inner)?;
-        let is_true = matches!(expr, SqlExpr::IsTrue(_));
+        let is_true = value;
         // `x IS TRUE` never yields null: null → false (and null → true for IS NOT FALSE).
         let value = Node::Call {
             func: Func::Coalesce,
@@ -311,9 +304,9 @@ impl Compiler<'_> {
     }
 
     /// `x IS FALSE` / `x IS NOT TRUE`.
-    fn is_false(&self, expr: &SqlExpr, inner: &SqlExpr) -> Result<Node, ExprError> {
+    fn is_false(&self, inner: &SqlExpr, value: bool) -> Result<Node, ExprError> {
         let truth = self.boolean(inner)?;
-        let is_false = matches!(expr, SqlExpr::IsFalse(_));
+        let is_false = !value;
         Ok(Node::Not(Box::new(Node::Call {
             func: Func::Coalesce,
             args: vec![
@@ -329,12 +322,9 @@ impl Compiler<'_> {
         &self,
         expr: &SqlExpr,
         inner: &SqlExpr,
-        target: &InTarget,
+        list: &[SqlExpr],
         negated: bool,
     ) -> Result<Node, ExprError> {
-        let InTarget::List(list) = target else {
-            return Err(err_at(expr, "IN takes a list of values, not a subquery"));
-        };
         if list.is_empty() {
             return Err(err_at(expr, "IN needs at least one value"));
         }
@@ -357,23 +347,24 @@ impl Compiler<'_> {
     /// `x [NOT] [I]LIKE 'pattern'`.
     fn like(
         &self,
-        expr: &SqlExpr,
         inner: &SqlExpr,
         pattern: &SqlExpr,
         negated: bool,
+        case_insensitive: bool,
     ) -> Result<Node, ExprError> {
         let value = self.string(inner)?;
-        let SqlExpr::Value(v) = pattern else {
-            return Err(err_at(pattern, "a LIKE pattern must be a string literal"));
-        };
-        let Value::SingleQuotedString(text) = &v.value else {
+        let SqlExpr::Literal {
+            value: Value::String(text),
+            ..
+        } = pattern
+        else {
             return Err(err_at(pattern, "a LIKE pattern must be a string literal"));
         };
         Ok(Node::Like {
             expr: Box::new(cast_to(value, &DataType::Utf8)),
             pattern: Arc::new(StringArray::from(vec![text.clone()])),
             negated,
-            case_insensitive: matches!(expr, SqlExpr::ILike { .. }),
+            case_insensitive,
         })
     }
 
@@ -381,16 +372,9 @@ impl Compiler<'_> {
     fn cast(
         &self,
         expr: &SqlExpr,
-        kind: &CastKind,
         inner: &SqlExpr,
-        data_type: &sqlparser::ast::DataType,
+        data_type: &SqlType,
     ) -> Result<Node, ExprError> {
-        if !matches!(kind, CastKind::Cast | CastKind::DoubleColon) {
-            return Err(err_at(
-                expr,
-                "only CAST(x AS type) and x::type are supported",
-            ));
-        }
         let to = sql_type(data_type).map_err(|m| err_at(expr, m))?;
         let node = self.node(inner)?;
         let from = node.data_type();
@@ -414,7 +398,7 @@ impl Compiler<'_> {
         &self,
         expr: &SqlExpr,
         inner: &SqlExpr,
-        trim_where: Option<&TrimWhereField>,
+        side: Option<TrimSide>,
         with_characters: bool,
     ) -> Result<Node, ExprError> {
         if with_characters {
@@ -423,10 +407,10 @@ impl Compiler<'_> {
                 "trim takes no character list; it trims whitespace",
             ));
         }
-        let (leading, trailing) = match trim_where {
-            None | Some(TrimWhereField::Both) => (true, true),
-            Some(TrimWhereField::Leading) => (true, false),
-            Some(TrimWhereField::Trailing) => (false, true),
+        let (leading, trailing) = match side {
+            None | Some(TrimSide::Both) => (true, true),
+            Some(TrimSide::Leading) => (true, false),
+            Some(TrimSide::Trailing) => (false, true),
         };
         let arg = self.string(inner)?;
         Ok(string_call(Func::Trim { leading, trailing }, vec![arg]))
@@ -490,27 +474,27 @@ impl Compiler<'_> {
         &self,
         expr: &SqlExpr,
         left: &SqlExpr,
-        op: &BinaryOperator,
+        op: BinaryOp,
         right: &SqlExpr,
     ) -> Result<Node, ExprError> {
         let cmp = match op {
-            BinaryOperator::Eq => Some(CmpOp::Eq),
-            BinaryOperator::NotEq => Some(CmpOp::NotEq),
-            BinaryOperator::Lt => Some(CmpOp::Lt),
-            BinaryOperator::LtEq => Some(CmpOp::LtEq),
-            BinaryOperator::Gt => Some(CmpOp::Gt),
-            BinaryOperator::GtEq => Some(CmpOp::GtEq),
+            BinaryOp::Eq => Some(CmpOp::Eq),
+            BinaryOp::NotEq => Some(CmpOp::NotEq),
+            BinaryOp::Lt => Some(CmpOp::Lt),
+            BinaryOp::LtEq => Some(CmpOp::LtEq),
+            BinaryOp::Gt => Some(CmpOp::Gt),
+            BinaryOp::GtEq => Some(CmpOp::GtEq),
             _ => None,
         };
         if let Some(cmp) = cmp {
             return self.compare(expr, self.node(left)?, self.node(right)?, cmp);
         }
         let arith = match op {
-            BinaryOperator::Plus => Some(ArithOp::Add),
-            BinaryOperator::Minus => Some(ArithOp::Sub),
-            BinaryOperator::Multiply => Some(ArithOp::Mul),
-            BinaryOperator::Divide => Some(ArithOp::Div),
-            BinaryOperator::Modulo => Some(ArithOp::Rem),
+            BinaryOp::Plus => Some(ArithOp::Add),
+            BinaryOp::Minus => Some(ArithOp::Sub),
+            BinaryOp::Multiply => Some(ArithOp::Mul),
+            BinaryOp::Divide => Some(ArithOp::Div),
+            BinaryOp::Modulo => Some(ArithOp::Rem),
             _ => None,
         };
         if let Some(arith) = arith {
@@ -539,15 +523,15 @@ impl Compiler<'_> {
             });
         }
         match op {
-            BinaryOperator::And => Ok(Node::And(
+            BinaryOp::And => Ok(Node::And(
                 Box::new(self.boolean(left)?),
                 Box::new(self.boolean(right)?),
             )),
-            BinaryOperator::Or => Ok(Node::Or(
+            BinaryOp::Or => Ok(Node::Or(
                 Box::new(self.boolean(left)?),
                 Box::new(self.boolean(right)?),
             )),
-            BinaryOperator::StringConcat => Ok(string_call(
+            BinaryOp::StringConcat => Ok(string_call(
                 Func::Concat,
                 vec![self.as_text(left)?, self.as_text(right)?],
             )),
@@ -586,47 +570,24 @@ impl Compiler<'_> {
         coerce(expr, node, &DataType::Utf8)
     }
 
-    fn args<'e>(
+    fn function(
         &self,
         expr: &SqlExpr,
-        function: &'e sqlparser::ast::Function,
-    ) -> Result<Vec<&'e SqlExpr>, ExprError> {
-        let FunctionArguments::List(list) = &function.args else {
-            return Err(err_at(
-                expr,
-                format!("`{}` needs an argument list", function.name),
-            ));
-        };
-        if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+        name: &str,
+        args: &[SqlExpr],
+        distinct: bool,
+    ) -> Result<Node, ExprError> {
+        if distinct {
             return Err(err_at(
                 expr,
                 "DISTINCT and clauses inside calls are not supported",
             ));
         }
-        list.args
-            .iter()
-            .map(|arg| match arg {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
-                _ => Err(err_at(expr, format!("unsupported argument in `{expr}`"))),
-            })
-            .collect()
-    }
-
-    fn function(
-        &self,
-        expr: &SqlExpr,
-        function: &sqlparser::ast::Function,
-    ) -> Result<Node, ExprError> {
-        if function.filter.is_some() || function.over.is_some() || !function.within_group.is_empty()
-        {
-            return Err(err_at(expr, "window and filtered calls are not supported"));
+        if args.iter().any(|a| matches!(a, SqlExpr::Wildcard { .. })) {
+            return Err(err_at(expr, format!("unsupported argument in `{expr}`")));
         }
-        // `user`, `current_date`, … parse as keyword calls without parentheses.
-        if matches!(function.args, FunctionArguments::None) && function.name.0.len() == 1 {
-            return self.column(expr, &function.name.to_string());
-        }
-        let name = function.name.to_string().to_ascii_lowercase();
-        let args = self.args(expr, function)?;
+        let name = name.to_ascii_lowercase();
+        let args: Vec<&SqlExpr> = args.iter().collect();
         let arity = |n: usize| -> Result<(), ExprError> {
             if args.len() == n {
                 Ok(())
@@ -686,40 +647,7 @@ impl Compiler<'_> {
                 if args.is_empty() {
                     return Err(err_at(expr, "coalesce needs at least one argument"));
                 }
-                let nodes = args
-                    .iter()
-                    .map(|a| self.node(a))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let mut common = DataType::Null;
-                for (node, arg) in nodes.iter().zip(&args) {
-                    let ty = node.data_type();
-                    common = if common == DataType::Null {
-                        ty
-                    } else if ty == DataType::Null || ty == common {
-                        common
-                    } else {
-                        comparable(&common, &ty).ok_or_else(|| {
-                            err_at(
-                                arg,
-                                format!(
-                                    "coalesce arguments must share a type: {} and {}",
-                                    type_name(&common),
-                                    type_name(&ty)
-                                ),
-                            )
-                        })?
-                    };
-                }
-                let coerced = nodes
-                    .into_iter()
-                    .zip(&args)
-                    .map(|(n, a)| coerce(a, n, &common))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(Node::Call {
-                    func: Func::Coalesce,
-                    args: coerced,
-                    ty: common,
-                })
+                self.coalesce(&args)
             }
             _ => Err(err_at(
                 expr,
@@ -728,6 +656,44 @@ impl Compiler<'_> {
                 ),
             )),
         }
+    }
+
+    /// `coalesce(a, b, …)`: the arguments' common type, literals converted to it.
+    fn coalesce(&self, args: &[&SqlExpr]) -> Result<Node, ExprError> {
+        let nodes = args
+            .iter()
+            .map(|a| self.node(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut common = DataType::Null;
+        for (node, arg) in nodes.iter().zip(args) {
+            let ty = node.data_type();
+            common = if common == DataType::Null {
+                ty
+            } else if ty == DataType::Null || ty == common {
+                common
+            } else {
+                comparable(&common, &ty).ok_or_else(|| {
+                    err_at(
+                        arg,
+                        format!(
+                            "coalesce arguments must share a type: {} and {}",
+                            type_name(&common),
+                            type_name(&ty)
+                        ),
+                    )
+                })?
+            };
+        }
+        let coerced = nodes
+            .into_iter()
+            .zip(args)
+            .map(|(n, a)| coerce(a, n, &common))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Node::Call {
+            func: Func::Coalesce,
+            args: coerced,
+            ty: common,
+        })
     }
 
     fn substr(&self, expr: &SqlExpr, args: &[&SqlExpr]) -> Result<Node, ExprError> {
@@ -759,19 +725,18 @@ fn string_call(func: Func, args: Vec<Node>) -> Node {
 }
 
 fn integer_literal(expr: &SqlExpr) -> Result<i64, ExprError> {
-    let negative = matches!(
-        expr,
-        SqlExpr::UnaryOp {
-            op: UnaryOperator::Minus,
-            ..
-        }
-    );
-    let inner = match expr {
-        SqlExpr::UnaryOp { expr, .. } => expr.as_ref(),
-        other => other,
+    let (negative, inner) = match expr {
+        SqlExpr::Unary {
+            op: UnaryOp::Minus,
+            expr,
+        } => (true, expr.as_ref()),
+        SqlExpr::Unary { expr, .. } => (false, expr.as_ref()),
+        other => (false, other),
     };
-    if let SqlExpr::Value(v) = inner
-        && let Value::Number(text, _) = &v.value
+    if let SqlExpr::Literal {
+        value: Value::Number(text),
+        ..
+    } = inner
         && let Ok(n) = text.parse::<i64>()
     {
         return Ok(if negative { -n } else { n });
@@ -905,7 +870,7 @@ fn cast_literal(at: &SqlExpr, array: &ArrayRef, to: &DataType) -> Result<ArrayRe
 
 fn literal(expr: &SqlExpr, value: &Value) -> Result<Node, ExprError> {
     let array: ArrayRef = match value {
-        Value::Number(text, _) => {
+        Value::Number(text) => {
             if let Ok(n) = text.parse::<i64>() {
                 Arc::new(Int64Array::from(vec![n]))
             } else if text.bytes().all(|b| b.is_ascii_digit()) {
@@ -920,12 +885,9 @@ fn literal(expr: &SqlExpr, value: &Value) -> Result<Node, ExprError> {
                 Arc::new(Float64Array::from(vec![f]))
             }
         }
-        Value::SingleQuotedString(s) | Value::EscapedStringLiteral(s) => {
-            Arc::new(StringArray::from(vec![s.clone()]))
-        }
+        Value::String(s) => Arc::new(StringArray::from(vec![s.clone()])),
         Value::Boolean(b) => Arc::new(BooleanArray::from(vec![*b])),
         Value::Null => Arc::new(NullArray::new(1)),
-        other => return Err(err_at(expr, format!("unsupported literal {other}"))),
     };
     Ok(Node::Literal(array))
 }
@@ -940,32 +902,30 @@ fn fold_negate(expr: &SqlExpr, array: &ArrayRef) -> Result<Node, ExprError> {
 /// PostgreSQL/DuckDB (`INT` = int32, `BIGINT` and `INT8` = int64, `REAL` = float32);
 /// our own names (`utf8`, `int64`, `timestamp[us, UTC]`) work too.
 pub fn sql_type(ty: &SqlType) -> Result<DataType, String> {
-    use SqlType as S;
-    Ok(match ty {
-        S::Boolean | S::Bool => DataType::Boolean,
-        S::TinyInt(_) => DataType::Int8,
-        S::SmallInt(_) | S::Int2(_) | S::Int16 => DataType::Int16,
-        S::Int(_) | S::Integer(_) | S::Int4(_) | S::Int32 => DataType::Int32,
-        S::BigInt(_) | S::Int8(_) | S::Int64 => DataType::Int64,
-        S::UInt8 => DataType::UInt8,
-        S::UInt16 => DataType::UInt16,
-        S::UInt32 => DataType::UInt32,
-        S::UInt64 => DataType::UInt64,
-        S::Real | S::Float4 | S::Float32 => DataType::Float32,
-        S::Double(_) | S::DoublePrecision | S::Float8 | S::Float64 | S::Float(_) => {
-            DataType::Float64
+    // `timestamp[us, UTC]` is this project's spelling, not SQL's TIMESTAMP(p).
+    if ty.text.contains('[') {
+        return parse_type(&ty.text);
+    }
+    Ok(match ty.name.as_str() {
+        "BOOLEAN" | "BOOL" => DataType::Boolean,
+        "TINYINT" => DataType::Int8,
+        "SMALLINT" | "INT2" | "INT16" => DataType::Int16,
+        "INT" | "INTEGER" | "INT4" | "INT32" => DataType::Int32,
+        "BIGINT" | "INT8" | "INT64" => DataType::Int64,
+        "UINT8" => DataType::UInt8,
+        "UINT16" => DataType::UInt16,
+        "UINT32" => DataType::UInt32,
+        "UINT64" => DataType::UInt64,
+        "REAL" | "FLOAT4" | "FLOAT32" => DataType::Float32,
+        "DOUBLE" | "DOUBLE PRECISION" | "FLOAT8" | "FLOAT64" | "FLOAT" => DataType::Float64,
+        "VARCHAR" | "TEXT" | "STRING" | "CHAR" | "CHARACTER" | "CHARACTER VARYING"
+        | "CHAR VARYING" => DataType::Utf8,
+        "BYTEA" | "BINARY" | "VARBINARY" | "BLOB" => DataType::Binary,
+        "DATE" | "DATE32" => DataType::Date32,
+        name if name == "TIMESTAMP" || name.starts_with("TIMESTAMP WITH") => {
+            DataType::Timestamp(arrow_schema::TimeUnit::Millisecond, None)
         }
-        S::Varchar(_)
-        | S::Text
-        | S::String(_)
-        | S::Char(_)
-        | S::Character(_)
-        | S::CharacterVarying(_)
-        | S::CharVarying(_) => DataType::Utf8,
-        S::Bytea | S::Binary(_) | S::Varbinary(_) | S::Blob(_) => DataType::Binary,
-        S::Date | S::Date32 => DataType::Date32,
-        S::Timestamp(_, _) => DataType::Timestamp(arrow_schema::TimeUnit::Millisecond, None),
-        other => parse_type(&other.to_string())?,
+        _ => parse_type(&ty.text)?,
     })
 }
 
@@ -976,54 +936,36 @@ pub fn referenced_columns(expr: &SqlExpr, out: &mut std::collections::BTreeSet<S
         exprs.iter().all(|e| referenced_columns(e, out))
     };
     match expr {
-        SqlExpr::Identifier(ident) => {
-            out.insert(ident.value.clone());
+        SqlExpr::Identifier { name, .. } => {
+            out.insert(name.clone());
             true
         }
-        SqlExpr::Value(_) => true,
+        SqlExpr::Literal { .. } => true,
         SqlExpr::Nested(e)
-        | SqlExpr::UnaryOp { expr: e, .. }
-        | SqlExpr::IsNull(e)
-        | SqlExpr::IsNotNull(e)
-        | SqlExpr::IsTrue(e)
-        | SqlExpr::IsFalse(e)
-        | SqlExpr::IsNotTrue(e)
-        | SqlExpr::IsNotFalse(e)
-        | SqlExpr::Cast { expr: e, .. } => referenced_columns(e, out),
-        SqlExpr::BinaryOp { left, right, .. } => all(&[left, right], out),
+        | SqlExpr::Unary { expr: e, .. }
+        | SqlExpr::IsNull { expr: e, .. }
+        | SqlExpr::IsBool { expr: e, .. }
+        | SqlExpr::Cast { expr: e, .. }
+        | SqlExpr::Trim { expr: e, .. } => referenced_columns(e, out),
+        SqlExpr::Binary { left, right, .. } => all(&[left, right], out),
         SqlExpr::Between {
             expr, low, high, ..
         } => all(&[expr, low, high], out),
-        SqlExpr::Like { expr, pattern, .. } | SqlExpr::ILike { expr, pattern, .. } => {
-            all(&[expr, pattern], out)
+        SqlExpr::Like { expr, pattern, .. } => all(&[expr, pattern], out),
+        SqlExpr::In { expr, list, .. } => {
+            referenced_columns(expr, out) && list.iter().all(|e| referenced_columns(e, out))
         }
-        SqlExpr::In {
-            expr,
-            target: InTarget::List(list),
-            ..
-        } => referenced_columns(expr, out) && list.iter().all(|e| referenced_columns(e, out)),
         SqlExpr::Substring {
-            expr,
-            substring_from,
-            substring_for,
-            ..
+            expr, from, length, ..
         } => {
             referenced_columns(expr, out)
-                && substring_from.iter().all(|e| referenced_columns(e, out))
-                && substring_for.iter().all(|e| referenced_columns(e, out))
+                && from.iter().all(|e| referenced_columns(e, out))
+                && length.iter().all(|e| referenced_columns(e, out))
         }
-        SqlExpr::Trim { expr, .. } => referenced_columns(expr, out),
-        SqlExpr::Function(f) => match &f.args {
-            FunctionArguments::None if f.name.0.len() == 1 => {
-                out.insert(f.name.to_string());
-                true
-            }
-            FunctionArguments::List(list) => list.args.iter().all(|a| match a {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => referenced_columns(e, out),
-                _ => false,
-            }),
-            _ => false,
-        },
-        _ => false,
+        SqlExpr::Function { args, .. } => args.iter().all(|e| referenced_columns(e, out)),
+        SqlExpr::Compound { .. }
+        | SqlExpr::Wildcard { .. }
+        | SqlExpr::Case { .. }
+        | SqlExpr::IsOther { .. } => false,
     }
 }

@@ -1,6 +1,7 @@
 //! SQL expressions over Arrow batches: filter predicates and derived columns.
 //!
-//! Text is parsed once with `sqlparser` ([`ParsedExpr`], syntax only, no schema),
+//! Text is parsed once by this module's own tokenizer and Pratt parser
+//! ([`ParsedExpr`], syntax only, no schema; the SQL subset the compiler accepts),
 //! then compiled against an Arrow schema into a typed tree ([`Expression`]):
 //! column references resolved, operand types coerced, functions checked, with
 //! errors that carry the position inside the expression text. Evaluation runs
@@ -8,20 +9,19 @@
 //! Kleene AND/OR, LIKE, casts, string kernels) — never a value at a time
 //! through an interpreter loop. Knows nothing of topologies or files.
 
+mod ast;
 mod compile;
 mod eval;
+mod parse;
 mod strings;
+mod token;
 pub mod types;
 
 use std::fmt;
 
 use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use arrow_schema::{DataType, Schema};
-use sqlparser::ast::Expr as SqlExpr;
-use sqlparser::dialect::GenericDialect;
-use sqlparser::keywords::Keyword;
-use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+use ast::Expr as SqlExpr;
 
 pub(crate) use compile::Node;
 
@@ -79,39 +79,7 @@ pub struct ParsedExpr {
 impl ParsedExpr {
     /// Parses `expr`, or `expr AS name` when `allow_alias`.
     pub fn parse(text: &str, allow_alias: bool) -> Result<ParsedExpr, ExprError> {
-        let dialect = GenericDialect {};
-        let tokens = Tokenizer::new(&dialect, text)
-            .tokenize_with_location()
-            .map_err(|e| parser_error(&ParserError::TokenizerError(e.to_string()), text))?;
-        check_operator_count(&tokens)?;
-        let mut parser = Parser::new(&dialect)
-            .with_recursion_limit(MAX_EXPR_NESTING)
-            .with_tokens_with_locations(tokens);
-        let (ast, alias) = if allow_alias {
-            let with_alias = parser
-                .parse_expr_with_alias()
-                .map_err(|e| parser_error(&e, text))?;
-            (with_alias.expr, with_alias.alias.map(|a| a.value))
-        } else {
-            (
-                parser.parse_expr().map_err(|e| parser_error(&e, text))?,
-                None,
-            )
-        };
-        let next = parser.peek_token();
-        if next.token != Token::EOF {
-            let at = next.span.start;
-            let hint = if !allow_alias && next.token.to_string().eq_ignore_ascii_case("AS") {
-                " (a filter predicate takes no `AS name`)"
-            } else {
-                ""
-            };
-            return Err(ExprError::at(
-                format!("unexpected `{}` after the expression{hint}", next.token),
-                at.line,
-                at.column,
-            ));
-        }
+        let (ast, alias) = parse::parse(text, allow_alias)?;
         Ok(ParsedExpr {
             text: text.to_owned(),
             ast,
@@ -131,7 +99,7 @@ impl ParsedExpr {
     /// The bare column name when the expression is just a column reference.
     pub fn column_name(&self) -> Option<&str> {
         match &self.ast {
-            SqlExpr::Identifier(ident) => Some(&ident.value),
+            SqlExpr::Identifier { name, .. } => Some(name),
             _ => None,
         }
     }
@@ -186,44 +154,44 @@ pub struct AggregateCall {
 
 /// Parses one aggregate; errors are positioned inside `text`.
 pub fn parse_aggregate(text: &str) -> Result<AggregateCall, ExprError> {
-    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments, Spanned};
     let parsed = ParsedExpr::parse(text, true)?;
     let fail = |e: &SqlExpr, message: String| {
-        let start = e.span().start;
-        ExprError::at(message, start.line.max(1), start.column.max(1))
+        let (line, column) = e.pos();
+        ExprError::at(message, line.max(1), column.max(1))
     };
     let (call, output_type) = match &parsed.ast {
-        SqlExpr::Cast {
-            expr, data_type, ..
-        } => {
-            let ty = compile::sql_type(data_type).map_err(|m| fail(&parsed.ast, m))?;
+        SqlExpr::Cast { expr, ty, .. } => {
+            let ty = compile::sql_type(ty).map_err(|m| fail(&parsed.ast, m))?;
             (expr.as_ref(), Some(ty))
         }
         other => (other, None),
     };
-    let SqlExpr::Function(function) = call else {
+    let SqlExpr::Function {
+        name,
+        args,
+        distinct,
+        ..
+    } = call
+    else {
         return Err(fail(
             call,
             format!("expected an aggregate such as `sum(amount) AS total`, got `{call}`"),
         ));
     };
-    let name = function.name.to_string().to_ascii_lowercase();
+    let name = name.to_ascii_lowercase();
     if !matches!(name.as_str(), "count" | "sum" | "min" | "max") {
         return Err(fail(
             call,
             format!("unknown aggregate `{name}`; expected count, sum, min or max"),
         ));
     }
-    let args = match &function.args {
-        FunctionArguments::List(list) if list.duplicate_treatment.is_none() => &list.args,
-        _ => return Err(fail(call, format!("{name} takes one column"))),
-    };
+    if *distinct {
+        return Err(fail(call, format!("{name} takes one column")));
+    }
     let column = match args.as_slice() {
-        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if name == "count" => None,
-        [FunctionArg::Unnamed(FunctionArgExpr::Expr(SqlExpr::Identifier(ident)))] => {
-            Some(ident.value.clone())
-        }
-        [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => {
+        [SqlExpr::Wildcard { .. }] if name == "count" => None,
+        [SqlExpr::Identifier { name, .. }] => Some(name.clone()),
+        [e] if !matches!(e, SqlExpr::Wildcard { .. }) => {
             return Err(fail(
                 e,
                 format!(
@@ -241,82 +209,23 @@ pub fn parse_aggregate(text: &str) -> Result<AggregateCall, ExprError> {
     })
 }
 
-/// Maps a sqlparser error to our message, pulling out the ` at Line: l, Column: c` suffix.
-/// Errors the parser reports without a position point at the end of the text
-/// when the input ran out, else at its start.
 /// At most this many nested sub-expressions (parentheses, function calls,
-/// prefix operators). sqlparser's own default (50) lets a 60-byte expression
-/// such as `length(length(…))` overflow a 2 MiB thread stack (tokio workers,
-/// test threads) in a debug build; real expressions nest a few levels.
+/// prefix operators; a parenthesis or call counts two). The parser recurses
+/// once per level and so do compiling, evaluating and dropping the tree; a
+/// debug build spends about 20 KiB of stack per level, and real expressions
+/// nest a few levels.
 pub const MAX_EXPR_NESTING: usize = 16;
 
-/// At most this many operators (symbols and keywords) in one expression.
+/// At most this many operators (symbols and syntax keywords) in one expression.
 ///
-/// sqlparser bounds the nesting of parentheses, function calls and prefix
-/// operators, but builds a chain of infix or postfix operators (`a + a + …`,
-/// `x IS NULL IS NULL …`) in a loop, one tree level per operator; compiling,
-/// evaluating and dropping that tree recurse once per level. Capping the
-/// operators caps the depth, so no expression can overflow the stack: a debug
-/// build spends about 20 KiB of stack per level, and 64 operators plus the
-/// deepest nesting stay well inside a 2 MiB thread. A longer condition splits
-/// into several `filter` or `with_columns` nodes.
+/// The parser bounds nesting, but builds a chain of infix or postfix operators
+/// (`a + a + …`, `x IS NULL IS NULL …`) in a loop, one tree level per operator;
+/// compiling, evaluating and dropping that tree recurse once per level. Capping
+/// the operators caps the depth, so no expression can overflow the stack: 64
+/// operators plus the deepest nesting stay well inside a 2 MiB thread (tokio
+/// workers, test threads). A longer condition splits into several `filter` or
+/// `with_columns` nodes.
 pub const MAX_EXPR_OPERATORS: usize = 64;
-
-fn check_operator_count(tokens: &[TokenWithSpan]) -> Result<(), ExprError> {
-    let mut count = 0usize;
-    for token in tokens {
-        let operator = match &token.token {
-            Token::Word(word) => word.keyword != Keyword::NoKeyword && word.quote_style.is_none(),
-            Token::Whitespace(_)
-            | Token::Number(..)
-            | Token::SingleQuotedString(_)
-            | Token::DoubleQuotedString(_)
-            | Token::Comma
-            | Token::LParen
-            | Token::RParen
-            | Token::EOF => false,
-            _ => true,
-        };
-        if operator {
-            count += 1;
-            if count > MAX_EXPR_OPERATORS {
-                let at = token.span.start;
-                return Err(ExprError::at(
-                    format!(
-                        "the expression has more than {MAX_EXPR_OPERATORS} operators; split it into several columns"
-                    ),
-                    at.line,
-                    at.column,
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn parser_error(e: &sqlparser::parser::ParserError, text: &str) -> ExprError {
-    use sqlparser::parser::ParserError as P;
-    let raw = match e {
-        P::TokenizerError(m) | P::ParserError(m) => m.clone(),
-        P::RecursionLimitExceeded => return ExprError::at("expression nests too deeply", 0, 0),
-    };
-    if let Some(idx) = raw.rfind(" at Line: ") {
-        let tail = &raw[idx + " at Line: ".len()..];
-        if let Some((line, column)) = tail.split_once(", Column: ")
-            && let (Ok(line), Ok(column)) = (line.trim().parse(), column.trim().parse())
-        {
-            return ExprError::at(format!("syntax error: {}", &raw[..idx]), line, column);
-        }
-    }
-    let (line, column) = if raw.ends_with("found: EOF") {
-        let line = text.split('\n').count().max(1);
-        let last = text.split('\n').next_back().unwrap_or("");
-        (line as u64, last.chars().count() as u64 + 1)
-    } else {
-        (1, 1)
-    };
-    ExprError::at(format!("syntax error: {raw}"), line, column)
-}
 
 /// A compiled, typed expression.
 #[derive(Debug, Clone)]
