@@ -42,6 +42,17 @@ def fail(what):
     sys.exit(f"compare_outputs: DIFFERENT: {what}")
 
 
+def files_of(old, new, directory, name, write):
+    """The files `write(binary, path)` makes with OLD and with NEW: (old's path, new's path)."""
+    stem, ext = name.rsplit(".", 1)
+    paths = []
+    for label, binary in (("old", old), ("new", new)):
+        path = os.path.join(directory, f"compare-{stem}-{label}.{ext}")
+        write(binary, path)
+        paths.append(path)
+    return paths
+
+
 def same_files(a, b, what):
     if not filecmp.cmp(a, b, shallow=False):
         fail(f"{what} ({a} vs {b})")
@@ -93,12 +104,10 @@ def compare_run(old, new, rows, directory):
     topology = os.path.join(directory, "compare-copy.yaml")
     with open(topology, "w") as f:
         f.write(bench.PARQUET_TOPOLOGY)
-    outs = []
-    for label, binary in (("old", old), ("new", new)):
-        out = os.path.join(directory, f"compare-copy-{label}.parquet")
-        bench.time_krabka(binary, inputs, out, None, None, topology, "copy")
-        outs.append(out)
-    same_files(outs[0], outs[1], "run copy to Parquet")
+    outs = files_of(old, new, directory, "copy.parquet",
+                    lambda binary, out: bench.time_krabka(binary, inputs, out, None, None,
+                                                          topology, "copy"))
+    same_files(*outs, "run copy to Parquet")
 
 
 def wait_port(port, timeout=30):
@@ -150,12 +159,9 @@ def compare_broker(old, new, rows, directory, port):
                        check=True)
         tail = common + ["-q", "tail", "orders", "-e", "--value-format", "avro"]
         for ext in ("arrows", "parquet"):
-            outs = []
-            for label, binary in (("old", old), ("new", new)):
-                out = os.path.join(directory, f"compare-tail-{label}.{ext}")
-                subprocess.run([binary] + tail + ["--out", out], check=True)
-                outs.append(out)
-            same_rows(outs[0], outs[1], ext, f"tail -e to .{ext}")
+            outs = files_of(old, new, directory, f"tail.{ext}", lambda binary, out: subprocess.run(
+                [binary] + tail + ["--out", out], check=True))
+            same_rows(*outs, ext, f"tail -e to .{ext}")
         same_stdout(old, new, tail + ["--format", "ndjson"], "tail -e --format ndjson")
         same_stdout(old, new, tail + ["--format", "table", "-n", "50"], "tail -e --format table")
         print(f"barrier: {produce_barrier_records(f'127.0.0.1:{port}')} golden records produced",
@@ -165,13 +171,9 @@ def compare_broker(old, new, rows, directory, port):
         listed = same_stdout(old, new, ["--output", "json"] + base + ["list", "--all"],
                              "barrier list --all --output json")
         for fmt, ext in (("arrow", "arrows"), ("arrow-file", "arrow"), ("parquet", "parquet")):
-            outs = []
-            for label, binary in (("old", old), ("new", new)):
-                out = os.path.join(directory, f"compare-cuts-{label}.{ext}")
-                subprocess.run([binary] + base + ["list", "--all", "--format", fmt, "--out", out],
-                               check=True)
-                outs.append(out)
-            same_files(outs[0], outs[1], f"barrier list --all --format {fmt} --out FILE")
+            outs = files_of(old, new, directory, f"cuts.{ext}", lambda binary, out: subprocess.run(
+                [binary] + base + ["list", "--all", "--format", fmt, "--out", out], check=True))
+            same_files(*outs, f"barrier list --all --format {fmt} --out FILE")
         cuts = json.loads(listed)["data"]["cuts"]
         if not cuts:
             sys.exit("barrier list found no cuts in the golden records")
