@@ -15,6 +15,7 @@
 //! | [`SNAPSHOT`] | 2 GiB | snapshot containers (`snapshot list/verify/dump`, restores) |
 //! | [`DUMP`] | 2 GiB | `snapshot restore --from-json` |
 //! | [`REGISTRY_RESPONSE`] | 16 MiB | every schema registry answer (a server streaming without end) |
+//! | [`SYSTEM_CA_BUNDLE`] | 16 MiB | the system CA bundle, read when a registry CA bundle adds to it |
 //! | [`IPC_FILE_PIPE`] | 1 GiB | an Arrow IPC *file* read from a pipe (read whole: its footer is at the end) |
 
 use std::fs::File;
@@ -55,6 +56,10 @@ pub const DUMP: Cap = Cap {
 pub const REGISTRY_RESPONSE: Cap = Cap {
     bytes: 16 << 20,
     what: "a schema registry response",
+};
+pub const SYSTEM_CA_BUNDLE: Cap = Cap {
+    bytes: 16 << 20,
+    what: "the system CA bundle",
 };
 pub const IPC_FILE_PIPE: Cap = Cap {
     bytes: 1 << 30,

@@ -1,23 +1,28 @@
-//! The schema registry over HTTP (reqwest, blocking): the Confluent REST contract
+//! The schema registry over HTTP (ureq, blocking): the Confluent REST contract
 //! of semantics §1 with a default timeout (D7), basic auth or a bearer token,
 //! HTTPS with a custom CA bundle and a client certificate, and `1 + max_retries`
 //! attempts with exponential backoff and jitter on 429, 5xx and transport failures
 //! (the Go client retries immediately; backoff only spaces the same attempts out).
 //!
-//! Building an HTTP client loads the system CA bundle (native-tls 0.2 reads it twice
-//! per connector, ~60 ms of CPU each, even for `http://` URLs and even with built-in
-//! roots disabled), so the client is built on the first request, not with the
-//! [`HttpRegistry`], and once per process and TLS configuration: commands that never
-//! reach the registry pay nothing, and a second registry handle pays nothing more.
+//! ureq and not reqwest: the registry needs a handful of blocking HTTP/1.1 requests,
+//! and reqwest brought hyper, tower, a tokio runtime per client and the URL/IDNA tables
+//! into the binary and the build (issue #16). Proxies come from the environment
+//! (`HTTPS_PROXY`, `NO_PROXY`) as with reqwest; redirects are followed, with the
+//! `Authorization` header only to the same host.
+//!
+//! Connecting over TLS loads the system CA bundle (~60 ms of CPU), so an agent's TLS
+//! connector is built on the first `https://` request, once per process and TLS
+//! configuration: commands that never reach the registry pay nothing, `http://` URLs
+//! never pay it, and a second registry handle pays nothing more.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use base64::Engine as _;
-use reqwest::blocking::{Client, RequestBuilder};
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
-use reqwest::{Certificate, Identity};
 use serde_json::{Value, json};
+use ureq::Agent;
+use ureq::http::{Method, Request, Uri};
+use ureq::tls::{Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsProvider};
 
 use crate::engine::schema::registry::{
     RegisteredSchema, Registry, RegistryError, RegistryResult, SchemaReference, SchemaSpec,
@@ -86,21 +91,22 @@ impl HttpRegistryOptions {
     }
 }
 
-/// What a built client depends on; timeouts are set per request, so registries that
-/// differ only in them share one client.
+/// What a built agent depends on: registries that differ in nothing else share one
+/// agent, its idle connections and its TLS connector.
 #[derive(Clone, PartialEq, Eq)]
 struct TlsConfig {
     ca_pem: Option<Vec<u8>>,
     client_identity_pem: Option<(Vec<u8>, Vec<u8>)>,
+    timeout: Duration,
 }
 
 impl TlsConfig {
     /// The CA bundle and client identity, parsed: called when the registry is created so
     /// that bad TLS material is a usage error before anything runs.
-    fn parse(&self) -> RegistryResult<(Vec<Certificate>, Option<Identity>)> {
+    fn parse(&self) -> RegistryResult<(Vec<Certificate<'static>>, Option<ClientCert>)> {
         let mut certs = Vec::new();
         if let Some(pem) = &self.ca_pem {
-            certs = Certificate::from_pem_bundle(pem).map_err(|e| {
+            certs = pem_certificates(pem).map_err(|e| {
                 RegistryError::protocol(format!("cannot read the registry CA bundle: {e}"))
             })?;
             if certs.is_empty() {
@@ -110,7 +116,7 @@ impl TlsConfig {
             }
         }
         let identity = match &self.client_identity_pem {
-            Some((cert, key)) => Some(Identity::from_pkcs8_pem(cert, key).map_err(|e| {
+            Some((cert, key)) => Some(client_cert(cert, key).map_err(|e| {
                 RegistryError::protocol(format!(
                     "cannot read the registry client certificate and PKCS#8 key: {e}"
                 ))
@@ -120,34 +126,83 @@ impl TlsConfig {
         Ok((certs, identity))
     }
 
-    /// The process's client for this configuration, built on first use.
-    fn client(&self) -> RegistryResult<Client> {
-        // Clients are never dropped: a blocking client dropped on an async thread panics,
-        // and a process talks to one or two registries.
-        static CLIENTS: Mutex<Vec<(TlsConfig, Client)>> = Mutex::new(Vec::new());
-        let mut clients = CLIENTS
+    /// The process's agent for this configuration, built on first use. Agents are
+    /// never dropped: a process talks to one or two registries.
+    fn agent(&self) -> RegistryResult<Agent> {
+        static AGENTS: Mutex<Vec<(TlsConfig, Agent)>> = Mutex::new(Vec::new());
+        let mut agents = AGENTS
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some((_, client)) = clients.iter().find(|(config, _)| config == self) {
-            return Ok(client.clone());
+        if let Some((_, agent)) = agents.iter().find(|(config, _)| config == self) {
+            return Ok(agent.clone());
         }
-        let (certs, identity) = self.parse()?;
-        let mut builder = Client::builder().tls_certs_merge(certs);
-        if let Some(identity) = identity {
-            builder = builder.identity(identity);
-        }
-        let client = builder
+        let (extra, identity) = self.parse()?;
+        // A CA bundle adds to the system roots (as reqwest's merge did); native-tls
+        // replaces them when given any root, so the system bundle is listed with it.
+        let roots = if extra.is_empty() {
+            RootCerts::PlatformVerifier
+        } else {
+            let mut all = system_roots();
+            all.extend(extra);
+            RootCerts::Specific(Arc::new(all))
+        };
+        let tls = ureq::tls::TlsConfig::builder()
+            .provider(TlsProvider::NativeTls)
+            .root_certs(roots)
+            .client_cert(identity)
+            .build();
+        let agent: Agent = Agent::config_builder()
+            .tls_config(tls)
+            .http_status_as_error(false)
+            .redirect_auth_headers(ureq::config::RedirectAuthHeaders::SameHost)
+            .user_agent(concat!("krabka-streams/", env!("CARGO_PKG_VERSION")))
+            .timeout_global(Some(self.timeout))
             .build()
-            .map_err(|e| RegistryError::protocol(format!("cannot build the HTTP client: {e}")))?;
-        clients.push((self.clone(), client.clone()));
-        Ok(client)
+            .into();
+        agents.push((self.clone(), agent.clone()));
+        Ok(agent)
+    }
+}
+
+/// Every certificate of a PEM bundle (other PEM items are skipped).
+fn pem_certificates(pem: &[u8]) -> Result<Vec<Certificate<'static>>, ureq::Error> {
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(pem) {
+        if let PemItem::Certificate(cert) = item? {
+            certs.push(cert);
+        }
+    }
+    Ok(certs)
+}
+
+/// A client certificate chain and its PKCS#8 key, checked by native-tls itself (it
+/// takes PKCS#8 only), so that a bad pair is refused here, not at the first handshake.
+fn client_cert(cert_pem: &[u8], key_pem: &[u8]) -> Result<ClientCert, String> {
+    native_tls::Identity::from_pkcs8(cert_pem, key_pem).map_err(|e| e.to_string())?;
+    let chain = pem_certificates(cert_pem).map_err(|e| e.to_string())?;
+    let key = PrivateKey::from_pem(key_pem).map_err(|e| e.to_string())?;
+    Ok(ClientCert::new_with_certs(&chain, key))
+}
+
+/// The system CA bundle file, as native-tls finds it (openssl-probe); empty when there
+/// is none, so that a given CA bundle still works alone.
+fn system_roots() -> Vec<Certificate<'static>> {
+    let Some(file) = openssl_probe::probe().cert_file else {
+        return Vec::new();
+    };
+    match bounded_read::read(&file, bounded_read::SYSTEM_CA_BUNDLE) {
+        Ok(pem) => pem_certificates(&pem).unwrap_or_default(),
+        Err(e) => {
+            tracing::debug!("system CA bundle {}: {e}", file.display());
+            Vec::new()
+        }
     }
 }
 
 /// A Confluent-compatible registry reached over HTTP.
 pub struct HttpRegistry {
     tls: TlsConfig,
-    client: OnceLock<Client>,
+    agent: OnceLock<Agent>,
     base: String,
     auth: Option<String>,
     max_retries: u32,
@@ -161,17 +216,18 @@ impl HttpRegistry {
     pub fn new(opts: HttpRegistryOptions) -> RegistryResult<Self> {
         crate::io::remote_contact::note();
         let base = opts.base_url.trim_end_matches('/').to_string();
-        let parsed = reqwest::Url::parse(&base).map_err(|_| {
-            RegistryError::protocol(format!("registry base URL {base:?} has no scheme or host"))
-        })?;
-        if parsed.host_str().is_none() {
-            return Err(RegistryError::protocol(format!(
-                "registry base URL {base:?} has no scheme or host"
-            )));
+        let no_host =
+            || RegistryError::protocol(format!("registry base URL {base:?} has no scheme or host"));
+        let parsed: Uri = base.parse().map_err(|_| no_host())?;
+        if parsed.host().is_none_or(str::is_empty)
+            || !matches!(parsed.scheme_str(), Some("http" | "https"))
+        {
+            return Err(no_host());
         }
         let tls = TlsConfig {
             ca_pem: opts.ca_pem.clone(),
             client_identity_pem: opts.client_identity_pem.clone(),
+            timeout: opts.timeout,
         };
         tls.parse()?;
         let auth = match (&opts.user, &opts.bearer_token) {
@@ -187,7 +243,7 @@ impl HttpRegistry {
         };
         Ok(HttpRegistry {
             tls,
-            client: OnceLock::new(),
+            agent: OnceLock::new(),
             base,
             auth,
             max_retries: opts.max_retries,
@@ -198,29 +254,22 @@ impl HttpRegistry {
         })
     }
 
-    fn send(
-        &self,
-        method: reqwest::Method,
-        path: &str,
-        body: Option<&Value>,
-    ) -> RegistryResult<Value> {
+    fn send(&self, method: Method, path: &str, body: Option<&Value>) -> RegistryResult<Value> {
         let url = format!("{}{path}", self.base);
-        let client = match self.client.get() {
-            Some(client) => client,
+        let agent = match self.agent.get() {
+            Some(agent) => agent,
             None => {
-                let client = self.tls.client()?;
-                self.client.get_or_init(|| client)
+                let agent = self.tls.agent()?;
+                self.agent.get_or_init(|| agent)
             }
         };
+        let body = body.map(Value::to_string);
         let mut last = RegistryError::new(-1, "schema registry request failed");
         for attempt in 0..=self.max_retries {
             if attempt > 0 {
                 std::thread::sleep(backoff_delay(self.backoff, attempt));
             }
-            let mut req: RequestBuilder = client
-                .request(method.clone(), &url)
-                .header(ACCEPT, REGISTRY_MEDIA_TYPE)
-                .timeout(self.timeout);
+            let mut timeout = None;
             if let Some(deadline) = self.deadline {
                 let left = deadline.saturating_duration_since(std::time::Instant::now());
                 if left.is_zero() {
@@ -232,17 +281,9 @@ impl HttpRegistry {
                     }
                     break;
                 }
-                req = req.timeout(left.min(self.timeout));
+                timeout = (left < self.timeout).then_some(left);
             }
-            if let Some(auth) = &self.auth {
-                req = req.header(AUTHORIZATION, auth);
-            }
-            if let Some(b) = body {
-                req = req
-                    .header(CONTENT_TYPE, REGISTRY_MEDIA_TYPE)
-                    .body(b.to_string());
-            }
-            match self.attempt(req) {
+            match self.attempt(agent, &method, &url, body.as_deref(), timeout) {
                 Ok(v) => return Ok(v),
                 Err(e) if e.is_retriable() => {
                     tracing::debug!(
@@ -257,10 +298,47 @@ impl HttpRegistry {
         Err(last)
     }
 
-    fn attempt(&self, req: RequestBuilder) -> RegistryResult<Value> {
-        let resp = req.send().map_err(|e| transport_error(&e))?;
-        let status = resp.status().as_u16() as i32;
-        let text = read_body(resp)?;
+    /// One request; `timeout` shortens the agent's when the command deadline is nearer.
+    fn attempt(
+        &self,
+        agent: &Agent,
+        method: &Method,
+        url: &str,
+        body: Option<&str>,
+        timeout: Option<Duration>,
+    ) -> RegistryResult<Value> {
+        let mut req = Request::builder()
+            .method(method.clone())
+            .uri(url)
+            .header("Accept", REGISTRY_MEDIA_TYPE);
+        if let Some(auth) = &self.auth {
+            req = req.header("Authorization", auth);
+        }
+        if body.is_some() {
+            req = req.header("Content-Type", REGISTRY_MEDIA_TYPE);
+        }
+        let bytes = body.unwrap_or("").as_bytes().to_vec();
+        let req = req
+            .body(bytes)
+            .map_err(|e| RegistryError::protocol(format!("invalid registry request {url}: {e}")))?;
+        let req = match timeout {
+            // A request-level configuration: the agent's otherwise.
+            Some(left) => agent
+                .configure_request(req)
+                .timeout_global(Some(left))
+                .build(),
+            None => req,
+        };
+        let resp = if body.is_some() {
+            agent.run(req)
+        } else {
+            // No body at all (not an empty one) for GET and DELETE.
+            let (parts, _) = req.into_parts();
+            agent.run(Request::from_parts(parts, ureq::SendBody::none()))
+        }
+        .map_err(|e| transport_error(url, &e))?;
+        let status = i32::from(resp.status().as_u16());
+        let text = read_body(resp.into_body())?;
         if !(200..300).contains(&status) {
             let error_code = serde_json::from_str::<Value>(&text)
                 .ok()
@@ -289,29 +367,38 @@ fn shown(text: &str) -> std::borrow::Cow<'_, str> {
 /// Reads the response body as text, at most [`bounded_read::REGISTRY_RESPONSE`]:
 /// a broken or hostile server streaming without end fails the request (not
 /// retried) instead of filling memory until the command timeout.
-fn read_body(resp: reqwest::blocking::Response) -> RegistryResult<String> {
-    let body = bounded_read::read_stream(resp, bounded_read::REGISTRY_RESPONSE).map_err(|e| {
-        if bounded_read::is_exceeded(&e) {
-            RegistryError::protocol(format!("schema registry response is {e}; refused"))
-        } else {
-            RegistryError::new(
-                -1,
-                format!("schema registry request failed: reading the response: {e}"),
-            )
-        }
-    })?;
+fn read_body(body: ureq::Body) -> RegistryResult<String> {
+    let body = bounded_read::read_stream(body.into_reader(), bounded_read::REGISTRY_RESPONSE)
+        .map_err(|e| {
+            if bounded_read::is_exceeded(&e) {
+                RegistryError::protocol(format!("schema registry response is {e}; refused"))
+            } else {
+                RegistryError::new(
+                    -1,
+                    format!("schema registry request failed: reading the response: {e}"),
+                )
+            }
+        })?;
     Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
-fn transport_error(e: &reqwest::Error) -> RegistryError {
-    // reqwest errors print the URL, never the Authorization header.
-    let mut message = format!("schema registry request failed: {e}");
+/// A failed request: transport failures are retried and mean unreachable (-1); a
+/// request this client cannot even form is a protocol error. The URL is named, never
+/// the `Authorization` header.
+fn transport_error(url: &str, e: &ureq::Error) -> RegistryError {
+    use ureq::Error as E;
+    let mut message = format!("schema registry request failed: {url}: {e}");
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
         message.push_str(&format!(": {s}"));
         source = s.source();
     }
-    RegistryError::new(-1, message)
+    match e {
+        E::BadUri(_) | E::Http(_) | E::InvalidProxyUrl | E::RequireHttpsOnly(_) => {
+            RegistryError::protocol(message)
+        }
+        _ => RegistryError::new(-1, message),
+    }
 }
 
 /// Exponential backoff with up to 50 % jitter, from a cheap time-seeded value.
@@ -420,7 +507,7 @@ impl Registry for HttpRegistry {
     fn register(&self, subject: &str, spec: &SchemaSpec) -> RegistryResult<i32> {
         let path = format!("/subjects/{}/versions", escape_segment(subject));
         required_id(&self.send(
-            reqwest::Method::POST,
+            Method::POST,
             &path,
             Some(&spec_body(spec, self.send_message_type)),
         )?)
@@ -429,7 +516,7 @@ impl Registry for HttpRegistry {
     fn lookup(&self, subject: &str, spec: &SchemaSpec) -> RegistryResult<RegisteredSchema> {
         let path = format!("/subjects/{}", escape_segment(subject));
         let v = self.send(
-            reqwest::Method::POST,
+            Method::POST,
             &path,
             Some(&spec_body(spec, self.send_message_type)),
         )?;
@@ -444,34 +531,34 @@ impl Registry for HttpRegistry {
 
     fn latest(&self, subject: &str) -> RegistryResult<RegisteredSchema> {
         let path = format!("/subjects/{}/versions/latest", escape_segment(subject));
-        let v = self.send(reqwest::Method::GET, &path, None)?;
+        let v = self.send(Method::GET, &path, None)?;
         required_id(&v)?;
         parse_schema(&v)
     }
 
     fn version(&self, subject: &str, version: i32) -> RegistryResult<RegisteredSchema> {
         let path = format!("/subjects/{}/versions/{version}", escape_segment(subject));
-        let v = self.send(reqwest::Method::GET, &path, None)?;
+        let v = self.send(Method::GET, &path, None)?;
         required_id(&v)?;
         parse_schema(&v)
     }
 
     fn versions(&self, subject: &str) -> RegistryResult<Vec<i32>> {
         let path = format!("/subjects/{}/versions", escape_segment(subject));
-        array_of(self.send(reqwest::Method::GET, &path, None)?, |x| {
+        array_of(self.send(Method::GET, &path, None)?, |x| {
             x.as_i64().map(|n| n as i32)
         })
     }
 
     fn subjects(&self) -> RegistryResult<Vec<String>> {
-        array_of(self.send(reqwest::Method::GET, "/subjects", None)?, |x| {
+        array_of(self.send(Method::GET, "/subjects", None)?, |x| {
             x.as_str().map(str::to_string)
         })
     }
 
     fn schema_by_id(&self, id: i32) -> RegistryResult<RegisteredSchema> {
         let path = format!("/schemas/ids/{}", id as u32);
-        let mut out = parse_schema(&self.send(reqwest::Method::GET, &path, None)?)?;
+        let mut out = parse_schema(&self.send(Method::GET, &path, None)?)?;
         out.id = id;
         Ok(out)
     }
@@ -481,7 +568,7 @@ impl Registry for HttpRegistry {
             Some(s) => format!("/config/{}", escape_segment(s)),
             None => "/config".to_string(),
         };
-        self.send(reqwest::Method::GET, &path, None)?
+        self.send(Method::GET, &path, None)?
             .get("compatibilityLevel")
             .and_then(Value::as_str)
             .map(str::to_string)
@@ -496,7 +583,7 @@ impl Registry for HttpRegistry {
             None => "/config".to_string(),
         };
         let body = json!({ "compatibility": level });
-        self.send(reqwest::Method::PUT, &path, Some(&body))?
+        self.send(Method::PUT, &path, Some(&body))?
             .get("compatibility")
             .and_then(Value::as_str)
             .map(str::to_string)
@@ -510,7 +597,7 @@ impl Registry for HttpRegistry {
         if permanent {
             path.push_str("?permanent=true");
         }
-        array_of(self.send(reqwest::Method::DELETE, &path, None)?, |x| {
+        array_of(self.send(Method::DELETE, &path, None)?, |x| {
             x.as_i64().map(|n| n as i32)
         })
     }
@@ -520,7 +607,7 @@ impl Registry for HttpRegistry {
         if permanent {
             path.push_str("?permanent=true");
         }
-        self.send(reqwest::Method::DELETE, &path, None)?
+        self.send(Method::DELETE, &path, None)?
             .as_i64()
             .map(|n| n as i32)
             .ok_or_else(|| {
@@ -530,7 +617,7 @@ impl Registry for HttpRegistry {
 
     fn id_versions(&self, id: i32) -> RegistryResult<Vec<SubjectVersion>> {
         let path = format!("/schemas/ids/{}/versions", id as u32);
-        array_of(self.send(reqwest::Method::GET, &path, None)?, |x| {
+        array_of(self.send(Method::GET, &path, None)?, |x| {
             Some(SubjectVersion {
                 subject: x.get("subject")?.as_str()?.to_string(),
                 version: x.get("version")?.as_i64()? as i32,
@@ -623,13 +710,13 @@ mod tests {
     #[test]
     fn no_http_client_is_built_until_the_first_request() {
         let registry = HttpRegistry::new(HttpRegistryOptions::new("http://127.0.0.1:1")).unwrap();
-        assert!(registry.client.get().is_none());
+        assert!(registry.agent.get().is_none());
         let mut opts = HttpRegistryOptions::new("http://127.0.0.1:1");
         opts.max_retries = 0;
         opts.timeout = Duration::from_secs(2);
         let registry = HttpRegistry::new(opts).unwrap();
         assert!(registry.subjects().unwrap_err().is_unreachable());
-        assert!(registry.client.get().is_some());
+        assert!(registry.agent.get().is_some());
     }
 
     #[test]

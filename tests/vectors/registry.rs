@@ -148,7 +148,10 @@ fn reg_404_error() {
 fn reg_context_path() {
     let v = vector("REG-CONTEXT-PATH");
     let prefix = v["expected"]["path_prefix"].as_str().unwrap();
-    let context = reqwest::Url::parse(v["inputs"]["base_url"].as_str().unwrap())
+    let context = v["inputs"]["base_url"]
+        .as_str()
+        .unwrap()
+        .parse::<ureq::http::Uri>()
         .unwrap()
         .path()
         .to_string();
