@@ -389,8 +389,9 @@ impl<'c> Evaluator<'c> {
             if matched < min {
                 return Err(if k.min_contains.is_some() {
                     fail(format!(
-                        "{} contains fewer than {min} items valid under the 'contains' schema",
-                        short(value)
+                        "{} contains fewer than {} valid under the 'contains' schema",
+                        short(value),
+                        counted(min, "item", "items")
                     ))
                 } else {
                     fail(format!(
@@ -403,8 +404,9 @@ impl<'c> Evaluator<'c> {
                 && matched > max
             {
                 return Err(fail(format!(
-                    "{} contains more than {max} items valid under the 'contains' schema",
-                    short(value)
+                    "{} contains more than {} valid under the 'contains' schema",
+                    short(value),
+                    counted(max, "item", "items")
                 )));
             }
         }
