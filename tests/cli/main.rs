@@ -16,6 +16,7 @@ mod dry_run;
 mod faults;
 mod frame;
 mod hostile;
+mod json_schema_python;
 mod leader;
 mod leader_transport;
 mod leader_verified;
