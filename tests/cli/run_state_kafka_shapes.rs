@@ -440,11 +440,13 @@ fn a_join_follows_its_partitions_across_members_at_least_once() {
     experiment(&mut shape, &bootstrap, &unique_name("paid"), false);
 }
 
-// Fails about one run in two on Tansu: after a member is killed with kill -9
-// mid-stream and restarted, some orders of the killed member's partitions are
-// joined twice in committed output (see the report of branch wt-snapkafka).
+// Issue #19: a kill -9 mid-stream once made the restarted partition's orders
+// join twice. Tansu applies a committed transaction's offsets to the group
+// only after every overlapping transaction has ended, so the committed offsets
+// lagged the committed state and output; the restore took that lag for an
+// aborted snapshot. It now reads transaction outcomes from the markers and
+// skips what the restored state holds.
 #[test]
-#[ignore = "exactly-once join duplicates committed pairs after a kill -9 mid-stream (open bug)"]
 fn a_join_follows_its_partitions_across_members_exactly_once() {
     let tansu = Tansu::start();
     let bootstrap = tansu.bootstrap();

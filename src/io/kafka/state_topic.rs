@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use kafka_protocol::records::RecordBatchDecoder;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
 use rdkafka::client::{ClientContext, DefaultClientContext};
 use rdkafka::consumer::Consumer;
@@ -35,6 +36,7 @@ use crate::engine::columnar::record::OutRecord;
 use crate::engine::columnar::runner::group::{
     LIVE_EPOCH, RunnerError, StateOut, StateStore, TopicPartition,
 };
+use crate::engine::columnar::snapshot::decided::{self, Logged};
 use crate::engine::columnar::snapshot::epoch_retention::EpochRetention;
 use crate::engine::columnar::snapshot::identity::StateIdentity;
 use crate::engine::columnar::snapshot::state_record::{
@@ -42,6 +44,8 @@ use crate::engine::columnar::snapshot::state_record::{
 };
 use crate::engine::columnar::snapshot::{container, delta};
 use crate::engine::columnar::topology::spec::DEFAULT_EPOCHS_KEPT;
+use crate::io::kafka::coordination::client::WireClient;
+use crate::io::kafka::coordination::security::WireSecurity;
 use crate::io::kafka::groups::committed_offsets;
 use crate::io::kafka::reader_context::{ReaderConsumer, ReaderContext};
 use crate::io::kafka::settings::KafkaSettings;
@@ -533,7 +537,12 @@ impl KafkaStateStore {
         partition: i32,
         wanted: impl Fn(&str) -> bool,
     ) -> Result<Vec<ReadRecord>, String> {
-        read_records(
+        let read = if self.exactly_once {
+            read_decided_records
+        } else {
+            read_records
+        };
+        read(
             &self.settings,
             &self.topic.name,
             partition,
@@ -575,7 +584,6 @@ impl KafkaStateStore {
         } else {
             InputOffsets::new()
         };
-        let exactly_once = self.exactly_once && epoch < 0;
         // The next save of this key is a full: this member has no base yet,
         // and the one it may hold from an earlier ownership is stale. It does
         // not continue the chain it restores: the previous owner may still
@@ -584,14 +592,19 @@ impl KafkaStateStore {
         self.bases.remove(&key);
         self.deltas
             .insert(key.clone(), state_record::live_delta_keys(&records, &key));
-        let found = state_record::latest_chain_where(&records, partition, epoch, |found| {
-            // Ahead of the commit = written in a transaction that never committed.
-            !exactly_once
-                || found
-                    .offsets
-                    .iter()
-                    .all(|(tp, o)| *o <= committed.get(tp).copied().unwrap_or(0))
-        })?;
+        if epoch < 0 {
+            // What an earlier ownership reflected is not what this load restores.
+            self.offsets.retain(|tp, _| tp.partition != partition);
+        }
+        // Under exactly-once only committed transactions' records were read
+        // (`read_decided_records`), so the newest snapshot is the one to take,
+        // even ahead of the group's committed offsets: Tansu applies a
+        // committed transaction's offsets late, and telling an aborted
+        // snapshot from a committed one by the offsets took the older state
+        // and made the runner process that transaction's records again. The
+        // runner starts such a partition at the snapshot's offsets
+        // (`StateStore::restored_offsets`).
+        let found = state_record::latest_chain_where(&records, partition, epoch, |_| true)?;
         let found = found.map(|(found, chain)| {
             for why in chain.skipped {
                 tracing::warn!(
@@ -773,6 +786,18 @@ impl StateStore for KafkaStateStore {
         self.bases.clear();
     }
 
+    fn restored_offsets(&mut self, partition: i32) -> BTreeMap<TopicPartition, i64> {
+        self.offsets
+            .iter()
+            .filter(|(tp, _)| tp.partition == partition)
+            .map(|(tp, o)| (tp.clone(), *o))
+            .collect()
+    }
+
+    fn saves_in_transaction(&self) -> bool {
+        self.exactly_once
+    }
+
     fn release(&mut self, partition: i32) {
         self.bases
             .remove(&state_record::snapshot_key(partition, LIVE_EPOCH));
@@ -855,6 +880,141 @@ pub fn read_records(
         }
     }
     Ok(records)
+}
+
+/// [`read_records`] for an exactly-once store: only records of committed
+/// transactions (and those written outside any), decided by the control
+/// markers in the log (`engine::columnar::snapshot::decided`), not by the
+/// broker's read_committed filter, which Tansu does not apply. Read up to the
+/// last stable offset, as a read_committed consumer would.
+pub fn read_decided_records(
+    settings: &KafkaSettings,
+    name: &str,
+    partition: i32,
+    timeout: Duration,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<ReadRecord>, String> {
+    let (low, high) = reader(settings)?
+        .fetch_watermarks(name, partition, timeout)
+        .map_err(|e| format!("read the watermarks of {name}-{partition}: {e}"))?;
+    if high <= low {
+        return Ok(Vec::new());
+    }
+    let security = WireSecurity::from_settings(|k| settings.get(k)).map_err(|e| e.0)?;
+    let client = WireClient::new(
+        settings.get("bootstrap.servers").unwrap_or_default(),
+        "krabka-streams-state-reader",
+        timeout,
+        security,
+    )
+    .map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + timeout;
+    let mut logged = Vec::new();
+    let mut next = low;
+    loop {
+        if Instant::now() > deadline {
+            return Err(format!(
+                "reading {name}-{partition} up to offset {high} took longer than {timeout:?}"
+            ));
+        }
+        let fetched = client
+            .fetch(name, partition, next)
+            .map_err(|e| format!("read {name}-{partition}: {e}"))?;
+        if fetched.error_code != 0 {
+            return Err(format!(
+                "read {name}-{partition} at offset {next}: {}",
+                crate::io::kafka::coordination::error::code_name(fetched.error_code)
+            ));
+        }
+        let stable = if fetched.last_stable_offset >= 0 {
+            fetched.last_stable_offset
+        } else {
+            fetched.high_watermark
+        };
+        let before = next;
+        if let Some(bytes) = fetched.records.filter(|b| !b.is_empty()) {
+            next = next.max(decode_logged(&bytes, next, &wanted, &mut logged)?);
+        }
+        if next >= stable || next == before {
+            break;
+        }
+    }
+    Ok(decided::committed_records(logged))
+}
+
+/// Decodes the complete record batches of a fetched range (a partial batch at
+/// the end is fetched again), keeping markers and the data records `wanted`
+/// takes at or after `from`; returns the offset after the last complete batch.
+fn decode_logged(
+    bytes: &bytes::Bytes,
+    from: i64,
+    wanted: &impl Fn(&str) -> bool,
+    logged: &mut Vec<Logged>,
+) -> Result<i64, String> {
+    let mut next = from;
+    let mut pos = 0usize;
+    while bytes.len() - pos >= 12 {
+        let length = i32::from_be_bytes(bytes[pos + 8..pos + 12].try_into().expect("4 bytes"));
+        let Some(end) = usize::try_from(length)
+            .ok()
+            .and_then(|l| (pos + 12).checked_add(l))
+        else {
+            return Err(format!("a record batch has length {length}"));
+        };
+        if end > bytes.len() {
+            break;
+        }
+        let mut batch = bytes.slice(pos..end);
+        pos = end;
+        let set = RecordBatchDecoder::decode(&mut batch)
+            .map_err(|e| format!("decode a record batch: {e}"))?;
+        for r in set.records {
+            next = next.max(r.offset + 1);
+            if r.offset < from {
+                continue;
+            }
+            if r.control {
+                // Control key: version (i16), then type (i16): 0 ABORT, 1 COMMIT.
+                let kind = r
+                    .key
+                    .as_deref()
+                    .filter(|k| k.len() >= 4)
+                    .map(|k| i16::from_be_bytes([k[2], k[3]]));
+                logged.push(Logged::Marker {
+                    offset: r.offset,
+                    producer_id: r.producer_id,
+                    commit: kind == Some(1),
+                });
+                continue;
+            }
+            let Some(key) = r
+                .key
+                .as_deref()
+                .and_then(|k| std::str::from_utf8(k).ok())
+                .filter(|k| wanted(k))
+            else {
+                continue;
+            };
+            logged.push(Logged::Data {
+                producer_id: r.producer_id,
+                transactional: r.transactional,
+                record: ReadRecord {
+                    offset: r.offset,
+                    key: key.to_owned(),
+                    value: r.value.map(|v| v.to_vec()),
+                    headers: r
+                        .headers
+                        .iter()
+                        .map(|(k, v)| Header {
+                            key: k.to_string(),
+                            value: v.as_ref().map(|v| v.to_vec()),
+                        })
+                        .collect(),
+                },
+            });
+        }
+    }
+    Ok(next)
 }
 
 /// Produces `records` to the partition and waits for every acknowledgement.

@@ -197,6 +197,21 @@ pub trait StateStore {
     /// The partition left this member (after its last save): whatever the
     /// store kept in memory for it can go.
     fn release(&mut self, _partition: i32) {}
+    /// The next offsets the state [`StateStore::load`] just returned for the
+    /// live epoch reflects (empty when the store does not record them). Under
+    /// exactly-once the runner skips records below them: the snapshot was
+    /// committed with its transaction's offsets, which a broker may apply to
+    /// the group late (Tansu), so the consumer can start before them.
+    fn restored_offsets(&mut self, _partition: i32) -> BTreeMap<TopicPartition, i64> {
+        BTreeMap::new()
+    }
+    /// Whether, under exactly-once, every round's state goes in the round's
+    /// transaction ([`StateStore::transactional_records`]): the committed
+    /// state then always matches the committed offsets, and a save outside
+    /// the transaction (on revoke or close) is not made.
+    fn saves_in_transaction(&self) -> bool {
+        false
+    }
 }
 
 /// A store chosen at run time (the online command's `state_store`).
@@ -243,6 +258,12 @@ impl<T: StateStore + ?Sized> StateStore for Box<T> {
     fn release(&mut self, partition: i32) {
         (**self).release(partition)
     }
+    fn restored_offsets(&mut self, partition: i32) -> BTreeMap<TopicPartition, i64> {
+        (**self).restored_offsets(partition)
+    }
+    fn saves_in_transaction(&self) -> bool {
+        (**self).saves_in_transaction()
+    }
 }
 
 /// Called on the runner's thread after a barrier commit.
@@ -281,6 +302,9 @@ pub struct GroupRunner<C, P, S> {
     /// A partition's state that could not be loaded on assignment: the next
     /// round fails with it instead of running that partition from nothing.
     fatal: Option<RunnerError>,
+    /// Exactly-once: per topic-partition, the next offset the restored state
+    /// already reflects; records below it were committed with that state.
+    resume: BTreeMap<TopicPartition, i64>,
 }
 
 /// A pipelined round whose outputs were sent but not all acknowledged.
@@ -354,6 +378,7 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
             barrier: None,
             warnings: Vec::new(),
             fatal: None,
+            resume: BTreeMap::new(),
         }
     }
 
@@ -408,6 +433,10 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
             });
             if let Err(e) = loaded {
                 self.fatal.get_or_insert(e);
+                continue;
+            }
+            if self.guarantee == Guarantee::ExactlyOnce {
+                self.resume.extend(self.store.restored_offsets(*partition));
             }
         }
     }
@@ -452,7 +481,14 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
             self.owned.remove(tp);
             self.acked.remove(tp);
         }
+        // Exactly-once with a store that saves in the transaction: the last
+        // committed transaction holds the state of the committed offsets. A
+        // save here would go outside any transaction, so it would count even
+        // when it follows a round that was rolled back.
+        let save = save
+            && !(self.guarantee == Guarantee::ExactlyOnce && self.store.saves_in_transaction());
         for partition in before.difference(&self.owned_partitions()) {
+            self.resume.retain(|tp, _| tp.partition != *partition);
             if save && let Ok(state) = self.topology.snapshot_partition(*partition) {
                 let _ = self.store.save(*partition, LIVE_EPOCH, &state);
             }
@@ -672,7 +708,25 @@ impl<C: Consumer, P: Producer<GroupMetadata = C::GroupMetadata>, S: StateStore>
 
     /// The poll cycle: held records first, truncation at the cut, processing by
     /// logical partition, error policy, barrier commits.
-    fn process(&mut self, records: Vec<Record>, round: &mut Round) -> Result<(), RunnerError> {
+    fn process(&mut self, mut records: Vec<Record>, round: &mut Round) -> Result<(), RunnerError> {
+        if !self.resume.is_empty() {
+            // Below its resume offset a record is already in the restored state,
+            // and its outputs were committed with it; a partition read up to
+            // there is no longer checked.
+            let mut reached = BTreeSet::new();
+            records.retain(|r| {
+                let tp = TopicPartition::new(r.topic.clone(), r.partition);
+                match self.resume.get(&tp) {
+                    Some(next) if r.offset < *next => false,
+                    Some(_) => {
+                        reached.insert(tp);
+                        true
+                    }
+                    None => true,
+                }
+            });
+            self.resume.retain(|tp, _| !reached.contains(tp));
+        }
         let mut by_tp: BTreeMap<TopicPartition, Vec<Record>> = match self.barrier.as_mut() {
             Some(aligner) => aligner.take_held(),
             None => BTreeMap::new(),

@@ -106,6 +106,14 @@ impl<A: StateStore, B: StateStore> StateStore for Mirrored<A, B> {
         self.authority.release(partition);
         self.copy.release(partition);
     }
+
+    fn restored_offsets(&mut self, partition: i32) -> BTreeMap<TopicPartition, i64> {
+        self.authority.restored_offsets(partition)
+    }
+
+    fn saves_in_transaction(&self) -> bool {
+        self.authority.saves_in_transaction()
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 
 pub mod byte_store;
 pub mod container;
+pub mod decided;
 pub mod delta;
 pub mod epoch_retention;
 pub mod groupby;

@@ -67,6 +67,10 @@ struct FakeStore {
     reflected: Vec<BTreeMap<TopicPartition, i64>>,
     /// Every save fails with this (a broker that does not acknowledge).
     refuse_saves: Option<String>,
+    /// What a load restores the input offsets to (an exactly-once Kafka store).
+    restored: BTreeMap<TopicPartition, i64>,
+    /// Saves go in the runner's transaction (an exactly-once Kafka store).
+    transactional: bool,
 }
 
 impl StateStore for FakeStore {
@@ -95,6 +99,16 @@ impl StateStore for FakeStore {
         }
         self.saves.push((partition, epoch));
         Ok(())
+    }
+    fn restored_offsets(&mut self, partition: i32) -> BTreeMap<TopicPartition, i64> {
+        self.restored
+            .iter()
+            .filter(|(tp, _)| tp.partition == partition)
+            .map(|(tp, o)| (tp.clone(), *o))
+            .collect()
+    }
+    fn saves_in_transaction(&self) -> bool {
+        self.transactional
     }
 }
 
@@ -780,4 +794,106 @@ fn an_exactly_once_round_that_was_fenced_or_could_not_be_aborted_says_the_member
         assert_eq!(r.consumer.seeks, [(TopicPartition::new("in", 0), 40)]);
         assert!(r.consumer.commits.is_empty());
     }
+}
+
+/// A transactional producer whose transactions all commit; keeps what was sent.
+#[derive(Default)]
+struct CommittingProducer {
+    sent: Vec<(String, OutRecord)>,
+    offsets: Vec<BTreeMap<TopicPartition, i64>>,
+}
+
+impl Producer for CommittingProducer {
+    type GroupMetadata = ();
+
+    fn send(&mut self, topic: &str, record: &OutRecord) -> Result<(), RunnerError> {
+        self.sent.push((topic.to_owned(), record.clone()));
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), RunnerError> {
+        Ok(())
+    }
+    fn begin_transaction(&mut self) -> Result<(), RunnerError> {
+        Ok(())
+    }
+    fn send_offsets_to_transaction(
+        &mut self,
+        offsets: &BTreeMap<TopicPartition, i64>,
+        _group: Option<&()>,
+    ) -> Result<(), RunnerError> {
+        self.offsets.push(offsets.clone());
+        Ok(())
+    }
+    fn commit_transaction(&mut self) -> Result<(), RunnerError> {
+        Ok(())
+    }
+}
+
+/// Issue #19 (wt-eosjoin19), the sequence on Tansu: member c commits the
+/// transaction of in-0 records 30..=34 (outputs, state reflecting 35, offset
+/// 35), then is killed with its next transaction open. Tansu applies a
+/// committed transaction's offsets only once every overlapping transaction has
+/// ended, so the group still says 30 when the partition is assigned again.
+/// The store restores c's committed state (35); the consumer starts at 30.
+/// Records 30..=34 are in that state and their outputs are committed: the
+/// runner must not process them again, which output every join of them twice.
+#[test]
+fn an_exactly_once_partition_restored_ahead_of_the_group_commit_skips_what_the_state_holds() {
+    let tp = TopicPartition::new("in", 0);
+    let mut r = GroupRunner::new(
+        topology(Arc::new(IpcValueCodec)),
+        FakeConsumer::default(),
+        CommittingProducer::default(),
+        FakeStore {
+            restored: BTreeMap::from([(tp.clone(), 35)]),
+            transactional: true,
+            ..FakeStore::default()
+        },
+        ErrorPolicy::Fail,
+    );
+    r.guarantee = Guarantee::ExactlyOnce;
+    r.on_assigned(std::slice::from_ref(&tp));
+    // The consumer reads from the lagging group commit: 30..=34 again, then 35.
+    r.consumer.polls.push(
+        (30..=35)
+            .map(|o| record(orders(&["a"], &[o]), 0, o))
+            .collect(),
+    );
+    let committed = r.run_once().unwrap();
+    assert_eq!(committed, BTreeMap::from([(tp.clone(), 36)]));
+    let copies = r
+        .producer
+        .sent
+        .iter()
+        .filter(|(topic, _)| topic == "copy")
+        .count();
+    assert_eq!(copies, 1, "only record 35 is processed");
+    // Past the resume offset nothing is skipped any more (a rewound round reads 35 again).
+    r.consumer
+        .polls
+        .push(vec![record(orders(&["a"], &[36]), 0, 36)]);
+    assert_eq!(r.run_once().unwrap(), BTreeMap::from([(tp.clone(), 37)]));
+    // A revoke saves nothing outside the transaction: every round's state went in its own.
+    r.on_revoked(std::slice::from_ref(&tp));
+    assert!(r.store.saves.is_empty(), "{:?}", r.store.saves);
+}
+
+/// At-least-once keeps its revoke save and reads every record it is given.
+#[test]
+fn at_least_once_ignores_restored_offsets_and_saves_on_revoke() {
+    let tp = TopicPartition::new("in", 0);
+    let mut r = runner(Arc::new(IpcValueCodec), ErrorPolicy::Fail);
+    r.store.restored = BTreeMap::from([(tp.clone(), 35)]);
+    r.on_assigned(std::slice::from_ref(&tp));
+    r.consumer
+        .polls
+        .push(vec![record(orders(&["a"], &[1]), 0, 30)]);
+    r.run_once().unwrap();
+    r.drain().unwrap();
+    assert_eq!(
+        r.consumer.commits.last(),
+        Some(&BTreeMap::from([(tp.clone(), 31)]))
+    );
+    r.on_revoked(std::slice::from_ref(&tp));
+    assert_eq!(r.store.saves, [(0, LIVE_EPOCH)]);
 }
